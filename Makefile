@@ -1,0 +1,37 @@
+# Topic Atlas: `make run` builds the default corpus's cache (if missing or stale) and serves the dashboard;
+# `make test` runs the test suite. Both create .venv from requirements.txt first, only when it changed.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+CACHE ?= caches/default
+INPUT ?= $(shell $(PYTHON) -c "from pathlib import Path; p = Path('../shared/data/iclr2025/papers.parquet'); print(p if p.is_file() else 'data/sample/iclr2025_seed_abstracts.txt')")
+PORT ?= 8501
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export ATLAS_EMBEDDING_CACHE ?= $(CURDIR)/.cache/embeddings.sqlite
+export NUMBA_CACHE_DIR ?= $(CURDIR)/.cache/numba
+
+.PHONY: setup run build cache test bench clean
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: requirements.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	touch $@
+
+# Rebuild when the cache is missing or older than the input or the pipeline code.
+$(CACHE)/manifest.json: $(VENV)/.installed $(INPUT) $(wildcard pipeline/*.py)
+	$(BIN)/python -m pipeline build --input $(INPUT) --cache $(CACHE)
+
+cache: $(CACHE)/manifest.json
+
+run: cache
+	$(BIN)/streamlit run dashboard/app.py --server.address 127.0.0.1 --server.port $(PORT) -- --cache $(CACHE)
+
+test: setup
+	$(BIN)/python -m pytest
+
+clean:
+	rm -rf $(CACHE) .pytest_cache

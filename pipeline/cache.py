@@ -1,0 +1,297 @@
+"""The cache folder: the one contract between the pipeline and the dashboard.
+
+The pipeline writes a cache with :func:`write_cache`; the dashboard reads it with :func:`read_cache`.
+This module imports only the standard library, numpy and pandas, so the dashboard can use it
+without paying for BERTopic, torch or UMAP.
+
+Layout of a cache folder (``SCHEMA_VERSION`` 1)::
+
+    manifest.json       provenance, parameters, library versions, metrics, timings, warnings, dropped counts
+    documents.parquet   one row per document (see DOCUMENT_COLUMNS)
+    topics.parquet      one row per topic, outlier topic -1 included when it has documents (see TOPIC_COLUMNS)
+    hierarchy.parquet   BERTopic's ``hierarchical_topics`` merge table (see HIERARCHY_COLUMNS)
+    embeddings.npy      float32 array, n_documents x dim, L2-normalised, rows in documents.parquet order
+    model/              the fitted BERTopic model, saved with safetensors (no pickle)
+
+Nothing here loads pickle: tables are Parquet, metadata JSON, arrays ``.npy`` read with ``allow_pickle=False``.
+
+Writes are atomic: :func:`write_cache` builds into a temporary sibling folder and swaps it into place, so a failed
+or killed build leaves the previous cache as it was.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+SCHEMA_VERSION = 1
+CACHE_KIND = "topic-atlas-cache"
+
+MANIFEST_FILE = "manifest.json"
+DOCUMENTS_FILE = "documents.parquet"
+TOPICS_FILE = "topics.parquet"
+HIERARCHY_FILE = "hierarchy.parquet"
+EMBEDDINGS_FILE = "embeddings.npy"
+MODEL_DIR = "model"
+
+OUTLIER_TOPIC = -1
+
+# Required columns; optional metadata columns (keywords, decision, authors, ...) may follow.
+DOCUMENT_COLUMNS = ["doc_id", "title", "abstract", "topic", "probability", "x", "y"]
+TOPIC_COLUMNS = ["topic", "label", "size", "top_terms", "representative_doc_ids", "x", "y"]
+HIERARCHY_COLUMNS = [
+    "parent_id",
+    "parent_name",
+    "child_left_id",
+    "child_left_name",
+    "child_right_id",
+    "child_right_name",
+    "distance",
+    "topics",
+]
+MANIFEST_KEYS = [
+    "kind",
+    "schema_version",
+    "created_at",
+    "input_path",
+    "input_sha256",
+    "n_documents",
+    "n_topics",
+    "outlier_fraction",
+    "params",
+    "versions",
+    "timings_s",
+]
+
+REBUILD_HINT = "python -m pipeline build --input PATH --cache {cache}"
+
+
+class CacheError(Exception):
+    """A cache folder is missing, partial, corrupt, foreign or of another schema version.
+
+    The message says what is wrong and, through ``rebuild_command``, how to rebuild.
+    """
+
+    def __init__(self, cache_dir: Path | str, problem: str):
+        self.cache_dir = Path(cache_dir)
+        self.problem = problem
+        self.rebuild_command = REBUILD_HINT.format(cache=self.cache_dir)
+        super().__init__(f"{self.cache_dir}: {problem}. Rebuild it with: {self.rebuild_command}")
+
+
+@dataclass
+class TopicCache:
+    """Everything the dashboard reads from one cache folder.
+
+    Attributes
+    ----------
+    path : folder the cache was read from.
+    manifest : the parsed ``manifest.json``.
+    documents : one row per document; columns DOCUMENT_COLUMNS plus optional metadata.
+    topics : one row per topic; columns TOPIC_COLUMNS (``top_terms`` is a list of ``[term, weight]`` pairs).
+    hierarchy : BERTopic's topic merge tree; columns HIERARCHY_COLUMNS (empty with fewer than 2 topics).
+    """
+
+    path: Path
+    manifest: dict[str, Any]
+    documents: pd.DataFrame
+    topics: pd.DataFrame
+    hierarchy: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+    def embeddings(self) -> np.ndarray:
+        """Load the document embeddings, float32, n_documents x dim, rows aligned with ``documents``.
+
+        Raises CacheError when the file is missing or its row count does not match.
+        """
+        path = self.path / EMBEDDINGS_FILE
+        try:
+            matrix = np.load(path, allow_pickle=False)
+        except (OSError, ValueError) as error:
+            raise CacheError(self.path, f"cannot read {EMBEDDINGS_FILE} ({error})") from error
+        if matrix.shape[0] != len(self.documents):
+            raise CacheError(self.path, f"{EMBEDDINGS_FILE} has {matrix.shape[0]} rows, documents have {len(self.documents)}")
+        return matrix
+
+
+def is_cache_dir(path: Path | str) -> bool:
+    """True when ``path`` holds a manifest written by this project (any schema version)."""
+    manifest_path = Path(path) / MANIFEST_FILE
+    try:
+        return json.loads(manifest_path.read_text(encoding="utf-8")).get("kind") == CACHE_KIND
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def read_manifest(cache_dir: Path | str) -> dict[str, Any]:
+    """Read and check ``manifest.json``.
+
+    Raises CacheError when the folder or manifest is missing, the JSON is corrupt, the folder is not a
+    Topic Atlas cache, or its ``schema_version`` differs from SCHEMA_VERSION.
+    """
+    cache_dir = Path(cache_dir)
+    if not cache_dir.is_dir():
+        raise CacheError(cache_dir, "no cache folder here")
+    manifest_path = cache_dir / MANIFEST_FILE
+    if not manifest_path.is_file():
+        raise CacheError(cache_dir, f"{MANIFEST_FILE} is missing (not a cache, or a partial one)")
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise CacheError(cache_dir, f"{MANIFEST_FILE} is corrupt ({error})") from error
+    if not isinstance(manifest, dict) or manifest.get("kind") != CACHE_KIND:
+        raise CacheError(cache_dir, f"{MANIFEST_FILE} was not written by Topic Atlas")
+    version = manifest.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise CacheError(cache_dir, f"cache schema version {version} is not the supported version {SCHEMA_VERSION}")
+    missing = [key for key in MANIFEST_KEYS if key not in manifest]
+    if missing:
+        raise CacheError(cache_dir, f"{MANIFEST_FILE} lacks {', '.join(missing)}")
+    return manifest
+
+
+def _read_table(cache_dir: Path, name: str, required: list[str]) -> pd.DataFrame:
+    path = cache_dir / name
+    if not path.is_file():
+        raise CacheError(cache_dir, f"{name} is missing")
+    try:
+        table = pd.read_parquet(path)
+    except Exception as error:  # pyarrow raises several types for damaged files
+        raise CacheError(cache_dir, f"{name} is corrupt ({type(error).__name__}: {error})") from error
+    missing = [column for column in required if column not in table.columns]
+    if missing:
+        raise CacheError(cache_dir, f"{name} lacks columns {', '.join(missing)}")
+    return table
+
+
+def read_cache(cache_dir: Path | str) -> TopicCache:
+    """Read a cache folder written by :func:`write_cache`.
+
+    Returns a TopicCache whose ``documents`` and ``topics`` tables have at least DOCUMENT_COLUMNS and
+    TOPIC_COLUMNS, and whose ``top_terms`` and ``representative_doc_ids`` cells are Python lists.
+
+    Raises CacheError (with the rebuild command) for a missing, partial, corrupt, foreign or other-version cache.
+    """
+    cache_dir = Path(cache_dir)
+    manifest = read_manifest(cache_dir)
+    documents = _read_table(cache_dir, DOCUMENTS_FILE, DOCUMENT_COLUMNS)
+    topics = _read_table(cache_dir, TOPICS_FILE, TOPIC_COLUMNS)
+    hierarchy_path = cache_dir / HIERARCHY_FILE
+    hierarchy = _read_table(cache_dir, HIERARCHY_FILE, HIERARCHY_COLUMNS) if hierarchy_path.exists() else pd.DataFrame(columns=HIERARCHY_COLUMNS)
+    if len(documents) != manifest["n_documents"]:
+        raise CacheError(cache_dir, f"{DOCUMENTS_FILE} has {len(documents)} rows but the manifest says {manifest['n_documents']}")
+    topics = topics.copy()
+    topics["top_terms"] = topics["top_terms"].map(lambda pairs: [[str(pair["term"]), float(pair["weight"])] for pair in pairs])
+    topics["representative_doc_ids"] = topics["representative_doc_ids"].map(list)
+    return TopicCache(path=cache_dir, manifest=manifest, documents=documents, topics=topics, hierarchy=hierarchy)
+
+
+def _swap_folders(source: Path, target: Path) -> None:
+    """Atomically exchange two existing folders (Linux ``renameat2(RENAME_EXCHANGE)``); OSError where unsupported."""
+    libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+    renameat2 = getattr(libc, "renameat2", None)
+    if renameat2 is None:
+        raise OSError("renameat2 is not available")
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(source), at_fdcwd, os.fsencode(target), rename_exchange) != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, os.strerror(errno))
+
+
+def publish_folder(staging: Path, target: Path) -> None:
+    """Move a fully written ``staging`` folder to ``target``, replacing any previous one atomically.
+
+    On Linux the swap is one ``renameat2`` call, so ``target`` always holds either the old or the new
+    cache. Elsewhere the old folder is renamed aside first (a window of two renames).
+    """
+    if not target.exists():
+        os.replace(staging, target)
+        return
+    try:
+        _swap_folders(staging, target)
+        shutil.rmtree(staging)  # staging now holds the old cache
+    except OSError:
+        retired = target.with_name(f".{target.name}.old-{os.getpid()}")
+        os.replace(target, retired)
+        os.replace(staging, target)
+        shutil.rmtree(retired, ignore_errors=True)
+
+
+def staging_folder(target: Path) -> Path:
+    """Create an empty temporary folder beside ``target`` (same file system, so the final rename is atomic)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=f".{target.name}.building-", dir=target.parent))
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating,)):
+        return float(value)
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, Path):
+        return str(value)
+    raise TypeError(f"cannot write {type(value).__name__} to JSON")
+
+
+def write_tables(
+    folder: Path,
+    manifest: dict[str, Any],
+    documents: pd.DataFrame,
+    topics: pd.DataFrame,
+    hierarchy: pd.DataFrame,
+    embeddings: np.ndarray,
+) -> None:
+    """Write the cache files into ``folder`` (normally a staging folder from :func:`staging_folder`).
+
+    ``manifest`` must hold MANIFEST_KEYS except ``kind`` and ``schema_version``, which are set here.
+    ``embeddings`` is float32, n_documents x dim. The manifest is written last, so a folder without one is partial.
+
+    Raises ValueError when a table lacks a required column or the row counts disagree.
+    """
+    for name, table, required in (
+        (DOCUMENTS_FILE, documents, DOCUMENT_COLUMNS),
+        (TOPICS_FILE, topics, TOPIC_COLUMNS),
+        (HIERARCHY_FILE, hierarchy, HIERARCHY_COLUMNS),
+    ):
+        missing = [column for column in required if column not in table.columns]
+        if missing:
+            raise ValueError(f"{name} lacks columns {missing}")
+    if embeddings.shape[0] != len(documents):
+        raise ValueError(f"{embeddings.shape[0]} embeddings for {len(documents)} documents")
+    documents.to_parquet(folder / DOCUMENTS_FILE, index=False)
+    # Parquet lists hold one type: [term, weight] pairs are stored as structs and turned back into pairs on read.
+    topics = topics.assign(top_terms=[[{"term": str(term), "weight": float(weight)} for term, weight in pairs] for pairs in topics["top_terms"]])
+    topics.to_parquet(folder / TOPICS_FILE, index=False)
+    hierarchy.to_parquet(folder / HIERARCHY_FILE, index=False)
+    np.save(folder / EMBEDDINGS_FILE, embeddings.astype(np.float32), allow_pickle=False)
+    full_manifest = {"kind": CACHE_KIND, "schema_version": SCHEMA_VERSION, **manifest}
+    missing_keys = [key for key in MANIFEST_KEYS if key not in full_manifest]
+    if missing_keys:
+        raise ValueError(f"manifest lacks {missing_keys}")
+    (folder / MANIFEST_FILE).write_text(json.dumps(full_manifest, indent=2, default=_json_default), encoding="utf-8")
+
+
+def check_target(target: Path, overwrite_foreign: bool = False) -> None:
+    """Refuse to replace a folder that is not a Topic Atlas cache.
+
+    Raises FileExistsError when ``target`` is a non-empty folder without our manifest (unless
+    ``overwrite_foreign``), or a file.
+    """
+    if target.exists() and not target.is_dir():
+        raise FileExistsError(f"{target} is a file, not a cache folder")
+    if target.is_dir() and any(target.iterdir()) and not is_cache_dir(target) and not overwrite_foreign:
+        raise FileExistsError(
+            f"{target} exists and is not a Topic Atlas cache (no {MANIFEST_FILE} of ours); "
+            "choose another --cache folder, or pass --force to replace it"
+        )

