@@ -1,0 +1,175 @@
+"""Find and place: semantic search over a cache, and new documents placed on an existing map without refitting.
+
+Everything is computed in the embedding space of the encoder the cache was built with (named in the manifest),
+because distance on the 2D map misleads: most of a paper's true nearest neighbours are not its neighbours on
+the map.
+
+Placement of a new document:
+
+- neighbours: the ``k`` most cosine-similar cached documents;
+- topic: a cached document at cosine similarity >= ``SAME_PAPER_SIMILARITY`` is the same paper, and the new one
+  takes its topic and position. Otherwise the topic is the similarity-weighted vote of the ``k`` neighbours'
+  topics (outliers do not vote), and ``probability`` is the winning topic's share of the vote;
+- 2D position: the similarity-weighted mean of the neighbours' map positions. This is how UMAP's own
+  ``transform`` initialises new points (umap-learn, ``UMAP.transform``: weighted average of neighbour
+  embeddings). UMAP's optimisation step is not replayed, since a fitted UMAP can only be stored by pickle,
+  which the cache never loads.
+
+Nothing in the cache is modified.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from pipeline.cache import OUTLIER_TOPIC, TopicCache, read_cache
+
+log = logging.getLogger(__name__)
+
+SAME_PAPER_SIMILARITY = 0.98
+
+
+def top_k(similarities: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Indices and values of the ``k`` largest entries of each row of ``similarities`` (m x n), best first."""
+    k = min(k, similarities.shape[1])
+    if k == 0:
+        return np.zeros((similarities.shape[0], 0), np.int64), np.zeros((similarities.shape[0], 0), np.float32)
+    part = np.argpartition(-similarities, k - 1, axis=1)[:, :k]
+    values = np.take_along_axis(similarities, part, axis=1)
+    order = np.argsort(-values, axis=1, kind="stable")
+    return np.take_along_axis(part, order, axis=1), np.take_along_axis(values, order, axis=1)
+
+
+def embed_queries(texts: list[str], manifest: dict[str, Any], encoder: Any = None) -> np.ndarray:
+    """Embed texts with the cache's encoder (``manifest["embedding_model_name"]``); float32, m x dim, unit rows.
+
+    Raises ModuleNotFoundError/OSError when the encoder cannot be loaded offline.
+    """
+    from pipeline.clean import model_text
+    from pipeline.embed import embed_texts
+
+    cleaned = [model_text(text) or text for text in texts]
+    return embed_texts(cleaned, manifest["embedding_model_name"], store_path=None, encoder=encoder, progress=False).embeddings
+
+
+def semantic_search(topic_cache: TopicCache, query_embedding: np.ndarray, k: int = 20, embeddings: np.ndarray | None = None) -> pd.DataFrame:
+    """The ``k`` cached documents most cosine-similar to one query embedding (dim,).
+
+    Returns the matching rows of ``topic_cache.documents`` with a ``score`` column, best first.
+    ``embeddings`` may pass the cache's embedding matrix when the caller holds it already.
+    """
+    matrix = topic_cache.embeddings() if embeddings is None else embeddings
+    indices, scores = top_k((matrix @ query_embedding.astype(np.float32))[None, :], k)
+    result = topic_cache.documents.iloc[indices[0]].copy()
+    result.insert(0, "score", scores[0].astype(float))
+    return result.reset_index(drop=True)
+
+
+def place_embeddings(topic_cache: TopicCache, new_embeddings: np.ndarray, k: int = 10, embeddings: np.ndarray | None = None) -> pd.DataFrame:
+    """Place new documents (embeddings m x dim, unit rows) on the cache's map.
+
+    Returns m rows: topic, topic_label, probability, x, y, same_as (doc id of an identical cached paper or None),
+    neighbor_ids (k cached doc ids, best first), neighbor_scores (their cosine similarities).
+    """
+    documents = topic_cache.documents
+    matrix = topic_cache.embeddings() if embeddings is None else embeddings
+    indices, scores = top_k(new_embeddings.astype(np.float32) @ matrix.T, k)
+    topics = documents["topic"].to_numpy()
+    positions = documents[["x", "y"]].to_numpy(dtype=float)
+    label_of = dict(zip(topic_cache.topics["topic"], topic_cache.topics["label"]))
+    doc_ids = documents["doc_id"].to_numpy(dtype=object)
+    rows = []
+    for neighbours, similarities in zip(indices, scores):
+        weights = np.clip(similarities.astype(float), 1e-6, None)
+        if similarities[0] >= SAME_PAPER_SIMILARITY:
+            topic, probability, (x, y), same_as = int(topics[neighbours[0]]), float(similarities[0]), positions[neighbours[0]], doc_ids[neighbours[0]]
+        else:
+            votes: dict[int, float] = {}
+            for topic_id, weight in zip(topics[neighbours], weights):
+                if topic_id != OUTLIER_TOPIC:
+                    votes[int(topic_id)] = votes.get(int(topic_id), 0.0) + weight
+            topic = max(votes, key=votes.get) if votes else OUTLIER_TOPIC
+            probability = votes.get(topic, 0.0) / weights.sum() if votes else 0.0
+            x, y = (weights[:, None] * positions[neighbours]).sum(axis=0) / weights.sum()
+            same_as = None
+        rows.append(
+            {
+                "topic": topic,
+                "topic_label": label_of.get(topic, "Outliers"),
+                "probability": round(float(probability), 4),
+                "x": float(x),
+                "y": float(y),
+                "same_as": same_as,
+                "neighbor_ids": doc_ids[neighbours].tolist(),
+                "neighbor_scores": [round(float(value), 4) for value in similarities],
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def place_file(cache_dir: Path | str, input_path: Path | str, encoding: str | None = None, k: int = 10, encoder: Any = None) -> pd.DataFrame:
+    """Read a corpus file (any format the build accepts), clean it like the build, and place its documents.
+
+    Returns one row per usable new document: doc_id, title, abstract, then the columns of :func:`place_embeddings`.
+    Raises InputError for a bad file and CacheError for a bad cache.
+    """
+    from pipeline.clean import prepare_documents
+    from pipeline.corpus import load_corpus
+    from pipeline.errors import CorpusTooSmallError
+
+    topic_cache = read_cache(cache_dir)
+    prepared = prepare_documents(load_corpus(input_path, encoding=encoding))
+    for warning in prepared.warnings:
+        log.warning(warning)
+    new = prepared.documents
+    if new.empty:
+        raise CorpusTooSmallError(f"{input_path}: no usable documents to place")
+    from pipeline.embed import embed_texts
+
+    new_embeddings = embed_texts(new["text"].tolist(), topic_cache.manifest["embedding_model_name"], store_path=None, encoder=encoder, progress=False).embeddings
+    placed = place_embeddings(topic_cache, new_embeddings, k)
+    return pd.concat([new[["doc_id", "title", "abstract"]].reset_index(drop=True), placed], axis=1)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``place`` subcommand."""
+    parser = subparsers.add_parser(
+        "place",
+        help="place new papers on an existing map (topic, 2D position, nearest papers) without refitting",
+        description="Assign each document of NEW_FILE a topic, map coordinates and its nearest papers in an existing cache. The cache is not modified.",
+    )
+    parser.add_argument("--cache", type=Path, required=True, help="cache folder built by `python -m pipeline build`")
+    parser.add_argument("--input", type=Path, required=True, help="new documents, in any format the build accepts")
+    parser.add_argument("--out", type=Path, required=True, help="output Parquet file (.parquet) or CSV (.csv)")
+    parser.add_argument("--encoding", default=None, help="text encoding of the input (default: UTF-8, else Windows-1252 with a warning)")
+    parser.add_argument("--neighbors", type=int, default=10, help="nearest cached papers per new document (default: 10)")
+    parser.set_defaults(handler=_handle_place)
+
+
+def _handle_place(args: argparse.Namespace) -> int:
+    from pipeline.errors import TargetError
+
+    out = args.out.expanduser().resolve()
+    if out.suffix.lower() not in (".parquet", ".csv"):
+        raise TargetError(f"{out}: --out must end in .parquet or .csv")
+    if out.exists() and out.is_dir():
+        raise TargetError(f"{out} is a folder; give a file name")
+    if args.cache.expanduser().resolve() in out.parents:
+        raise TargetError(f"{out} is inside the cache folder, which place never modifies; write it elsewhere")
+    placed = place_file(args.cache, args.input, args.encoding, args.neighbors)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    temporary = out.with_name(f".{out.name}.partial")
+    if out.suffix.lower() == ".csv":
+        placed.assign(neighbor_ids=placed["neighbor_ids"].map(";".join), neighbor_scores=placed["neighbor_scores"].map(lambda s: ";".join(map(str, s)))).to_csv(temporary, index=False)
+    else:
+        placed.to_parquet(temporary, index=False)
+    temporary.replace(out)
+    counts = placed["topic_label"].value_counts()
+    print(f"placed {len(placed)} documents into {out}; topics: " + ", ".join(f"{label} ({count})" for label, count in counts.items()))
+    return 0

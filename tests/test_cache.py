@@ -1,0 +1,96 @@
+"""The cache contract on damaged folders: every kind of bad cache is a CacheError that says how to rebuild."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pipeline import cache
+
+
+@pytest.fixture
+def cache_copy(seed_cache: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "cache"
+    shutil.copytree(seed_cache, target)
+    return target
+
+
+def test_a_good_cache_reads(cache_copy: Path):
+    topic_cache = cache.read_cache(cache_copy)
+    assert len(topic_cache.documents) == 19
+
+
+def test_missing_folder(tmp_path: Path):
+    with pytest.raises(cache.CacheError, match="no cache folder") as error:
+        cache.read_cache(tmp_path / "absent")
+    assert "python -m pipeline build" in error.value.rebuild_command
+
+
+def test_partial_cache_without_manifest(cache_copy: Path):
+    (cache_copy / cache.MANIFEST_FILE).unlink()
+    with pytest.raises(cache.CacheError, match="missing"):
+        cache.read_cache(cache_copy)
+
+
+def test_corrupt_manifest(cache_copy: Path):
+    (cache_copy / cache.MANIFEST_FILE).write_text("{not json", encoding="utf-8")
+    with pytest.raises(cache.CacheError, match="corrupt"):
+        cache.read_cache(cache_copy)
+
+
+def test_foreign_folder(tmp_path: Path):
+    (tmp_path / cache.MANIFEST_FILE).write_text(json.dumps({"name": "some other tool"}), encoding="utf-8")
+    with pytest.raises(cache.CacheError, match="not written by Topic Atlas"):
+        cache.read_cache(tmp_path)
+    assert not cache.is_cache_dir(tmp_path)
+
+
+def test_older_schema_version(cache_copy: Path):
+    manifest = json.loads((cache_copy / cache.MANIFEST_FILE).read_text())
+    manifest["schema_version"] = 0
+    (cache_copy / cache.MANIFEST_FILE).write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(cache.CacheError, match="schema version 0"):
+        cache.read_cache(cache_copy)
+
+
+def test_truncated_parquet(cache_copy: Path):
+    path = cache_copy / cache.DOCUMENTS_FILE
+    path.write_bytes(path.read_bytes()[:100])
+    with pytest.raises(cache.CacheError, match="documents.parquet is corrupt"):
+        cache.read_cache(cache_copy)
+
+
+def test_missing_topics_table(cache_copy: Path):
+    (cache_copy / cache.TOPICS_FILE).unlink()
+    with pytest.raises(cache.CacheError, match="topics.parquet is missing"):
+        cache.read_cache(cache_copy)
+
+
+def test_row_count_disagreeing_with_manifest(cache_copy: Path):
+    manifest = json.loads((cache_copy / cache.MANIFEST_FILE).read_text())
+    manifest["n_documents"] = 20
+    (cache_copy / cache.MANIFEST_FILE).write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(cache.CacheError, match="19 rows"):
+        cache.read_cache(cache_copy)
+
+
+def test_embeddings_never_load_pickles(cache_copy: Path):
+    import numpy as np
+
+    np.save(cache_copy / cache.EMBEDDINGS_FILE, np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    with pytest.raises(cache.CacheError, match="embeddings.npy"):
+        cache.read_cache(cache_copy).embeddings()
+
+
+def test_publish_swaps_atomically(tmp_path: Path):
+    target = tmp_path / "cache"
+    target.mkdir()
+    (target / "old").write_text("old", encoding="utf-8")
+    staging = cache.staging_folder(target)
+    (staging / "new").write_text("new", encoding="utf-8")
+    cache.publish_folder(staging, target)
+    assert [path.name for path in target.iterdir()] == ["new"]
+    assert not staging.exists()

@@ -1,0 +1,93 @@
+"""The command line as a user meets it: real subprocesses, exit codes, one-line errors, SIGKILL mid-build."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from pipeline import cache
+from tests.conftest import CASES, ROOT, SEED, needs_shared
+
+
+def run_cli(*args: str, env_store: Path, timeout: int = 300) -> subprocess.CompletedProcess:
+    env = {**os.environ, "ATLAS_EMBEDDING_CACHE": str(env_store), "HF_HUB_OFFLINE": "1"}
+    return subprocess.run([sys.executable, "-m", "pipeline", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def test_help_lists_every_command(embedding_store: Path):
+    result = run_cli("--help", env_store=embedding_store)
+    assert result.returncode == 0
+    for command in ("build", "evaluate", "place", "fetch"):
+        assert command in result.stdout
+    build_help = run_cli("build", "--help", env_store=embedding_store)
+    assert "--input" in build_help.stdout and "--cache" in build_help.stdout
+
+
+def test_bad_csv_is_one_line_error_without_traceback(tmp_path: Path, embedding_store: Path):
+    path = CASES / "14-csv-multiline-bad-quotes" / "bad_quote.csv"
+    needs_shared(path)
+    result = run_cli("build", "--input", str(path), "--cache", str(tmp_path / "cache"), env_store=embedding_store)
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert "line 4" in result.stderr and "quote" in result.stderr
+    assert not (tmp_path / "cache").exists()
+
+
+def test_tiny_corpus_cli_adapts_without_scipy_errors(tmp_path: Path, embedding_store: Path):
+    """Case 01 through the command line: 5 documents build; the log records the adapted UMAP settings."""
+    path = CASES / "01-tiny-corpus" / "abstracts_5.txt"
+    needs_shared(path)
+    result = run_cli("build", "--input", str(path), "--cache", str(tmp_path / "cache"), env_store=embedding_store)
+    output = result.stdout + result.stderr
+    for forbidden in ("Traceback", "scipy.linalg.eigh", "k >= N", "k must be less than or equal"):
+        assert forbidden not in output
+    assert result.returncode == 0, output
+    manifest = json.loads((tmp_path / "cache" / cache.MANIFEST_FILE).read_text())
+    assert manifest["n_documents"] == 5
+    assert manifest["params"]["umap_n_neighbors"] <= 4 and manifest["params"]["umap_n_components"] <= 3
+    assert "n_neighbors" in output
+
+
+def test_refuses_a_foreign_folder_unless_forced(tmp_path: Path, embedding_store: Path):
+    target = tmp_path / "notes"
+    target.mkdir()
+    (target / "todo.txt").write_text("keep me", encoding="utf-8")
+    result = run_cli("build", "--input", str(SEED), "--cache", str(target), env_store=embedding_store)
+    assert result.returncode == 2 and "--force" in result.stderr
+    assert (target / "todo.txt").read_text() == "keep me"
+
+
+@pytest.mark.parametrize("stage", ["embed", "topics", "save_model"])
+def test_sigkill_during_a_stage_leaves_the_previous_cache(stage: str, tmp_path: Path, seed_cache: Path, embedding_store: Path):
+    """Kill -9 the build when a stage starts; the previous cache stays byte-identical and readable."""
+    target = tmp_path / "cache"
+    shutil.copytree(seed_cache, target)
+    before = {path.relative_to(target): path.read_bytes() for path in target.rglob("*") if path.is_file()}
+    env = {**os.environ, "ATLAS_EMBEDDING_CACHE": str(embedding_store), "HF_HUB_OFFLINE": "1", "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pipeline", "build", "--input", str(SEED), "--cache", str(target), "--seed", "7"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.monotonic() + 240
+    killed = False
+    for line in process.stderr:
+        if f"stage {stage} ..." in line:
+            process.send_signal(signal.SIGKILL)
+            killed = True
+            break
+        if time.monotonic() > deadline:
+            break
+    process.wait(timeout=60)
+    assert killed, f"stage {stage} never started"
+    assert process.returncode == -signal.SIGKILL
+    after = {path.relative_to(target): path.read_bytes() for path in target.rglob("*") if path.is_file()}
+    assert after == before
+    cache.read_cache(target)
