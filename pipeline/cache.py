@@ -10,6 +10,7 @@ Layout of a cache folder (``SCHEMA_VERSION`` 1)::
     documents.parquet   one row per document (see DOCUMENT_COLUMNS)
     topics.parquet      one row per topic, outlier topic -1 included when it has documents (see TOPIC_COLUMNS)
     hierarchy.parquet   BERTopic's ``hierarchical_topics`` merge table (see HIERARCHY_COLUMNS)
+    topics_per_class.parquet  optional: topic, class, frequency, terms (BERTopic ``topics_per_class`` over decisions)
     embeddings.npy      float32 array, n_documents x dim, L2-normalised, rows in documents.parquet order
     model/              the fitted BERTopic model, saved with safetensors (no pickle)
 
@@ -42,6 +43,7 @@ DOCUMENTS_FILE = "documents.parquet"
 TOPICS_FILE = "topics.parquet"
 HIERARCHY_FILE = "hierarchy.parquet"
 EMBEDDINGS_FILE = "embeddings.npy"
+TOPICS_PER_CLASS_FILE = "topics_per_class.parquet"  # optional: only for corpora with a decision column
 MODEL_DIR = "model"
 
 OUTLIER_TOPIC = -1
@@ -100,6 +102,7 @@ class TopicCache:
     documents : one row per document; columns DOCUMENT_COLUMNS plus optional metadata.
     topics : one row per topic; columns TOPIC_COLUMNS (``top_terms`` is a list of ``[term, weight]`` pairs).
     hierarchy : BERTopic's topic merge tree; columns HIERARCHY_COLUMNS (empty with fewer than 2 topics).
+    topics_per_class : per (topic, decision class) its document count and c-TF-IDF terms; empty when absent.
     """
 
     path: Path
@@ -107,6 +110,7 @@ class TopicCache:
     documents: pd.DataFrame
     topics: pd.DataFrame
     hierarchy: pd.DataFrame = field(default_factory=pd.DataFrame)
+    topics_per_class: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def embeddings(self) -> np.ndarray:
         """Load the document embeddings, float32, n_documents x dim, rows aligned with ``documents``.
@@ -187,12 +191,14 @@ def read_cache(cache_dir: Path | str) -> TopicCache:
     topics = _read_table(cache_dir, TOPICS_FILE, TOPIC_COLUMNS)
     hierarchy_path = cache_dir / HIERARCHY_FILE
     hierarchy = _read_table(cache_dir, HIERARCHY_FILE, HIERARCHY_COLUMNS) if hierarchy_path.exists() else pd.DataFrame(columns=HIERARCHY_COLUMNS)
+    per_class_path = cache_dir / TOPICS_PER_CLASS_FILE
+    topics_per_class = _read_table(cache_dir, TOPICS_PER_CLASS_FILE, ["topic", "class"]) if per_class_path.exists() else pd.DataFrame()
     if len(documents) != manifest["n_documents"]:
         raise CacheError(cache_dir, f"{DOCUMENTS_FILE} has {len(documents)} rows but the manifest says {manifest['n_documents']}")
     topics = topics.copy()
     topics["top_terms"] = topics["top_terms"].map(lambda pairs: [[str(pair["term"]), float(pair["weight"])] for pair in pairs])
     topics["representative_doc_ids"] = topics["representative_doc_ids"].map(list)
-    return TopicCache(path=cache_dir, manifest=manifest, documents=documents, topics=topics, hierarchy=hierarchy)
+    return TopicCache(path=cache_dir, manifest=manifest, documents=documents, topics=topics, hierarchy=hierarchy, topics_per_class=topics_per_class)
 
 
 def _swap_folders(source: Path, target: Path) -> None:
@@ -251,8 +257,11 @@ def write_tables(
     topics: pd.DataFrame,
     hierarchy: pd.DataFrame,
     embeddings: np.ndarray,
+    topics_per_class: pd.DataFrame | None = None,
 ) -> None:
     """Write the cache files into ``folder`` (normally a staging folder from :func:`staging_folder`).
+
+    ``topics_per_class`` is written only when given and not empty.
 
     ``manifest`` must hold MANIFEST_KEYS except ``kind`` and ``schema_version``, which are set here.
     ``embeddings`` is float32, n_documents x dim. The manifest is written last, so a folder without one is partial.
@@ -274,6 +283,8 @@ def write_tables(
     topics = topics.assign(top_terms=[[{"term": str(term), "weight": float(weight)} for term, weight in pairs] for pairs in topics["top_terms"]])
     topics.to_parquet(folder / TOPICS_FILE, index=False)
     hierarchy.to_parquet(folder / HIERARCHY_FILE, index=False)
+    if topics_per_class is not None and not topics_per_class.empty:
+        topics_per_class.to_parquet(folder / TOPICS_PER_CLASS_FILE, index=False)
     np.save(folder / EMBEDDINGS_FILE, embeddings.astype(np.float32), allow_pickle=False)
     full_manifest = {"kind": CACHE_KIND, "schema_version": SCHEMA_VERSION, **manifest}
     missing_keys = [key for key in MANIFEST_KEYS if key not in full_manifest]

@@ -179,3 +179,15 @@ def test_manifest_is_plain_json(seed_cache: Path):
     manifest = json.loads((seed_cache / cache.MANIFEST_FILE).read_text())
     assert manifest["input_sha256"] and len(manifest["input_sha256"]) == 64
     assert manifest["embedding_model"].startswith("all-MiniLM-L6-v2")
+
+
+def test_topics_per_class_over_decisions(slice_cache: Path):
+    topic_cache = cache.read_cache(slice_cache)
+    per_class = topic_cache.topics_per_class
+    documents = topic_cache.documents
+    assert set(per_class["class"]) <= set(documents["decision"].dropna())
+    assert len(set(per_class["class"])) >= 3
+    counts = documents.groupby(["topic", "decision"]).size()
+    for row in per_class.itertuples():
+        assert counts[(row.topic, row._2)] == row.frequency
+        assert list(row.terms)
