@@ -1,0 +1,274 @@
+"""Plotly figures of a topic cache: the topic map, topic sizes and top terms.
+
+Every function here is pure: tables in, a ``plotly.graph_objects.Figure`` out, no Streamlit.
+Plotly renders a subset of HTML (``<b>``, ``<br>``, ``<a>`` ...) in hover labels, annotations and
+category tick labels, so every string that comes from the corpus goes through :func:`html.escape`
+before it reaches a figure; the only markup added here is ``<br>`` between escaped pieces.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import textwrap
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+OUTLIER_TOPIC = -1
+OUTLIER_COLOUR = "#9E9E9E"
+OUTLIER_LABEL = "Outliers"
+
+# 60 qualitative colours readable on white: plotly's D3, Dark24, Alphabet, Set1, Dark2, Bold, Vivid, Prism and
+# Safe palettes, keeping a colour only when it has some chroma (not grey, which marks outliers), CIE L* between
+# 25 and 80, and a CIE76 distance of at least 15 from every colour already kept.
+TOPIC_PALETTE: tuple[str, ...] = (
+    "#1F77B4", "#FF7F0E", "#2CA02C", "#D62728", "#9467BD", "#8C564B", "#E377C2", "#BCBD22", "#17BECF", "#2E91E5",
+    "#E15F99", "#FB0D0D", "#DA16FF", "#B68100", "#750D86", "#EB663B", "#511CFB", "#00A08B", "#FB00D1", "#FC0080",
+    "#6C7C32", "#862A16", "#A777F1", "#DA60CA", "#6C4516", "#AF0038", "#AA0DFE", "#3283FE", "#85660D", "#782AB6",
+    "#1C8356", "#DEA0FD", "#FEAF16", "#F8A19F", "#90AD1C", "#B10DA1", "#C075A6", "#B00068", "#A65628", "#7570B3",
+    "#66A61E", "#7F3C8D", "#E73F74", "#80BA5A", "#008695", "#CF1C90", "#F97B72", "#24796C", "#479B55", "#00B5F7",
+    "#86CE00", "#E48F72", "#CC503E", "#94346E", "#6F4070", "#88CCEE", "#CC6677", "#999933", "#3366CC", "#0099C6",
+)
+
+HOVER_SNIPPET_CHARS = 100
+HOVER_LINE_CHARS = 70
+MAP_LABEL_CHARS = 34
+FONT_FAMILY = "Inter, 'Source Sans Pro', Arial, sans-serif"
+
+
+def topic_colour(topic: int) -> str:
+    """Colour of a topic id: grey for the outlier topic -1, else ``TOPIC_PALETTE[topic % 60]`` (distinct up to 60 topics)."""
+    if topic == OUTLIER_TOPIC:
+        return OUTLIER_COLOUR
+    return TOPIC_PALETTE[int(topic) % len(TOPIC_PALETTE)]
+
+
+def shorten(text: str, max_chars: int) -> str:
+    """``text`` cut at a word boundary to at most ``max_chars`` characters, with "…" when cut."""
+    text = " ".join(str(text).split())
+    if len(text) <= max_chars:
+        return text
+    cut = text[: max_chars - 1].rsplit(" ", 1)[0] if " " in text[: max_chars - 1] else text[: max_chars - 1]
+    return cut.rstrip(" ,;:") + "…"
+
+
+def escaped_lines(text: str, width: int = HOVER_LINE_CHARS) -> str:
+    """HTML-escape ``text`` and wrap it at ``width`` characters with ``<br>`` (the only markup in the result)."""
+    return "<br>".join(html.escape(line) for line in textwrap.wrap(" ".join(str(text).split()), width) or [""])
+
+
+def topic_labels(topics: pd.DataFrame) -> dict[int, str]:
+    """{topic id: label} from a topics table (columns topic, label); the outlier topic is always "Outliers"."""
+    labels = {int(topic): str(label) for topic, label in zip(topics["topic"], topics["label"])}
+    labels[OUTLIER_TOPIC] = OUTLIER_LABEL
+    return labels
+
+
+def document_heading(title: Any, abstract: Any, max_chars: int = HOVER_SNIPPET_CHARS) -> str:
+    """What names a document in one line: its title, else the first ``max_chars`` characters of its abstract, else "(no text)". Not escaped."""
+    if isinstance(title, str) and title.strip():
+        return " ".join(title.split())
+    if isinstance(abstract, str) and abstract.strip():
+        return shorten(abstract, max_chars)
+    return "(no text)"
+
+
+def hover_texts(documents: pd.DataFrame, labels: dict[int, str]) -> list[str]:
+    """Escaped hover text per document row: heading (title or abstract start), then "Topic: label".
+
+    ``documents`` needs columns title, abstract, topic. Returns one string per row, in row order.
+    """
+    texts = []
+    for title, abstract, topic in zip(documents["title"], documents["abstract"], documents["topic"]):
+        heading = escaped_lines(document_heading(title, abstract))
+        label = html.escape(labels.get(int(topic), str(topic)))
+        texts.append(f"<b>{heading}</b><br>Topic: {label}")
+    return texts
+
+
+def _marker_size(n_points: int) -> int:
+    if n_points <= 2_000:
+        return 7
+    if n_points <= 6_000:
+        return 5
+    return 4
+
+
+def _empty_notice(figure: go.Figure, message: str) -> go.Figure:
+    figure.add_annotation(text=html.escape(message), x=0.5, y=0.5, xref="paper", yref="paper", showarrow=False, font={"size": 15, "color": "#555"})
+    return figure
+
+
+def _hide_axes(figure: go.Figure) -> None:
+    axis = {"showgrid": False, "zeroline": False, "showticklabels": False, "title": None, "showline": False}
+    figure.update_xaxes(**axis)
+    figure.update_yaxes(**axis)
+
+
+def topic_map_figure(documents: pd.DataFrame, topics: pd.DataFrame, height: int = 640) -> go.Figure:
+    """The 2D topic map: one ``go.Scattergl`` trace per topic, outliers beneath in small translucent grey.
+
+    ``documents``: columns doc_id, title, abstract, topic, x, y (any subset of a cache's rows).
+    ``topics``: columns topic, label, x, y; a label annotation is drawn at each topic's x/y for the topics present
+    in ``documents``. Every point carries its doc_id in ``customdata`` (trace order renumbers points, so a box or
+    lasso selection maps back to documents through it). Dragging lassos by default. Returns the Figure.
+    """
+    labels = topic_labels(topics)
+    figure = go.Figure()
+    marker_size = _marker_size(len(documents))
+    present = sorted({int(topic) for topic in documents["topic"]})
+    only_outliers = present == [OUTLIER_TOPIC]
+    for topic in present:  # -1 sorts first, so outliers are drawn beneath the topics
+        rows = documents[documents["topic"] == topic]
+        is_outlier = topic == OUTLIER_TOPIC and not only_outliers  # with nothing else to show, outliers get full-size points
+        figure.add_trace(
+            go.Scattergl(
+                x=rows["x"].to_numpy(),
+                y=rows["y"].to_numpy(),
+                mode="markers",
+                name=html.escape(shorten(labels.get(topic, str(topic)), MAP_LABEL_CHARS)),
+                customdata=rows["doc_id"].astype(str).to_numpy(),
+                hovertext=hover_texts(rows, labels),
+                hoverinfo="text",
+                marker={
+                    "size": max(3, marker_size - 2) if is_outlier else marker_size,
+                    "color": topic_colour(topic),
+                    "opacity": 0.35 if is_outlier else 0.8 if topic != OUTLIER_TOPIC else 0.7,
+                    "line": {"width": 0},
+                },
+            )
+        )
+    for row in topics.itertuples(index=False):
+        topic = int(row.topic)
+        if topic == OUTLIER_TOPIC or topic not in present or not (math.isfinite(row.x) and math.isfinite(row.y)):
+            continue
+        figure.add_annotation(
+            x=row.x,
+            y=row.y,
+            text=html.escape(shorten(row.label, MAP_LABEL_CHARS)),
+            hovertext=html.escape(f"Topic {topic}: {row.label}"),
+            showarrow=False,
+            font={"size": 12 if len(present) <= 25 else 10, "color": "#111", "family": FONT_FAMILY},
+            bgcolor="rgba(255,255,255,0.85)",
+            bordercolor=topic_colour(topic),
+            borderwidth=1.5,
+            borderpad=3,
+        )
+    figure.update_layout(
+        template="plotly_white",
+        height=height,
+        margin={"l": 8, "r": 8, "t": 8, "b": 8},
+        showlegend=False,
+        dragmode="lasso",
+        hovermode="closest",
+        hoverlabel={"bgcolor": "white", "font": {"size": 12, "family": FONT_FAMILY}, "align": "left"},
+        uirevision="topic-map",  # keep the user's zoom when filters rebuild the figure
+        font={"family": FONT_FAMILY},
+    )
+    _hide_axes(figure)
+    if documents.empty:
+        _empty_notice(figure, "No papers match the filters")
+    return figure
+
+
+def _bar_axis_label(topic: int, label: str, max_chars: int = 48) -> str:
+    if topic == OUTLIER_TOPIC:
+        return OUTLIER_LABEL
+    return html.escape(f"{topic} · {shorten(label, max_chars)}")
+
+
+def topic_size_figure(topics: pd.DataFrame, include_outliers: bool = True) -> go.Figure:
+    """Horizontal bar chart of topic sizes, largest at the top, each bar in its topic's colour.
+
+    ``topics``: columns topic, label, size. Bars are labelled "id · label" (escaped); the outlier topic, when
+    present and ``include_outliers``, is a grey "Outliers" bar at the bottom. Returns the Figure.
+    """
+    rows = topics if include_outliers else topics[topics["topic"] != OUTLIER_TOPIC]
+    real = rows[rows["topic"] != OUTLIER_TOPIC].sort_values(["size", "topic"], ascending=[False, True])
+    ordered = pd.concat([real, rows[rows["topic"] == OUTLIER_TOPIC]])
+    figure = go.Figure(
+        go.Bar(
+            x=ordered["size"].tolist(),
+            y=[_bar_axis_label(int(topic), label) for topic, label in zip(ordered["topic"], ordered["label"])],
+            orientation="h",
+            marker={"color": [topic_colour(int(topic)) for topic in ordered["topic"]]},
+            text=ordered["size"].tolist(),
+            textposition="outside",
+            cliponaxis=False,
+            hovertext=[f"{html.escape(str(label))}<br>{int(size)} papers" for label, size in zip(ordered["label"], ordered["size"])],
+            hoverinfo="text",
+        )
+    )
+    figure.update_layout(
+        template="plotly_white",
+        height=max(260, (26 if len(ordered) <= 30 else 20) * len(ordered) + 110),
+        margin={"l": 8, "r": 40, "t": 40, "b": 40},
+        title={"text": "Papers per topic", "x": 0, "xanchor": "left", "font": {"size": 16}},
+        xaxis={"title": "papers"},
+        yaxis={"autorange": "reversed", "automargin": True},
+        bargap=0.25,
+        font={"family": FONT_FAMILY},
+    )
+    if ordered.empty:
+        _empty_notice(figure, "No topics")
+    return figure
+
+
+def top_terms_figure(topics: pd.DataFrame, topic_ids: Sequence[int] | Iterable[int], n_terms: int = 8, columns: int = 3) -> go.Figure:
+    """Small multiples of c-TF-IDF weights: one horizontal bar panel per chosen topic, top term at the top.
+
+    ``topics``: columns topic, label, top_terms (list of [term, weight]). ``topic_ids``: topics to draw, in panel
+    order (unknown ids are skipped). Shows at most ``n_terms`` terms per topic in ``columns`` panels per row.
+    Returns the Figure (a notice when no topic is chosen).
+    """
+    by_id = {int(row.topic): row for row in topics.itertuples(index=False)}
+    chosen = [int(topic) for topic in topic_ids if int(topic) in by_id]
+    if not chosen:
+        figure = go.Figure()
+        figure.update_layout(template="plotly_white", height=240, margin={"l": 8, "r": 8, "t": 8, "b": 8})
+        _hide_axes(figure)
+        return _empty_notice(figure, "Choose one or more topics to see their top terms")
+    columns = max(1, min(columns, len(chosen)))
+    rows = math.ceil(len(chosen) / columns)
+    titles = [_bar_axis_label(topic, by_id[topic].label, 32) for topic in chosen]
+    panel_height = 230
+    gap_px = 70
+    figure = make_subplots(
+        rows=rows,
+        cols=columns,
+        subplot_titles=titles,
+        horizontal_spacing=0.14,
+        vertical_spacing=gap_px / (rows * panel_height + (rows - 1) * gap_px) if rows > 1 else 0.0,
+    )
+    for position, topic in enumerate(chosen):
+        pairs = list(by_id[topic].top_terms)[:n_terms]
+        terms = [html.escape(str(term)) for term, _ in pairs]
+        weights = [float(weight) for _, weight in pairs]
+        figure.add_trace(
+            go.Bar(
+                x=weights,
+                y=terms,
+                orientation="h",
+                marker={"color": topic_colour(topic)},
+                hovertext=[f"{term}<br>c-TF-IDF {weight:.3f}" for term, weight in zip(terms, weights)],
+                hoverinfo="text",
+                showlegend=False,
+            ),
+            row=position // columns + 1,
+            col=position % columns + 1,
+        )
+    figure.update_yaxes(autorange="reversed", automargin=True, tickfont={"size": 11})
+    figure.update_xaxes(showticklabels=True, tickfont={"size": 9}, nticks=4)
+    figure.update_annotations(font={"size": 13})
+    figure.update_layout(
+        template="plotly_white",
+        height=rows * panel_height + (rows - 1) * gap_px + 60,
+        margin={"l": 8, "r": 16, "t": 40, "b": 24},
+        bargap=0.2,
+        font={"family": FONT_FAMILY},
+    )
+    return figure

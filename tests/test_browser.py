@@ -1,0 +1,197 @@
+"""The dashboard in a real browser: `streamlit run` as a subprocess, driven by Debian's Chromium through playwright.
+
+Never runs `playwright install`: it uses /usr/bin/chromium and skips when that is absent.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+if not CHROMIUM.is_file():
+    pytest.skip("/usr/bin/chromium is not installed (apt-get install chromium); the browser test needs it", allow_module_level=True)
+playwright_api = pytest.importorskip("playwright.sync_api", reason="python playwright is not installed")
+
+from pipeline.build import run_build  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+ICLR_PAPERS = REPO.parent / "shared" / "data" / "iclr2025" / "papers.parquet"
+SEED = REPO / "data" / "sample" / "iclr2025_seed_abstracts.txt"
+INJECTION_TITLE = "<script>alert(1)</script> <b>bold</b> **md** $x$"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 60-paper ICLR slice whose first title is an injection (the 19-abstract seed when the corpus is absent)."""
+    root = tmp_path_factory.mktemp("browser-cache")
+    configured = os.environ.get("ATLAS_EMBEDDING_CACHE")
+    store = Path(configured) if configured else root / "embeddings.sqlite"
+    if ICLR_PAPERS.is_file():
+        papers = pd.read_parquet(ICLR_PAPERS).head(60).copy()
+        papers.loc[papers.index[0], "title"] = INJECTION_TITLE
+        source = root / "papers-60.parquet"
+        papers.to_parquet(source, index=False)
+    else:
+        source = SEED
+    run_build(source, root / "cache", embedding_store=store)
+    return root / "cache"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server_url(cache_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """`streamlit run dashboard/app.py` on a free port, stopped after the module."""
+    port = free_port()
+    log_path = tmp_path_factory.mktemp("streamlit-log") / "server.log"
+    command = [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.port", str(port), "--server.headless", "true", "--", "--cache", str(cache_dir)]
+    with open(log_path, "wb") as log:
+        server = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            url = f"http://127.0.0.1:{port}"
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                        if response.status == 200:
+                            break
+                except OSError:
+                    pass
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"streamlit did not start: {log_path.read_text(errors='replace')[-2000:]}")
+                time.sleep(0.5)
+            yield url
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with playwright_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def open_dashboard(browser, url: str, dialogs: list[str]):
+    page = browser.new_page(viewport={"width": 1440, "height": 1400}, accept_downloads=True)
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.goto(url, wait_until="domcontentloaded", timeout=60_000)
+    page.wait_for_selector(".js-plotly-plot", timeout=60_000)
+    page.wait_for_selector(".js-plotly-plot canvas", state="attached", timeout=30_000)
+    page.wait_for_selector('[data-testid="stDataFrame"]', timeout=30_000)
+    page.wait_for_timeout(1500)  # let WebGL draw the points
+    return page
+
+
+def pixel_spread(png: bytes) -> float:
+    from PIL import Image, ImageStat
+
+    image = Image.open(io.BytesIO(png)).convert("L")
+    return ImageStat.Stat(image).stddev[0]
+
+
+def test_map_renders_without_exceptions(browser, server_url, tmp_path):
+    dialogs: list[str] = []
+    page = open_dashboard(browser, server_url, dialogs)
+    shot = page.screenshot(path=str(tmp_path / "dashboard.png"), full_page=True)
+    assert pixel_spread(shot) > 10, f"the page screenshot looks blank: {tmp_path / 'dashboard.png'}"
+    chart = page.locator(".js-plotly-plot").first
+    assert pixel_spread(chart.screenshot()) > 5, "the topic map looks blank"
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.get_by_text("Topic Atlas", exact=True).count() >= 1
+    assert not dialogs
+    page.close()
+
+
+def lasso(page, points: list[tuple[float, float]]) -> None:
+    """Drag a lasso through ``points`` given as fractions of the map's plot area (0..1 from the top left)."""
+    area = page.locator(".js-plotly-plot .nsewdrag").first.bounding_box()
+    x0, y0, width, height = area["x"], area["y"], area["width"], area["height"]
+    page.mouse.move(x0 + width * points[0][0], y0 + height * points[0][1])
+    page.mouse.down()
+    for fx, fy in points[1:] + points[:1]:
+        page.mouse.move(x0 + width * fx, y0 + height * fy, steps=8)
+    page.mouse.up()
+
+
+def shown_papers(page) -> int:
+    heading = page.get_by_text(re.compile(r"^Papers \((\d+)\)$")).first
+    heading.wait_for(timeout=30_000)
+    return int(re.search(r"\d+", heading.inner_text()).group())
+
+
+def test_lasso_selection_narrows_the_table_and_clears(browser, server_url):
+    page = open_dashboard(browser, server_url, [])
+    total = shown_papers(page)
+    lasso(page, [(0.01, 0.01), (0.5, 0.01), (0.5, 0.99), (0.01, 0.99)])
+    caption = page.get_by_text("papers selected on the map")
+    caption.wait_for(timeout=30_000)
+    selected = int(caption.inner_text().split()[0].replace(",", ""))
+    assert 0 < selected < total
+    page.get_by_text(f"Papers ({selected})", exact=True).wait_for(timeout=30_000)
+    page.get_by_role("button", name="Clear selection").click()
+    page.get_by_text("No map selection").wait_for(timeout=30_000)
+    assert shown_papers(page) == total
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.close()
+
+
+def choose_first_row(page) -> None:
+    grid = page.locator('[data-testid="stDataFrame"]').first
+    grid.scroll_into_view_if_needed()
+    page.wait_for_timeout(300)
+    box = grid.bounding_box()
+    page.mouse.click(box["x"] + 12, box["y"] + 35 + 17)  # the row-selection checkbox of the first data row
+
+
+@pytest.mark.skipif(not ICLR_PAPERS.is_file(), reason="the ICLR corpus with titles is not available")
+def test_injection_title_is_shown_as_text_and_downloads_work(browser, server_url, tmp_path):
+    dialogs: list[str] = []
+    page = open_dashboard(browser, server_url, dialogs)
+    search = page.get_by_label("Search titles, abstracts and keywords")
+    search.fill("alert(1)")
+    search.press("Enter")
+    page.get_by_text("Papers (1)").wait_for(timeout=30_000)
+    choose_first_row(page)
+    shown = page.locator('[data-testid="stText"]').filter(has_text=INJECTION_TITLE)  # st.text, not the table cell
+    shown.first.wait_for(timeout=30_000)
+    assert shown.count() == 1 and shown.first.inner_text().strip() == INJECTION_TITLE
+    assert page.locator("b", has_text="bold").count() == 0
+    assert not dialogs
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+    page.get_by_role("tab", name="Downloads").click()
+    with page.expect_download(timeout=60_000) as download_info:
+        page.get_by_role("button", name="Download CSV").click()
+    rows = list(csv.DictReader(io.StringIO(Path(download_info.value.path()).read_text(encoding="utf-8"))))
+    assert len(rows) == 1
+    assert rows[0]["title"] == INJECTION_TITLE
+
+    with page.expect_download(timeout=90_000) as download_info:
+        page.get_by_role("button", name="PNG").first.click()
+    png = Path(download_info.value.path()).read_bytes()
+    assert png.startswith(b"\x89PNG\r\n\x1a\n") and pixel_spread(png) > 1  # one paper and its label on white
+    page.close()
