@@ -22,10 +22,11 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:  # `streamlit run dashboard/app.py` puts dashboard/, not the repository, on sys.path
     sys.path.insert(0, str(REPO_ROOT))
 
+import numpy as np  # noqa: E402
 import plotly.graph_objects as go  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from dashboard import charts, export, filters  # noqa: E402
+from dashboard import analytics, analytics_charts, charts, export, filters, find  # noqa: E402
 from pipeline.cache import MANIFEST_FILE, CacheError, TopicCache, read_cache  # noqa: E402
 
 DEFAULT_CACHE = REPO_ROOT / "caches" / "default"
@@ -65,9 +66,53 @@ def load_cache(cache_dir: str, mtime_ns: int) -> TopicCache:
 # id, which Streamlit derives from the spec) stays identical and a map selection survives the rerun it triggers.
 # Nothing mutates them.
 @st.cache_resource(max_entries=16, show_spinner=False)
-def map_figure(cache_key: tuple[str, int], filter_key: tuple[Any, ...], _documents: pd.DataFrame, _topics: pd.DataFrame) -> go.Figure:
-    """The topic map of the filtered documents, rebuilt only when the cache or the filters change."""
+def map_figure(cache_key: tuple[str, int], filter_key: tuple[Any, ...], colour_by: str, _documents: pd.DataFrame, _topics: pd.DataFrame) -> go.Figure:
+    """The map of the filtered documents coloured by topic or decision, rebuilt only when an argument changes."""
+    if colour_by == "Decision":
+        return charts.decision_map_figure(_documents, _topics, analytics_charts.DECISION_COLOURS)
     return charts.topic_map_figure(_documents, _topics)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def cache_embeddings(cache_key: tuple[str, int], _atlas: TopicCache) -> np.ndarray:
+    """The cache's document embeddings (n x dim), read once per cache."""
+    return _atlas.embeddings()
+
+
+@st.cache_resource(show_spinner="Loading the embedding model…")
+def query_encoder(name: str) -> Any:
+    """The encoder the cache was built with, loaded once per server (offline). Raises when it cannot be loaded."""
+    from pipeline.embed import get_encoder
+
+    return get_encoder(name)
+
+
+def encoder_or_problem(manifest: dict[str, Any]) -> tuple[Any, str | None]:
+    """(encoder, None), or (None, why it is unavailable)."""
+    name = manifest.get("embedding_model_name")
+    if not name:
+        return None, "the cache does not name its embedding model"
+    try:
+        return query_encoder(name), None
+    except Exception as error:  # a missing package, model files or runtime: the page must still work
+        return None, f"{name} cannot be loaded here: {type(error).__name__}: {error}"
+
+
+@st.cache_data(max_entries=8, show_spinner="Placing the papers on the map…")
+def placed_papers(cache_key: tuple[str, int], file_name: str, data: bytes, _atlas: TopicCache) -> pd.DataFrame:
+    """Place the papers of an uploaded file (any format the build reads) on the map; cached per file content."""
+    import tempfile
+
+    from pipeline.place import place_documents, prepare_new_documents
+
+    encoder, problem = encoder_or_problem(_atlas.manifest)
+    if problem:
+        raise RuntimeError(problem)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / Path(file_name).name
+        path.write_bytes(data)
+        new = prepare_new_documents(path)
+    return place_documents(_atlas, new, encoder=encoder, embeddings=cache_embeddings(cache_key, _atlas))
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
@@ -145,7 +190,10 @@ def sidebar_filters(atlas: TopicCache) -> tuple[list[int], str, list[str]]:
 
 def show_map(atlas: TopicCache, cache_key: tuple[str, int], filter_key: tuple[Any, ...], matching: pd.DataFrame) -> tuple[go.Figure, set[str]]:
     """The topic map with box/lasso selection. Returns (figure, doc_ids selected on it)."""
-    figure = map_figure(cache_key, filter_key, matching, atlas.topics)
+    colour_by = "Topic"
+    if analytics.has_decisions(atlas.documents):
+        colour_by = st.radio("Colour points by", ["Topic", "Decision"], horizontal=True, key="colour_by")
+    figure = map_figure(cache_key, filter_key, colour_by, matching, atlas.topics)
     st.caption("Hover a point for its paper; drag to lasso papers (box select and zoom are in the chart's toolbar); double-click to zoom out.")
     event = st.plotly_chart(
         figure,
@@ -256,6 +304,115 @@ def show_topics(atlas: TopicCache, cache_key: tuple[str, int], chosen_topics: li
     return terms
 
 
+def show_find(atlas: TopicCache, cache_key: tuple[str, int], matching: pd.DataFrame, base_map: go.Figure) -> go.Figure:
+    """Semantic search over the filtered papers and placement of new papers; both drawn on the map.
+
+    Returns the map with the search hits and placed papers drawn on it.
+    """
+    figure = base_map
+    st.subheader("Search by meaning")
+    query = st.text_input("Describe the papers you are looking for", key="semantic_query", placeholder="e.g. robustness of reinforcement learning to distribution shift")
+    upload = st.session_state.get("upload")
+    pasted = st.session_state.get("pasted_abstract") or ""
+    # The encoder is loaded only once something needs it, so the first page render stays fast.
+    encoder, problem = encoder_or_problem(atlas.manifest) if (query.strip() or upload is not None or pasted.strip()) else (None, None)
+    if problem:
+        st.info(f"Semantic search and placement need the embedding model, which is unavailable ({problem}). The keyword search in the sidebar still works.")
+    elif query.strip():
+        from pipeline.place import embed_queries
+
+        vector = embed_queries([query], atlas.manifest, encoder=encoder)[0]
+        hits = find.search_hits(atlas.documents, cache_embeddings(cache_key, atlas), vector, set(matching["doc_id"]), k=20)
+        st.caption(f"The {len(hits)} papers closest in meaning among the {len(matching):,} matching the filters (cosine similarity of embeddings), starred on the map below.")
+        table = filters.drilldown_table(hits, atlas.topics).assign(score=hits["score"].to_numpy())
+        st.dataframe(
+            table, hide_index=True, column_order=["score", "title", "topic_label", "decision", "link"],
+            column_config={"score": st.column_config.NumberColumn("Similarity", format="%.3f"), "title": st.column_config.TextColumn("Title", width=480),
+                           "topic_label": st.column_config.TextColumn("Topic"), "link": st.column_config.LinkColumn("OpenReview", display_text="open ↗")},
+        )
+        figure = charts.highlight_points(figure, find.overlay_points(hits, f"search hit for: {query[:60]}"), "search hits")
+    st.subheader("Place new papers on this map")
+    st.caption("Each paper gets the topic of its nearest papers (by embedding) and a position among them; the cache is not changed.")
+    upload = st.file_uploader("A file of papers: CSV, TSV, JSON, JSONL, Parquet, or text with one abstract per paragraph", type=["csv", "tsv", "json", "jsonl", "parquet", "txt"], key="upload")
+    pasted = st.text_area("…or paste an abstract", key="pasted_abstract", height=120)
+    placed = None
+    if encoder is not None and (upload is not None or pasted.strip()):
+        from pipeline.errors import AtlasError
+        from pipeline.place import place_documents
+
+        try:
+            if upload is not None:
+                placed = placed_papers(cache_key, upload.name, upload.getvalue(), atlas)
+            else:
+                from pipeline.clean import model_text
+
+                new = pd.DataFrame({"doc_id": ["pasted"], "title": [None], "abstract": [pasted], "text": [model_text(pasted) or pasted]})
+                placed = place_documents(atlas, new, encoder=encoder, embeddings=cache_embeddings(cache_key, atlas))
+        except AtlasError as error:
+            st.error(f"Cannot place these papers: {error}")
+    if placed is not None and not placed.empty:
+        titles = dict(zip(atlas.documents["doc_id"], atlas.documents["title"].fillna(atlas.documents["abstract"].str[:90])))
+        listing = placed.assign(
+            paper=[charts.document_heading(title, abstract) for title, abstract in zip(placed["title"], placed["abstract"])],
+            nearest=[titles.get(ids[0], "") for ids in placed["neighbor_ids"]],
+            nearest_similarity=[scores[0] for scores in placed["neighbor_scores"]],
+        )
+        st.dataframe(
+            listing, hide_index=True, column_order=["paper", "topic_label", "probability", "nearest", "nearest_similarity"],
+            column_config={"paper": st.column_config.TextColumn("New paper", width=360), "topic_label": st.column_config.TextColumn("Placed in topic"),
+                           "probability": st.column_config.NumberColumn("Topic share of its neighbours", format="%.2f"),
+                           "nearest": st.column_config.TextColumn("Nearest paper on the map", width=360), "nearest_similarity": st.column_config.NumberColumn("Similarity", format="%.3f")},
+        )
+        figure = charts.highlight_points(figure, find.overlay_points(placed.assign(doc_id=""), "new paper"), "new papers", symbol="diamond", colour="#d62728", size=16)
+    st.plotly_chart(figure, key="find-map", theme=None, config=PLOTLY_CONFIG)
+    return figure
+
+
+def show_analytics(atlas: TopicCache) -> dict[str, tuple[str, go.Figure]]:
+    """Per-topic decisions: acceptance rate with Wilson intervals, decision mix, ratings, topics per class.
+
+    Returns the figures for the downloads tab ({key: (name, figure)}).
+    """
+    documents, topics = atlas.documents, atlas.topics
+    table = analytics.acceptance_table(documents, topics)
+    overall = analytics.overall_rate(documents)
+    st.caption(
+        f"Accepted = Oral + Spotlight + Poster; the rate is over decided papers ({overall['accepted']:,} of {overall['decided']:,} here, "
+        f"{overall['rate']:.1%}); withdrawn papers have no decision and are counted separately. Topics are ranked by the lower end of "
+        "the 95% Wilson interval, so a small topic cannot top the list by chance; hollow dots rest on fewer than 30 decided papers."
+    )
+    rate_figure = analytics_charts.acceptance_rate_figure(table, overall)
+    mix_figure = analytics_charts.decision_mix_figure(table)
+    st.plotly_chart(rate_figure, theme=None, config=PLOTLY_CONFIG, key="acceptance-rate")
+    st.plotly_chart(mix_figure, theme=None, config=PLOTLY_CONFIG, key="decision-mix")
+    st.dataframe(
+        table, hide_index=True,
+        column_order=["rank", "label", "size", "decided", "accepted", "rate", "rate_low", "rate_high", "withdrawn", "small"],
+        column_config={"label": st.column_config.TextColumn("Topic", width=300), "rate": st.column_config.NumberColumn("Acceptance rate", format="percent"),
+                       "rate_low": st.column_config.NumberColumn("95% CI low", format="percent"), "rate_high": st.column_config.NumberColumn("95% CI high", format="percent"),
+                       "small": st.column_config.CheckboxColumn("Under 30 decided")},
+    )
+    figures = {"acceptance-rate": ("Acceptance rate per topic", rate_figure), "decision-mix": ("Decision mix per topic", mix_figure)}
+    if not analytics.rating_table(documents, topics).empty:
+        rating_figure = analytics_charts.rating_figure(documents, topics)
+        st.plotly_chart(rating_figure, theme=None, config=PLOTLY_CONFIG, key="ratings")
+        figures["ratings"] = ("Reviewer ratings per topic", rating_figure)
+    per_class = atlas.topics_per_class
+    if not per_class.empty:
+        st.subheader("What each class of paper talks about, per topic")
+        st.caption("BERTopic's topics per class: the topic's c-TF-IDF terms among its orals, posters, rejects… (averaged with the topic's overall terms).")
+        options = filters.topic_options(topics[topics["topic"].isin(per_class["topic"])])
+        chosen = st.selectbox("Topic", list(options), format_func=options.__getitem__, key="class_topic")
+        rows = per_class[per_class["topic"] == chosen]
+        order = {decision: rank for rank, decision in enumerate(analytics.DECISION_ORDER)}
+        rows = rows.assign(order=rows["class"].map(order)).sort_values("order")
+        st.dataframe(
+            rows.assign(terms=rows["terms"].map(", ".join)), hide_index=True, column_order=["class", "frequency", "terms"],
+            column_config={"class": "Decision", "frequency": "Papers", "terms": st.column_config.TextColumn("Top terms", width=700)},
+        )
+    return figures
+
+
 def download_row(name: str, figure: go.Figure, images: bool, key: str) -> None:
     """HTML, PNG and SVG download buttons for one figure; bytes are made only when a button is clicked."""
     columns = st.columns([2, 1, 1, 1], vertical_alignment="center")
@@ -312,7 +469,10 @@ def main() -> None:
     matching = filters.filter_documents(atlas.documents, topics, query, decisions, haystack=search_text(cache_key, atlas.documents))
     filter_key = (tuple(topics), query.strip(), tuple(decisions))
     show_header(atlas, len(matching))
-    map_tab, topics_tab, downloads_tab = st.tabs(["Map and papers", "Topics", "Downloads"])
+    with_decisions = analytics.has_decisions(atlas.documents)
+    tab_names = ["Map and papers", "Topics", "Find and place"] + (["Decisions"] if with_decisions else []) + ["Downloads"]
+    tabs = dict(zip(tab_names, st.tabs(tab_names)))
+    map_tab, topics_tab, downloads_tab = tabs["Map and papers"], tabs["Topics"], tabs["Downloads"]
     with map_tab:
         map_fig, selected = show_map(atlas, cache_key, filter_key, matching)
         shown = filters.filter_documents(matching, selected_ids=selected) if selected else matching
@@ -322,8 +482,16 @@ def main() -> None:
             show_paper(atlas, doc_id)
     with topics_tab:
         terms_fig = show_topics(atlas, cache_key, topics)
+    with tabs["Find and place"]:
+        find_fig = show_find(atlas, cache_key, matching, map_fig)
+    figures = {"map": ("Topic map", map_fig), "topic-sizes": ("Topic sizes", size_figure(cache_key, atlas.topics)), "top-terms": ("Top terms", terms_fig)}
+    if find_fig is not map_fig:
+        figures["find-map"] = ("Map with search hits and new papers", find_fig)
+    if with_decisions:
+        with tabs["Decisions"]:
+            figures.update(show_analytics(atlas))
     with downloads_tab:
-        show_downloads(atlas, shown, {"map": ("Topic map", map_fig), "topic-sizes": ("Topic sizes", size_figure(cache_key, atlas.topics)), "top-terms": ("Top terms", terms_fig)})
+        show_downloads(atlas, shown, figures)
 
 
 main()

@@ -7,9 +7,10 @@ the map.
 Placement of a new document:
 
 - neighbours: the ``k`` most cosine-similar cached documents;
-- topic: a cached document at cosine similarity >= ``SAME_PAPER_SIMILARITY`` is the same paper, and the new one
-  takes its topic and position. Otherwise the topic is the similarity-weighted vote of the ``k`` neighbours'
-  topics (outliers do not vote), and ``probability`` is the winning topic's share of the vote;
+- topic: a cached document with the same abstract (or, in a titles-only cache, the same title), compared by
+  :func:`pipeline.clean.duplicate_key` as the build compares duplicates, is the same paper, and the new one takes
+  its topic and position. Otherwise the topic is the similarity-weighted vote of the ``k`` neighbours' topics
+  (outliers do not vote), and ``probability`` is the winning topic's share of the vote;
 - 2D position: the similarity-weighted mean of the neighbours' map positions. This is how UMAP's own
   ``transform`` initialises new points (umap-learn, ``UMAP.transform``: weighted average of neighbour
   embeddings). UMAP's optimisation step is not replayed, since a fitted UMAP can only be stored by pickle,
@@ -32,7 +33,22 @@ from pipeline.cache import OUTLIER_TOPIC, TopicCache, read_cache
 
 log = logging.getLogger(__name__)
 
-SAME_PAPER_SIMILARITY = 0.98
+
+
+def same_paper_index(topic_cache: TopicCache, new: pd.DataFrame) -> list[int | None]:
+    """For each new document (columns title, abstract), the row of a cached document with the same text, or None.
+
+    The text compared is the abstract, or the title when the cache was built on titles only; it is reduced to
+    lower-case letters and digits (pipeline.clean.duplicate_key), so spacing, case and punctuation do not matter.
+    """
+    from pipeline.clean import duplicate_key
+
+    column = "title" if topic_cache.manifest.get("text_column") == "title" else "abstract"
+    row_of: dict[str, int] = {}
+    for row, text in enumerate(topic_cache.documents[column]):
+        if isinstance(text, str) and text.strip():
+            row_of.setdefault(duplicate_key(text), row)
+    return [row_of.get(duplicate_key(text)) if isinstance(text, str) and text.strip() else None for text in new[column]]
 
 
 def top_k(similarities: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -71,9 +87,12 @@ def semantic_search(topic_cache: TopicCache, query_embedding: np.ndarray, k: int
     return result.reset_index(drop=True)
 
 
-def place_embeddings(topic_cache: TopicCache, new_embeddings: np.ndarray, k: int = 10, embeddings: np.ndarray | None = None) -> pd.DataFrame:
+def place_embeddings(
+    topic_cache: TopicCache, new_embeddings: np.ndarray, k: int = 10, embeddings: np.ndarray | None = None, same_rows: list[int | None] | None = None
+) -> pd.DataFrame:
     """Place new documents (embeddings m x dim, unit rows) on the cache's map.
 
+    ``same_rows`` gives, per new document, the cached row of the same paper (see same_paper_index) or None.
     Returns m rows: topic, topic_label, probability, x, y, same_as (doc id of an identical cached paper or None),
     neighbor_ids (k cached doc ids, best first), neighbor_scores (their cosine similarities).
     """
@@ -84,11 +103,12 @@ def place_embeddings(topic_cache: TopicCache, new_embeddings: np.ndarray, k: int
     positions = documents[["x", "y"]].to_numpy(dtype=float)
     label_of = dict(zip(topic_cache.topics["topic"], topic_cache.topics["label"]))
     doc_ids = documents["doc_id"].to_numpy(dtype=object)
+    same_rows = same_rows or [None] * len(indices)
     rows = []
-    for neighbours, similarities in zip(indices, scores):
+    for neighbours, similarities, same_row in zip(indices, scores, same_rows):
         weights = np.clip(similarities.astype(float), 1e-6, None)
-        if similarities[0] >= SAME_PAPER_SIMILARITY:
-            topic, probability, (x, y), same_as = int(topics[neighbours[0]]), float(similarities[0]), positions[neighbours[0]], doc_ids[neighbours[0]]
+        if same_row is not None:
+            topic, probability, (x, y), same_as = int(topics[same_row]), 1.0, positions[same_row], doc_ids[same_row]
         else:
             votes: dict[int, float] = {}
             for topic_id, weight in zip(topics[neighbours], weights):
@@ -113,28 +133,40 @@ def place_embeddings(topic_cache: TopicCache, new_embeddings: np.ndarray, k: int
     return pd.DataFrame(rows)
 
 
-def place_file(cache_dir: Path | str, input_path: Path | str, encoding: str | None = None, k: int = 10, encoder: Any = None) -> pd.DataFrame:
-    """Read a corpus file (any format the build accepts), clean it like the build, and place its documents.
+def prepare_new_documents(input_path: Path | str, encoding: str | None = None) -> pd.DataFrame:
+    """Read and clean new documents exactly as the build does: doc_id, title, abstract, text (the model text).
 
-    Returns one row per usable new document: doc_id, title, abstract, then the columns of :func:`place_embeddings`.
-    Raises InputError for a bad file and CacheError for a bad cache.
+    Raises InputError for a bad file and CorpusTooSmallError when no row is usable.
     """
     from pipeline.clean import prepare_documents
     from pipeline.corpus import load_corpus
     from pipeline.errors import CorpusTooSmallError
 
-    topic_cache = read_cache(cache_dir)
     prepared = prepare_documents(load_corpus(input_path, encoding=encoding))
     for warning in prepared.warnings:
         log.warning(warning)
-    new = prepared.documents
-    if new.empty:
+    if prepared.documents.empty:
         raise CorpusTooSmallError(f"{input_path}: no usable documents to place")
-    from pipeline.embed import embed_texts
+    return prepared.documents[["doc_id", "title", "abstract", "text"]].reset_index(drop=True)
 
-    new_embeddings = embed_texts(new["text"].tolist(), topic_cache.manifest["embedding_model_name"], store_path=None, encoder=encoder, progress=False).embeddings
-    placed = place_embeddings(topic_cache, new_embeddings, k)
+
+def place_documents(topic_cache: TopicCache, new: pd.DataFrame, encoder: Any = None, k: int = 10, embeddings: np.ndarray | None = None) -> pd.DataFrame:
+    """Embed prepared new documents (from :func:`prepare_new_documents`) with the cache's encoder and place them.
+
+    Returns doc_id, title, abstract, then the columns of :func:`place_embeddings`, one row per new document.
+    """
+    new_embeddings = embed_queries(new["text"].tolist(), topic_cache.manifest, encoder=encoder)
+    placed = place_embeddings(topic_cache, new_embeddings, k, embeddings=embeddings, same_rows=same_paper_index(topic_cache, new))
     return pd.concat([new[["doc_id", "title", "abstract"]].reset_index(drop=True), placed], axis=1)
+
+
+def place_file(cache_dir: Path | str, input_path: Path | str, encoding: str | None = None, k: int = 10, encoder: Any = None) -> pd.DataFrame:
+    """Read a corpus file (any format the build accepts), clean it like the build, and place its documents.
+
+    Returns the table of :func:`place_documents`. Raises InputError for a bad file and CacheError for a bad cache.
+    """
+    topic_cache = read_cache(cache_dir)
+    return place_documents(topic_cache, prepare_new_documents(input_path, encoding), encoder=encoder, k=k)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

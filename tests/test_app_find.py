@@ -1,0 +1,62 @@
+"""AppTest of the "Find and place" and "Decisions" tabs on a real cache (300 ICLR 2025 papers)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.conftest import ROOT
+
+APP = str(ROOT / "dashboard" / "app.py")
+
+
+@pytest.fixture
+def app(slice_cache: Path, monkeypatch) -> AppTest:
+    monkeypatch.setenv("ATLAS_CACHE", str(slice_cache))
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.run()
+    assert not at.exception
+    return at
+
+
+def frame_with(at: AppTest, column: str):
+    return next(frame.value for frame in at.dataframe if column in frame.value.columns)
+
+
+def test_semantic_search_lists_the_exact_title_first(app: AppTest):
+    from pipeline.cache import read_cache
+
+    documents = read_cache(Path(__import__("os").environ["ATLAS_CACHE"])).documents
+    title = documents["title"].iloc[42]
+    next(widget for widget in app.text_input if widget.key == "semantic_query").input(title).run()
+    assert not app.exception
+    hits = frame_with(app, "score")
+    assert hits.iloc[0]["title"] == title
+    assert list(hits["score"]) == sorted(hits["score"], reverse=True)
+
+
+def test_semantic_search_respects_the_topic_filter(app: AppTest):
+    topic = next(option for option in app.multiselect(key="topics").options)
+    app.multiselect(key="topics").select(topic).run()
+    next(widget for widget in app.text_input if widget.key == "semantic_query").input("diffusion models for images").run()
+    hits = frame_with(app, "score")
+    assert hits["topic_label"].nunique() == 1
+
+
+def test_pasted_abstract_is_placed_with_its_nearest_paper(app: AppTest):
+    app.text_area(key="pasted_abstract").input(
+        "We propose a reinforcement learning agent whose policy stays robust when the environment's dynamics shift at test time."
+    ).run()
+    assert not app.exception
+    placed = frame_with(app, "nearest")
+    assert len(placed) == 1 and placed.iloc[0]["topic_label"] and placed.iloc[0]["nearest"]
+
+
+def test_decisions_tab_and_decision_colouring(app: AppTest):
+    assert "Decisions" in [tab.label for tab in app.tabs]
+    rates = frame_with(app, "rate_low")
+    assert rates["decided"].sum() > 0 and (rates["rate_low"].dropna() <= rates["rate"].dropna()).all()
+    app.radio(key="colour_by").set_value("Decision").run()
+    assert not app.exception
