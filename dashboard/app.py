@@ -56,10 +56,15 @@ def manifest_mtime_ns(cache_dir: Path) -> int:
         return -1
 
 
-@st.cache_data(show_spinner="Reading the topic cache…", max_entries=4)
+# Resources, not data: the same objects on every rerun, never copied (a copy of 11,672 rows costs more than the
+# whole rerun may take). Nothing on the page mutates them.
+@st.cache_resource(show_spinner="Reading the topic cache…", max_entries=4)
 def load_cache(cache_dir: str, mtime_ns: int) -> TopicCache:
-    """The cache folder's tables, cached per (folder, manifest mtime) so a rebuild is picked up. Raises CacheError."""
-    return read_cache(cache_dir)
+    """The cache folder's tables, cached per (folder, manifest mtime) so a rebuild is picked up; the documents
+    carry their map hover text, made once here. Raises CacheError."""
+    atlas = read_cache(cache_dir)
+    atlas.documents = charts.with_hover_texts(atlas.documents, atlas.topics)
+    return atlas
 
 
 # Figures are cached as resources: the same object on every rerun, so its JSON (and with it the chart's widget
@@ -133,7 +138,7 @@ def search_text(cache_key: tuple[str, int], _documents: pd.DataFrame) -> pd.Seri
     return filters.search_haystack(_documents)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@st.cache_resource(max_entries=16, show_spinner=False)
 def papers_table(cache_key: tuple[str, int], table_key: str, _shown: pd.DataFrame, _topics: pd.DataFrame) -> pd.DataFrame:
     """The drill-down table of the papers shown, rebuilt only when the filters or the map selection change."""
     return filters.drilldown_table(_shown, _topics)
@@ -203,7 +208,7 @@ def show_map(atlas: TopicCache, cache_key: tuple[str, int], filter_key: tuple[An
         theme=None,
         config=PLOTLY_CONFIG,
     )
-    selected = filters.selected_doc_ids(event.selection.points) if event is not None else set()
+    selected = filters.selected_doc_ids(event["selection"]["points"]) if event else set()
     left, right = st.columns([5, 1], vertical_alignment="center")
     left.caption(f"{len(selected):,} papers selected on the map; the table lists only them." if selected else "No map selection: the table lists every paper matching the filters.")
     right.button("Clear selection", on_click=clear_map_selection, disabled=not selected, width="stretch")
@@ -364,8 +369,17 @@ def show_find(atlas: TopicCache, cache_key: tuple[str, int], matching: pd.DataFr
                            "nearest": st.column_config.TextColumn("Nearest paper on the map", width=360), "nearest_similarity": st.column_config.NumberColumn("Similarity", format="%.3f")},
         )
         figure = charts.highlight_points(figure, find.overlay_points(placed.assign(doc_id=""), "new paper"), "new papers", symbol="diamond", colour="#d62728", size=16)
-    st.plotly_chart(figure, key="find-map", theme=None, config=PLOTLY_CONFIG)
+    if figure is not base_map:  # the plain map is on the first tab already; sending it twice costs every rerun
+        st.plotly_chart(figure, key="find-map", theme=None, config=PLOTLY_CONFIG)
     return figure
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def decision_figures(cache_path: str, created_at: str, _atlas: TopicCache) -> tuple[pd.DataFrame, dict[str, float], go.Figure, go.Figure]:
+    """Acceptance table, corpus-wide rate and the two decision charts of one cache, made once."""
+    table = analytics.acceptance_table(_atlas.documents, _atlas.topics)
+    overall = analytics.overall_rate(_atlas.documents)
+    return table, overall, analytics_charts.acceptance_rate_figure(table, overall), analytics_charts.decision_mix_figure(table)
 
 
 def show_analytics(atlas: TopicCache) -> dict[str, tuple[str, go.Figure]]:
@@ -374,15 +388,12 @@ def show_analytics(atlas: TopicCache) -> dict[str, tuple[str, go.Figure]]:
     Returns the figures for the downloads tab ({key: (name, figure)}).
     """
     documents, topics = atlas.documents, atlas.topics
-    table = analytics.acceptance_table(documents, topics)
-    overall = analytics.overall_rate(documents)
+    table, overall, rate_figure, mix_figure = decision_figures(str(atlas.path), atlas.manifest["created_at"], atlas)
     st.caption(
         f"Accepted = Oral + Spotlight + Poster; the rate is over decided papers ({overall['accepted']:,} of {overall['decided']:,} here, "
         f"{overall['rate']:.1%}); withdrawn papers have no decision and are counted separately. Topics are ranked by the lower end of "
         "the 95% Wilson interval, so a small topic cannot top the list by chance; hollow dots rest on fewer than 30 decided papers."
     )
-    rate_figure = analytics_charts.acceptance_rate_figure(table, overall)
-    mix_figure = analytics_charts.decision_mix_figure(table)
     st.plotly_chart(rate_figure, theme=None, config=PLOTLY_CONFIG, key="acceptance-rate")
     st.plotly_chart(mix_figure, theme=None, config=PLOTLY_CONFIG, key="decision-mix")
     st.dataframe(

@@ -14,6 +14,7 @@ import textwrap
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
@@ -80,14 +81,23 @@ def document_heading(title: Any, abstract: Any, max_chars: int = HOVER_SNIPPET_C
 def hover_texts(documents: pd.DataFrame, labels: dict[int, str]) -> list[str]:
     """Escaped hover text per document row: heading (title or abstract start), then "Topic: label".
 
-    ``documents`` needs columns title, abstract, topic. Returns one string per row, in row order.
+    ``documents`` needs columns title, abstract, topic. Returns one string per row, in row order. When
+    ``documents`` has a ``hover`` column (see :func:`with_hover_texts`) it is returned as is.
     """
+    if "hover" in documents.columns:
+        return documents["hover"].tolist()
     texts = []
     for title, abstract, topic in zip(documents["title"], documents["abstract"], documents["topic"]):
         heading = escaped_lines(document_heading(title, abstract))
         label = html.escape(labels.get(int(topic), str(topic)))
         texts.append(f"<b>{heading}</b><br>Topic: {label}")
     return texts
+
+
+def with_hover_texts(documents: pd.DataFrame, topics: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``documents`` with a ``hover`` column, so maps of any subset skip rebuilding hover text
+    (about 0.2 s for 11,672 papers)."""
+    return documents.assign(hover=hover_texts(documents.drop(columns="hover", errors="ignore"), topic_labels(topics)))
 
 
 def _marker_size(n_points: int) -> int:
@@ -110,7 +120,7 @@ def _hide_axes(figure: go.Figure) -> None:
 
 
 def topic_map_figure(documents: pd.DataFrame, topics: pd.DataFrame, height: int = 640) -> go.Figure:
-    """The 2D topic map: one ``go.Scattergl`` trace per topic, outliers beneath in small translucent grey.
+    """The 2D topic map: ``go.Scattergl`` points coloured by topic, outliers beneath in small translucent grey.
 
     ``documents``: columns doc_id, title, abstract, topic, x, y (any subset of a cache's rows).
     ``topics``: columns topic, label, x, y; a label annotation is drawn at each topic's x/y for the topics present
@@ -122,22 +132,26 @@ def topic_map_figure(documents: pd.DataFrame, topics: pd.DataFrame, height: int 
     marker_size = _marker_size(len(documents))
     present = sorted({int(topic) for topic in documents["topic"]})
     only_outliers = present == [OUTLIER_TOPIC]
-    for topic in present:  # -1 sorts first, so outliers are drawn beneath the topics
-        rows = documents[documents["topic"] == topic]
-        is_outlier = topic == OUTLIER_TOPIC and not only_outliers  # with nothing else to show, outliers get full-size points
+    # Two WebGL traces, outliers beneath and every topic in one trace coloured per point: one trace per topic
+    # costs plotly ~5 ms of validation each, which a rerun over 60 topics would pay on every filter change.
+    is_outlier = (documents["topic"] == OUTLIER_TOPIC).to_numpy()
+    for rows, outliers in ((documents[is_outlier], True), (documents[~is_outlier], False)):
+        if rows.empty:
+            continue
+        faint = outliers and not only_outliers  # with nothing else to show, outliers get full-size points
         figure.add_trace(
             go.Scattergl(
                 x=rows["x"].to_numpy(),
                 y=rows["y"].to_numpy(),
                 mode="markers",
-                name=html.escape(shorten(labels.get(topic, str(topic)), MAP_LABEL_CHARS)),
+                name="Outliers" if outliers else "Topics",
                 customdata=rows["doc_id"].astype(str).to_numpy(),
-                hovertext=hover_texts(rows, labels),
+                hovertext=np.asarray(hover_texts(rows, labels), dtype=object),
                 hoverinfo="text",
                 marker={
-                    "size": max(3, marker_size - 2) if is_outlier else marker_size,
-                    "color": topic_colour(topic),
-                    "opacity": 0.35 if is_outlier else 0.8 if topic != OUTLIER_TOPIC else 0.7,
+                    "size": max(3, marker_size - 2) if faint else marker_size,
+                    **({"color": topic_colour(OUTLIER_TOPIC)} if outliers else _topic_colour_scale(rows["topic"].to_numpy())),
+                    "opacity": 0.35 if faint else 0.7 if outliers else 0.8,
                     "line": {"width": 0},
                 },
             )
@@ -146,13 +160,30 @@ def topic_map_figure(documents: pd.DataFrame, topics: pd.DataFrame, height: int 
     return _finish_map(figure, height, documents.empty)
 
 
+def _topic_colour_scale(point_topics: np.ndarray) -> dict[str, Any]:
+    """Marker colour settings that give each point its topic's colour through a numeric array and a discrete
+    colour scale (plotly validates a numeric array at once, but a list of colour strings one by one: ~0.7 s for
+    11,672 points). Each topic's value sits exactly on its own stop of the scale."""
+    topics = sorted(set(point_topics.tolist()))
+    position = {topic: index for index, topic in enumerate(topics)}
+    last = max(len(topics) - 1, 1)
+    scale = [[index / last, topic_colour(topic)] for index, topic in enumerate(topics)]
+    if len(scale) == 1:
+        scale.append([1.0, scale[0][1]])
+    return {"color": np.asarray([position[topic] for topic in point_topics.tolist()], dtype=float), "colorscale": scale, "cmin": 0, "cmax": last, "showscale": False}
+
+
 def _add_topic_annotations(figure: go.Figure, topics: pd.DataFrame, present: list[int]) -> None:
-    """Write each present topic's label at its x/y, in a white box outlined in the topic colour."""
+    """Write each present topic's label at its x/y, in a white box outlined in the topic colour.
+
+    The annotations are set in one layout update (one ``add_annotation`` per topic costs ~10 ms each).
+    """
+    annotations = []
     for row in topics.itertuples(index=False):
         topic = int(row.topic)
         if topic == OUTLIER_TOPIC or topic not in present or not (math.isfinite(row.x) and math.isfinite(row.y)):
             continue
-        figure.add_annotation(
+        annotations.append(dict(
             x=row.x,
             y=row.y,
             text=html.escape(shorten(row.label, MAP_LABEL_CHARS)),
@@ -163,7 +194,8 @@ def _add_topic_annotations(figure: go.Figure, topics: pd.DataFrame, present: lis
             bordercolor=topic_colour(topic),
             borderwidth=1.5,
             borderpad=3,
-        )
+        ))
+    figure.update_layout(annotations=list(figure.layout.annotations) + annotations)
 
 
 def _finish_map(figure: go.Figure, height: int, empty: bool) -> go.Figure:

@@ -68,3 +68,12 @@ def test_figures_escape_labels_and_mark_the_overall_rate():
     mix = decision_mix_figure(table)
     assert {trace.name for trace in mix.data} == {"Oral", "Spotlight", "Poster", "Reject", "Desk Rejected", "Withdrawn", "Unknown"}
     assert len(rating_figure(documents, topics).data) == 2
+
+
+def test_wilson_interval_agrees_with_scipy():
+    from scipy.stats import binomtest
+
+    for successes, trials in ((0, 5), (3, 3), (120, 200), (7, 1000)):
+        expected = binomtest(successes, trials).proportion_ci(confidence_level=0.95, method="wilson")
+        low, high = wilson_interval(successes, trials)
+        assert abs(low - expected.low) < 1e-9 and abs(high - expected.high) < 1e-9

@@ -48,11 +48,16 @@ def test_palette_has_sixty_distinct_colours_and_grey_outliers():
     assert charts.OUTLIER_COLOUR not in colours
 
 
-def test_map_has_one_webgl_trace_per_topic_with_outliers_first(documents, topics):
+def test_map_colours_each_point_by_its_topic_with_outliers_beneath(documents, topics):
     figure = charts.topic_map_figure(documents, topics)
     assert all(isinstance(trace, go.Scattergl) for trace in figure.data)
-    assert len(figure.data) == 3
-    outliers = figure.data[0]
+    assert len(figure.data) == 2
+    outliers, points = figure.data
+    scale = [colour for _, colour in points.marker.colorscale]
+    last = points.marker.cmax
+    topic_of = dict(zip(documents["doc_id"], documents["topic"]))
+    for doc_id, value in zip(points.customdata, points.marker.color):
+        assert scale[round(value / last * (len(scale) - 1))] == charts.topic_colour(topic_of[doc_id])
     assert outliers.marker.color == charts.OUTLIER_COLOUR
     assert outliers.marker.opacity < figure.data[1].marker.opacity
     assert outliers.marker.size < figure.data[1].marker.size
