@@ -26,7 +26,7 @@ import numpy as np  # noqa: E402
 import plotly.graph_objects as go  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from dashboard import analytics, analytics_charts, charts, export, filters, find  # noqa: E402
+from dashboard import analytics, analytics_charts, charts, export, filters, find, quality_panel  # noqa: E402
 from pipeline.cache import MANIFEST_FILE, CacheError, TopicCache, read_cache  # noqa: E402
 
 DEFAULT_CACHE = REPO_ROOT / "caches" / "default"
@@ -200,6 +200,8 @@ def show_map(atlas: TopicCache, cache_key: tuple[str, int], filter_key: tuple[An
         colour_by = st.radio("Colour points by", ["Topic", "Decision"], horizontal=True, key="colour_by")
     figure = map_figure(cache_key, filter_key, colour_by, matching, atlas.topics)
     st.caption("Hover a point for its paper; drag to lasso papers (box select and zoom are in the chart's toolbar); double-click to zoom out.")
+    if atlas.manifest.get("metrics"):
+        st.caption(quality_panel.faithfulness_note(atlas.manifest["metrics"]))
     event = st.plotly_chart(
         figure,
         on_select="rerun",
@@ -493,6 +495,7 @@ def main() -> None:
             show_paper(atlas, doc_id)
     with topics_tab:
         terms_fig = show_topics(atlas, cache_key, topics)
+        quality_panel.render(st, atlas.manifest)
     with tabs["Find and place"]:
         find_fig = show_find(atlas, cache_key, matching, map_fig)
     figures = {"map": ("Topic map", map_fig), "topic-sizes": ("Topic sizes", size_figure(cache_key, atlas.topics)), "top-terms": ("Top terms", terms_fig)}

@@ -4,11 +4,18 @@ Stages, each timed and logged: load -> clean -> vocabulary check -> embed -> nei
 space) -> HDBSCAN -> UMAP (2D map) -> BERTopic (c-TF-IDF, topic and outlier reduction, labels) -> representative
 documents -> hierarchy -> write. The cache is written to a staging folder beside the target and swapped in
 only when complete (see :mod:`pipeline.cache`).
+
+Speed: each stage imports what it needs when it runs (``--help`` imports neither scikit-learn nor bertopic;
+bertopic is imported without the transformer and plotting stacks, see import_bertopic_lean). Embeddings are
+cached per document (pipeline.embed), neighbour lists and UMAP layouts per (embeddings hash, parameters)
+(pipeline.layout.LayoutStore), so a rebuild re-embeds only new or changed documents and runs UMAP only when the
+embeddings or the UMAP parameters changed. The default encoder is the static model distilled from MiniLM.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import logging
 import platform
 import resource
@@ -29,15 +36,18 @@ from pipeline import cache
 from pipeline.clean import DROP_NO_WORDS, prepare_documents
 from pipeline.config import BuildConfig
 from pipeline.corpus import load_corpus
-from pipeline.embed import DEFAULT_STORE, embed_texts, model_id
+from pipeline.embed import DEFAULT_STORE, ENCODER_NAMES, embed_texts, encoder_description, encoder_name, model_id, split_encoder_name
 from pipeline.errors import CorpusTooSmallError, EmptyVocabularyError, TargetError
-from pipeline.vocabulary import documents_without_content_words
 
 log = logging.getLogger("pipeline.build")
 
 # Below this many documents UMAP cannot build a neighbour graph worth the name: one topic, PCA map.
 MIN_DOCUMENTS_FOR_UMAP = 5
-VERSIONED_PACKAGES = ("bertopic", "umap-learn", "hdbscan", "scikit-learn", "sentence-transformers", "torch", "numpy", "pandas", "pyarrow")
+VERSIONED_PACKAGES = ("bertopic", "umap-learn", "hdbscan", "scikit-learn", "sentence-transformers", "torch", "model2vec", "onnxruntime", "numba", "numpy", "pandas", "pyarrow")
+# Modules bertopic imports when it is imported but a build never uses: its multimodal backend and text-generation
+# representations (sentence-transformers, transformers: ~8 s with torch), its plotting (plotly), and the torch and
+# image (PIL) checks of its save code. See import_bertopic_lean.
+BERTOPIC_UNUSED_IMPORTS = ("sentence_transformers", "transformers", "plotly", "torch", "PIL")
 
 
 def default_input() -> Path:
@@ -85,6 +95,51 @@ def library_versions() -> dict[str, str]:
 def peak_rss_mb() -> float:
     """Peak resident memory of this process so far, in MiB (Linux reports ru_maxrss in KiB)."""
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def import_bertopic_lean() -> list[str]:
+    """Import bertopic without the modules in BERTOPIC_UNUSED_IMPORTS that are not imported yet. Idempotent.
+
+    bertopic imports each of them inside ``try: ... except ModuleNotFoundError`` (or checks ``find_spec`` for
+    plotly) and falls back to a placeholder that raises only when that feature is used; a build uses none of them
+    (embeddings are passed in; the model is saved with safetensors). They are hidden from the import system
+    (``sys.modules[name] = None``) only while bertopic itself is imported, then unhidden, so later code may import
+    them as usual. scikit-learn and scipy are imported first because scipy looks torch up in ``sys.modules`` at import.
+    If anything goes wrong the hiding is undone and bertopic is imported normally.
+    Returns the names that were hidden (empty when bertopic was already imported).
+    """
+    if "bertopic" in sys.modules:
+        return []
+    hidden = [name for name in BERTOPIC_UNUSED_IMPORTS if name not in sys.modules]
+    import scipy.stats  # noqa: F401
+    import sklearn.base  # noqa: F401
+
+    try:
+        for name in hidden:
+            sys.modules[name] = None  # type: ignore[assignment]
+        import bertopic  # noqa: F401
+    except Exception as error:  # pragma: no cover - another bertopic version
+        log.debug("lean bertopic import failed (%s); importing it normally", error)
+        for name in [name for name in sys.modules if name == "bertopic" or name.startswith("bertopic.")]:
+            del sys.modules[name]
+        hidden_now = [name for name in hidden if sys.modules.get(name, 0) is None]
+        for name in hidden_now:
+            del sys.modules[name]
+        import bertopic  # noqa: F401
+
+        return []
+    finally:
+        for name in hidden:
+            if name in sys.modules and sys.modules[name] is None:
+                del sys.modules[name]
+    return hidden
+
+
+def canonical_order(texts: list[str]) -> np.ndarray:
+    """A permutation (int64, n) sorting texts by SHA-256, equal texts by position: it depends only on the set of
+    texts, not on the order they came in."""
+    keys = [hashlib.sha256(text.encode("utf-8")).hexdigest() for text in texts]
+    return np.array(sorted(range(len(texts)), key=lambda i: (keys[i], i)), dtype=np.int64)
 
 
 def check_paths(input_path: Path, cache_dir: Path, force: bool) -> tuple[Path, Path]:
@@ -136,7 +191,12 @@ def run_build(
     encoding : text encoding of the input (None = UTF-8, else Windows-1252 with a warning).
     embedding_store : SQLite embedding cache, or None to embed everything afresh.
     force : replace ``cache_dir`` even when it is not a Topic Atlas cache.
-    encoder : an already loaded SentenceTransformer to reuse (tests, benchmarks).
+    encoder : an already loaded encoder to reuse (tests, benchmarks): a SentenceTransformer or a
+        pipeline.embed encoder; ignored when it is not the one config names (see pipeline.embed.get_encoder).
+
+    Embeddings are cached per document in ``embedding_store``; neighbour lists and UMAP layouts in the folder
+    ``layouts`` beside it (pipeline.layout.LayoutStore), keyed by the embeddings' hash and the parameters, so a
+    rebuild that changes only HDBSCAN or topic parameters runs neither the encoder nor UMAP.
 
     Returns a BuildResult. Raises InputError (bad file), CorpusTooSmallError (no usable document),
     EmptyVocabularyError (only stop words) or TargetError (bad cache path); in each case nothing is written.
@@ -160,6 +220,8 @@ def run_build(
     doc_ids = documents["doc_id"].tolist()
     warnings = list(prepared.warnings)
     with timer.stage("vocabulary"):
+        from pipeline.vocabulary import documents_without_content_words  # scikit-learn: imported only when building
+
         try:
             without_content = documents_without_content_words(texts, doc_ids)
         except EmptyVocabularyError as error:
@@ -174,11 +236,17 @@ def run_build(
         if without_content:
             warnings.append(f"{len(without_content)} documents have no content words after stop-word removal: {', '.join(without_content[:20])}")
             log.warning(warnings[-1])
+    # Fit in a canonical order (by text hash), so the input's row order cannot change the topics (UMAP's SGD and
+    # HDBSCAN's tie-breaking follow row order: shuffling 300 papers gave ARI 0.46); tables are written in input order.
+    order = canonical_order(texts)
+    documents = documents.iloc[order].reset_index(drop=True)
+    texts, doc_ids = documents["text"].tolist(), documents["doc_id"].tolist()
     config = config.resolved_for(n)
     for note in config.adaptations:
         log.warning("adapted to a small corpus: %s", note)
+    encoder_id = encoder_name(config.embedding_model, config.embedding_variant)
     with timer.stage("embed"):
-        embedded = embed_texts(texts, config.embedding_model, embedding_store, config.embedding_batch_size, encoder=encoder)
+        embedded = embed_texts(texts, encoder_id, embedding_store, config.embedding_batch_size, encoder=encoder)
         embeddings = embedded.embeddings
         if embedded.n_truncated:
             warnings.append(
@@ -186,12 +254,14 @@ def run_build(
                 "only their beginning was embedded (c-TF-IDF still uses the whole text)"
             )
             log.warning(warnings[-1])
-    from pipeline.neighbors import cosine_knn
+    from pipeline.layout import LayoutStore, cached_umap_layout, fingerprint, pca_layout
+    from pipeline.neighbors import cached_cosine_knn
 
+    layouts = LayoutStore(Path(embedding_store).parent / "layouts") if embedding_store is not None else None
     with timer.stage("neighbours"):
+        embeddings_key = fingerprint(embeddings)
         k = max(config.umap_n_neighbors, config.n_neighbors_similar + 1)
-        knn_indices, knn_similarities = cosine_knn(embeddings, k)
-    from pipeline.layout import pca_layout, umap_layout
+        knn_indices, knn_similarities = cached_cosine_knn(embeddings, k, layouts, embeddings_key)
 
     if n < MIN_DOCUMENTS_FOR_UMAP:
         note = f"only {n} documents: fewer than {MIN_DOCUMENTS_FOR_UMAP}, so UMAP and HDBSCAN were skipped; all documents form one topic and the map is a PCA projection"
@@ -205,14 +275,21 @@ def run_build(
         from pipeline.cluster import hdbscan_clusters
 
         with timer.stage("umap_cluster_space"):
-            reduced = umap_layout(embeddings, knn_indices, knn_similarities, config.umap_n_components, config.umap_n_neighbors, config.umap_min_dist, config.random_state)
+            reduced = cached_umap_layout(
+                layouts, "umap_cluster_space", embeddings_key, embeddings, knn_indices, knn_similarities,
+                config.umap_n_components, config.umap_n_neighbors, config.umap_min_dist, config.random_state,
+            )
         with timer.stage("hdbscan"):
             cluster_labels, probabilities = hdbscan_clusters(reduced, config.min_cluster_size, config.min_samples, config.cluster_selection_method)
         with timer.stage("map_2d"):
-            coordinates = umap_layout(embeddings, knn_indices, knn_similarities, 2, config.umap_n_neighbors, config.map_min_dist, config.random_state)
+            coordinates = cached_umap_layout(
+                layouts, "map_2d", embeddings_key, embeddings, knn_indices, knn_similarities, 2, config.umap_n_neighbors, config.map_min_dist, config.random_state,
+                config.map_negative_sample_rate,
+            )
     from pipeline.model import fit_topic_model, hierarchy_table, representative_documents, save_topic_model, topic_table
 
     with timer.stage("topics"):
+        import_bertopic_lean()
         fit = fit_topic_model(texts, embeddings, cluster_labels, config, encoder=None)
         for note in fit.notes:
             log.info(note)
@@ -222,6 +299,12 @@ def run_build(
         topics_frame = topic_table(fit, representatives, coordinates)
     with timer.stage("hierarchy"):
         hierarchy = hierarchy_table(fit.topic_model, texts, fit.labels)
+    per_class = None
+    if "decision" in documents.columns and documents["decision"].notna().any():
+        from pipeline.classes import topics_per_class_table
+
+        with timer.stage("topics_per_class"):
+            per_class = topics_per_class_table(fit.topic_model, texts, documents["decision"].tolist())
     neighbour_ids, neighbour_scores = neighbour_columns(knn_indices, knn_similarities, doc_ids, config.n_neighbors_similar)
     label_of = fit.labels
     output = documents.drop(columns=["text", "record"]).copy()
@@ -246,10 +329,13 @@ def run_build(
         "outlier_fraction": round(outlier_fraction, 4),
         "n_outliers_reassigned": fit.n_reassigned,
         "text_column": raw.text_column,
-        "embedding_model": model_id(config.embedding_model),
-        "embedding_model_name": config.embedding_model,
+        "embedding_model": model_id(encoder_id),
+        # The encoder name: pipeline.embed.load_encoder / embed_texts reload exactly this encoder (queries, placing).
+        "embedding_model_name": encoder_id,
+        "embedding_encoder": encoder_description(encoder_id),
         "embedding_dim": int(embeddings.shape[1]),
         "embedding_cache": {"cached": embedded.n_cached, "embedded": embedded.n_embedded, "truncated": embedded.n_truncated, "max_seq_length": embedded.max_seq_length},
+        "layout_cache": {"folder": str(layouts.folder) if layouts else None, "hits": dict(layouts.hits) if layouts else {}},
         "params": config.to_dict(),
         "versions": library_versions(),
         "dropped": prepared.dropped,
@@ -258,13 +344,22 @@ def run_build(
         "warnings": warnings,
         "notes": fit.notes,
     }
+    with timer.stage("evaluate"):
+        from pipeline.evaluate import evaluate_topics, reference_column
+
+        column = reference_column(documents)
+        manifest["metrics"] = evaluate_topics(
+            texts, fit.topics, {topic: [term for term, _ in pairs] for topic, pairs in fit.topic_terms.items()}, embeddings, coordinates,
+            reference=documents[column].tolist() if column else None, reference_name=column, knn_indices=knn_indices,
+        )
     staging = cache.staging_folder(cache_dir)
     try:
         with timer.stage("save_model"):
-            save_topic_model(fit.topic_model, staging / cache.MODEL_DIR, config.embedding_model)
+            save_topic_model(fit.topic_model, staging / cache.MODEL_DIR, encoder_id)
         manifest["timings_s"] = dict(timer.seconds)
         manifest["peak_rss_mb"] = peak_rss_mb()
-        cache.write_tables(staging, manifest, output, topics_frame, hierarchy, embeddings)
+        restore = np.argsort(order)  # back to input order
+        cache.write_tables(staging, manifest, output.iloc[restore].reset_index(drop=True), topics_frame, hierarchy, embeddings[restore], per_class)
         cache.publish_folder(staging, cache_dir)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -289,8 +384,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--encoding", default=None, help="text encoding of the input (default: UTF-8, else Windows-1252 with a warning)")
     parser.add_argument("--embedding-cache", type=Path, default=DEFAULT_STORE, help=f"SQLite file of cached embeddings (default: {DEFAULT_STORE})")
     parser.add_argument("--no-embedding-cache", action="store_true", help="embed every document afresh and cache nothing")
+    parser.add_argument(
+        "--embedding-model",
+        default=None,
+        metavar="NAME",
+        help=f"encoder: {', '.join(ENCODER_NAMES)}, or a local sentence-transformers folder "
+        f"(default: {encoder_name(defaults.embedding_model, defaults.embedding_variant)}; see pipeline/embed.py)",
+    )
     parser.add_argument("--min-cluster-size", type=int, default=None, help="HDBSCAN min_cluster_size (default: about sqrt(n)/2)")
-    parser.add_argument("--min-samples", type=int, default=None, help="HDBSCAN min_samples (default: HDBSCAN's, = min_cluster_size)")
+    parser.add_argument("--min-samples", type=int, default=None, help="HDBSCAN min_samples (default: about min_cluster_size / 3)")
     parser.add_argument("--max-topics", type=int, default=defaults.max_topics, help=f"merge down to at most this many topics (default: {defaults.max_topics}; 0 = no limit)")
     parser.add_argument("--no-outlier-reduction", action="store_true", help="keep every HDBSCAN outlier in topic -1")
     parser.add_argument("--outlier-threshold", type=float, default=defaults.outlier_threshold, help="minimum embedding similarity for reassigning an outlier")
@@ -300,8 +402,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _handle_build(args: argparse.Namespace) -> int:
+    model, variant = split_encoder_name(args.embedding_model) if args.embedding_model else (BuildConfig.embedding_model, BuildConfig.embedding_variant)
     config = replace(
         BuildConfig(),
+        embedding_model=model,
+        embedding_variant=variant,
         min_cluster_size=args.min_cluster_size,
         min_samples=args.min_samples,
         max_topics=args.max_topics or None,

@@ -22,30 +22,60 @@ class BuildConfig:
     # Embedding: all-MiniLM-L6-v2 is BERTopic's default model (BERTopic docs, "Embedding Models").
     embedding_model: str = "all-MiniLM-L6-v2"
     embedding_batch_size: int = 32
+    # How embedding_model is run (pipeline.embed.VARIANTS): "transformer" (the model as published, the default),
+    # "static" = a model2vec static model distilled from it (about 100x less CPU, topic metrics on par, but only
+    # 27% of its 10 nearest neighbours agree with the transformer's and the map's trustworthiness falls from 0.91
+    # to 0.78: bench/build.py), "onnx-int8" or "seq128" (window of 128 word pieces). The transformer is the default
+    # because similar papers, search and the map depend on neighbourhoods; --embedding-model picks another.
+    embedding_variant: str = "transformer"
 
     # UMAP to a clustering space: BERTopic's defaults (n_neighbors=15, n_components=5, min_dist=0.0, cosine).
     umap_n_neighbors: int = 15
     umap_n_components: int = 5
     umap_min_dist: float = 0.0
-    # UMAP to 2D for the map: min_dist 0.1 (UMAP's own default) spreads points so they can be hovered.
-    map_min_dist: float = 0.1
+    # UMAP to 2D for the map. negative_sample_rate 15 (UMAP's default is 5) and min_dist 0.0 raised the map's
+    # trustworthiness (k=10) from 0.91 to about 0.95 with MiniLM embeddings (pipeline.evaluate on both ICLR corpora).
+    map_min_dist: float = 0.0
+    map_negative_sample_rate: int = 15
     random_state: int = 42
 
-    # HDBSCAN. min_cluster_size None = scaled with n (see resolved_for); min_samples None = HDBSCAN's default.
+    # HDBSCAN. min_cluster_size None = scaled with n; min_samples None = about a third of it (see resolved_for).
     min_cluster_size: int | None = None
     min_samples: int | None = None
     cluster_selection_method: str = "eom"
 
-    # c-TF-IDF vocabulary: uni- and bigrams, English and academic stop words.
+    # c-TF-IDF vocabulary: uni- and bigrams, English stop words plus boilerplate learned from the corpus: words in at
+    # least boilerplate_min_share of the documents that no cluster uses more than boilerplate_max_lift times as often
+    # (pipeline.vocabulary.boilerplate_terms: "propose", "novel", "demonstrate", "method"... on the 951 abstracts,
+    # nothing on the titles). It replaced a hand list of 150 words at equal NPMI; a looser lift of 2.0 removed
+    # 105 words and lowered NPMI from 0.095 to 0.067 (bench/quality.py), so only the clearest boilerplate goes.
     ngram_max: int = 2
     min_df: int | None = None
     max_df: float = 0.5
-    top_n_words: int = 10
+    learn_stop_words: bool = True
+    boilerplate_min_share: float = 0.05
+    boilerplate_max_lift: float = 1.5
+    # Terms kept per topic: 25, the length topic diversity is defined on (Dieng et al. 2020); labels use the first.
+    top_n_words: int = 25
 
-    # Outlier reduction: documents whose embedding is at least this cosine-similar to a topic are
-    # reassigned to it (BERTopic reduce_outliers, strategy="embeddings"); the rest stay in -1.
+    # c-TF-IDF weighting (BERTopic ClassTfidfTransformer). BM25 idf made no difference in bench/quality.py.
+    bm25_weighting: bool = False
+    reduce_frequent_words: bool = True
+    # Topic terms: "coherent" = each term kept by the one topic it weighs most in, the leading ones chosen to occur
+    # in the same papers (pipeline.vocabulary.select_coherent_terms; the best NPMI and diversity in
+    # bench/quality.py), "c-tf-idf" = BERTopic's plain ranking, "keybert" / "keybert+mmr" = BERTopic's
+    # KeyBERTInspired (+ MaximalMarginalRelevance), which need the encoder loaded.
+    representation: str = "coherent"
+    n_candidate_terms: int = 40
+    coherence_weight: float = 3.0
+    exclusive_terms: bool = True
+
+    # Outlier reduction (pipeline.model.reassign_outliers): HDBSCAN outliers move to the topic whose centroid they are
+    # most cosine-similar to, most similar first, if at least outlier_threshold similar, until at most
+    # max_outlier_fraction of the documents remain outliers (the least topical papers stay in -1).
     reduce_outliers: bool = True
     outlier_threshold: float = 0.0
+    max_outlier_fraction: float = 0.05
 
     # Representative documents per topic and nearest neighbours per document.
     n_representative: int = 5
@@ -61,6 +91,11 @@ class BuildConfig:
 
         - ``min_cluster_size``: max(3, round(sqrt(n) / 2)) capped at n // 2 (about 15 for 951 docs,
           54 for 11,672), so the number of topics grows slowly with the corpus.
+        - ``min_samples``: max(1, round(min_cluster_size / 3)) (5 for 951 docs, 18 for 11,672). With HDBSCAN's
+          default (= min_cluster_size) the 951 abstracts, embedded by the MiniLM transformer, collapsed into one
+          topic of 80-85% for 3 of 6 UMAP seeds (half of it: 1 of 6; a third: none, with either encoder). NPMI
+          prefers the default's fewer, larger topics (0.149 against 0.095 on the static embeddings), but not at
+          that risk.
         - ``min_df``: 2 from 50 documents on, else 1 (a term seen once cannot describe a topic of many).
         - UMAP ``n_neighbors`` <= n - 1 and ``n_components`` <= n - 2 (UMAP's spectral layout needs k < N).
         Every change to a value the user set is listed in ``adaptations``.
@@ -72,6 +107,8 @@ class BuildConfig:
         elif self.min_cluster_size > n_documents:
             changes["min_cluster_size"] = max(2, n_documents // 2)
             notes.append(f"min_cluster_size {self.min_cluster_size} -> {changes['min_cluster_size']} (only {n_documents} documents)")
+        if self.min_samples is None:
+            changes["min_samples"] = max(1, round(changes.get("min_cluster_size", self.min_cluster_size) / 3))
         if self.min_df is None:
             changes["min_df"] = 2 if n_documents >= 50 else 1
         if self.umap_n_neighbors > n_documents - 1:

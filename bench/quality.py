@@ -1,0 +1,286 @@
+"""Topic quality of our pipeline against stock BERTopic, BERTopic's "Best Practices" set-up and LDA.
+
+Usage::
+
+    ATLAS_EMBEDDING_CACHE=.cache/embeddings.sqlite .venv/bin/python bench/quality.py --input ../shared/data/iclr2025/papers.parquet
+
+Every model sees the same documents (read and cleaned as the build does) and the same all-MiniLM-L6-v2
+embeddings (from the SQLite embedding cache), and is scored by the same functions of :mod:`pipeline.evaluate`:
+
+- ``ours``: ``pipeline.build.run_build`` into a temporary folder; its metrics are the build's ``evaluate`` stage.
+- ``stock``: ``BERTopic()`` with its defaults, given the embeddings. Two deviations, both needed to measure it:
+  BERTopic's default UMAP is unseeded, so it is passed as the identical but seeded
+  ``UMAP(n_neighbors=15, n_components=5, min_dist=0.0, metric="cosine", random_state=42)`` to make the run
+  reproducible; and ``top_n_words=25``, which only lengthens each topic's term list to the 25 terms that topic
+  diversity is defined on (assignments and term order are unchanged; NPMI uses the first 10 as always).
+- ``best-practice``: as BERTopic's Best Practices page builds it (docs, getting_started/best_practices): the seeded
+  UMAP above; ``HDBSCAN(metric="euclidean", cluster_selection_method="eom", prediction_data=True)`` with
+  ``min_cluster_size`` equal to ours for this corpus (the page uses 40 for its arXiv set and says to scale it to
+  control the number of topics; equal granularity keeps the comparison about the topic terms);
+  ``CountVectorizer(stop_words="english", min_df=2, ngram_range=(1, 2))``; the multi-aspect representations
+  ``KeyBERTInspired()`` and ``MaximalMarginalRelevance(diversity=0.3)`` (PartOfSpeech is left out: it needs spaCy's
+  en_core_web_sm, not installed; OpenAI needs a key); then ``reduce_outliers(strategy="embeddings")`` and
+  ``update_topics`` with the same vectorizer and representations passed again (called bare, as on the page,
+  ``update_topics`` silently drops them in BERTopic 0.17: issue #2114 — a careful user passes them).
+  Its main (c-TF-IDF) terms and its two aspects are each scored; the ``best-practice`` column is the best of the
+  three on each metric, so ours is compared with the peer's best face.
+- ``lda``: scikit-learn's ``LatentDirichletAllocation`` (defaults, ``random_state=42``) over our vocabulary with
+  as many topics as ours; each document goes to its most probable topic; terms ranked by topic-word weight.
+
+Prints one table and, last, ``quality: ours npmi=… div=… outliers=… | stock … | best-practice …``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import tempfile
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+from pipeline.config import BuildConfig  # noqa: E402
+from pipeline.evaluate import evaluate_topics, format_table, reference_column  # noqa: E402
+
+log = logging.getLogger("bench.quality")
+SEED = 42
+TERMS = 25  # topic diversity is defined on each topic's top 25 terms
+
+
+@dataclass
+class Corpus:
+    """The documents every model is fitted on: model texts, embeddings (float32 n x 384), reference labels."""
+
+    texts: list[str]
+    embeddings: np.ndarray
+    reference: list[Any] | None
+    reference_name: str | None
+
+
+@dataclass
+class Scored:
+    """One model's metrics, the seconds its fit took, and (ours only) its topic labels and stage timings."""
+
+    metrics: dict[str, Any]
+    seconds: float
+    labels: list[str] = field(default_factory=list)
+    stages: dict[str, float] = field(default_factory=dict)
+
+
+def load(input_path: Path, encoder: Any, config: BuildConfig) -> Corpus:
+    """Read and clean the corpus exactly as the build does, and embed it with the build's encoder through the
+    SQLite embedding cache (so every model gets the very vectors the build uses)."""
+    from pipeline.clean import prepare_documents
+    from pipeline.corpus import load_corpus
+    from pipeline.embed import DEFAULT_STORE, embed_texts
+
+    documents = prepare_documents(load_corpus(input_path)).documents
+    texts = documents["text"].tolist()
+    embeddings = embed_texts(texts, build_encoder_name(config), store_path=DEFAULT_STORE, encoder=encoder, progress=False).embeddings
+    column = reference_column(documents)
+    return Corpus(texts, embeddings, documents[column].tolist() if column else None, column)
+
+
+def build_encoder_name(config: BuildConfig) -> str:
+    """The encoder the build uses for ``config`` (model plus variant, when this checkout has variants)."""
+    from pipeline import embed
+
+    if hasattr(embed, "encoder_name"):
+        return embed.encoder_name(config.embedding_model, getattr(config, "embedding_variant", "transformer"))
+    return config.embedding_model
+
+
+def load_build_encoder(config: BuildConfig) -> Any:
+    """The build's encoder, loaded once (``encode(list[str]) -> n x dim``)."""
+    from pipeline import embed
+
+    name = build_encoder_name(config)
+    return embed.get_encoder(name) if hasattr(embed, "get_encoder") else embed.load_encoder(name)
+
+
+def seeded_umap() -> Any:
+    """BERTopic's default UMAP, seeded (BERTopic's own default passes no random_state)."""
+    from umap import UMAP
+
+    return UMAP(n_neighbors=15, n_components=5, min_dist=0.0, metric="cosine", random_state=SEED, low_memory=False)
+
+
+def model_terms(topic_model: Any, aspect: str | None = None) -> dict[int, list[str]]:
+    """{topic: terms} of a fitted BERTopic, main representation or one aspect; empty padding terms dropped."""
+    source = topic_model.get_topics() if aspect is None else topic_model.topic_aspects_[aspect]
+    return {int(topic): [str(term) for term, _ in pairs if str(term).strip()] for topic, pairs in source.items()}
+
+
+def score(corpus: Corpus, topics: Any, terms: dict[int, list[str]]) -> dict[str, Any]:
+    """Topic metrics of a peer (no map of its own, so no map metrics)."""
+    return evaluate_topics(corpus.texts, np.asarray(topics), terms, reference=corpus.reference, reference_name=corpus.reference_name)
+
+
+def fit_stock(corpus: Corpus) -> Scored:
+    """``BERTopic()`` with defaults on the precomputed embeddings (seeded UMAP, 25 terms per topic)."""
+    from bertopic import BERTopic
+
+    start = time.perf_counter()
+    topic_model = BERTopic(umap_model=seeded_umap(), top_n_words=TERMS)
+    topics, _ = topic_model.fit_transform(corpus.texts, embeddings=corpus.embeddings)
+    seconds = time.perf_counter() - start
+    return Scored(score(corpus, topics, model_terms(topic_model)), seconds)
+
+
+def fit_best_practice(corpus: Corpus, encoder: Any, min_cluster_size: int) -> dict[str, Scored]:
+    """BERTopic as its Best Practices page configures it; {"main": ..., "KeyBERT": ..., "MMR": ...} scored."""
+    from bertopic import BERTopic
+    from bertopic.representation import KeyBERTInspired, MaximalMarginalRelevance
+    from hdbscan import HDBSCAN
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    from pipeline.model import embedding_backend
+
+    start = time.perf_counter()
+    vectorizer = CountVectorizer(stop_words="english", min_df=2, ngram_range=(1, 2))
+    representations = {"KeyBERT": KeyBERTInspired(top_n_words=TERMS, random_state=SEED), "MMR": MaximalMarginalRelevance(diversity=0.3, top_n_words=TERMS)}
+    topic_model = BERTopic(
+        embedding_model=embedding_backend(encoder),
+        umap_model=seeded_umap(),
+        hdbscan_model=HDBSCAN(min_cluster_size=min_cluster_size, metric="euclidean", cluster_selection_method="eom", prediction_data=True),
+        vectorizer_model=vectorizer,
+        representation_model=representations,
+        top_n_words=TERMS,
+    )
+    topics, _ = topic_model.fit_transform(corpus.texts, embeddings=corpus.embeddings)
+    if -1 in topics and len(set(topics)) > 1:
+        topics = topic_model.reduce_outliers(corpus.texts, topics, strategy="embeddings", embeddings=corpus.embeddings)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            topic_model.update_topics(corpus.texts, topics=topics, top_n_words=TERMS, vectorizer_model=vectorizer, representation_model=representations)
+    seconds = time.perf_counter() - start
+    return {
+        "main": Scored(score(corpus, topics, model_terms(topic_model)), seconds),
+        "KeyBERT": Scored(score(corpus, topics, model_terms(topic_model, "KeyBERT")), seconds),
+        "MMR": Scored(score(corpus, topics, model_terms(topic_model, "MMR")), seconds),
+    }
+
+
+def fit_lda(corpus: Corpus, n_topics: int, config: BuildConfig) -> Scored:
+    """LDA (scikit-learn, batch variational Bayes, defaults) over our c-TF-IDF vocabulary, ``n_topics`` topics."""
+    from sklearn.decomposition import LatentDirichletAllocation
+
+    from pipeline.vocabulary import make_vectorizer
+
+    resolved = config.resolved_for(len(corpus.texts))
+    start = time.perf_counter()
+    vectorizer = make_vectorizer(corpus.texts, resolved.ngram_max, resolved.min_df or 1, resolved.max_df)
+    counts = vectorizer.fit_transform(corpus.texts)
+    lda = LatentDirichletAllocation(n_components=max(n_topics, 1), random_state=SEED)
+    topics = lda.fit_transform(counts).argmax(axis=1)
+    words = vectorizer.get_feature_names_out()
+    terms = {topic: [str(words[index]) for index in np.argsort(-weights, kind="stable")[:TERMS]] for topic, weights in enumerate(lda.components_)}
+    seconds = time.perf_counter() - start
+    return Scored(score(corpus, topics, terms), seconds)
+
+
+def fit_ours(input_path: Path, encoder: Any, config: BuildConfig) -> Scored:
+    """Our pipeline end to end (``run_build`` into a temporary folder); metrics from its evaluate stage."""
+    from pipeline.build import run_build
+    from pipeline.cache import read_cache
+    from pipeline.embed import DEFAULT_STORE
+
+    with tempfile.TemporaryDirectory(prefix="atlas-quality-") as folder:
+        start = time.perf_counter()
+        result = run_build(input_path, Path(folder) / "cache", config, embedding_store=DEFAULT_STORE, encoder=encoder)
+        seconds = time.perf_counter() - start
+        labels = read_cache(result.cache_dir).topics["label"].tolist()
+    return Scored(dict(result.manifest["metrics"]), seconds, labels, dict(result.manifest.get("timings_s", {})))
+
+
+def best_of(columns: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per metric, the best value among several representations of one model (higher NPMI and diversity, fewer
+    outliers; other metrics from the first)."""
+    best = dict(columns[0])
+    for key, better in (("npmi", max), ("topic_diversity", max), ("outlier_fraction", min)):
+        values = [column[key] for column in columns if column.get(key) is not None]
+        best[key] = better(values) if values else None
+    return best
+
+
+def summary_line(columns: dict[str, dict[str, Any]]) -> str:
+    """The last line: ``quality: ours npmi=… div=… outliers=… | stock … | best-practice …``."""
+
+    def cell(value: Any) -> str:
+        return "nan" if value is None else f"{value:.3f}"
+
+    parts = [
+        f"{name} npmi={cell(columns[name].get('npmi'))} div={cell(columns[name].get('topic_diversity'))} outliers={cell(columns[name].get('outlier_fraction'))}"
+        for name in ("ours", "stock", "best-practice")
+    ]
+    return "quality: " + " | ".join(parts)
+
+
+def verdict(columns: dict[str, dict[str, Any]], labels: list[str]) -> list[str]:
+    """Plain statements of whether ours dominates both peers (the targets of the quality work)."""
+    ours, peers = columns["ours"], [columns["stock"], columns["best-practice"]]
+    lines = []
+    for key, better in (("npmi", "higher"), ("topic_diversity", "higher")):
+        best_peer = max(peer[key] for peer in peers if peer.get(key) is not None)
+        lines.append(f"{key}: ours {ours[key]:.3f} vs best peer {best_peer:.3f} -> {'OK' if ours[key] >= best_peer else 'BEHIND'}")
+    lines.append(f"outlier_fraction: ours {ours['outlier_fraction']:.3f} (target <= 0.10) -> {'OK' if ours['outlier_fraction'] <= 0.10 else 'ABOVE'}")
+    duplicates = len(labels) - len(set(labels))
+    lines.append(f"duplicate labels: {duplicates}; topics at the top level: {ours['n_topics']} (at most 60)")
+    trust = ours.get("trustworthiness_2d")
+    if trust is not None:
+        lines.append(f"trustworthiness_2d {trust:.3f} (target >= 0.95); knn_recall_2d {ours.get('knn_recall_2d'):.3f} (aim >= 0.10)")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Fit and score the four models on ``--input``; print the table and the summary line. Returns 0."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--input", type=Path, required=True, help="corpus file (any format the build reads)")
+    parser.add_argument("--skip", nargs="*", default=[], choices=["stock", "best-practice", "lda"], help="peers to leave out (quick runs)")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s", datefmt="%H:%M:%S")
+    config = BuildConfig()
+    encoder = load_build_encoder(config)
+    corpus = load(args.input, encoder, config)
+    n = len(corpus.texts)
+    print(f"corpus: {args.input} ({n} documents, reference column: {corpus.reference_name}, encoder: {build_encoder_name(config)})", flush=True)
+    ours = fit_ours(args.input, encoder, config)
+    columns: dict[str, dict[str, Any]] = {"ours": ours.metrics}
+    seconds = {"ours": ours.seconds}
+    if "stock" not in args.skip:
+        stock = fit_stock(corpus)
+        columns["stock"], seconds["stock"] = stock.metrics, stock.seconds
+    if "best-practice" not in args.skip:
+        practice = fit_best_practice(corpus, encoder, config.resolved_for(n).min_cluster_size)
+        columns["best-practice"] = best_of([scored.metrics for scored in practice.values()])
+        seconds["best-practice"] = practice["main"].seconds
+        for aspect, scored in practice.items():
+            columns[f"bp-{aspect}"] = scored.metrics
+    if "lda" not in args.skip:
+        lda = fit_lda(corpus, ours.metrics["n_topics"], config)
+        columns["lda"], seconds["lda"] = lda.metrics, lda.seconds
+    print(format_table({}, columns))
+    print("fit seconds: " + ", ".join(f"{name} {value:.1f}" for name, value in seconds.items()))
+    print("our build stages (s): " + ", ".join(f"{stage} {value:.1f}" for stage, value in ours.stages.items()))
+    print("best-practice = best of bp-main (c-TF-IDF), bp-KeyBERT and bp-MMR on each of npmi, topic_diversity, outlier_fraction")
+    print(f"our labels: {'; '.join(ours.labels)}")
+    if {"stock", "best-practice"} <= set(columns):
+        for line in verdict(columns, ours.labels):
+            print(line)
+        print(summary_line(columns))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,224 @@
+"""Quality metrics on tiny inputs with known answers, the quality levers of the topic model, the evaluate stage and
+command, and robustness of the topics to the order of the input rows."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from sklearn.manifold import trustworthiness as sklearn_trustworthiness
+from sklearn.metrics import adjusted_rand_score
+
+from pipeline import cache
+from pipeline.evaluate import (
+    drop_self,
+    evaluate_cache,
+    evaluate_topics,
+    format_table,
+    knn_accuracy,
+    knn_recall,
+    npmi_coherence,
+    reference_agreement,
+    reference_tokens,
+    topic_diversity,
+    topic_shares,
+    trustworthiness,
+)
+
+# ------------------------------------------------------------------------------------------------ topic terms
+
+
+def test_topic_diversity_is_the_share_of_unique_terms():
+    assert topic_diversity({0: ["a", "b"], 1: ["a", "c"]}) == pytest.approx(3 / 4)
+    assert topic_diversity({0: ["a", "b"], 1: ["c", "d"], -1: ["a", "b"]}) == 1.0  # the outlier topic is ignored
+    assert topic_diversity({0: list("abcdefghij"), 1: list("abcdefghij")}, top_n=5) == 0.5
+    assert math.isnan(topic_diversity({-1: ["a"]}))
+
+
+def test_reference_tokens_keep_stop_words_and_split_hyphens():
+    assert reference_tokens(["The fine-tuning of a model, again."]) == [["the", "fine", "tuning", "of", "model", "again"]]
+
+
+def test_npmi_is_high_for_terms_that_always_cooccur_and_low_for_terms_that_never_do():
+    tokens = reference_tokens(["apple banana"] * 5 + ["cherry date"] * 5)
+    coherence = npmi_coherence({0: ["apple", "banana"], 1: ["apple", "cherry"]}, tokens)
+    assert coherence.per_topic[0] == pytest.approx(1.0, abs=1e-6)
+    assert coherence.per_topic[1] < -0.9
+    assert coherence.mean == pytest.approx((coherence.per_topic[0] + coherence.per_topic[1]) / 2)
+    assert coherence.skipped == [] and coherence.terms_scored_mean == 2.0
+
+
+def test_npmi_skips_terms_the_reference_lacks_and_topics_left_with_one_term():
+    tokens = reference_tokens(["apple banana cherry"] * 4 + ["date elder"] * 4)
+    coherence = npmi_coherence({0: ["apple pie", "apple", "banana"], 1: ["date", "fig tree"], -1: ["apple", "banana"]}, tokens)
+    assert list(coherence.per_topic) == [0]  # "apple pie" skipped, topic 0 scored on 2 terms
+    assert coherence.skipped == [1]
+    assert coherence.terms_scored_mean == 2.0
+    assert math.isnan(npmi_coherence({0: ["fig"]}, tokens).mean)
+
+
+def test_topic_shares():
+    shares = topic_shares([-1, 0, 0, 0, 1, -1, 2, 2, 0, 1])
+    assert shares == {"n_topics": 3, "outlier_fraction": 0.2, "largest_topic_share": 0.4}
+    assert topic_shares([-1, -1]) == {"n_topics": 0, "outlier_fraction": 1.0, "largest_topic_share": 0.0}
+
+
+# ------------------------------------------------------------------------------------------------ the 2D map
+
+
+def circle(n: int) -> np.ndarray:
+    angles = np.linspace(0, 2 * np.pi, n, endpoint=False)
+    return np.column_stack([np.cos(angles), np.sin(angles)])
+
+
+def test_a_map_identical_to_the_embedding_is_perfectly_faithful():
+    points = circle(60)
+    assert knn_recall(points, points, k=10) == 1.0
+    assert trustworthiness(points, points, k=10) == pytest.approx(1.0)
+
+
+def test_a_random_map_keeps_few_neighbours():
+    rng = np.random.default_rng(0)
+    embeddings, coordinates = rng.normal(size=(200, 16)), rng.normal(size=(200, 2))
+    assert knn_recall(embeddings, coordinates, k=10) < 0.15
+    assert trustworthiness(embeddings, coordinates, k=10) < 0.7
+
+
+def test_trustworthiness_equals_scikit_learn():
+    rng = np.random.default_rng(1)
+    embeddings = rng.normal(size=(150, 12))
+    coordinates = embeddings[:, :2] + 0.3 * rng.normal(size=(150, 2))
+    expected = sklearn_trustworthiness(embeddings, coordinates, n_neighbors=10, metric="cosine")
+    assert trustworthiness(embeddings, coordinates, k=10, block_rows=37) == pytest.approx(expected, abs=1e-6)
+    with pytest.raises(ValueError):
+        trustworthiness(embeddings[:15], coordinates[:15], k=10)
+
+
+def test_drop_self_removes_each_row_wherever_it_sits():
+    indices = np.array([[0, 3, 2], [2, 1, 0], [0, 1, 2]])
+    assert drop_self(indices, 2).tolist() == [[3, 2], [2, 0], [0, 1]]
+
+
+# ------------------------------------------------------------------------------------------------ a reference
+
+
+def test_reference_agreement_is_one_for_identical_partitions_and_skips_missing():
+    topics = [0, 0, 1, 1, 2, 2]
+    perfect = reference_agreement(topics, ["a", "a", "b", "b", "c", "c"])
+    assert perfect == {"nmi_reference": pytest.approx(1.0), "ari_reference": pytest.approx(1.0)}
+    with_missing = reference_agreement(topics + [5], ["a", "a", "b", "b", "c", "c", None])
+    assert with_missing["ari_reference"] == pytest.approx(1.0)
+
+
+def test_knn_accuracy_on_separated_groups_and_too_few_documents():
+    rng = np.random.default_rng(2)
+    features = np.vstack([rng.normal(0, 0.1, size=(30, 3)) + [5, 0, 0], rng.normal(0, 0.1, size=(30, 3)) + [0, 5, 0]])
+    labels = ["Poster"] * 30 + ["Reject"] * 30
+    assert knn_accuracy(features, labels, "cosine") == 1.0
+    assert math.isnan(knn_accuracy(features[:5], labels[:5], "euclidean"))
+
+
+def test_evaluate_topics_is_json_ready_and_skips_what_it_cannot_measure():
+    texts = ["graph neural networks on molecules", "graph networks for molecules", "coral reefs and ocean acidification", "ocean reefs bleach"]
+    metrics = evaluate_topics(texts, [0, 0, 1, 1], {0: ["graph", "molecules"], 1: ["reefs", "ocean"]}, np.eye(4), circle(4), reference=["a", "b", "a", "b"])
+    json.dumps(metrics, allow_nan=False)
+    assert metrics["n_topics"] == 2 and metrics["topic_diversity"] == 1.0
+    assert metrics["trustworthiness_2d"] is None and metrics["knn_recall_2d"] is None  # k=10 needs more than 20 papers
+    assert metrics["knn_accuracy_embedding"] is None  # fewer papers than folds
+    with pytest.raises(ValueError):
+        evaluate_topics(texts, [0, 0, 1], {0: ["graph"]})
+
+
+def test_format_table_lists_the_scalar_metrics():
+    table = format_table({}, {"ours": {"npmi": 0.1, "n_topics": 3}, "stock": {"npmi": None, "n_topics": 2}})
+    assert "npmi" in table and "-" in table.splitlines()[2] and "npmi_by_topic" not in table
+
+
+# ------------------------------------------------------------------------------------------------ quality levers
+
+
+def test_coherent_term_selection_is_exclusive_and_prefers_co_occurring_terms():
+    from pipeline.vocabulary import select_coherent_terms
+
+    # Terms: 0 "graph" (topic 0), 1 "node" (co-occurs with graph), 2 "noise" (weighty, never with graph),
+    # 3 "shared" (weighs more in topic 1), 4 "reef" (topic 1).
+    weights = np.array([[1.0, 0.5, 0.6, 0.4, 0.0], [0.0, 0.0, 0.0, 0.9, 1.0]])
+    presence = sp.csr_matrix(np.array([[1, 1, 0, 0, 0], [1, 1, 0, 0, 0], [0, 0, 1, 0, 0], [0, 0, 0, 1, 1]], dtype=np.float32))
+    chosen = select_coherent_terms(weights, presence, row=0, rows=[0, 1], n_terms=2, n_candidates=10, coherence_weight=3.0)
+    assert chosen == [0, 1]  # "node" beats the heavier "noise"; "shared" belongs to topic 1
+    plain = select_coherent_terms(weights, presence, row=0, rows=[0, 1], n_terms=3, coherence_weight=0.0, exclusive=False)
+    assert plain == [0, 2, 1]
+
+
+def test_boilerplate_words_are_common_everywhere_but_topical_words_are_not():
+    from pipeline.vocabulary import boilerplate_terms
+
+    topics = {"graph nodes": 0, "coral reefs": 1, "speech audio": 2}
+    texts, groups = [], []
+    for words, group in topics.items():
+        for i in range(10):
+            texts.append(f"we propose {words} study {i}")
+            groups.append(group)
+    learned = boilerplate_terms(texts, groups, min_share=0.05, max_lift=2.0)
+    assert "propose" in learned and "study" in learned
+    assert not {"graph", "coral", "speech"} & set(learned)
+    assert boilerplate_terms(texts, [0] * len(texts)) == []  # one group says nothing about spread
+
+
+def test_outlier_reassignment_keeps_the_least_similar_papers_as_outliers():
+    from pipeline.model import reassign_outliers
+
+    embeddings = np.array([[1, 0], [1, 0], [0, 1], [0, 1], [0.9, 0.1], [0.7, 0.7], [0.2, 0.98]], dtype=np.float32)
+    embeddings /= np.linalg.norm(embeddings, axis=1, keepdims=True)
+    topics = np.array([0, 0, 1, 1, -1, -1, -1])
+    all_moved = reassign_outliers(embeddings, topics, threshold=0.0, max_fraction=0.0)
+    assert all_moved.tolist() == [0, 0, 1, 1, 0, 0, 1]  # a tie goes to the first topic
+    kept = reassign_outliers(embeddings, topics, threshold=0.0, max_fraction=0.15)
+    assert kept.tolist()[:5] == [0, 0, 1, 1, 0] and kept[5] == -1 and kept[6] == 1  # the in-between paper stays
+    assert reassign_outliers(embeddings, topics, threshold=0.99, max_fraction=0.0)[5] == -1
+
+
+# ------------------------------------------------------------------------------------------------ build and command
+
+
+def test_build_stores_metrics_and_the_command_reproduces_them(slice_cache: Path, tmp_path: Path, capsys):
+    from pipeline.__main__ import main
+
+    manifest = cache.read_manifest(slice_cache)
+    metrics = manifest["metrics"]
+    assert "evaluate" in manifest["timings_s"]
+    for key in ("npmi", "topic_diversity", "outlier_fraction", "n_topics", "largest_topic_share", "trustworthiness_2d", "knn_recall_2d", "nmi_reference", "ari_reference", "knn_accuracy_embedding", "knn_accuracy_2d"):
+        assert metrics[key] is not None, key
+    assert metrics["n_topics"] == manifest["n_topics"] and metrics["reference_column"] == "decision"
+    copy = tmp_path / "cache"
+    shutil.copytree(slice_cache, copy)
+    assert main(["evaluate", "--cache", str(copy)]) == 0
+    written = json.loads((copy / "metrics.json").read_text())
+    for key in ("npmi", "topic_diversity", "trustworthiness_2d", "knn_recall_2d", "ari_reference"):
+        assert written[key] == pytest.approx(metrics[key], abs=1e-3), key
+    assert written == evaluate_cache(cache.read_cache(copy))
+    assert "topic_diversity" in capsys.readouterr().out
+
+
+def test_evaluate_command_explains_a_missing_cache(tmp_path: Path, capsys):
+    from pipeline.__main__ import main
+
+    assert main(["evaluate", "--cache", str(tmp_path / "nothing")]) == 2
+    assert "Rebuild it with" in capsys.readouterr().err
+
+
+def test_row_order_does_not_change_the_topics(build_cache, papers_slice: Path, slice_cache: Path, tmp_path: Path):
+    """The same 300 papers in shuffled order give (almost) the same topics, compared paper by paper."""
+    shuffled = tmp_path / "papers_300_shuffled.parquet"
+    pd.read_parquet(papers_slice).sample(frac=1.0, random_state=7).to_parquet(shuffled, index=False)
+    first = cache.read_cache(slice_cache).documents.set_index("doc_id")["topic"]
+    second = cache.read_cache(build_cache(shuffled, "slice300-shuffled")).documents.set_index("doc_id")["topic"]
+    ari = adjusted_rand_score(first.to_numpy(), second.reindex(first.index).to_numpy())
+    print(f"ARI between input orders: {ari:.3f}")
+    assert ari >= 0.95

@@ -1,0 +1,142 @@
+"""The build's speed features: incremental embedding cache, layout (UMAP) cache, offline encoders, lean imports.
+
+Builds here use the static encoder (``--embedding-model all-MiniLM-L6-v2-static``) on 80 real abstracts, so each takes a few seconds. The derived
+encoder models are made once per machine in .cache/encoders (ATLAS_MODEL_CACHE); on a machine that has not made
+them yet, the first test that needs one pays for it (static: 35-100 CPU seconds of distillation; ONNX: 5-40 s).
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pipeline.build import run_build
+from pipeline.config import BuildConfig
+from pipeline.embed import ENCODER_NAMES, embed_texts, encoder_spec, get_encoder, model_id
+from tests.conftest import PAPERS, ROOT, needs_shared
+
+N_DOCS = 80
+STATIC = replace(BuildConfig(), embedding_variant="static")
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
+    needs_shared(PAPERS)
+    return pd.read_parquet(PAPERS).head(N_DOCS + 5).reset_index(drop=True)
+
+
+@pytest.fixture(scope="module")
+def first_build(tmp_path_factory: pytest.TempPathFactory, corpus: pd.DataFrame) -> tuple[Path, dict]:
+    """A cold build of the first 80 abstracts with a fresh embedding store; returns (store, manifest)."""
+    folder = tmp_path_factory.mktemp("speed")
+    path = folder / "first.parquet"
+    corpus.head(N_DOCS).to_parquet(path, index=False)
+    store = folder / "store" / "embeddings.sqlite"
+    result = run_build(path, folder / "cache", STATIC, embedding_store=store)
+    return store, result.manifest
+
+
+def test_cold_build_embeds_everything_and_names_its_encoder(first_build):
+    store, manifest = first_build
+    assert manifest["embedding_cache"]["embedded"] == N_DOCS and manifest["embedding_cache"]["cached"] == 0
+    assert manifest["embedding_model_name"] == "all-MiniLM-L6-v2-static"
+    assert manifest["embedding_model"] == model_id("all-MiniLM-L6-v2-static")
+    encoder = manifest["embedding_encoder"]
+    assert encoder["kind"] == "static" and len(encoder["weights_sha256"]) == 64 and Path(encoder["path"]).is_dir()
+    assert manifest["layout_cache"]["hits"] == {"neighbours": False, "umap_cluster_space": False, "map_2d": False}
+
+
+def test_adding_and_changing_documents_embeds_only_those(first_build, corpus: pd.DataFrame, tmp_path: Path):
+    store, _ = first_build
+    changed = corpus.copy()
+    changed.loc[0, "abstract"] = changed.loc[0, "abstract"] + " We also release our code."
+    path = tmp_path / "grown.parquet"
+    changed.to_parquet(path, index=False)  # 80 old documents (one changed) + 5 new ones
+    manifest = run_build(path, tmp_path / "cache", STATIC, embedding_store=store).manifest
+    assert manifest["n_documents"] == N_DOCS + 5
+    assert manifest["embedding_cache"]["embedded"] == 6
+    assert manifest["embedding_cache"]["cached"] == N_DOCS - 1
+
+
+def test_changing_only_hdbscan_parameters_reuses_the_layouts(first_build, corpus: pd.DataFrame, tmp_path: Path):
+    store, manifest = first_build
+    path = tmp_path / "same.parquet"
+    corpus.head(N_DOCS).to_parquet(path, index=False)
+    smaller = max(3, manifest["params"]["min_cluster_size"] - 2)
+    again = run_build(path, tmp_path / "cache", replace(STATIC, min_cluster_size=smaller), embedding_store=store).manifest
+    assert again["embedding_cache"]["embedded"] == 0
+    assert again["layout_cache"]["hits"] == {"neighbours": True, "umap_cluster_space": True, "map_2d": True}
+    assert again["params"]["min_cluster_size"] == smaller
+    reseeded = run_build(path, tmp_path / "cache2", replace(STATIC, random_state=7), embedding_store=store).manifest
+    assert reseeded["layout_cache"]["hits"] == {"neighbours": True, "umap_cluster_space": False, "map_2d": False}
+
+
+def _no_network(*args, **kwargs):
+    raise OSError("network access attempted while loading an encoder")
+
+
+@pytest.mark.parametrize("name", ENCODER_NAMES)
+def test_each_encoder_loads_offline_and_agrees_with_the_transformer(name: str, monkeypatch):
+    """Every encoder option loads with the network cut off, gives unit 384-d vectors, and ranks like MiniLM."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr(socket.socket, "connect", _no_network)
+    texts = [
+        "Diffusion models generate images by iterative denoising.",
+        "Score-based generative models produce images from noise.",
+        "Reinforcement learning agents maximise reward in games.",
+    ]
+    encoder = get_encoder(name)
+    vectors = embed_texts(texts, name, store_path=None, encoder=encoder, progress=False).embeddings
+    assert vectors.shape == (3, 384) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1, atol=1e-5)
+    similarities = vectors @ vectors.T
+    assert similarities[0, 1] > similarities[0, 2]  # the two image-generation sentences are nearest
+    assert encoder_spec(name).max_seq_length == encoder.max_seq_length
+
+
+def test_caches_of_different_encoders_never_mix(tmp_path: Path):
+    store = tmp_path / "embeddings.sqlite"
+    texts = ["graph neural networks for molecules", "language model alignment"]
+    first = embed_texts(texts, "all-MiniLM-L6-v2-static", store, progress=False)
+    second = embed_texts(texts, "all-MiniLM-L6-v2-onnx-int8", store, progress=False)
+    again = embed_texts(texts, "all-MiniLM-L6-v2-static", store, progress=False)
+    assert (first.n_embedded, second.n_embedded, again.n_embedded, again.n_cached) == (2, 2, 0, 2)
+    assert not np.allclose(first.embeddings, second.embeddings)
+
+
+def test_build_imports_no_plotting_or_transformer_libraries(first_build, tmp_path: Path, corpus: pd.DataFrame):
+    """A warm static-encoder build in a fresh process never imports torch, transformers, plotly or matplotlib."""
+    store, _ = first_build
+    path = tmp_path / "same.parquet"
+    corpus.head(N_DOCS).to_parquet(path, index=False)
+    probe = (
+        "import sys, runpy\n"
+        "sys.argv = ['pipeline', 'build', '--input', sys.argv[1], '--cache', sys.argv[2], '--embedding-cache', sys.argv[3], '--embedding-model', 'all-MiniLM-L6-v2-static']\n"
+        "try:\n    runpy.run_module('pipeline', run_name='__main__')\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+        "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'torch', 'transformers', 'sentence_transformers', 'plotly', 'matplotlib', 'umap'})\n"
+        "print('HEAVY', heavy)\n"
+    )
+    output = subprocess.run([sys.executable, "-c", probe, str(path), str(tmp_path / "cache"), str(store)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert output.returncode == 0, output.stderr[-2000:]
+    assert "HEAVY []" in output.stdout, output.stdout[-500:]
+
+
+def test_fresh_layouts_are_reproducible(corpus: pd.DataFrame, tmp_path: Path):
+    """Two cold builds with separate stores (so UMAP really runs twice) give the same map and topics."""
+    path = tmp_path / "small.parquet"
+    corpus.head(60).to_parquet(path, index=False)
+    first = run_build(path, tmp_path / "a", STATIC, embedding_store=tmp_path / "store-a" / "e.sqlite")
+    second = run_build(path, tmp_path / "b", STATIC, embedding_store=tmp_path / "store-b" / "e.sqlite")
+    assert second.manifest["layout_cache"]["hits"]["map_2d"] is False
+    from pipeline.cache import read_cache
+
+    one, two = read_cache(first.cache_dir).documents, read_cache(second.cache_dir).documents
+    assert one["topic"].tolist() == two["topic"].tolist()
+    assert np.allclose(one[["x", "y"]].to_numpy(), two[["x", "y"]].to_numpy())
