@@ -186,7 +186,9 @@ def _add_topic_annotations(figure: go.Figure, topics: pd.DataFrame, present: lis
         annotations.append(dict(
             x=row.x,
             y=row.y,
-            text=html.escape(shorten(row.label, MAP_LABEL_CHARS)),
+            # Beyond 25 topics full labels pile up on each other: the map shows each label's first term, the
+            # hover over it the whole label.
+            text=html.escape(shorten(row.label if len(present) <= 25 else str(row.label).split(", ")[0], MAP_LABEL_CHARS)),
             hovertext=html.escape(f"Topic {topic}: {row.label}"),
             showarrow=False,
             font={"size": 12 if len(present) <= 25 else 10, "color": "#111", "family": FONT_FAMILY},
