@@ -246,8 +246,9 @@ def show_papers(atlas: TopicCache, cache_key: tuple[str, int], shown: pd.DataFra
     return None
 
 
-def show_paper(atlas: TopicCache, doc_id: str) -> None:
-    """One paper's title, topic, decision, keywords and abstract as plain text, then its most similar papers."""
+def show_paper(atlas: TopicCache, doc_id: str, base_map: go.Figure | None = None) -> None:
+    """One paper's title, topic, decision, keywords and abstract as plain text, then its most similar papers,
+    also marked on a copy of ``base_map`` when given."""
     details = filters.paper_details(atlas.documents, atlas.topics, doc_id)
     if details is None:
         return
@@ -281,6 +282,13 @@ def show_paper(atlas: TopicCache, doc_id: str) -> None:
                 "link": st.column_config.LinkColumn("OpenReview", display_text="open ↗"),
             },
         )
+        if base_map is not None:
+            by_id = atlas.documents.set_index("doc_id")
+            neighbours = by_id.loc[[other for other in filters.as_text_list(by_id.loc[doc_id, "neighbor_ids"]) if other in by_id.index]].reset_index()
+            figure = charts.highlight_points(base_map, find.overlay_points(neighbours, "similar paper"), "similar papers", symbol="circle-open", colour="#111111", size=13)
+            figure = charts.highlight_points(figure, find.overlay_points(by_id.loc[[doc_id]].reset_index(), "the chosen paper"), "chosen paper", symbol="star", colour="#d62728", size=18)
+            with st.expander("Where the chosen paper (red star) and its similar papers (rings) lie on the map"):
+                st.plotly_chart(figure, key="similar-map", theme=None, config=PLOTLY_CONFIG)
 
 
 def show_topics(atlas: TopicCache, cache_key: tuple[str, int], chosen_topics: list[int]) -> go.Figure:
@@ -492,7 +500,7 @@ def main() -> None:
         table_key = "papers-" + hashlib.sha256(repr((cache_key, filter_key, sorted(selected))).encode()).hexdigest()[:16]
         doc_id = show_papers(atlas, cache_key, shown, table_key)
         if doc_id is not None:
-            show_paper(atlas, doc_id)
+            show_paper(atlas, doc_id, map_fig)
     with topics_tab:
         terms_fig = show_topics(atlas, cache_key, topics)
         quality_panel.render(st, atlas.manifest)
