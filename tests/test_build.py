@@ -53,6 +53,9 @@ def test_seed_builds_a_sensible_small_map(seed_cache: Path):
     topic_cache = check_contract(seed_cache, 19)
     assert 1 <= topic_cache.manifest["n_topics"] <= 4
     assert topic_cache.manifest["dropped"] == {"heading line": 1}
+    # Long documents: 11 of the 19 abstracts exceed MiniLM's 256 word pieces; the build counts and says so.
+    assert topic_cache.manifest["embedding_cache"]["truncated"] == 11
+    assert any("longer than the embedding model's window" in warning for warning in topic_cache.manifest["warnings"])
 
 
 def test_slice_of_real_corpus_fulfils_the_contract(slice_cache: Path):
