@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,7 @@ def frame_with(at: AppTest, column: str):
 def test_semantic_search_lists_the_exact_title_first(app: AppTest):
     from pipeline.cache import read_cache
 
-    documents = read_cache(Path(__import__("os").environ["ATLAS_CACHE"])).documents
+    documents = read_cache(Path(os.environ["ATLAS_CACHE"])).documents
     title = documents["title"].iloc[42]
     next(widget for widget in app.text_input if widget.key == "semantic_query").input(title).run()
     assert not app.exception
