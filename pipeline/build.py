@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import logging
 import platform
 import resource
@@ -170,6 +171,24 @@ def neighbour_columns(knn_indices: np.ndarray, knn_similarities: np.ndarray, doc
         neighbour_ids.append(ids[indices[keep][:k]].tolist())
         neighbour_scores.append([round(float(value), 4) for value in similarities[keep][:k]])
     return neighbour_ids, neighbour_scores
+
+
+def cached_map_metrics(layouts: Any, embeddings_key: str, embeddings: np.ndarray, coordinates: np.ndarray, reference: list[Any] | None, knn_indices: np.ndarray, compute: Any) -> dict[str, float | None]:
+    """``compute(embeddings, coordinates, reference, knn_indices=...)`` (pipeline.evaluate.map_metrics), through the
+    layout store when there is one, keyed by the embeddings, the map and the reference column."""
+    def run() -> dict[str, np.ndarray]:
+        figures = compute(embeddings, coordinates, reference, knn_indices=knn_indices)
+        return {name: np.asarray(np.nan if value is None else value, dtype=float) for name, value in figures.items()}
+
+    from pipeline.layout import fingerprint
+
+    description = {
+        "embeddings": embeddings_key,
+        "map": fingerprint(np.ascontiguousarray(coordinates, dtype=np.float32)),
+        "reference": hashlib.sha256(json.dumps([None if value is None else str(value) for value in reference or []]).encode("utf-8")).hexdigest(),
+    }
+    stored = layouts.cached("map_metrics", description, run) if layouts is not None else run()
+    return {name: None if np.isnan(value) else float(value) for name, value in stored.items()}
 
 
 def run_build(
@@ -345,12 +364,14 @@ def run_build(
         "notes": fit.notes,
     }
     with timer.stage("evaluate"):
-        from pipeline.evaluate import evaluate_topics, reference_column
+        from pipeline.evaluate import evaluate_topics, map_metrics, reference_column
 
         column = reference_column(documents)
+        reference = documents[column].tolist() if column else None
+        map_figures = cached_map_metrics(layouts, embeddings_key, embeddings, coordinates, reference, knn_indices, map_metrics)
         manifest["metrics"] = evaluate_topics(
             texts, fit.topics, {topic: [term for term, _ in pairs] for topic, pairs in fit.topic_terms.items()}, embeddings, coordinates,
-            reference=documents[column].tolist() if column else None, reference_name=column, knn_indices=knn_indices,
+            reference=reference, reference_name=column, knn_indices=knn_indices, map_figures=map_figures,
         )
     staging = cache.staging_folder(cache_dir)
     try:
