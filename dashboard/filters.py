@@ -197,6 +197,14 @@ def paper_details(documents: pd.DataFrame, topics: pd.DataFrame, doc_id: str) ->
     }
 
 
+def known_papers(documents: pd.DataFrame, doc_ids: Iterable[str]) -> list[tuple[str, pd.Series]]:
+    """(doc_id, row) for each of ``doc_ids`` that ``documents`` holds, in the given order (unknown ids skipped;
+    of repeated ids in ``documents`` the first row is used)."""
+    by_id = documents.set_index(documents["doc_id"].astype(str))
+    by_id = by_id[~by_id.index.duplicated()]
+    return [(doc_id, by_id.loc[doc_id]) for doc_id in doc_ids if doc_id in by_id.index]
+
+
 def similar_papers(documents: pd.DataFrame, topics: pd.DataFrame, doc_id: str) -> pd.DataFrame:
     """The nearest papers of ``doc_id`` from its neighbor_ids / neighbor_scores cells, most similar first.
 
@@ -213,15 +221,11 @@ def similar_papers(documents: pd.DataFrame, topics: pd.DataFrame, doc_id: str) -
     scores_cell = rows.iloc[0].get("neighbor_scores")
     scores = [float(score) for score in scores_cell] if scores_cell is not None and not isinstance(scores_cell, float) else []
     scores += [float("nan")] * (len(neighbour_ids) - len(scores))
-    by_id = documents.set_index(documents["doc_id"].astype(str))
     labels = topic_labels(topics)
+    score_of = dict(zip(neighbour_ids, scores))
     records = []
-    for neighbour, score in zip(neighbour_ids, scores):
-        if neighbour not in by_id.index:
-            continue
-        other = by_id.loc[neighbour]
-        if isinstance(other, pd.DataFrame):
-            other = other.iloc[0]
+    for neighbour, other in known_papers(documents, neighbour_ids):
+        score = score_of[neighbour]
         records.append(
             {
                 "title": document_heading(other["title"], other["abstract"], TABLE_TITLE_CHARS),
@@ -239,7 +243,6 @@ def representative_papers(documents: pd.DataFrame, topics: pd.DataFrame, topic_i
 
     Returns columns topic, topic_label, title (title, else abstract start), link (only when some id is an OpenReview id).
     """
-    by_id = documents.set_index(documents["doc_id"].astype(str))
     labels = topic_labels(topics)
     chosen = [int(topic) for topic in topic_ids]
     records = []
@@ -247,12 +250,7 @@ def representative_papers(documents: pd.DataFrame, topics: pd.DataFrame, topic_i
         rows = topics[topics["topic"] == topic]
         if rows.empty:
             continue
-        for doc_id in as_text_list(rows.iloc[0]["representative_doc_ids"]):
-            if doc_id not in by_id.index:
-                continue
-            other = by_id.loc[doc_id]
-            if isinstance(other, pd.DataFrame):
-                other = other.iloc[0]
+        for doc_id, other in known_papers(documents, as_text_list(rows.iloc[0]["representative_doc_ids"])):
             records.append(
                 {
                     "topic": topic,
