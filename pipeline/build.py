@@ -9,7 +9,7 @@ Speed: each stage imports what it needs when it runs (``--help`` imports neither
 bertopic is imported without the transformer and plotting stacks, see import_bertopic_lean). Embeddings are
 cached per document (pipeline.embed), neighbour lists and UMAP layouts per (embeddings hash, parameters)
 (pipeline.layout.LayoutStore), so a rebuild re-embeds only new or changed documents and runs UMAP only when the
-embeddings or the UMAP parameters changed. The default encoder is the static model distilled from MiniLM.
+embeddings or the UMAP parameters changed. The default encoder is the MiniLM transformer (see pipeline.embed).
 """
 
 from __future__ import annotations

@@ -21,12 +21,13 @@ The static model is not committed: it is 45 MB (float32, 29,525 word pieces x 38
 of pinned packages (two distillations on this machine gave the same SHA-256), and would add a copy to the
 history at every upgrade; making it costs 35-100 CPU seconds once per machine (idle to busy 2-core machine).
 
-Why static is the build's default (BuildConfig.embedding_variant; measured on the 951 ICLR abstracts, see the
-fast-builds report): it embeds them in ~1 CPU second against ~107 for the transformer (60 for seq128 or ONNX
-int8), which is what makes a cold build ~10x faster than stock BERTopic; its topic metrics (NPMI, diversity)
-are within the seed-to-seed noise of the transformer's, but its neighbourhoods differ (10-NN overlap with the
-transformer's 0.27; map trustworthiness 0.78 against 0.91; more HDBSCAN outliers before reduction). Choose
-``--embedding-model all-MiniLM-L6-v2`` where the map and the similar-papers lists matter more than build time.
+Why the transformer is the build's default and static an option (BuildConfig.embedding_variant; measured on
+the 951 ICLR abstracts with bench/build.py): static embeds them in ~1 CPU second against ~107 for the
+transformer (60 for seq128 or ONNX int8), which makes a cold build 3-10x faster than stock BERTopic, and its
+topic metrics (NPMI, diversity) are within the seed-to-seed noise of the transformer's; but its neighbourhoods
+differ (10-NN overlap with the transformer's 0.27; map trustworthiness 0.78 against 0.91; more HDBSCAN outliers
+before reduction), and similar papers, semantic search and the map rest on them. Choose
+``--embedding-model all-MiniLM-L6-v2-static`` where build time matters more.
 
 The cache is one SQLite file: key = SHA-256 of (encoder identity, text), value = the float32 vector and the text's
 length in word pieces. The identity (:func:`model_id`) names the encoder and the versions it was made with, so
