@@ -1,7 +1,7 @@
 """``python -m pipeline build``: corpus file -> cache folder.
 
 Stages, each timed and logged: load -> clean -> vocabulary check -> embed -> neighbours -> UMAP (clustering
-space) -> HDBSCAN -> UMAP (2D map) -> BERTopic (c-TF-IDF, topic and outlier reduction, labels) -> representative
+space) -> HDBSCAN -> UMAP (2D map) -> NeRV map refinement (up to 2,000 documents) -> BERTopic (c-TF-IDF, topic and outlier reduction, labels) -> representative
 documents -> hierarchy -> write. The cache is written to a staging folder beside the target and swapped in
 only when complete (see :mod:`pipeline.cache`).
 
@@ -191,6 +191,28 @@ def cached_map_metrics(layouts: Any, embeddings_key: str, embeddings: np.ndarray
     return {name: None if np.isnan(value) else float(value) for name, value in stored.items()}
 
 
+def cached_map_refinement(layouts: Any, embeddings_key: str, embeddings: np.ndarray, coordinates: np.ndarray, config: BuildConfig) -> np.ndarray:
+    """The UMAP map refined by :func:`pipeline.refine.nerv_refine` with the config's map_refine_* values, through the
+    layout cache when there is one (keyed by the embeddings, the UMAP map and the parameters). float32, n x 2."""
+    from pipeline.layout import fingerprint
+    from pipeline.refine import nerv_refine
+
+    params = {
+        "perplexity": config.map_refine_perplexity,
+        "recall_weight": config.map_refine_recall_weight,
+        "alpha": config.map_refine_alpha,
+        "steps": config.map_refine_steps,
+    }
+
+    def run() -> dict[str, np.ndarray]:
+        return {"layout": nerv_refine(embeddings, coordinates, **params)}
+
+    if layouts is None:
+        return run()["layout"]
+    description = {"embeddings": embeddings_key, "map": fingerprint(np.ascontiguousarray(coordinates, dtype=np.float32)), "method": "nerv", **params}
+    return layouts.cached("map_refine", description, run)["layout"].astype(np.float32)
+
+
 def run_build(
     input_path: Path | str,
     cache_dir: Path | str,
@@ -305,6 +327,9 @@ def run_build(
                 layouts, "map_2d", embeddings_key, embeddings, knn_indices, knn_similarities, 2, config.umap_n_neighbors, config.map_min_dist, config.random_state,
                 config.map_negative_sample_rate,
             )
+        if n <= config.map_refine_max_documents:
+            with timer.stage("map_refine"):
+                coordinates = cached_map_refinement(layouts, embeddings_key, embeddings, coordinates, config)
     from pipeline.model import fit_topic_model, hierarchy_table, representative_documents, save_topic_model, topic_table
 
     with timer.stage("topics"):
@@ -417,6 +442,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--max-topics", type=int, default=defaults.max_topics, help=f"merge down to at most this many topics (default: {defaults.max_topics}; 0 = no limit)")
     parser.add_argument("--no-outlier-reduction", action="store_true", help="keep every HDBSCAN outlier in topic -1")
     parser.add_argument("--outlier-threshold", type=float, default=defaults.outlier_threshold, help="minimum embedding similarity for reassigning an outlier")
+    parser.add_argument(
+        "--map-refine-max-documents", type=int, default=defaults.map_refine_max_documents,
+        help=f"refine the 2D map with NeRV for corpora up to this size (default: {defaults.map_refine_max_documents}; 0 = never; see pipeline/refine.py)",
+    )
     parser.add_argument("--seed", type=int, default=defaults.random_state, help=f"random seed of UMAP (default: {defaults.random_state})")
     parser.add_argument("--force", action="store_true", help="replace --cache even if it is not a Topic Atlas cache")
     parser.set_defaults(handler=_handle_build)
@@ -433,6 +462,7 @@ def _handle_build(args: argparse.Namespace) -> int:
         max_topics=args.max_topics or None,
         reduce_outliers=not args.no_outlier_reduction,
         outlier_threshold=args.outlier_threshold,
+        map_refine_max_documents=args.map_refine_max_documents,
         random_state=args.seed,
     )
     result = run_build(

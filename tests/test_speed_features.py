@@ -50,7 +50,7 @@ def test_cold_build_embeds_everything_and_names_its_encoder(first_build):
     assert manifest["embedding_model"] == model_id("all-MiniLM-L6-v2-static")
     encoder = manifest["embedding_encoder"]
     assert encoder["kind"] == "static" and len(encoder["weights_sha256"]) == 64 and Path(encoder["path"]).is_dir()
-    assert manifest["layout_cache"]["hits"] == {"neighbours": False, "umap_cluster_space": False, "map_2d": False}
+    assert manifest["layout_cache"]["hits"] == {"neighbours": False, "umap_cluster_space": False, "map_2d": False, "map_refine": False}
 
 
 def test_adding_and_changing_documents_embeds_only_those(first_build, corpus: pd.DataFrame, tmp_path: Path):
@@ -72,10 +72,10 @@ def test_changing_only_hdbscan_parameters_reuses_the_layouts(first_build, corpus
     smaller = max(3, manifest["params"]["min_cluster_size"] - 2)
     again = run_build(path, tmp_path / "cache", replace(STATIC, min_cluster_size=smaller), embedding_store=store).manifest
     assert again["embedding_cache"]["embedded"] == 0
-    assert again["layout_cache"]["hits"] == {"neighbours": True, "umap_cluster_space": True, "map_2d": True}
+    assert again["layout_cache"]["hits"] == {"neighbours": True, "umap_cluster_space": True, "map_2d": True, "map_refine": True}
     assert again["params"]["min_cluster_size"] == smaller
     reseeded = run_build(path, tmp_path / "cache2", replace(STATIC, random_state=7), embedding_store=store).manifest
-    assert reseeded["layout_cache"]["hits"] == {"neighbours": True, "umap_cluster_space": False, "map_2d": False}
+    assert reseeded["layout_cache"]["hits"] == {"neighbours": True, "umap_cluster_space": False, "map_2d": False, "map_refine": False}
 
 
 def _no_network(*args, **kwargs):
