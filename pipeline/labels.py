@@ -3,18 +3,120 @@
 A label is up to three terms joined by ", ", in rank order, skipping a term whose words are all inside a
 term already chosen, replacing a chosen term by a longer one that contains it ("diffusion" then
 "diffusion models" gives "diffusion models"), and skipping a term that shares only some words with one
-already chosen ("time series" then "series forecasting" keeps "time series" and looks further). A topic without terms gets "Topic N (no keywords)"; the outlier
-topic is "Outliers". Labels are made unique by adding the next unused term, then the topic number.
+already chosen ("time series" then "series forecasting" keeps "time series" and looks further). A topic without
+terms gets "Topic N (no keywords)"; the outlier topic is "Outliers". Labels are made unique by adding the next
+unused term, then the topic number.
+
+c-TF-IDF terms are tokens of a lower-cased text with stop words removed before n-grams are formed, so a term
+can be a fragment ("large language" of "large language models", "context learning" of "in-context learning"),
+a pair of words that never stand together ("reasoning large", from "reasoning in large ...") or an acronym
+written in lower case ("llms"). When the topic's documents are given, :func:`readable_term` puts each term
+back into the words the papers use: it finds the term where its words stand side by side in those documents,
+extends it by a neighbouring word that accompanies most of its occurrences (up to MAX_LABEL_WORDS words),
+writes it as the papers most often do ("in-context learning", "LLMs", "fMRI") and drops a term the papers never
+write. The topic's terms (and so NPMI and diversity) are unchanged; only labels use these forms.
 """
 
 from __future__ import annotations
 
+import re
+from collections import Counter
+
 OUTLIER_LABEL = "Outliers"
 
 
+# Phrase completion (readable_term): a neighbouring word joins a term when it accompanies at least
+# EXTEND_SHARE of the term's occurrences, seen at least MIN_OCCURRENCES times; labels' terms have at most
+# MAX_LABEL_WORDS words (a hyphenated compound is one word). The share and count were set by reading the labels
+# of the two ICLR corpora: lower shares glued common follow-up words ("models" after every "diffusion").
+EXTEND_SHARE = 0.6
+MIN_OCCURRENCES = 3
+MAX_LABEL_WORDS = 3
+# Words that never extend a term on their own (a hyphen-joined one may: "in-context"); also never a label term.
+_FUNCTION_WORDS = frozenset(
+    "a an and are as at be by for from has have in into is it its of on or our that the their this to via vs we with".split()
+)
+_WORD = r"[^\W_]+"
+_LEFT = re.compile(rf"({_WORD})(\s+|\s*-\s*)$")
+_RIGHT = re.compile(rf"^(\s+|\s*-\s*)({_WORD})")
+_SEPARATOR = re.compile(r"\s*-\s*|\s+")
+
+
 def _words(term: str) -> set[str]:
-    """The term's words with a plural "s" dropped, so "agent" and "agents" count as the same word."""
-    return {word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word for word in term.split()}
+    """The term's words, lower-cased, split at spaces and hyphens, with a plural "s" dropped ("agent" = "agents")."""
+    return {word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word for word in re.split(r"[\s\-]+", term.lower()) if word}
+
+
+def _pattern(words: list[str]) -> re.Pattern[str]:
+    """Case-insensitive regex for ``words`` side by side, separated by spaces or a hyphen, as whole words."""
+    return re.compile(r"(?<![^\W_])" + r"(?:\s+|\s*-\s*)".join(re.escape(word) for word in words) + r"(?![^\W_])", re.IGNORECASE)
+
+
+def _display_form(surfaces: list[str]) -> str:
+    """How the papers write a phrase: its most common separators, and per word the most common spelling if that
+    has a capital after its first letter ("LLMs", "fMRI", "EEG", "3D"), else lower case."""
+    split = [_SEPARATOR.split(surface) for surface in surfaces]
+    gaps = [_SEPARATOR.findall(surface) for surface in surfaces]
+    words = []
+    for position in range(len(split[0])):
+        spelling = Counter(parts[position] for parts in split).most_common(1)[0][0]
+        words.append(spelling if any(character.isupper() for character in spelling[1:]) else spelling.lower())
+    separators = ["-" if Counter("-" in gap[position] for gap in gaps).most_common(1)[0][0] else " " for position in range(len(words) - 1)]
+    return words[0] + "".join(separator + word for separator, word in zip(separators, words[1:]))
+
+
+def readable_term(term: str, documents: list[str]) -> str | None:
+    """``term`` as the papers write it, completed to the phrase it is part of; None when they never write it.
+
+    ``documents``: the topic's texts in their original case. The term's words are searched side by side
+    (spaces or a hyphen between them); a word on its left or right that accompanies at least EXTEND_SHARE of the
+    occurrences (and at least MIN_OCCURRENCES of them) is added, repeatedly, while the phrase has at most
+    MAX_LABEL_WORDS words; function words join only by a hyphen ("in-context"). Returns None for a term whose
+    words never stand together in ``documents`` (unless it has no Latin letter: CJK terms are kept as they are)
+    and for a fragment whose phrase would grow beyond MAX_LABEL_WORDS words.
+    """
+    words = term.split()
+    if not words:
+        return None
+    surfaces: list[str] = []
+    while True:
+        pattern = _pattern(words)
+        surfaces = []
+        neighbours = {"right": Counter(), "left": Counter()}
+        hyphenated = {"right": Counter(), "left": Counter()}
+        for document in documents:
+            for match in pattern.finditer(document):
+                surfaces.append(match.group(0))
+                left = _LEFT.search(document[max(0, match.start() - 40):match.start()])
+                right = _RIGHT.search(document[match.end():match.end() + 40])
+                found = []
+                if left:
+                    found.append(("left", left.group(1), left.group(2)))
+                if right:
+                    found.append(("right", right.group(2), right.group(1)))
+                for side, word, separator in found:
+                    neighbours[side][word.lower()] += 1
+                    hyphenated[side][word.lower()] += "-" in separator
+        if not surfaces:
+            return term if not re.search(r"[A-Za-z]", term) else None
+        if len(surfaces) < MIN_OCCURRENCES or len(words) >= 2 * MAX_LABEL_WORDS:
+            break
+        extension = None
+        for side in ("right", "left"):
+            if neighbours[side]:
+                word, count = neighbours[side].most_common(1)[0]
+                hyphen = 2 * hyphenated[side][word] > count
+                if count >= EXTEND_SHARE * len(surfaces) and (hyphen or word not in _FUNCTION_WORDS) and word not in {w.lower() for w in words}:
+                    extension = (side, word, hyphen)
+                    break
+        if extension is None:
+            break
+        side, word, hyphen = extension
+        if len(_display_form(surfaces).split()) + (0 if hyphen else 1) > MAX_LABEL_WORDS:
+            return None  # a fragment of a phrase too long for a label ("series anomaly detection" of "time series ...")
+        words = words + [word] if side == "right" else [word] + words
+    form = _display_form(surfaces)
+    return None if form.lower() in _FUNCTION_WORDS else form
 
 
 def label_from_terms(terms: list[str], n_terms: int = 3) -> list[str]:
@@ -43,10 +145,23 @@ def label_from_terms(terms: list[str], n_terms: int = 3) -> list[str]:
     return chosen
 
 
-def make_labels(topic_terms: dict[int, list[str]], n_terms: int = 3) -> dict[int, str]:
+def readable_terms(terms: list[str], documents: list[str]) -> list[str]:
+    """:func:`readable_term` of each term, in order, without the dropped ones and repeats; ``terms`` itself when
+    none is readable (so a topic always keeps some words)."""
+    readable: list[str] = []
+    for term in terms:
+        form = readable_term(term, documents)
+        if form and form.lower() not in {existing.lower() for existing in readable}:
+            readable.append(form)
+    return readable or terms
+
+
+def make_labels(topic_terms: dict[int, list[str]], n_terms: int = 3, documents: dict[int, list[str]] | None = None) -> dict[int, str]:
     """Labels for every topic id in ``topic_terms`` ({topic: ranked terms}); unique across topics.
 
-    Topic -1 is always OUTLIER_LABEL. Never returns an empty label or one made only of a number and underscores.
+    ``documents`` ({topic: its documents' texts, original case}), when given, turns terms into the phrases the
+    papers write (:func:`readable_terms`). Topic -1 is always OUTLIER_LABEL. Never returns an empty label or one
+    made only of a number and underscores.
     """
     labels: dict[int, str] = {}
     used: set[str] = set()
@@ -56,6 +171,8 @@ def make_labels(topic_terms: dict[int, list[str]], n_terms: int = 3) -> dict[int
             used.add(OUTLIER_LABEL)
             continue
         terms = [term for term in topic_terms[topic] if term and term.strip()]
+        if documents is not None and terms:
+            terms = readable_terms(terms, documents.get(topic, []))
         chosen = label_from_terms(terms, n_terms)
         label = ", ".join(chosen) if chosen else f"Topic {topic} (no keywords)"
         extra = [term for term in terms if term not in chosen and not any(_words(term) <= _words(c) for c in chosen)]

@@ -273,7 +273,11 @@ def fit_topic_model(texts: list[str], embeddings: np.ndarray, cluster_labels: np
     topic_terms = _terms(topic_model)
     for topic in set(final.tolist()):
         topic_terms.setdefault(int(topic), [])
-    labels = make_labels({topic: [term for term, _ in pairs] for topic, pairs in topic_terms.items()})
+    members = pd.Series(np.arange(n)).groupby(final).agg(list)
+    labels = make_labels(
+        {topic: [term for term, _ in pairs] for topic, pairs in topic_terms.items()},
+        documents={int(topic): [texts[row] for row in rows] for topic, rows in members.items()},
+    )
     topic_model.set_topic_labels({topic: label for topic, label in labels.items() if topic in topic_model.topic_labels_})
     return TopicFit(topic_model, final, clustered, topic_terms, labels, notes, n_reassigned)
 

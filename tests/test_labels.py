@@ -1,0 +1,48 @@
+"""Topic labels (pipeline.labels): readable phrases from c-TF-IDF terms, unique across topics."""
+
+from __future__ import annotations
+
+from pipeline.labels import OUTLIER_LABEL, make_labels, readable_term, readable_terms
+
+DOCUMENTS = [
+    "Large language models (LLMs) excel at in-context learning. We study in-context learning in LLMs.",
+    "We fine-tune large language models with LoRA; in-context learning emerges with scale.",
+    "In-context learning of large language models is brittle; LoRA fine-tuning helps LLMs.",
+    "Time series anomaly detection with large language models.",
+    "Time series anomaly detection benchmarks and in-context learning.",
+    "Robust time series anomaly detection.",
+]
+
+
+def test_fragments_are_completed_to_the_phrase_the_papers_write():
+    assert readable_term("large language", DOCUMENTS) == "large language models"
+    assert readable_term("context learning", DOCUMENTS) == "in-context learning"
+
+
+def test_acronyms_keep_their_spelling_and_common_words_are_lower_case():
+    assert readable_term("llms", DOCUMENTS) == "LLMs"
+    assert readable_term("lora", DOCUMENTS) == "LoRA"
+    assert readable_term("robust", DOCUMENTS) == "robust"  # written "Robust" only at the start of a sentence
+
+
+def test_terms_the_papers_never_write_and_long_fragments_are_dropped():
+    # "reasoning large" comes from "reasoning in large ..." once stop words are removed: never written
+    assert readable_term("learning large", DOCUMENTS) is None
+    # "series anomaly detection" always follows "time": the whole phrase has four words, too long for a label
+    assert readable_term("series anomaly detection", DOCUMENTS) is None
+    # terms without Latin letters (CJK) are kept as they are
+    assert readable_term("学 习", ["机器学习"]) == "学 习"
+
+
+def test_readable_terms_fall_back_to_the_terms_when_none_is_written():
+    assert readable_terms(["large language", "llms", "large language models"], DOCUMENTS) == ["large language models", "LLMs"]
+    assert readable_terms(["qqq zzz"], DOCUMENTS) == ["qqq zzz"]
+
+
+def test_labels_use_the_phrases_and_stay_unique():
+    topics = {-1: ["the"], 0: ["large language", "llms", "lora"], 1: ["large language", "llms", "lora"], 2: []}
+    labels = make_labels(topics, documents={0: DOCUMENTS, 1: DOCUMENTS, 2: []})
+    assert labels[-1] == OUTLIER_LABEL
+    assert labels[0] == "large language models, LLMs, LoRA"
+    assert len(set(labels.values())) == len(labels)
+    assert labels[2] == "Topic 2 (no keywords)"
