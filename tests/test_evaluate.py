@@ -23,6 +23,7 @@ from pipeline.evaluate import (
     format_table,
     knn_accuracy,
     knn_recall,
+    map_metrics,
     npmi_coherence,
     reference_agreement,
     reference_tokens,
@@ -204,6 +205,15 @@ def test_build_stores_metrics_and_the_command_reproduces_them(slice_cache: Path,
         assert written[key] == pytest.approx(metrics[key], abs=1e-3), key
     assert written == evaluate_cache(cache.read_cache(copy))
     assert "topic_diversity" in capsys.readouterr().out
+
+
+def test_embedding_knn_accuracy_is_the_cosine_classifiers(slice_cache: Path):
+    """map_metrics runs the embedding's kNN classifier as Euclidean on unit rows (faster); it must agree with cosine."""
+    topic_cache = cache.read_cache(slice_cache)
+    embeddings = topic_cache.embeddings()
+    reference = topic_cache.documents["decision"].tolist()
+    figures = map_metrics(embeddings, topic_cache.documents[["x", "y"]].to_numpy(), reference)
+    assert figures["knn_accuracy_embedding"] == pytest.approx(knn_accuracy(embeddings, reference, "cosine"), abs=1e-9)
 
 
 def test_evaluate_command_explains_a_missing_cache(tmp_path: Path, capsys):
