@@ -32,10 +32,13 @@ OUTLIER_LABEL = "Outliers"
 EXTEND_SHARE = 0.6
 MIN_OCCURRENCES = 3
 MAX_LABEL_WORDS = 3
+# Only a topic's first terms are candidates for its label (each is searched in all of the topic's documents).
+LABEL_CANDIDATES = 10
 # Words that never extend a term on their own (a hyphen-joined one may: "in-context"); also never a label term.
 _FUNCTION_WORDS = frozenset(
     "a an and are as at be by for from has have in into is it its of on or our that the their this to via vs we with".split()
 )
+DOCUMENT_JOIN = " | "
 _WORD = r"[^\W_]+"
 _LEFT = re.compile(rf"({_WORD})(\s+|\s*-\s*)$")
 _RIGHT = re.compile(rf"^(\s+|\s*-\s*)({_WORD})")
@@ -78,25 +81,26 @@ def readable_term(term: str, documents: list[str]) -> str | None:
     words = term.split()
     if not words:
         return None
+    # One string, documents joined by a mark no phrase or neighbour can span (phrases are joined only by spaces
+    # and hyphens): one regex scan per term instead of one per document.
+    text = DOCUMENT_JOIN.join(documents)
     surfaces: list[str] = []
     while True:
-        pattern = _pattern(words)
         surfaces = []
         neighbours = {"right": Counter(), "left": Counter()}
         hyphenated = {"right": Counter(), "left": Counter()}
-        for document in documents:
-            for match in pattern.finditer(document):
-                surfaces.append(match.group(0))
-                left = _LEFT.search(document[max(0, match.start() - 40):match.start()])
-                right = _RIGHT.search(document[match.end():match.end() + 40])
-                found = []
-                if left:
-                    found.append(("left", left.group(1), left.group(2)))
-                if right:
-                    found.append(("right", right.group(2), right.group(1)))
-                for side, word, separator in found:
-                    neighbours[side][word.lower()] += 1
-                    hyphenated[side][word.lower()] += "-" in separator
+        for match in _pattern(words).finditer(text):
+            surfaces.append(match.group(0))
+            left = _LEFT.search(text[max(0, match.start() - 40):match.start()])
+            right = _RIGHT.search(text[match.end():match.end() + 40])
+            found = []
+            if left:
+                found.append(("left", left.group(1), left.group(2)))
+            if right:
+                found.append(("right", right.group(2), right.group(1)))
+            for side, word, separator in found:
+                neighbours[side][word.lower()] += 1
+                hyphenated[side][word.lower()] += "-" in separator
         if not surfaces:
             return term if not re.search(r"[A-Za-z]", term) else None
         if len(surfaces) < MIN_OCCURRENCES or len(words) >= 2 * MAX_LABEL_WORDS:
@@ -172,7 +176,7 @@ def make_labels(topic_terms: dict[int, list[str]], n_terms: int = 3, documents: 
             continue
         terms = [term for term in topic_terms[topic] if term and term.strip()]
         if documents is not None and terms:
-            terms = readable_terms(terms, documents.get(topic, []))
+            terms = readable_terms(terms[:LABEL_CANDIDATES], documents.get(topic, []))
         chosen = label_from_terms(terms, n_terms)
         label = ", ".join(chosen) if chosen else f"Topic {topic} (no keywords)"
         extra = [term for term in terms if term not in chosen and not any(_words(term) <= _words(c) for c in chosen)]

@@ -21,7 +21,7 @@ arrangement and mostly moves points whose map neighbours were wrong.
 Measured on the 951 abstracts (python bench/quality.py; two UMAP seeds): trustworthiness 0.936/0.934 ->
 0.954/0.952, kNN recall 0.41 -> 0.42, with lambda 0.3, alpha 2, perplexity 45, 400 steps of 0.05. Clusters
 look less separated than in UMAP, which is what the embeddings support. Dense n x n arrays: O(n^2) time and
-memory (951 documents: about 5 s and 40 MB), so builds use it only up to ``map_refine_max_documents``.
+memory (951 documents: about 3 s and 40 MB; 2,000: 15 s), so builds use it only up to ``map_refine_max_documents``.
 """
 
 from __future__ import annotations

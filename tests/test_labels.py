@@ -46,3 +46,9 @@ def test_labels_use_the_phrases_and_stay_unique():
     assert labels[0] == "large language models, LLMs, LoRA"
     assert len(set(labels.values())) == len(labels)
     assert labels[2] == "Topic 2 (no keywords)"
+
+
+def test_phrases_never_run_across_two_documents():
+    documents = ["We study large language", "models of the sea. Large language models drift.", "Large language priors."]
+    assert readable_term("large language", documents) == "large language"  # "models" follows only 1 of 3
+    assert readable_term("language models", ["large language", "models"]) is None
