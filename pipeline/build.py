@@ -1,15 +1,16 @@
 """``python -m pipeline build``: corpus file -> cache folder.
 
 Stages, each timed and logged: load -> clean -> vocabulary check -> embed -> neighbours -> UMAP (clustering
-space) -> HDBSCAN -> UMAP (2D map) -> NeRV map refinement (up to 2,000 documents) -> BERTopic (c-TF-IDF, topic and outlier reduction, labels) -> representative
-documents -> hierarchy -> write. The cache is written to a staging folder beside the target and swapped in
+space) -> HDBSCAN -> UMAP (2D map) -> NeRV map refinement (up to 2,000 documents) -> BERTopic (c-TF-IDF, topic
+and outlier reduction, labels) -> representative documents -> hierarchy -> write. The cache is written to a staging folder beside the target and swapped in
 only when complete (see :mod:`pipeline.cache`).
 
 Speed: each stage imports what it needs when it runs (``--help`` imports neither scikit-learn nor bertopic;
 bertopic is imported without the transformer and plotting stacks, see import_bertopic_lean). Embeddings are
 cached per document (pipeline.embed), neighbour lists and UMAP layouts per (embeddings hash, parameters)
 (pipeline.layout.LayoutStore), so a rebuild re-embeds only new or changed documents and runs UMAP only when the
-embeddings or the UMAP parameters changed. The default encoder is the MiniLM transformer (see pipeline.embed).
+embeddings or the UMAP parameters changed. The 2D map is drawn in a second thread while the main thread fits
+the clustering space and the topics (11,671 titles, static encoder, cold: 33 s -> 24.5 s). The default encoder is the MiniLM transformer (see pipeline.embed).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import resource
 import shutil
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
@@ -304,51 +306,68 @@ def run_build(
         k = max(config.umap_n_neighbors, config.n_neighbors_similar + 1)
         knn_indices, knn_similarities = cached_cosine_knn(embeddings, k, layouts, embeddings_key)
 
-    if n < MIN_DOCUMENTS_FOR_UMAP:
-        note = f"only {n} documents: fewer than {MIN_DOCUMENTS_FOR_UMAP}, so UMAP and HDBSCAN were skipped; all documents form one topic and the map is a PCA projection"
-        warnings.append(note)
-        log.warning(note)
-        with timer.stage("map_2d"):
-            coordinates = pca_layout(embeddings, 2)
-        cluster_labels = np.zeros(n, dtype=np.int64)
-        probabilities = np.ones(n, dtype=np.float32)
-    else:
-        from pipeline.cluster import hdbscan_clusters
+    # The 2D map runs in a second thread (pipeline.layout: UMAP's SGD releases the GIL), overlapping the clustering
+    # space, HDBSCAN and the topic model, which do not need it; it is joined where the topics' positions are needed.
+    # Its stages (map_2d, map_refine) are timed in that thread; map_wait is how long the main thread waited.
+    mapper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="atlas-map")
+    try:
+        if n < MIN_DOCUMENTS_FOR_UMAP:
+            note = f"only {n} documents: fewer than {MIN_DOCUMENTS_FOR_UMAP}, so UMAP and HDBSCAN were skipped; all documents form one topic and the map is a PCA projection"
+            warnings.append(note)
+            log.warning(note)
 
-        with timer.stage("umap_cluster_space"):
-            reduced = cached_umap_layout(
-                layouts, "umap_cluster_space", embeddings_key, embeddings, knn_indices, knn_similarities,
-                config.umap_n_components, config.umap_n_neighbors, config.umap_min_dist, config.random_state,
-            )
-        with timer.stage("hdbscan"):
-            cluster_labels, probabilities = hdbscan_clusters(reduced, config.min_cluster_size, config.min_samples, config.cluster_selection_method)
-        with timer.stage("map_2d"):
-            coordinates = cached_umap_layout(
-                layouts, "map_2d", embeddings_key, embeddings, knn_indices, knn_similarities, 2, config.umap_n_neighbors, config.map_min_dist, config.random_state,
-                config.map_negative_sample_rate,
-            )
-        if n <= config.map_refine_max_documents:
-            with timer.stage("map_refine"):
-                coordinates = cached_map_refinement(layouts, embeddings_key, embeddings, coordinates, config)
-    from pipeline.model import fit_topic_model, hierarchy_table, representative_documents, save_topic_model, topic_table
+            def draw_pca_map() -> np.ndarray:
+                with timer.stage("map_2d"):
+                    return pca_layout(embeddings, 2)
 
-    with timer.stage("topics"):
-        import_bertopic_lean()
-        fit = fit_topic_model(texts, embeddings, cluster_labels, config, encoder=None)
-        for note in fit.notes:
-            log.info(note)
-        warnings.extend(note for note in fit.notes if note.startswith("No topics"))
+            drawn_map = mapper.submit(draw_pca_map)
+            cluster_labels = np.zeros(n, dtype=np.int64)
+            probabilities = np.ones(n, dtype=np.float32)
+        else:
+            from pipeline.cluster import hdbscan_clusters
+
+            def draw_map() -> np.ndarray:
+                with timer.stage("map_2d"):
+                    layout = cached_umap_layout(
+                        layouts, "map_2d", embeddings_key, embeddings, knn_indices, knn_similarities, 2, config.umap_n_neighbors, config.map_min_dist,
+                        config.random_state, config.map_negative_sample_rate,
+                    )
+                if n <= config.map_refine_max_documents:
+                    with timer.stage("map_refine"):
+                        layout = cached_map_refinement(layouts, embeddings_key, embeddings, layout, config)
+                return layout
+
+            drawn_map = mapper.submit(draw_map)
+            with timer.stage("umap_cluster_space"):
+                reduced = cached_umap_layout(
+                    layouts, "umap_cluster_space", embeddings_key, embeddings, knn_indices, knn_similarities,
+                    config.umap_n_components, config.umap_n_neighbors, config.umap_min_dist, config.random_state,
+                )
+            with timer.stage("hdbscan"):
+                cluster_labels, probabilities = hdbscan_clusters(reduced, config.min_cluster_size, config.min_samples, config.cluster_selection_method)
+        from pipeline.model import fit_topic_model, hierarchy_table, representative_documents, save_topic_model, topic_table
+
+        with timer.stage("topics"):
+            import_bertopic_lean()
+            fit = fit_topic_model(texts, embeddings, cluster_labels, config, encoder=None)
+            for note in fit.notes:
+                log.info(note)
+            warnings.extend(note for note in fit.notes if note.startswith("No topics"))
+        with timer.stage("hierarchy"):
+            hierarchy = hierarchy_table(fit.topic_model, texts, fit.labels)
+        per_class = None
+        if "decision" in documents.columns and documents["decision"].notna().any():
+            from pipeline.classes import topics_per_class_table
+
+            with timer.stage("topics_per_class"):
+                per_class = topics_per_class_table(fit.topic_model, texts, documents["decision"].tolist())
+        with timer.stage("map_wait"):
+            coordinates = drawn_map.result()
+    finally:
+        mapper.shutdown(wait=True)
     with timer.stage("representatives"):
         representatives = representative_documents(embeddings, fit.topics, doc_ids, config.n_representative)
         topics_frame = topic_table(fit, representatives, coordinates)
-    with timer.stage("hierarchy"):
-        hierarchy = hierarchy_table(fit.topic_model, texts, fit.labels)
-    per_class = None
-    if "decision" in documents.columns and documents["decision"].notna().any():
-        from pipeline.classes import topics_per_class_table
-
-        with timer.stage("topics_per_class"):
-            per_class = topics_per_class_table(fit.topic_model, texts, documents["decision"].tolist())
     neighbour_ids, neighbour_scores = neighbour_columns(knn_indices, knn_similarities, doc_ids, config.n_neighbors_similar)
     label_of = fit.labels
     output = documents.drop(columns=["text", "record"]).copy()

@@ -27,8 +27,8 @@ OUTLIER_LABEL = "Outliers"
 
 # Phrase completion (readable_term): a neighbouring word joins a term when it accompanies at least
 # EXTEND_SHARE of the term's occurrences, seen at least MIN_OCCURRENCES times; labels' terms have at most
-# MAX_LABEL_WORDS words (a hyphenated compound is one word). The share and count were set by reading the labels
-# of the two ICLR corpora: lower shares glued common follow-up words ("models" after every "diffusion").
+# MAX_LABEL_WORDS words (a hyphenated compound is one word). Set by hand, then checked by reading every label of
+# the two ICLR corpora (bench/quality.py prints them); not tuned against a metric.
 EXTEND_SHARE = 0.6
 MIN_OCCURRENCES = 3
 MAX_LABEL_WORDS = 3

@@ -140,3 +140,24 @@ def test_fresh_layouts_are_reproducible(corpus: pd.DataFrame, tmp_path: Path):
     one, two = read_cache(first.cache_dir).documents, read_cache(second.cache_dir).documents
     assert one["topic"].tolist() == two["topic"].tolist()
     assert np.allclose(one[["x", "y"]].to_numpy(), two[["x", "y"]].to_numpy())
+
+
+def test_two_umap_fits_in_two_threads_match_them_one_after_the_other(corpus: pd.DataFrame):
+    """The build fits the 2D map in a second thread while the clustering space is fitted: same arrays either way."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import umap.layouts
+
+    from pipeline.layout import enable_numba_cache, umap_layout
+    from pipeline.neighbors import cosine_knn
+
+    embeddings = embed_texts(corpus["abstract"].head(N_DOCS).tolist(), "all-MiniLM-L6-v2-static", store_path=None, progress=False).embeddings
+    indices, similarities = cosine_knn(embeddings, 15)
+    enable_numba_cache()
+    assert umap.layouts._nb_optimize_layout_euclidean_single_epoch.targetoptions.get("nogil") is True
+    space = umap_layout(embeddings, indices, similarities, 5, 15, 0.0, 42)
+    drawn = umap_layout(embeddings, indices, similarities, 2, 15, 0.0, 42, 15)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        future = pool.submit(umap_layout, embeddings, indices, similarities, 2, 15, 0.0, 42, 15)
+        assert np.array_equal(umap_layout(embeddings, indices, similarities, 5, 15, 0.0, 42), space)
+        assert np.array_equal(future.result(), drawn)
