@@ -186,12 +186,13 @@ def select_coherent_terms(
     npmi = cooccurrence_npmi(presence[:, candidates])
     relative = weights[row, candidates] / weights[row, candidates[0]]
     chosen = [0]
-    remaining = list(range(1, len(candidates)))
-    while remaining and len(chosen) < n_terms:
-        scores = [relative[j] * (1.0 + coherence_weight * npmi[j, chosen].mean()) for j in remaining]
-        best = remaining[int(np.argmax(scores))]
-        chosen.append(best)
-        remaining.remove(best)
+    remaining = np.arange(1, len(candidates))
+    while len(remaining) and len(chosen) < n_terms:
+        # one row per remaining candidate: the same means, in the same order, as one .mean() per candidate
+        scores = relative[remaining] * (1.0 + coherence_weight * npmi[np.ix_(remaining, chosen)].mean(axis=1))
+        best = int(np.argmax(scores))
+        chosen.append(int(remaining[best]))
+        remaining = np.delete(remaining, best)
     by_weight = lambda block: sorted(block, key=lambda j: (-relative[j], j))  # noqa: E731
     ranked = by_weight(chosen[:n_leading]) + by_weight(chosen[n_leading:])
     return [int(candidates[j]) for j in ranked]
