@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import numpy as np
-import pandas as pd
 
 from pipeline import cache
 from pipeline.clean import DROP_NO_WORDS, prepare_documents
