@@ -138,6 +138,18 @@ def search_text(cache_key: tuple[str, int], _documents: pd.DataFrame) -> pd.Seri
     return filters.search_haystack(_documents)
 
 
+@st.cache_resource(max_entries=4, show_spinner=False)
+def decision_choices(cache_key: tuple[str, int], _documents: pd.DataFrame) -> list[str]:
+    """The decision filter's options, found once per cache (a pass over every paper: 20 ms at 11,671)."""
+    return filters.decision_options(_documents)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def representatives_table(cache_key: tuple[str, int], compared: tuple[int, ...], _atlas: TopicCache) -> pd.DataFrame:
+    """The representative papers of the compared topics, made once per cache and choice of topics."""
+    return filters.representative_papers(_atlas.documents, _atlas.topics, compared)
+
+
 @st.cache_resource(max_entries=16, show_spinner=False)
 def papers_table(cache_key: tuple[str, int], table_key: str, _shown: pd.DataFrame, _topics: pd.DataFrame) -> pd.DataFrame:
     """The drill-down table of the papers shown, rebuilt only when the filters or the map selection change."""
@@ -181,14 +193,14 @@ def show_header(atlas: TopicCache, n_matching: int) -> None:
                 st.text("• " + message)
 
 
-def sidebar_filters(atlas: TopicCache) -> tuple[list[int], str, list[str]]:
+def sidebar_filters(cache_key: tuple[str, int], atlas: TopicCache) -> tuple[list[int], str, list[str]]:
     """The sidebar widgets. Returns (chosen topic ids, search text, chosen decisions)."""
     with st.sidebar:
         st.header("Filters")
         options = filters.topic_options(atlas.topics)
         topics = st.multiselect("Topics", list(options), format_func=options.__getitem__, key="topics", placeholder="All topics")
         query = st.text_input("Search titles, abstracts and keywords", key="query", placeholder="e.g. diffusion")
-        decisions = filters.decision_options(atlas.documents)
+        decisions = decision_choices(cache_key, atlas.documents)
         chosen_decisions = st.multiselect("Decision", decisions, key="decisions", placeholder="All decisions") if decisions else []
     return topics, query, chosen_decisions
 
@@ -307,7 +319,7 @@ def show_topics(atlas: TopicCache, cache_key: tuple[str, int], chosen_topics: li
     st.plotly_chart(terms, theme=None, config=PLOTLY_CONFIG)
     st.markdown("**Representative papers** (closest to each topic's mean embedding)")
     st.dataframe(
-        filters.representative_papers(atlas.documents, atlas.topics, compared),
+        representatives_table(cache_key, tuple(compared), atlas),
         hide_index=True,
         column_order=["topic_label", "title", "link"],
         column_config={
@@ -486,7 +498,7 @@ def main() -> None:
     except CacheError as error:
         show_cache_error(error)
         return
-    topics, query, decisions = sidebar_filters(atlas)
+    topics, query, decisions = sidebar_filters(cache_key, atlas)
     matching = filters.filter_documents(atlas.documents, topics, query, decisions, haystack=search_text(cache_key, atlas.documents))
     filter_key = (tuple(topics), query.strip(), tuple(decisions))
     show_header(atlas, len(matching))
