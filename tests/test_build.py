@@ -194,3 +194,16 @@ def test_topics_per_class_over_decisions(slice_cache: Path):
     for row in per_class.itertuples():
         assert counts[(row.topic, row._2)] == row.frequency
         assert list(row.terms)
+
+
+def test_no_cluster_may_hold_most_of_the_corpus():
+    """HDBSCAN's eom selection keeps two touching blobs as one cluster of 89%; capped at half, they split."""
+    from pipeline.cluster import hdbscan_clusters
+
+    rng = np.random.default_rng(0)
+    points = np.vstack([rng.normal([0, 0], 0.3, (120, 2)), rng.normal([1.2, 0], 0.3, (120, 2)), rng.normal([12, 12], 0.3, (30, 2))])
+    uncapped, _ = hdbscan_clusters(points, 10, 3)
+    capped, _ = hdbscan_clusters(points, 10, 3, max_cluster_size=len(points) // 2)
+    assert np.bincount(uncapped[uncapped >= 0]).max() > 0.8 * len(points)
+    assert np.bincount(capped[capped >= 0]).max() <= len(points) // 2
+    assert len(set(capped.tolist()) - {-1}) == 3
