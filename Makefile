@@ -11,7 +11,7 @@ export TRANSFORMERS_OFFLINE := 1
 export ATLAS_EMBEDDING_CACHE ?= $(CURDIR)/.cache/embeddings.sqlite
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.cache/numba
 
-.PHONY: setup run build cache test bench clean
+.PHONY: setup run cache test clean
 
 setup: $(VENV)/.installed
 

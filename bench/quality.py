@@ -93,12 +93,10 @@ def load(input_path: Path, encoder: Any, config: BuildConfig) -> Corpus:
 
 
 def build_encoder_name(config: BuildConfig) -> str:
-    """The encoder the build uses for ``config`` (model plus variant, when this checkout has variants)."""
+    """The encoder the build uses for ``config`` (model plus variant)."""
     from pipeline import embed
 
-    if hasattr(embed, "encoder_name"):
-        return embed.encoder_name(config.embedding_model, getattr(config, "embedding_variant", "transformer"))
-    return config.embedding_model
+    return embed.encoder_name(config.embedding_model, config.embedding_variant)
 
 
 def load_build_encoder(config: BuildConfig) -> Any:
@@ -106,7 +104,7 @@ def load_build_encoder(config: BuildConfig) -> Any:
     from pipeline import embed
 
     name = build_encoder_name(config)
-    return embed.get_encoder(name) if hasattr(embed, "get_encoder") else embed.load_encoder(name)
+    return embed.get_encoder(name)
 
 
 def seeded_umap() -> Any:

@@ -120,6 +120,19 @@ def placed_papers(cache_key: tuple[str, int], file_name: str, data: bytes, _atla
     return place_documents(_atlas, new, encoder=encoder, embeddings=cache_embeddings(cache_key, _atlas))
 
 
+@st.cache_data(max_entries=8, show_spinner="Placing the abstract on the map…")
+def placed_abstract(cache_key: tuple[str, int], text: str, _atlas: TopicCache) -> pd.DataFrame:
+    """Place one pasted abstract on the map; cached per text, so a rerun does not embed it again."""
+    from pipeline.clean import model_text
+    from pipeline.place import place_documents
+
+    encoder, problem = encoder_or_problem(_atlas.manifest)
+    if problem:
+        raise RuntimeError(problem)
+    new = pd.DataFrame({"doc_id": ["pasted"], "title": [None], "abstract": [text], "text": [model_text(text) or text]})
+    return place_documents(_atlas, new, encoder=encoder, embeddings=cache_embeddings(cache_key, _atlas))
+
+
 @st.cache_resource(max_entries=4, show_spinner=False)
 def size_figure(cache_key: tuple[str, int], _topics: pd.DataFrame) -> go.Figure:
     """The topic-size bar chart of one cache."""
@@ -365,16 +378,12 @@ def show_find(atlas: TopicCache, cache_key: tuple[str, int], matching: pd.DataFr
     placed = None
     if encoder is not None and (upload is not None or pasted.strip()):
         from pipeline.errors import AtlasError
-        from pipeline.place import place_documents
 
         try:
             if upload is not None:
                 placed = placed_papers(cache_key, upload.name, upload.getvalue(), atlas)
             else:
-                from pipeline.clean import model_text
-
-                new = pd.DataFrame({"doc_id": ["pasted"], "title": [None], "abstract": [pasted], "text": [model_text(pasted) or pasted]})
-                placed = place_documents(atlas, new, encoder=encoder, embeddings=cache_embeddings(cache_key, atlas))
+                placed = placed_abstract(cache_key, pasted, atlas)
         except AtlasError as error:
             st.error(f"Cannot place these papers: {error}")
     if placed is not None and not placed.empty:

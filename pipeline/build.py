@@ -343,10 +343,9 @@ def run_build(
                     config.umap_n_components, config.umap_n_neighbors, config.umap_min_dist, config.random_state,
                 )
             with timer.stage("hdbscan"):
-                # the cap applies only where it leaves room for two clusters (not in tiny corpora)
-                cap = int(config.max_cluster_share * n)
-                cap = cap if cap >= 2 * config.min_cluster_size else 0
-                cluster_labels, probabilities = hdbscan_clusters(reduced, config.min_cluster_size, config.min_samples, config.cluster_selection_method, cap)
+                cluster_labels, probabilities = hdbscan_clusters(
+                    reduced, config.min_cluster_size, config.min_samples, config.cluster_selection_method, config.max_cluster_share
+                )
         from pipeline.model import fit_topic_model, hierarchy_table, representative_documents, save_topic_model, topic_table
 
         with timer.stage("topics"):

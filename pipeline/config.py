@@ -11,9 +11,6 @@ import math
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-# The smallest corpus for which UMAP + HDBSCAN are run; below it all documents form one topic.
-MIN_DOCUMENTS_TO_CLUSTER = 8
-
 
 @dataclass(frozen=True)
 class BuildConfig:

@@ -255,8 +255,11 @@ def cached_umap_layout(
     The key holds ``embeddings_key`` (the :func:`fingerprint` of the embeddings; the neighbour lists are a function
     of them), every UMAP parameter, the initialisation and the umap-learn version.
     """
-    if store is None:
+    def fit() -> np.ndarray:
         return umap_layout(embeddings, knn_indices, knn_similarities, n_components, n_neighbors, min_dist, random_state, negative_sample_rate)
+
+    if store is None:
+        return fit()
     description = {
         "embeddings": embeddings_key,
         "neighbours": "exact cosine",
@@ -268,5 +271,4 @@ def cached_umap_layout(
         "init": init_method(embeddings.shape[0]),
         "umap": _umap_version(),
     }
-    result = store.cached(stage, description, lambda: {"layout": umap_layout(embeddings, knn_indices, knn_similarities, n_components, n_neighbors, min_dist, random_state, negative_sample_rate)})
-    return result["layout"].astype(np.float32)
+    return store.cached(stage, description, lambda: {"layout": fit()})["layout"].astype(np.float32)

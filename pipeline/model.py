@@ -120,7 +120,7 @@ class CoherentTerms:
         return result
 
 
-def _bertopic_representation(config: BuildConfig, encoder: Any) -> Any:
+def _bertopic_representation(config: BuildConfig) -> Any:
     """The representation model that config.representation names (see BuildConfig)."""
     if config.representation == "coherent":
         from bertopic.representation import BaseRepresentation
@@ -227,9 +227,9 @@ def fit_topic_model(texts: list[str], embeddings: np.ndarray, cluster_labels: np
     if config.representation.startswith("keybert") and encoder is None:
         from pipeline.embed import encoder_name, get_encoder
 
-        encoder = get_encoder(encoder_name(config.embedding_model, getattr(config, "embedding_variant", "transformer")))
+        encoder = get_encoder(encoder_name(config.embedding_model, config.embedding_variant))
     ctfidf = ClassTfidfTransformer(bm25_weighting=config.bm25_weighting, reduce_frequent_words=config.reduce_frequent_words)
-    representation = _bertopic_representation(config, encoder)
+    representation = _bertopic_representation(config)
     topic_model = BERTopic(
         embedding_model=embedding_backend(encoder) if encoder is not None else None,
         umap_model=BaseDimensionalityReduction(),

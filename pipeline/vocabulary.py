@@ -22,10 +22,10 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer
 
+from pipeline.cache import OUTLIER_TOPIC
 from pipeline.errors import EmptyVocabularyError
 
 STOP_WORDS = sorted(ENGLISH_STOP_WORDS)
-OUTLIER_TOPIC = -1
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _CJK_CHARACTER = re.compile(f"([{_CJK}])")

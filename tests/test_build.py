@@ -203,7 +203,7 @@ def test_no_cluster_may_hold_most_of_the_corpus():
     rng = np.random.default_rng(0)
     points = np.vstack([rng.normal([0, 0], 0.3, (120, 2)), rng.normal([1.2, 0], 0.3, (120, 2)), rng.normal([12, 12], 0.3, (30, 2))])
     uncapped, _ = hdbscan_clusters(points, 10, 3)
-    capped, _ = hdbscan_clusters(points, 10, 3, max_cluster_size=len(points) // 2)
+    capped, _ = hdbscan_clusters(points, 10, 3, max_cluster_share=0.5)
     assert np.bincount(uncapped[uncapped >= 0]).max() > 0.8 * len(points)
     assert np.bincount(capped[capped >= 0]).max() <= len(points) // 2
     assert len(set(capped.tolist()) - {-1}) == 3
