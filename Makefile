@@ -4,7 +4,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 CACHE ?= caches/default
-INPUT ?= $(shell $(PYTHON) -c "from pathlib import Path; p = Path('../shared/data/iclr2025/papers.parquet'); print(p if p.is_file() else 'data/sample/iclr2025_seed_abstracts.txt')")
+# The default corpus: the whole conference, else its 951-paper sample, else the bundled 19 abstracts.
+INPUT ?= $(firstword $(wildcard ../shared/data/iclr2025/iclr2025_abstracts.parquet ../shared/data/iclr2025/papers.parquet) data/sample/iclr2025_seed_abstracts.txt)
 PORT ?= 8501
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1

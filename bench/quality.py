@@ -2,19 +2,22 @@
 
 Usage::
 
-    ATLAS_EMBEDDING_CACHE=.cache/embeddings.sqlite .venv/bin/python bench/quality.py --input ../shared/data/iclr2025/papers.parquet
+    .venv/bin/python bench/quality.py --input ../shared/data/iclr2025/iclr2025_abstracts.parquet
 
-Every model sees the same documents (read and cleaned as the build does) and the same all-MiniLM-L6-v2
-embeddings (from the SQLite embedding cache), and is scored by the same functions of :mod:`pipeline.evaluate`:
+Every model sees the same documents (read and cleaned as the build does) and is scored by the same functions of
+:mod:`pipeline.evaluate`, against the same reference columns (``primary_area`` and ``decision`` where present):
 
-- ``ours``: ``pipeline.build.run_build`` into a temporary folder; its metrics are the build's ``evaluate`` stage.
-- ``stock``: ``BERTopic()`` with its defaults, given the embeddings. Two deviations, both needed to measure it:
+- ``ours``: ``pipeline.build.run_build`` into a temporary folder, default settings (its representation, by default
+  tfidf-svd); its metrics are the build's ``evaluate`` stage, map metrics included.
+- ``stock``: ``BERTopic()`` with its defaults on all-MiniLM-L6-v2 embeddings (BERTopic's default model; computed one
+  text per forward pass and read from the embedding cache, ``--store``). Two deviations, both needed to measure it:
   BERTopic's default UMAP is unseeded, so it is passed as the identical but seeded
   ``UMAP(n_neighbors=15, n_components=5, min_dist=0.0, metric="cosine", random_state=42)`` to make the run
   reproducible; and ``top_n_words=25``, which only lengthens each topic's term list to the 25 terms that topic
   diversity is defined on (assignments and term order are unchanged; NPMI uses the first 10 as always).
-- ``best-practice``: as BERTopic's Best Practices page builds it (docs, getting_started/best_practices): the seeded
-  UMAP above; ``HDBSCAN(metric="euclidean", cluster_selection_method="eom", prediction_data=True)`` with
+- ``best-practice``: as BERTopic's Best Practices page builds it (docs, getting_started/best_practices), on the same
+  MiniLM embeddings: the seeded UMAP above;
+  ``HDBSCAN(metric="euclidean", cluster_selection_method="eom", prediction_data=True)`` with
   ``min_cluster_size`` equal to ours for this corpus (the page uses 40 for its arXiv set and says to scale it to
   control the number of topics; equal granularity keeps the comparison about the topic terms);
   ``CountVectorizer(stop_words="english", min_df=2, ngram_range=(1, 2))``; the multi-aspect representations
@@ -27,7 +30,8 @@ embeddings (from the SQLite embedding cache), and is scored by the same function
 - ``lda``: scikit-learn's ``LatentDirichletAllocation`` (defaults, ``random_state=42``) over our vocabulary with
   as many topics as ours; each document goes to its most probable topic; terms ranked by topic-word weight.
 
-Prints one table and, last, ``quality: ours npmi=… div=… outliers=… | stock … | best-practice …``.
+The peers draw no map, so their map rows are empty; their ``area_knn_embedding`` is the kNN accuracy of the MiniLM
+embeddings they cluster. Prints one table and, last, ``quality: ours npmi=… div=… outliers=… | stock … | best-practice …``.
 """
 
 from __future__ import annotations
@@ -56,16 +60,18 @@ from pipeline.evaluate import evaluate_topics, format_table, reference_column  #
 log = logging.getLogger("bench.quality")
 SEED = 42
 TERMS = 25  # topic diversity is defined on each topic's top 25 terms
+PEER_MODEL = "all-MiniLM-L6-v2"
 
 
 @dataclass
 class Corpus:
-    """The documents every model is fitted on: model texts, embeddings (float32 n x 384), reference labels."""
+    """The documents every model is fitted on: model texts, the peers' embeddings (float32 n x 384), reference labels."""
 
     texts: list[str]
     embeddings: np.ndarray
     reference: list[Any] | None
     reference_name: str | None
+    references: dict[str, list[Any]] = field(default_factory=dict)
 
 
 @dataclass
@@ -78,33 +84,19 @@ class Scored:
     stages: dict[str, float] = field(default_factory=dict)
 
 
-def load(input_path: Path, encoder: Any, config: BuildConfig) -> Corpus:
-    """Read and clean the corpus exactly as the build does, and embed it with the build's encoder through the
-    SQLite embedding cache (so every model gets the very vectors the build uses)."""
+def load(input_path: Path, encoder: Any, peer_model: str, store: Path) -> Corpus:
+    """Read and clean the corpus exactly as the build does, and embed it for the peers with ``peer_model`` through
+    the SQLite embedding cache ``store``."""
     from pipeline.clean import prepare_documents
     from pipeline.corpus import load_corpus
-    from pipeline.embed import DEFAULT_STORE, embed_texts
+    from pipeline.embed import embed_texts
+    from pipeline.evaluate import agreement_references
 
     documents = prepare_documents(load_corpus(input_path)).documents
     texts = documents["text"].tolist()
-    embeddings = embed_texts(texts, build_encoder_name(config), store_path=DEFAULT_STORE, encoder=encoder, progress=False).embeddings
+    embeddings = embed_texts(texts, peer_model, store_path=store, encoder=encoder, progress=True).embeddings
     column = reference_column(documents)
-    return Corpus(texts, embeddings, documents[column].tolist() if column else None, column)
-
-
-def build_encoder_name(config: BuildConfig) -> str:
-    """The encoder the build uses for ``config`` (model plus variant)."""
-    from pipeline import embed
-
-    return embed.encoder_name(config.embedding_model, config.embedding_variant)
-
-
-def load_build_encoder(config: BuildConfig) -> Any:
-    """The build's encoder, loaded once (``encode(list[str]) -> n x dim``)."""
-    from pipeline import embed
-
-    name = build_encoder_name(config)
-    return embed.get_encoder(name)
+    return Corpus(texts, embeddings, documents[column].tolist() if column else None, column, agreement_references(documents))
 
 
 def seeded_umap() -> Any:
@@ -121,8 +113,11 @@ def model_terms(topic_model: Any, aspect: str | None = None) -> dict[int, list[s
 
 
 def score(corpus: Corpus, topics: Any, terms: dict[int, list[str]]) -> dict[str, Any]:
-    """Topic metrics of a peer (no map of its own, so no map metrics)."""
-    return evaluate_topics(corpus.texts, np.asarray(topics), terms, reference=corpus.reference, reference_name=corpus.reference_name)
+    """Topic metrics of a peer, with the kNN accuracy of the embeddings it clusters (no map of its own)."""
+    return evaluate_topics(
+        corpus.texts, np.asarray(topics), terms, corpus.embeddings, None, reference=corpus.reference, reference_name=corpus.reference_name,
+        references=corpus.references,
+    )
 
 
 def fit_stock(corpus: Corpus) -> Scored:
@@ -188,7 +183,7 @@ def fit_lda(corpus: Corpus, n_topics: int, config: BuildConfig) -> Scored:
     return Scored(score(corpus, topics, terms), seconds)
 
 
-def fit_ours(input_path: Path, encoder: Any, config: BuildConfig) -> Scored:
+def fit_ours(input_path: Path, config: BuildConfig) -> Scored:
     """Our pipeline end to end (``run_build`` into a temporary folder); metrics from its evaluate stage."""
     from pipeline.build import run_build
     from pipeline.cache import read_cache
@@ -196,7 +191,7 @@ def fit_ours(input_path: Path, encoder: Any, config: BuildConfig) -> Scored:
 
     with tempfile.TemporaryDirectory(prefix="atlas-quality-") as folder:
         start = time.perf_counter()
-        result = run_build(input_path, Path(folder) / "cache", config, embedding_store=DEFAULT_STORE, encoder=encoder)
+        result = run_build(input_path, Path(folder) / "cache", config, embedding_store=DEFAULT_STORE)
         seconds = time.perf_counter() - start
         labels = read_cache(result.cache_dir).topics["label"].tolist()
     return Scored(dict(result.manifest["metrics"]), seconds, labels, dict(result.manifest.get("timings_s", {})))
@@ -235,9 +230,18 @@ def verdict(columns: dict[str, dict[str, Any]], labels: list[str]) -> list[str]:
     lines.append(f"outlier_fraction: ours {ours['outlier_fraction']:.3f} (target <= 0.10) -> {'OK' if ours['outlier_fraction'] <= 0.10 else 'ABOVE'}")
     duplicates = len(labels) - len(set(labels))
     lines.append(f"duplicate labels: {duplicates}; topics at the top level: {ours['n_topics']} (at most 60)")
+    lines.append(f"topics: ours {ours['n_topics']} (target 20-60) -> {'OK' if 20 <= ours['n_topics'] <= 60 else 'OUTSIDE'}")
     trust = ours.get("trustworthiness_2d")
     if trust is not None:
-        lines.append(f"trustworthiness_2d {trust:.3f} (target >= 0.95); knn_recall_2d {ours.get('knn_recall_2d'):.3f} (aim >= 0.10)")
+        lines.append(f"trustworthiness_2d {trust:.3f} (target >= 0.95) -> {'OK' if trust >= 0.95 else 'BELOW'}; knn_recall_2d {ours.get('knn_recall_2d'):.3f}")
+    area = ours.get("references", {}).get("primary_area")
+    peer_area = columns["stock"].get("references", {}).get("primary_area")
+    if area and peer_area and area.get("knn_accuracy_embedding") is not None and peer_area.get("knn_accuracy_embedding") is not None:
+        ok = area["knn_accuracy_embedding"] >= peer_area["knn_accuracy_embedding"]
+        lines.append(
+            f"primary-area kNN accuracy of the representation: ours {area['knn_accuracy_embedding']:.3f} vs MiniLM "
+            f"{peer_area['knn_accuracy_embedding']:.3f} -> {'OK' if ok else 'BEHIND'}"
+        )
     return lines
 
 
@@ -246,14 +250,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--input", type=Path, required=True, help="corpus file (any format the build reads)")
     parser.add_argument("--skip", nargs="*", default=[], choices=["stock", "best-practice", "lda"], help="peers to leave out (quick runs)")
+    parser.add_argument("--peer-embedding-model", default=PEER_MODEL, help=f"the peers' encoder (default {PEER_MODEL}, BERTopic's default)")
+    parser.add_argument("--store", type=Path, default=None, help="embedding cache of the peers' vectors (default: the build's, .cache/embeddings.sqlite)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s", datefmt="%H:%M:%S")
+    from pipeline.embed import DEFAULT_STORE, get_encoder
+    from pipeline.threads import limit_threads
+
+    limit_threads()
     config = BuildConfig()
-    encoder = load_build_encoder(config)
-    corpus = load(args.input, encoder, config)
+    encoder = get_encoder(args.peer_embedding_model)
+    corpus = load(args.input, encoder, args.peer_embedding_model, args.store or DEFAULT_STORE)
     n = len(corpus.texts)
-    print(f"corpus: {args.input} ({n} documents, reference column: {corpus.reference_name}, encoder: {build_encoder_name(config)})", flush=True)
-    ours = fit_ours(args.input, encoder, config)
+    print(f"corpus: {args.input} ({n} documents, reference columns: {', '.join(corpus.references) or 'none'}; ours: {config.embedding_model}, "
+          f"peers: {args.peer_embedding_model})", flush=True)
+    ours = fit_ours(args.input, config)
     columns: dict[str, dict[str, Any]] = {"ours": ours.metrics}
     seconds = {"ours": ours.seconds}
     if "stock" not in args.skip:

@@ -84,21 +84,24 @@ def cache_embeddings(cache_key: tuple[str, int], _atlas: TopicCache) -> np.ndarr
     return _atlas.embeddings()
 
 
-@st.cache_resource(show_spinner="Loading the embedding model…")
-def query_encoder(name: str) -> Any:
-    """The encoder the cache was built with, loaded once per server (offline). Raises when it cannot be loaded."""
-    from pipeline.embed import get_encoder
+@st.cache_resource(show_spinner="Loading the embedding model…", max_entries=4)
+def query_representation(cache_key: tuple[str, int], _atlas: TopicCache) -> Any:
+    """How the cache turns text into vectors (pipeline.place.query_representation), loaded once per cache, with any
+    encoder block it needs loaded too (one text is embedded). Raises when it cannot be loaded offline."""
+    from pipeline.place import embed_queries, query_representation as stored_representation
 
-    return get_encoder(name)
+    representation = stored_representation(_atlas)
+    embed_queries(["warm-up"], _atlas, representation=representation)
+    return representation
 
 
-def encoder_or_problem(manifest: dict[str, Any]) -> tuple[Any, str | None]:
-    """(encoder, None), or (None, why it is unavailable)."""
-    name = manifest.get("embedding_model_name")
+def representation_or_problem(cache_key: tuple[str, int], atlas: TopicCache) -> tuple[Any, str | None]:
+    """(representation, None), or (None, why it is unavailable)."""
+    name = atlas.manifest.get("embedding_model_name")
     if not name:
         return None, "the cache does not name its embedding model"
     try:
-        return query_encoder(name), None
+        return query_representation(cache_key, atlas), None
     except Exception as error:  # a missing package, model files or runtime: the page must still work
         return None, f"{name} cannot be loaded here: {type(error).__name__}: {error}"
 
@@ -110,14 +113,14 @@ def placed_papers(cache_key: tuple[str, int], file_name: str, data: bytes, _atla
 
     from pipeline.place import place_documents, prepare_new_documents
 
-    encoder, problem = encoder_or_problem(_atlas.manifest)
+    representation, problem = representation_or_problem(cache_key, _atlas)
     if problem:
         raise RuntimeError(problem)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / Path(file_name).name
         path.write_bytes(data)
         new = prepare_new_documents(path)
-    return place_documents(_atlas, new, encoder=encoder, embeddings=cache_embeddings(cache_key, _atlas))
+    return place_documents(_atlas, new, embeddings=cache_embeddings(cache_key, _atlas), representation=representation)
 
 
 @st.cache_data(max_entries=8, show_spinner="Placing the abstract on the map…")
@@ -126,11 +129,11 @@ def placed_abstract(cache_key: tuple[str, int], text: str, _atlas: TopicCache) -
     from pipeline.clean import model_text
     from pipeline.place import place_documents
 
-    encoder, problem = encoder_or_problem(_atlas.manifest)
+    representation, problem = representation_or_problem(cache_key, _atlas)
     if problem:
         raise RuntimeError(problem)
     new = pd.DataFrame({"doc_id": ["pasted"], "title": [None], "abstract": [text], "text": [model_text(text) or text]})
-    return place_documents(_atlas, new, encoder=encoder, embeddings=cache_embeddings(cache_key, _atlas))
+    return place_documents(_atlas, new, embeddings=cache_embeddings(cache_key, _atlas), representation=representation)
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
@@ -355,13 +358,13 @@ def show_find(atlas: TopicCache, cache_key: tuple[str, int], matching: pd.DataFr
     upload = st.session_state.get("upload")
     pasted = st.session_state.get("pasted_abstract") or ""
     # The encoder is loaded only once something needs it, so the first page render stays fast.
-    encoder, problem = encoder_or_problem(atlas.manifest) if (query.strip() or upload is not None or pasted.strip()) else (None, None)
+    representation, problem = representation_or_problem(cache_key, atlas) if (query.strip() or upload is not None or pasted.strip()) else (None, None)
     if problem:
         st.info(f"Semantic search and placement need the embedding model, which is unavailable ({problem}). The keyword search in the sidebar still works.")
     elif query.strip():
         from pipeline.place import embed_queries
 
-        vector = embed_queries([query], atlas.manifest, encoder=encoder)[0]
+        vector = embed_queries([query], atlas, representation=representation)[0]
         hits = find.search_hits(atlas.documents, cache_embeddings(cache_key, atlas), vector, set(matching["doc_id"]), k=20)
         st.caption(f"The {len(hits)} papers closest in meaning among the {len(matching):,} matching the filters (cosine similarity of embeddings), starred on the map below.")
         table = filters.drilldown_table(hits, atlas.topics).assign(score=hits["score"].to_numpy())
@@ -376,7 +379,7 @@ def show_find(atlas: TopicCache, cache_key: tuple[str, int], matching: pd.DataFr
     upload = st.file_uploader("A file of papers: CSV, TSV, JSON, JSONL, Parquet, or text with one abstract per paragraph", type=["csv", "tsv", "json", "jsonl", "parquet", "txt"], key="upload")
     pasted = st.text_area("…or paste an abstract", key="pasted_abstract", height=120)
     placed = None
-    if encoder is not None and (upload is not None or pasted.strip()):
+    if representation is not None and (upload is not None or pasted.strip()):
         from pipeline.errors import AtlasError
 
         try:

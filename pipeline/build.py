@@ -38,7 +38,8 @@ from pipeline import cache
 from pipeline.clean import DROP_NO_WORDS, prepare_documents
 from pipeline.config import BuildConfig
 from pipeline.corpus import load_corpus
-from pipeline.embed import DEFAULT_STORE, ENCODER_NAMES, embed_texts, encoder_description, encoder_name, model_id, split_encoder_name
+from pipeline.embed import DEFAULT_STORE, ENCODER_NAMES, encoder_description
+from pipeline.represent import LEXICAL, is_lexical
 from pipeline.errors import CorpusTooSmallError, EmptyVocabularyError, TargetError
 
 log = logging.getLogger("pipeline.build")
@@ -52,27 +53,43 @@ VERSIONED_PACKAGES = ("bertopic", "umap-learn", "hdbscan", "scikit-learn", "sent
 BERTOPIC_UNUSED_IMPORTS = ("sentence_transformers", "transformers", "plotly", "torch", "PIL")
 
 
+# The corpora a bare `build` falls back through: the whole conference, its 951-paper sample, the bundled 19 abstracts.
+DEFAULT_INPUTS = (
+    Path("shared/data/iclr2025/iclr2025_abstracts.parquet"),
+    Path("shared/data/iclr2025/papers.parquet"),
+)
+BUNDLED_SAMPLE = Path("data/sample/iclr2025_seed_abstracts.txt")
+
+
 def default_input() -> Path:
-    """The default corpus: ../shared/data/iclr2025/papers.parquet beside the checkout, else the bundled seed sample."""
+    """The default corpus: the whole ICLR 2025 conference (../shared/data/iclr2025/iclr2025_abstracts.parquet beside
+    the checkout), else its 951-paper sample (papers.parquet), else the 19 abstracts bundled in data/sample."""
     root = Path(__file__).resolve().parent.parent
-    shared = root.parent / "shared" / "data" / "iclr2025" / "papers.parquet"
-    return shared if shared.is_file() else root / "data" / "sample" / "iclr2025_seed_abstracts.txt"
+    for candidate in DEFAULT_INPUTS:
+        if (root.parent / candidate).is_file():
+            return root.parent / candidate
+    return root / BUNDLED_SAMPLE
 
 
 class StageTimer:
-    """Records wall-clock seconds per stage and logs each as it ends."""
+    """Records wall-clock seconds and the CPU seconds of the thread that ran it, per stage, and logs each as it ends.
+
+    CPU seconds tell a slow stage from a starved one on a busy machine (wall >> CPU: it waited for a core).
+    """
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = {}
+        self.cpu_seconds: dict[str, float] = {}
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
         """Time the enclosed block as stage ``name``."""
         log.info("stage %s ...", name)
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.thread_time()
         yield
         self.seconds[name] = round(time.perf_counter() - start, 3)
-        log.info("stage %s done in %.2f s", name, self.seconds[name])
+        self.cpu_seconds[name] = round(time.thread_time() - start_cpu, 3)
+        log.info("stage %s done in %.2f s (%.2f s CPU)", name, self.seconds[name], self.cpu_seconds[name])
 
 
 @dataclass
@@ -174,19 +191,26 @@ def neighbour_columns(knn_indices: np.ndarray, knn_similarities: np.ndarray, doc
     return neighbour_ids, neighbour_scores
 
 
-def cached_map_metrics(layouts: Any, embeddings_key: str, embeddings: np.ndarray, coordinates: np.ndarray, reference: list[Any] | None, knn_indices: np.ndarray, compute: Any) -> dict[str, float | None]:
-    """``compute(embeddings, coordinates, reference, knn_indices=...)`` (pipeline.evaluate.map_metrics), through the
-    layout store when there is one, keyed by the embeddings, the map and the reference column."""
+def cached_map_metrics(
+    layouts: Any, embeddings_key: str, embeddings: np.ndarray, coordinates: np.ndarray, reference: list[Any] | None,
+    references: dict[str, list[Any]], knn_indices: np.ndarray, compute: Any,
+) -> dict[str, float | None]:
+    """``compute(embeddings, coordinates, reference, knn_indices=..., references=...)`` (pipeline.evaluate.map_metrics),
+    through the layout store when there is one, keyed by the embeddings, the map and the reference columns."""
     def run() -> dict[str, np.ndarray]:
-        figures = compute(embeddings, coordinates, reference, knn_indices=knn_indices)
+        figures = compute(embeddings, coordinates, reference, knn_indices=knn_indices, references=references)
         return {name: np.asarray(np.nan if value is None else value, dtype=float) for name, value in figures.items()}
 
     from pipeline.layout import fingerprint
 
+    def digest(values: list[Any] | None) -> str:
+        return hashlib.sha256(json.dumps([None if value is None else str(value) for value in values or []]).encode("utf-8")).hexdigest()
+
     description = {
         "embeddings": embeddings_key,
         "map": fingerprint(np.ascontiguousarray(coordinates, dtype=np.float32)),
-        "reference": hashlib.sha256(json.dumps([None if value is None else str(value) for value in reference or []]).encode("utf-8")).hexdigest(),
+        "reference": digest(reference),
+        "references": {name: digest(values) for name, values in references.items()},
     }
     stored = layouts.cached("map_metrics", description, run) if layouts is not None else run()
     return {name: None if np.isnan(value) else float(value) for name, value in stored.items()}
@@ -212,6 +236,41 @@ def cached_map_refinement(layouts: Any, embeddings_key: str, embeddings: np.ndar
         return run()["layout"]
     description = {"embeddings": embeddings_key, "map": fingerprint(np.ascontiguousarray(coordinates, dtype=np.float32)), "method": "nerv", **params}
     return layouts.cached("map_refine", description, run)["layout"].astype(np.float32)
+
+
+def cached_tokens(layouts: Any, texts: list[str]) -> Any:
+    """The texts tokenised once (pipeline.tokens.tokenize), through the layout store when there is one (keyed by the
+    texts and the tokeniser's settings), so a rebuild of the same corpus does not tokenise it again."""
+    from pipeline.tokens import TOKENIZER_VERSION, from_arrays, tokenize
+
+    if layouts is None:
+        return tokenize(texts)
+    digest = hashlib.sha256(TOKENIZER_VERSION.encode("utf-8"))
+    for text in texts:
+        digest.update(text.encode("utf-8"))
+        digest.update(b"\0")
+    return from_arrays(layouts.cached("tokens", {"texts": digest.hexdigest(), "n": len(texts)}, lambda: tokenize(texts).arrays()))
+
+
+def content_word_check(counts: Any, doc_ids: list[str], prepared: Any, input_path: Path) -> list[str]:
+    """Ids of the documents without a content word: those dropped for having no words at all, then those kept whose
+    words are all stop words (they are placed on the map but add nothing to any topic's terms). ``counts``: the
+    documents' pipeline.vocabulary.WordCounts, rows in the order of ``doc_ids``.
+
+    Raises EmptyVocabularyError, naming the file, when no document has a content word.
+    """
+    from pipeline.vocabulary import documents_without_content_words
+
+    try:
+        without = set(documents_without_content_words(counts, doc_ids))
+    except EmptyVocabularyError as error:
+        wordless, n = prepared.dropped.get(DROP_NO_WORDS, 0), len(doc_ids)
+        raise EmptyVocabularyError(
+            f"{input_path.name}: no words left to describe topics after stop-word removal: all {n + wordless} documents "
+            f"contain only stop words, numbers or punctuation ({n} only stop words, {wordless} no words at all)."
+        ) from error
+    in_input_order = [doc_id for doc_id in prepared.documents["doc_id"] if doc_id in without]
+    return prepared.dropped_ids.get(DROP_NO_WORDS, []) + in_input_order
 
 
 def run_build(
@@ -258,48 +317,40 @@ def run_build(
             )
         for warning in prepared.warnings:
             log.warning(warning)
-    texts = documents["text"].tolist()
-    doc_ids = documents["doc_id"].tolist()
     warnings = list(prepared.warnings)
-    with timer.stage("vocabulary"):
-        from pipeline.vocabulary import documents_without_content_words  # scikit-learn: imported only when building
-
-        try:
-            without_content = documents_without_content_words(texts, doc_ids)
-        except EmptyVocabularyError as error:
-            wordless = prepared.dropped.get(DROP_NO_WORDS, 0)
-            raise EmptyVocabularyError(
-                f"{input_path.name}: no words left to describe topics after stop-word removal: all {n + wordless} documents "
-                f"contain only stop words, numbers or punctuation ({n} only stop words, {wordless} no words at all)."
-            ) from error
-        # Documents without a content word: those dropped for having no words at all, and those kept whose words
-        # are all stop words (they are placed on the map, but add nothing to any topic's terms).
-        without_content = prepared.dropped_ids.get(DROP_NO_WORDS, []) + without_content
-        if without_content:
-            warnings.append(f"{len(without_content)} documents have no content words after stop-word removal: {', '.join(without_content[:20])}")
-            log.warning(warnings[-1])
     # Fit in a canonical order (by text hash), so the input's row order cannot change the topics (UMAP's SGD and
     # HDBSCAN's tie-breaking follow row order: shuffling 300 papers gave ARI 0.46); tables are written in input order.
-    order = canonical_order(texts)
+    order = canonical_order(documents["text"].tolist())
     documents = documents.iloc[order].reset_index(drop=True)
     texts, doc_ids = documents["text"].tolist(), documents["doc_id"].tolist()
     config = config.resolved_for(n)
     for note in config.adaptations:
         log.warning("adapted to a small corpus: %s", note)
-    encoder_id = encoder_name(config.embedding_model, config.embedding_variant)
+    from pipeline.layout import LayoutStore, cached_umap_layout, fingerprint, pca_layout
+    from pipeline.neighbors import cached_cosine_knn
+    from pipeline.represent import represent_corpus
+    from pipeline.tokens import word_counts
+
+    layouts = LayoutStore(Path(embedding_store).parent / "layouts") if embedding_store is not None else None
+    with timer.stage("vocabulary"):
+        tokens = cached_tokens(layouts, texts)
+        counts = word_counts(tokens)
+        without_content = content_word_check(counts, doc_ids, prepared, input_path)
+        if without_content:
+            warnings.append(f"{len(without_content)} documents have no content words after stop-word removal: {', '.join(without_content[:20])}")
+            log.warning(warnings[-1])
     with timer.stage("embed"):
-        embedded = embed_texts(texts, encoder_id, embedding_store, config.embedding_batch_size, encoder=encoder)
-        embeddings = embedded.embeddings
-        if embedded.n_truncated:
+        represented = represent_corpus(
+            texts, config.embedding_model, embedding_store, layouts, config.lexical_params(), config.embedding_batch_size, encoder=encoder,
+            word_counts=counts,
+        )
+        embeddings = represented.embeddings
+        if represented.n_truncated:
             warnings.append(
-                f"{embedded.n_truncated} documents are longer than the embedding model's window of {embedded.max_seq_length} word pieces; "
+                f"{represented.n_truncated} documents are longer than the embedding model's window of {represented.max_seq_length} word pieces; "
                 "only their beginning was embedded (c-TF-IDF still uses the whole text)"
             )
             log.warning(warnings[-1])
-    from pipeline.layout import LayoutStore, cached_umap_layout, fingerprint, pca_layout
-    from pipeline.neighbors import cached_cosine_knn
-
-    layouts = LayoutStore(Path(embedding_store).parent / "layouts") if embedding_store is not None else None
     with timer.stage("neighbours"):
         embeddings_key = fingerprint(embeddings)
         k = max(config.umap_n_neighbors, config.n_neighbors_similar + 1)
@@ -350,7 +401,7 @@ def run_build(
 
         with timer.stage("topics"):
             import_bertopic_lean()
-            fit = fit_topic_model(texts, embeddings, cluster_labels, config, encoder=None)
+            fit = fit_topic_model(texts, embeddings, cluster_labels, config, encoder=represented.representation, tokens=tokens)
             for note in fit.notes:
                 log.info(note)
             warnings.extend(note for note in fit.notes if note.startswith("No topics"))
@@ -393,12 +444,16 @@ def run_build(
         "outlier_fraction": round(outlier_fraction, 4),
         "n_outliers_reassigned": fit.n_reassigned,
         "text_column": raw.text_column,
-        "embedding_model": model_id(encoder_id, config.embedding_batch_size),
-        # The encoder name: pipeline.embed.load_encoder / embed_texts reload exactly this encoder (queries, placing).
-        "embedding_model_name": encoder_id,
-        "embedding_encoder": encoder_description(encoder_id),
+        # The representation's name and the identity of each block (pipeline.represent); its fitted state is in
+        # representation/ (queries and new papers are transformed with it).
+        "embedding_model": " + ".join(represented.representation.identities.values()),
+        "embedding_model_name": represented.representation.name,
+        "embedding_encoder": {block: encoder_description(block) for block in represented.representation.blocks if not is_lexical(block)},
         "embedding_dim": int(embeddings.shape[1]),
-        "embedding_cache": {"cached": embedded.n_cached, "embedded": embedded.n_embedded, "truncated": embedded.n_truncated, "max_seq_length": embedded.max_seq_length},
+        "embedding_cache": {
+            "cached": represented.n_cached, "embedded": represented.n_embedded, "truncated": represented.n_truncated,
+            "max_seq_length": represented.max_seq_length, "lexical_fit_cached": represented.lexical_cached,
+        },
         "layout_cache": {"folder": str(layouts.folder) if layouts else None, "hits": dict(layouts.hits) if layouts else {}},
         "params": config.to_dict(),
         "versions": library_versions(),
@@ -409,20 +464,23 @@ def run_build(
         "notes": fit.notes,
     }
     with timer.stage("evaluate"):
-        from pipeline.evaluate import evaluate_topics, map_metrics, reference_column
+        from pipeline.evaluate import agreement_references, evaluate_topics, map_metrics, reference_column
 
         column = reference_column(documents)
         reference = documents[column].tolist() if column else None
-        map_figures = cached_map_metrics(layouts, embeddings_key, embeddings, coordinates, reference, knn_indices, map_metrics)
+        references = agreement_references(documents)
+        map_figures = cached_map_metrics(layouts, embeddings_key, embeddings, coordinates, reference, references, knn_indices, map_metrics)
         manifest["metrics"] = evaluate_topics(
             texts, fit.topics, {topic: [term for term, _ in pairs] for topic, pairs in fit.topic_terms.items()}, embeddings, coordinates,
-            reference=reference, reference_name=column, knn_indices=knn_indices, map_figures=map_figures,
+            reference=reference, reference_name=column, knn_indices=knn_indices, map_figures=map_figures, references=references,
         )
     staging = cache.staging_folder(cache_dir)
     try:
         with timer.stage("save_model"):
-            save_topic_model(fit.topic_model, staging / cache.MODEL_DIR, encoder_id)
+            save_topic_model(fit.topic_model, staging / cache.MODEL_DIR, represented.representation.name)
+            represented.representation.save(staging / cache.REPRESENTATION_DIR)
         manifest["timings_s"] = dict(timer.seconds)
+        manifest["cpu_s"] = dict(timer.cpu_seconds)
         manifest["peak_rss_mb"] = peak_rss_mb()
         restore = np.argsort(order)  # back to input order
         cache.write_tables(staging, manifest, output.iloc[restore].reset_index(drop=True), topics_frame, hierarchy, embeddings[restore], per_class)
@@ -452,10 +510,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--no-embedding-cache", action="store_true", help="embed every document afresh and cache nothing")
     parser.add_argument(
         "--embedding-model",
-        default=None,
+        default=defaults.embedding_model,
         metavar="NAME",
-        help=f"encoder: {', '.join(ENCODER_NAMES)}, or a local sentence-transformers folder "
-        f"(default: {encoder_name(defaults.embedding_model, defaults.embedding_variant)}; see pipeline/embed.py)",
+        help=f"document representation: {LEXICAL} (TF-IDF -> SVD fitted on the corpus), an encoder ({', '.join(ENCODER_NAMES)}, "
+        f"or a local sentence-transformers folder), or blocks joined by '+' (default: {defaults.embedding_model}; see pipeline/represent.py)",
     )
     parser.add_argument("--min-cluster-size", type=int, default=None, help="HDBSCAN min_cluster_size (default: about sqrt(n)/2)")
     parser.add_argument("--min-samples", type=int, default=None, help="HDBSCAN min_samples (default: about min_cluster_size / 3)")
@@ -472,11 +530,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _handle_build(args: argparse.Namespace) -> int:
-    model, variant = split_encoder_name(args.embedding_model) if args.embedding_model else (BuildConfig.embedding_model, BuildConfig.embedding_variant)
     config = replace(
         BuildConfig(),
-        embedding_model=model,
-        embedding_variant=variant,
+        embedding_model=args.embedding_model,
         min_cluster_size=args.min_cluster_size,
         min_samples=args.min_samples,
         max_topics=args.max_topics or None,

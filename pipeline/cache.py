@@ -12,6 +12,7 @@ Layout of a cache folder (``SCHEMA_VERSION`` 1)::
     hierarchy.parquet   BERTopic's ``hierarchical_topics`` merge table (see HIERARCHY_COLUMNS)
     topics_per_class.parquet  optional: topic, class, frequency, terms (BERTopic ``topics_per_class`` over decisions)
     embeddings.npy      float32 array, n_documents x dim, L2-normalised, rows in documents.parquet order
+    representation/     how a text becomes a vector (pipeline.represent: name, vocabulary, IDF, SVD components)
     model/              the fitted BERTopic model, saved with safetensors (no pickle)
 
 Nothing here loads pickle: tables are Parquet, metadata JSON, arrays ``.npy`` read with ``allow_pickle=False``.
@@ -45,6 +46,7 @@ HIERARCHY_FILE = "hierarchy.parquet"
 EMBEDDINGS_FILE = "embeddings.npy"
 TOPICS_PER_CLASS_FILE = "topics_per_class.parquet"  # optional: only for corpora with a decision column
 MODEL_DIR = "model"
+REPRESENTATION_DIR = "representation"  # how texts become vectors: pipeline.represent (JSON + .npy)
 
 OUTLIER_TOPIC = -1
 

@@ -2,7 +2,7 @@
 
 For ICLR this answers "what do the orals on this topic talk about, compared with the rejects?". BERTopic
 computes each topic's c-TF-IDF within one class and averages it with the topic's global c-TF-IDF
-(``global_tuning=True``, BERTopic docs, "Topics per Class").
+(``global_tuning=True``, BERTopic docs, "Topics per Class"). Terms are plain c-TF-IDF (pipeline.model.plain_ctfidf_terms).
 """
 
 from __future__ import annotations
@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 import pandas as pd
+
+from pipeline.model import plain_ctfidf_terms
 
 TOPICS_PER_CLASS_COLUMNS = ["topic", "class", "frequency", "terms"]
 
@@ -27,7 +29,8 @@ def topics_per_class_table(topic_model: Any, texts: list[str], classes: list[str
     saved = topic_model.topics_
     try:
         topic_model.topics_ = [topics[i] for i in known]
-        table = topic_model.topics_per_class([texts[i] for i in known], [classes[i] for i in known])
+        with plain_ctfidf_terms(topic_model):
+            table = topic_model.topics_per_class([texts[i] for i in known], [classes[i] for i in known])
     finally:
         topic_model.topics_ = saved
     return pd.DataFrame(

@@ -16,20 +16,28 @@ from typing import Any
 class BuildConfig:
     """Parameters of one build. ``None`` means "choose from the corpus size" (see resolved_for)."""
 
-    # Embedding: all-MiniLM-L6-v2 is BERTopic's default model (BERTopic docs, "Embedding Models").
-    embedding_model: str = "all-MiniLM-L6-v2"
-    # One text per forward pass: a vector then depends on its text alone. In batches of 32 it also depends, in its
-    # last bits (1e-7), on its batch-mates, so a corpus embedded on a fresh machine and one whose cache was filled
-    # in other batches got different vectors, and 300 abstracts at UMAP seed 7 gave 12 topics against 2. Cost:
-    # 160 abstracts in 7.2-7.6 s against 6.8 s.
+    # Representation (pipeline.represent): "tfidf-svd" = TF-IDF -> truncated SVD fitted on the corpus, an encoder name
+    # of pipeline.embed (all-MiniLM-L6-v2, ...-static, ...-static-pca, ...-onnx-int8, ...-seq128), or blocks joined
+    # by "+". Chosen from bench/representations.py on the whole conference (README, "Representations"): tfidf-svd
+    # finds same-area papers as well as the MiniLM transformer and finds a paper from its title within a few points
+    # of it, at a small fraction of its cost.
+    embedding_model: str = "tfidf-svd"
+    # One text per forward pass for a transformer block: a vector then depends on its text alone. In batches of 32
+    # it also depends, in its last bits (1e-7), on its batch-mates, so a corpus embedded on a fresh machine and one
+    # whose cache was filled in other batches got different vectors, and 300 abstracts at UMAP seed 7 gave 12
+    # topics against 2. Cost: 160 abstracts in 7.2-7.6 s against 6.8 s.
     embedding_batch_size: int = 1
-    # How embedding_model is run (pipeline.embed.VARIANTS): "transformer" (the model as published, the default),
-    # "static" = a model2vec static model distilled from it (about 100x less CPU, topic metrics on par, but only
-    # 27% of its 10 nearest neighbours agree with the transformer's and the map's trustworthiness falls from 0.95
-    # to 0.84 on the 951 abstracts, 0.96 to 0.74 on the titles: bench/build.py), "onnx-int8" or "seq128" (window
-    # of 128 word pieces). The transformer is the default because similar papers, search and the map depend on
-    # neighbourhoods; --embedding-model picks another.
-    embedding_variant: str = "transformer"
+    # The tfidf-svd block (pipeline.represent.LexicalParams): single words in at least 2 documents and at most half
+    # of them, 512 SVD dimensions, 2 power iterations. bench/representations.py: 256 dimensions find same-area papers
+    # as well (0.547 against 0.548) but a paper from its title less often (0.90 against 0.94); word pairs add
+    # little (see the README table) for a vocabulary ten times larger.
+    lexical_dims: int = 512
+    # ... scaled down for small corpora: one dimension per 20 documents, at least 32 (pipeline.represent.LexicalParams).
+    lexical_documents_per_dim: int = 20
+    lexical_ngram_max: int = 1
+    lexical_min_df: int = 2
+    lexical_max_df: float = 0.5
+    lexical_n_iter: int = 2
 
     # UMAP to a clustering space: BERTopic's defaults (n_neighbors=15, n_components=5, min_dist=0.0, cosine).
     umap_n_neighbors: int = 15
@@ -135,6 +143,15 @@ class BuildConfig:
             changes["umap_n_components"] = max(2, n_documents - 2)
             notes.append(f"UMAP n_components {self.umap_n_components} -> {changes['umap_n_components']} (only {n_documents} documents)")
         return replace(self, **changes, adaptations=tuple(notes))
+
+    def lexical_params(self) -> Any:
+        """The tfidf-svd block's settings (pipeline.represent.LexicalParams), seeded with random_state."""
+        from pipeline.represent import LexicalParams
+
+        return LexicalParams(
+            dims=self.lexical_dims, documents_per_dim=self.lexical_documents_per_dim, ngram_max=self.lexical_ngram_max, min_df=self.lexical_min_df,
+            max_df=self.lexical_max_df, n_iter=self.lexical_n_iter, seed=self.random_state,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict for the manifest."""

@@ -52,6 +52,8 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from pipeline.threads import limit_threads, thread_count
+
 log = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,12 +69,16 @@ VARIANTS: dict[str, tuple[str, str, int]] = {
     "seq128": ("-seq128", "transformer", 128),
     "onnx-int8": ("-onnx-int8", "onnx-int8", 256),
     "static": ("-static", "static", 512),
+    "static-pca": ("-static-pca", "static", 512),
 }
 ENCODER_NAMES = tuple(DEFAULT_MODEL + suffix for suffix, _, _ in VARIANTS.values())
 ALIASES = {f"sentence-transformers/{DEFAULT_MODEL}": DEFAULT_MODEL}
 # model2vec distillation settings (model2vec's own defaults except: no PCA reduction, so vectors keep 384 dims,
 # and float32 weights). Part of the static encoder's identity: changing them makes a new model and a new cache.
 STATIC_DISTILL = {"pca_dims": None, "sif_coefficient": 1e-4, "quantize_to": "float32"}
+# ``-static-pca``: model2vec's recommended setting, PCA to 256 dimensions (model2vec's results/README.md reports that
+# distilling without PCA costs most of a static model's quality); measured here in bench/representations.py.
+STATIC_DISTILLS = {"-static": STATIC_DISTILL, "-static-pca": {**STATIC_DISTILL, "pca_dims": 256}}
 ONNX_OPSET = 17
 INFO_FILE = "atlas_encoder.json"
 
@@ -187,12 +193,13 @@ def load_encoder(name: str = DEFAULT_MODEL) -> Any:
     _offline()
     spec = encoder_spec(name)
     if spec.kind == "static":
-        return StaticEncoder(spec, ensure_static_model())
+        return StaticEncoder(spec, ensure_static_model(name_suffix(spec)))
     if spec.kind == "onnx-int8":
         return OnnxEncoder(spec, ensure_onnx_model())
     from sentence_transformers import SentenceTransformer
 
     model = SentenceTransformer(model_location(spec.name), device="cpu")
+    limit_threads()  # torch is imported now: one intra-op thread (pipeline.threads)
     if spec.name != spec.base:
         model.max_seq_length = spec.max_seq_length
     return model
@@ -201,14 +208,19 @@ def load_encoder(name: str = DEFAULT_MODEL) -> Any:
 # ------------------------------------------------------------------------------------------ derived models
 
 
-def derived_folder(kind: str) -> Path:
-    """Folder of a model derived from the packaged MiniLM: MODEL_STORE / <name>__<source and tool versions>."""
-    if kind == "static":
+def derived_folder(suffix: str) -> Path:
+    """Folder of a model derived from the packaged MiniLM (``suffix``: "-static", "-static-pca" or "-onnx-int8"):
+    MODEL_STORE / <name>__<source and tool versions>."""
+    if suffix in STATIC_DISTILLS:
         tools = f"model2vec-{_version('model2vec')}"
     else:
         tools = f"onnx-opset{ONNX_OPSET}-onnxruntime-{_version('onnxruntime')}"
-    suffix = "-static" if kind == "static" else "-onnx-int8"
     return MODEL_STORE / f"{DEFAULT_MODEL}{suffix}__{MODEL_PACKAGE}-{_version(MODEL_PACKAGE)}__{tools}"
+
+
+def name_suffix(spec: EncoderSpec) -> str:
+    """The part of a derived encoder's name after the base model's ("-static", "-static-pca", "-onnx-int8")."""
+    return spec.name[len(spec.base):]
 
 
 @contextlib.contextmanager
@@ -257,8 +269,9 @@ def _derive(folder: Path, weights: str, make: Any, info: dict[str, Any]) -> Path
     return folder
 
 
-def ensure_static_model() -> Path:
-    """The folder of the model2vec static model distilled from the packaged MiniLM, distilling it if missing.
+def ensure_static_model(suffix: str = "-static") -> Path:
+    """The folder of the model2vec static model distilled from the packaged MiniLM, distilling it if missing
+    (``suffix`` "-static" or "-static-pca" chooses the settings in STATIC_DISTILLS).
 
     Distillation (model2vec ``distill``: one forward pass of MiniLM per vocabulary word piece, mean pooling,
     SIF weights; settings in STATIC_DISTILL) needs torch, transformers and skeletoken, and takes 35-100 CPU
@@ -271,10 +284,11 @@ def ensure_static_model() -> Path:
             from model2vec.distill import distill
         except ModuleNotFoundError as error:
             raise ModuleNotFoundError(f"distilling the static encoder needs model2vec and skeletoken ({error.name} is missing): pip install model2vec skeletoken") from error
-        model = distill(model_location(DEFAULT_MODEL), **STATIC_DISTILL)
+        model = distill(model_location(DEFAULT_MODEL), **settings)
         model.save_pretrained(str(staging))
 
-    return _derive(derived_folder("static"), "model.safetensors", make, {"kind": "static", "tool": f"model2vec=={_version('model2vec')}", "distill": STATIC_DISTILL})
+    settings = STATIC_DISTILLS[suffix]
+    return _derive(derived_folder(suffix), "model.safetensors", make, {"kind": "static", "tool": f"model2vec=={_version('model2vec')}", "distill": settings})
 
 
 def ensure_onnx_model() -> Path:
@@ -323,7 +337,7 @@ def ensure_onnx_model() -> Path:
         shutil.copy(source / "tokenizer.json", staging / "tokenizer.json")
 
     info = {"kind": "onnx-int8", "tool": f"onnxruntime=={_version('onnxruntime')}", "opset": ONNX_OPSET, "quantisation": "dynamic, int8 weights"}
-    return _derive(derived_folder("onnx-int8"), "model_int8.onnx", make, info)
+    return _derive(derived_folder("-onnx-int8"), "model_int8.onnx", make, info)
 
 
 def _info(folder: Path) -> dict[str, Any]:
@@ -400,6 +414,7 @@ class OnnxEncoder:
         self.info = _info(folder)
         options = onnxruntime.SessionOptions()
         options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.intra_op_num_threads = options.inter_op_num_threads = thread_count()  # pipeline.threads
         self.session = onnxruntime.InferenceSession(str(folder / "model_int8.onnx"), options, providers=["CPUExecutionProvider"])
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tokenizer.enable_truncation(max_length=spec.max_seq_length)
@@ -473,7 +488,7 @@ def encoder_description(name: str) -> dict[str, Any]:
     spec = encoder_spec(name)
     description: dict[str, Any] = {"name": spec.name, "identity": model_id(spec.name), "kind": spec.kind, "max_seq_length": spec.max_seq_length}
     if spec.base == DEFAULT_MODEL and spec.kind != "transformer":
-        folder = derived_folder(spec.kind)
+        folder = derived_folder(name_suffix(spec))
         if (folder / INFO_FILE).is_file():
             description.update(_info(folder))
     return description

@@ -4,8 +4,8 @@ Every metric is a small function on plain arrays, so the build (in memory), this
 and ``bench/quality.py`` (on peer models) score the same way. What each one measures and where it comes from:
 
 - ``npmi``: NPMI coherence of each topic's top 10 terms (Bouma 2009; Röder et al. 2015, "Exploring the space
-  of topic coherence measures"), computed by gensim's ``CoherenceModel(coherence="c_npmi")`` with its default
-  sliding window of 10 tokens, averaged over topics (outlier topic -1 excluded). The reference corpus is the
+  of topic coherence measures"), computed as gensim's ``CoherenceModel(coherence="c_npmi")`` computes it, with its default
+  sliding window of 10 tokens (pipeline.npmi: the same figures from sparse matrix products), averaged over topics (outlier topic -1 excluded). The reference corpus is the
   corpus's own model texts tokenised by scikit-learn's default ``CountVectorizer()`` analyzer, stop words kept:
   every configuration is scored on the same tokens, and a stop word in a top list is scored like any other
   word (it co-occurs with everything, so it drags the topic towards 0). Terms the reference tokens lack, such as
@@ -36,6 +36,7 @@ import argparse
 import json
 import logging
 import math
+import re
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -54,8 +55,14 @@ NPMI_TOP_N = 10
 DIVERSITY_TOP_N = 25
 NEIGHBOURS = 10
 CV_FOLDS = 10
+# Above this many documents the map and kNN metrics are computed on a seeded random sample of this many documents
+# (trustworthiness and kNN recall: sampled rows ranked against every document; kNN accuracy: cross-validated within
+# the sample), so evaluation stays linear in n. The whole conference (11,672) is evaluated in full.
+EVALUATION_SAMPLE = 20_000
 METRICS_FILE = "metrics.json"
-REFERENCE_COLUMNS = ("decision",)
+REFERENCE_COLUMNS = ("decision",)  # the flat nmi_reference, knn_accuracy_* ... keys
+# Every categorical column the topics and the map are compared with, in metrics["references"][column].
+AGREEMENT_COLUMNS = ("primary_area", "decision")
 
 # Scalar metrics in the order the table prints them: (key, short description).
 TABLE_ROWS = (
@@ -74,19 +81,24 @@ TABLE_ROWS = (
     ("knn_accuracy_embedding", "10-NN accuracy of reference, embedding"),
     ("knn_accuracy_2d", "10-NN accuracy of reference, map"),
     ("reference_majority_share", "accuracy of guessing the commonest value"),
+    ("references.primary_area.knn_accuracy_embedding", "10-NN accuracy of primary area, embedding"),
+    ("references.primary_area.knn_accuracy_2d", "10-NN accuracy of primary area, map"),
+    ("references.primary_area.ami", "AMI of topics vs primary area"),
+    ("references.primary_area.majority_share", "commonest primary area's share"),
 )
 
 
 # ---------------------------------------------------------------------------------------------- topic terms
 
 
-def reference_tokens(texts: Sequence[str]) -> list[list[str]]:
-    """Tokenise texts with scikit-learn's default ``CountVectorizer()`` analyzer (lower case, runs of 2+ word
-    characters, stop words kept). Returns one token list per text; the reference corpus for :func:`npmi_coherence`."""
-    from sklearn.feature_extraction.text import CountVectorizer
+_REFERENCE_TOKEN = re.compile(r"(?u)\b\w\w+\b")  # scikit-learn's default token_pattern
 
-    analyze = CountVectorizer().build_analyzer()
-    return [analyze(text or "") for text in texts]
+
+def reference_tokens(texts: Sequence[str]) -> list[list[str]]:
+    """Tokenise texts as scikit-learn's default ``CountVectorizer()`` analyzer does (lower case, runs of 2+ word
+    characters, stop words kept), with its token pattern applied directly. Returns one token list per text; the
+    reference corpus for :func:`npmi_coherence`."""
+    return [_REFERENCE_TOKEN.findall((text or "").lower()) for text in texts]
 
 
 @dataclass
@@ -122,30 +134,24 @@ def npmi_coherence(topic_terms: Mapping[int, Sequence[str]], tokens: list[list[s
 
     Terms absent from ``tokens`` (multi-word terms, words the reference tokeniser splits) are skipped; a topic
     with fewer than 2 terms left is skipped and listed in ``Coherence.skipped``. Source: Röder, Both & Hinneburg
-    (2015), gensim's implementation.
+    (2015); the figures are gensim's (pipeline.npmi computes them without its per-window Python loop).
     """
-    from gensim.corpora import Dictionary
-    from gensim.models.coherencemodel import CoherenceModel
+    from pipeline.npmi import topic_npmi
 
-    logging.getLogger("gensim").setLevel(logging.WARNING)  # it logs every 1,000 windows at INFO
-    dictionary = Dictionary(tokens)
+    vocabulary = set().union(*map(set, tokens)) if tokens else set()
     scorable: dict[int, list[str]] = {}
     skipped: list[int] = []
     for topic, terms in sorted(_real_topics(topic_terms).items()):
-        present = [term for term in dict.fromkeys(terms[:top_n]) if term in dictionary.token2id]
+        present = [term for term in dict.fromkeys(terms[:top_n]) if term in vocabulary]
         if len(present) >= 2:
             scorable[topic] = present
         else:
             skipped.append(topic)
     if not scorable:
         return Coherence(float("nan"), {}, skipped)
-    model = CoherenceModel(
-        topics=list(scorable.values()), texts=tokens, dictionary=dictionary, coherence="c_npmi", topn=top_n, processes=1
-    )
-    values = [float(value) for value in model.get_coherence_per_topic()]
-    per_topic = dict(zip(scorable, values))
+    per_topic = topic_npmi(scorable, tokens)
     terms_scored = float(np.mean([len(terms) for terms in scorable.values()]))
-    return Coherence(float(np.mean(values)), per_topic, skipped, terms_scored)
+    return Coherence(float(np.mean(list(per_topic.values()))), per_topic, skipped, terms_scored)
 
 
 def topic_diversity(topic_terms: Mapping[int, Sequence[str]], top_n: int = DIVERSITY_TOP_N) -> float:
@@ -208,7 +214,8 @@ def drop_self(indices: np.ndarray, k: int) -> np.ndarray:
 
 
 def trustworthiness(
-    embeddings: np.ndarray, coordinates: np.ndarray, k: int = NEIGHBOURS, map_knn: np.ndarray | None = None, block_rows: int = 512
+    embeddings: np.ndarray, coordinates: np.ndarray, k: int = NEIGHBOURS, map_knn: np.ndarray | None = None, block_rows: int = 512,
+    rows: np.ndarray | None = None,
 ) -> float:
     """Trustworthiness of a low-dimensional map (Venna & Kaski 2001), cosine in the embedding space.
 
@@ -223,6 +230,8 @@ def trustworthiness(
     embeddings : float, n x dim.
     coordinates : float, n x 2 (any dimension).
     map_knn : the map's k nearest neighbours (n x k, from :func:`map_neighbours`), if already computed.
+    rows : evaluate only these points (int array), each ranked against all n: an unbiased estimate of the same
+        figure for large corpora (see EVALUATION_SAMPLE); None = every point.
 
     Returns a float in [0, 1]. Raises ValueError when k >= n / 2 (as scikit-learn does).
     """
@@ -231,18 +240,18 @@ def trustworthiness(
         raise ValueError(f"k ({k}) must be less than n / 2 ({n / 2})")
     unit = normalise_rows(embeddings)
     low = map_knn if map_knn is not None else map_neighbours(coordinates, k)
+    evaluated = np.arange(n) if rows is None else np.asarray(rows, dtype=np.int64)
     penalty = 0
-    for start in range(0, n, block_rows):
-        stop = min(start + block_rows, n)
-        distances = 1.0 - unit[start:stop] @ unit.T
-        rows = np.arange(stop - start)
-        distances[rows, start + rows] = np.inf  # a point is not its own neighbour
-        chosen = np.take_along_axis(distances, low[start:stop], axis=1)
+    for start in range(0, len(evaluated), block_rows):
+        block = evaluated[start : start + block_rows]
+        distances = 1.0 - unit[block] @ unit.T
+        distances[np.arange(len(block)), block] = np.inf  # a point is not its own neighbour
+        chosen = np.take_along_axis(distances, low[block], axis=1)
         # rank of j = 1 + how many points are strictly closer to i than j is
         ranks = 1 + (distances[:, None, :] < chosen[:, :, None]).sum(axis=2)
         excess = ranks - k
         penalty += int(excess[excess > 0].sum())
-    return 1.0 - penalty * 2.0 / (n * k * (2.0 * n - 3.0 * k - 1.0))
+    return 1.0 - penalty * 2.0 / (len(evaluated) * k * (2.0 * n - 3.0 * k - 1.0))
 
 
 def knn_recall(
@@ -276,21 +285,23 @@ def knn_recall(
 
 
 def reference_agreement(topics: Sequence[int] | np.ndarray, reference: Sequence[Any]) -> dict[str, float]:
-    """NMI and ARI (scikit-learn) of the topic assignment against a categorical reference.
+    """NMI, AMI and ARI (scikit-learn) of the topic assignment against a categorical reference.
 
     Documents whose reference is missing are left out; outliers (-1) count as one more group. Returns
-    ``{"nmi_reference": ..., "ari_reference": ...}``; both NaN with fewer than 2 usable documents.
+    ``{"nmi_reference", "ami_reference", "ari_reference"}``; all NaN with fewer than 2 usable documents. AMI is
+    NMI corrected for chance (Vinh, Epps & Bailey 2010), which matters when the number of topics differs.
     """
-    from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
+    from sklearn.metrics import adjusted_mutual_info_score, adjusted_rand_score, normalized_mutual_info_score
 
     topics = np.asarray(topics)
     labels = pd.Series(list(reference), dtype=object)
     usable = labels.notna().to_numpy()
     if usable.sum() < 2:
-        return {"nmi_reference": float("nan"), "ari_reference": float("nan")}
+        return {"nmi_reference": float("nan"), "ami_reference": float("nan"), "ari_reference": float("nan")}
     truth = labels[usable].astype(str).to_numpy()
     return {
         "nmi_reference": float(normalized_mutual_info_score(truth, topics[usable])),
+        "ami_reference": float(adjusted_mutual_info_score(truth, topics[usable])),
         "ari_reference": float(adjusted_rand_score(truth, topics[usable])),
     }
 
@@ -349,6 +360,7 @@ def evaluate_topics(
     k: int = NEIGHBOURS,
     knn_indices: np.ndarray | None = None,
     map_figures: Mapping[str, float | None] | None = None,
+    references: Mapping[str, Sequence[Any]] | None = None,
 ) -> dict[str, Any]:
     """All metrics of one topic model over one corpus, as a JSON-ready dict (see the module docstring).
 
@@ -365,6 +377,9 @@ def evaluate_topics(
     knn_indices : int, n x m (m > k), each row's cosine neighbours in the embedding space, itself included (the
         build's :func:`pipeline.neighbors.cosine_knn` output), to save computing them again.
     map_figures : the output of :func:`map_metrics` when already known (the build caches it), else computed here.
+    references : {column: n categorical values} (from :func:`agreement_references`): each gets a block
+        ``metrics["references"][column]`` with nmi, ami, ari, knn_accuracy_embedding, knn_accuracy_2d,
+        majority_share and n_classes (the flat keys above describe ``reference`` alone, for older readers).
 
     Metrics that cannot be computed (too few documents, no map) are None. NaN never appears (JSON has none).
     """
@@ -372,7 +387,7 @@ def evaluate_topics(
     n = len(topics)
     if len(texts) != n:
         raise ValueError(f"{len(texts)} texts for {n} topic assignments")
-    metrics: dict[str, Any] = {"n_documents": n, "k": k, **topic_shares(topics)}
+    metrics: dict[str, Any] = {"n_documents": n, "k": k, "map_metrics_sample": min(n, EVALUATION_SAMPLE), **topic_shares(topics)}
     coherence = npmi_coherence(topic_terms, reference_tokens(texts))
     metrics.update(
         npmi=coherence.mean,
@@ -381,17 +396,37 @@ def evaluate_topics(
         topic_diversity=topic_diversity(topic_terms),
         npmi_by_topic={str(topic): round(value, 4) for topic, value in coherence.per_topic.items()},
     )
+    references = {name: values for name, values in (references or {}).items() if has_reference(values)}
     if map_figures is None:
-        map_figures = map_metrics(embeddings, coordinates, reference, k, knn_indices)
+        map_figures = map_metrics(embeddings, coordinates, reference, k, knn_indices, references)
     metrics["trustworthiness_2d"] = map_figures.get("trustworthiness_2d")
     metrics["knn_recall_2d"] = map_figures.get("knn_recall_2d")
     if has_reference(reference):
         metrics["reference_column"] = reference_name
-        metrics.update(reference_agreement(topics, reference))
+        metrics.update({key: value for key, value in reference_agreement(topics, reference).items() if key != "ami_reference"})
         metrics["knn_accuracy_embedding"] = map_figures.get("knn_accuracy_embedding")
         metrics["knn_accuracy_2d"] = map_figures.get("knn_accuracy_2d")
         metrics["reference_majority_share"] = majority_share(reference)
-    return {key: _rounded(value) for key, value in metrics.items()}
+    metrics = {key: _rounded(value) for key, value in metrics.items()}
+    if references:
+        metrics["references"] = {name: reference_block(topics, values, name, map_figures) for name, values in references.items()}
+    return metrics
+
+
+def reference_block(topics: np.ndarray, values: Sequence[Any], name: str, map_figures: Mapping[str, float | None]) -> dict[str, Any]:
+    """One column's agreement figures (see evaluate_topics' ``references``), rounded, None where not computable."""
+    agreement = reference_agreement(topics, values)
+    block = {
+        "nmi": agreement["nmi_reference"], "ami": agreement["ami_reference"], "ari": agreement["ari_reference"],
+        "knn_accuracy_embedding": map_figures.get(f"{name}:knn_accuracy_embedding"), "knn_accuracy_2d": map_figures.get(f"{name}:knn_accuracy_2d"),
+        "majority_share": majority_share(values), "n_classes": int(pd.Series(list(values), dtype=object).dropna().nunique()),
+    }
+    return {key: _rounded(value) for key, value in block.items()}
+
+
+def agreement_references(documents: pd.DataFrame) -> dict[str, list[Any]]:
+    """{column: values} for the AGREEMENT_COLUMNS the documents have with at least 2 distinct values."""
+    return {column: documents[column].tolist() for column in AGREEMENT_COLUMNS if column in documents.columns and documents[column].dropna().nunique() >= 2}
 
 
 def has_reference(reference: Sequence[Any] | None) -> bool:
@@ -405,27 +440,54 @@ def map_metrics(
     reference: Sequence[Any] | None = None,
     k: int = NEIGHBOURS,
     knn_indices: np.ndarray | None = None,
+    references: Mapping[str, Sequence[Any]] | None = None,
 ) -> dict[str, float | None]:
-    """The metrics that depend only on the embeddings, the map and the reference column, not on the topics:
-    trustworthiness_2d, knn_recall_2d, knn_accuracy_embedding, knn_accuracy_2d (None where they cannot be computed).
+    """The metrics that depend only on the embeddings, the map and the reference columns, not on the topics:
+    trustworthiness_2d, knn_recall_2d, knn_accuracy_embedding, knn_accuracy_2d (of ``reference``), and for each of
+    ``references`` ``"<column>:knn_accuracy_embedding"`` and ``"<column>:knn_accuracy_2d"`` (None where they cannot
+    be computed).
 
     They are most of the evaluation's time (about 5 s of 8 on 11,672 titles), so the build caches them with the
     layouts: a rebuild that changes only clustering or topic parameters reuses them.
     """
     n = 0 if embeddings is None else len(embeddings)
     figures: dict[str, float | None] = {"trustworthiness_2d": None, "knn_recall_2d": None, "knn_accuracy_embedding": None, "knn_accuracy_2d": None}
+    sample = evaluation_sample(n)
     if embeddings is not None and coordinates is not None and k < n / 2:
         map_knn = map_neighbours(coordinates, k)
         usable = knn_indices is not None and knn_indices.shape[1] > k
         embedding_knn = drop_self(knn_indices, k) if usable else embedding_neighbours(embeddings, k)
-        figures["trustworthiness_2d"] = trustworthiness(embeddings, coordinates, k, map_knn=map_knn)
-        figures["knn_recall_2d"] = knn_recall(embeddings, coordinates, k, embedding_knn=embedding_knn, map_knn=map_knn)
+        figures["trustworthiness_2d"] = trustworthiness(embeddings, coordinates, k, map_knn=map_knn, rows=sample)
+        rows = np.arange(n) if sample is None else sample
+        figures["knn_recall_2d"] = knn_recall(embeddings[rows], coordinates[rows], k, embedding_knn=embedding_knn[rows], map_knn=map_knn[rows])
+    computed: dict[tuple[str, ...], tuple[float | None, float | None]] = {}
+    chosen = np.arange(n) if sample is None else sample
+
+    def accuracies(values: Sequence[Any]) -> tuple[float | None, float | None]:
+        key = tuple("" if value is None else str(value) for value in values)
+        if key not in computed:
+            picked = [values[i] for i in chosen]
+            # Euclidean on unit rows ranks neighbours as cosine does (|a - b|^2 = 2 - 2 cos) and takes scikit-learn's
+            # matrix-product path: the same accuracy (0.3743 on the titles) in 1.6 s instead of 3.0.
+            computed[key] = (
+                knn_accuracy(normalise_rows(embeddings[chosen]), picked, "euclidean", k) if embeddings is not None else None,
+                knn_accuracy(np.asarray(coordinates)[chosen], picked, "euclidean", k) if coordinates is not None else None,
+            )
+        return computed[key]
+
     if has_reference(reference):
-        # Euclidean on unit rows ranks neighbours as cosine does (|a - b|^2 = 2 - 2 cos) and takes scikit-learn's
-        # matrix-product path: the same accuracy (0.3743 on the titles) in 1.6 s instead of 3.0.
-        figures["knn_accuracy_embedding"] = knn_accuracy(normalise_rows(embeddings), reference, "euclidean", k) if embeddings is not None else None
-        figures["knn_accuracy_2d"] = knn_accuracy(coordinates, reference, "euclidean", k) if coordinates is not None else None
+        figures["knn_accuracy_embedding"], figures["knn_accuracy_2d"] = accuracies(reference)
+    for name, values in (references or {}).items():
+        if has_reference(values):
+            figures[f"{name}:knn_accuracy_embedding"], figures[f"{name}:knn_accuracy_2d"] = accuracies(values)
     return figures
+
+
+def evaluation_sample(n: int, size: int = EVALUATION_SAMPLE, seed: int = 0) -> np.ndarray | None:
+    """Sorted row numbers of a seeded random sample of ``size`` documents when ``n`` exceeds it, else None (all)."""
+    if n <= size:
+        return None
+    return np.sort(np.random.default_rng(seed).choice(n, size=size, replace=False))
 
 
 def cache_texts(documents: pd.DataFrame) -> list[str]:
@@ -459,6 +521,7 @@ def evaluate_cache(topic_cache: Any) -> dict[str, Any]:
         coordinates=documents[["x", "y"]].to_numpy(dtype=np.float64),
         reference=documents[column].tolist() if column else None,
         reference_name=column,
+        references=agreement_references(documents),
     )
 
 
@@ -467,14 +530,22 @@ def format_table(metrics: Mapping[str, Any], columns: Mapping[str, Mapping[str, 
     ({name: metrics}), in which case ``metrics`` is ignored. Missing values print as "-"."""
     columns = dict(columns) if columns else {"value": metrics}
     width = max(len(name) for name in columns) + 2
-    lines = [f"{'metric':<26}" + "".join(f"{name:>{max(width, 10)}}" for name in columns) + "   meaning"]
+    lines = [f"{'metric':<28}" + "".join(f"{name:>{max(width, 10)}}" for name in columns) + "   meaning"]
     for key, meaning in TABLE_ROWS:
-        values = [column.get(key) for column in columns.values()]
+        values = [lookup(column, key) for column in columns.values()]
         if all(value is None for value in values):
             continue
         cells = "".join(f"{_format_value(value):>{max(width, 10)}}" for value in values)
-        lines.append(f"{key:<26}{cells}   {meaning}")
+        lines.append(f"{key.replace('references.primary_area.', 'area_'):<28}{cells}   {meaning}")
     return "\n".join(lines)
+
+
+def lookup(metrics: Mapping[str, Any], key: str) -> Any:
+    """A metric by its key; a dotted key reads nested blocks ("references.primary_area.ami"). None when absent."""
+    value: Any = metrics
+    for part in key.split("."):
+        value = value.get(part) if isinstance(value, Mapping) else None
+    return value
 
 
 def _format_value(value: Any) -> str:

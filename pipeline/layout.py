@@ -255,6 +255,8 @@ def cached_umap_layout(
     The key holds ``embeddings_key`` (the :func:`fingerprint` of the embeddings; the neighbour lists are a function
     of them), every UMAP parameter, the initialisation and the umap-learn version.
     """
+    from pipeline.neighbors import search_method
+
     def fit() -> np.ndarray:
         return umap_layout(embeddings, knn_indices, knn_similarities, n_components, n_neighbors, min_dist, random_state, negative_sample_rate)
 
@@ -262,7 +264,7 @@ def cached_umap_layout(
         return fit()
     description = {
         "embeddings": embeddings_key,
-        "neighbours": "exact cosine",
+        "neighbours": search_method(embeddings.shape[0]),
         "n_components": n_components,
         "n_neighbors": n_neighbors,
         "min_dist": min_dist,

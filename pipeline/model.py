@@ -14,6 +14,8 @@ terms come from :class:`CoherentTerms` (exclusive, co-occurring terms), and outl
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -81,10 +83,16 @@ class CoherentTerms:
         self._presence: Any = None
 
     def _presence_of(self, vectorizer: Any, texts: list[str]) -> Any:
-        """Binary sentences x terms matrix (float32 CSR) of the sentences of ``texts``."""
+        """Binary sentences x terms matrix (float32 CSR) of the sentences of ``texts``: from the vectorizer's
+        remembered tokens when it has them (pipeline.vocabulary.FixedVocabularyVectorizer), else by transforming them."""
         import scipy.sparse as sp
 
         from pipeline.vocabulary import split_sentences
+
+        remembered = getattr(vectorizer, "sentence_presence_of", None)
+        presence = remembered(texts) if remembered is not None else None
+        if presence is not None:
+            return presence
 
         new = list(dict.fromkeys(text for text in texts if text not in self._spans))
         if new:
@@ -100,20 +108,21 @@ class CoherentTerms:
 
     def extract_topics(self, topic_model: Any, documents: pd.DataFrame, c_tf_idf: Any, topics: dict[int, list[tuple[str, float]]]) -> dict[int, list[tuple[str, float]]]:
         """BERTopic's representation hook (see bertopic.representation.BaseRepresentation)."""
-        from pipeline.vocabulary import select_coherent_terms
+        from pipeline.vocabulary import select_coherent_terms, term_owners
 
         words = topic_model.vectorizer_model.get_feature_names_out()
         labels = sorted(int(label) for label in documents["Topic"].unique())
         weights = c_tf_idf.toarray() if hasattr(c_tf_idf, "toarray") else np.asarray(c_tf_idf)
         presence = self._presence_of(topic_model.vectorizer_model, documents["Document"].tolist())
         real_rows = [row for row, label in enumerate(labels) if label != OUTLIER_TOPIC]
+        owner = term_owners(weights, real_rows) if self.exclusive and len(real_rows) > 1 else None
         result: dict[int, list[tuple[str, float]]] = {}
         for row, label in enumerate(labels):
             if label == OUTLIER_TOPIC:
                 result[label] = list(topics.get(label, []))[: self.n_terms]
                 continue
             chosen = select_coherent_terms(
-                weights, presence, row, real_rows, self.n_terms, self.n_candidates, self.coherence_weight, self.n_leading, self.exclusive
+                weights, presence, row, real_rows, self.n_terms, self.n_candidates, self.coherence_weight, self.n_leading, self.exclusive, owner
             )
             # A topic without any positive weight (its papers hold only stop words) keeps BERTopic's placeholder list.
             result[label] = [(str(words[index]), float(weights[row, index])) for index in chosen] or list(topics.get(label, []))[: self.n_terms]
@@ -144,9 +153,11 @@ def embedding_backend(encoder: Any) -> Any:
     """Wrap an encoder with ``encode(list[str]) -> n x dim`` as a BERTopic embedding backend (for KeyBERTInspired/MMR)."""
     from bertopic.backend import BaseEmbedder
 
+    encode = getattr(encoder, "encode", None) or encoder.transform
+
     class EncoderBackend(BaseEmbedder):
         def embed(self, documents: list[str], verbose: bool = False) -> np.ndarray:
-            return np.asarray(encoder.encode(list(documents)), dtype=np.float32)
+            return np.asarray(encode(list(documents)), dtype=np.float32)
 
     return EncoderBackend()
 
@@ -178,7 +189,9 @@ def reassign_outliers(embeddings: np.ndarray, topics: np.ndarray, threshold: flo
     return topics
 
 
-def fit_topic_model(texts: list[str], embeddings: np.ndarray, cluster_labels: np.ndarray, config: BuildConfig, encoder: Any = None) -> TopicFit:
+def fit_topic_model(
+    texts: list[str], embeddings: np.ndarray, cluster_labels: np.ndarray, config: BuildConfig, encoder: Any = None, tokens: Any = None
+) -> TopicFit:
     """Fit BERTopic's topic representations on given cluster labels, then reduce topics and outliers.
 
     Parameters
@@ -187,8 +200,10 @@ def fit_topic_model(texts: list[str], embeddings: np.ndarray, cluster_labels: np
     embeddings : float32, n x dim, L2-normalised.
     cluster_labels : int, n; HDBSCAN labels (-1 = outlier).
     config : resolved build parameters.
-    encoder : an encoder (``encode(list[str])``), needed only by the "keybert" representations (loaded from
-        config when None); kept on the model so it can embed new documents later.
+    encoder : the corpus's representation (pipeline.represent.Representation) or an encoder with
+        ``encode(list[str])``, needed only by the "keybert" representations; kept on the model so it can embed new
+        documents later.
+    tokens : the texts' pipeline.tokens.TokenizedCorpus when already tokenised (the build's vocabulary stage).
 
     Steps: learn boilerplate words from the clusters (vocabulary.boilerplate_terms); fix the vocabulary over
     documents; BERTopic in manual mode with ``ClassTfidfTransformer`` and the representation model of
@@ -211,30 +226,29 @@ def fit_topic_model(texts: list[str], embeddings: np.ndarray, cluster_labels: np
     if nr_topics:
         notes.append(f"HDBSCAN found {len(found)} topics; merged to {nr_topics} by c-TF-IDF similarity (BERTopic reduce_topics)")
 
-    boilerplate = boilerplate_terms(texts, cluster_labels, config.boilerplate_min_share, config.boilerplate_max_lift) if config.learn_stop_words else []
+    if tokens is None:
+        from pipeline.tokens import tokenize
+
+        tokens = tokenize(texts)
+    from pipeline.tokens import word_counts
+
+    counts = word_counts(tokens)
+    boilerplate = boilerplate_terms(counts, cluster_labels, config.boilerplate_min_share, config.boilerplate_max_lift) if config.learn_stop_words else []
     if boilerplate:
         notes.append(f"{len(boilerplate)} boilerplate words learned and left out of topic terms: {', '.join(boilerplate[:30])}")
     try:
-        vocabulary_vectorizer = make_vectorizer(texts, config.ngram_max, config.min_df or 1, config.max_df, boilerplate)
+        vectorizer = make_vectorizer(texts, config.ngram_max, config.min_df or 1, config.max_df, boilerplate, tokens)
     except EmptyVocabularyError:
-        vocabulary_vectorizer = make_vectorizer(texts, config.ngram_max, config.min_df or 1, config.max_df)
-
-    def vectorizer():
-        from sklearn.base import clone
-
-        return clone(vocabulary_vectorizer)
-
+        vectorizer = make_vectorizer(texts, config.ngram_max, config.min_df or 1, config.max_df, tokens=tokens)
     if config.representation.startswith("keybert") and encoder is None:
-        from pipeline.embed import encoder_name, get_encoder
-
-        encoder = get_encoder(encoder_name(config.embedding_model, config.embedding_variant))
+        raise ValueError("the keybert representations need the corpus's representation passed as encoder (see pipeline.build)")
     ctfidf = ClassTfidfTransformer(bm25_weighting=config.bm25_weighting, reduce_frequent_words=config.reduce_frequent_words)
     representation = _bertopic_representation(config)
     topic_model = BERTopic(
         embedding_model=embedding_backend(encoder) if encoder is not None else None,
         umap_model=BaseDimensionalityReduction(),
         hdbscan_model=BaseCluster(),
-        vectorizer_model=vectorizer(),
+        vectorizer_model=vectorizer,  # one instance throughout: it remembers the corpus's counts
         ctfidf_model=ctfidf,
         representation_model=representation,
         top_n_words=config.top_n_words,
@@ -261,7 +275,7 @@ def fit_topic_model(texts: list[str], embeddings: np.ndarray, cluster_labels: np
         n_reassigned = int(((clustered == OUTLIER_TOPIC) & (reassigned != OUTLIER_TOPIC)).sum())
         if n_reassigned:
             topic_model.update_topics(
-                texts, topics=reassigned.tolist(), vectorizer_model=vectorizer(), ctfidf_model=ctfidf,
+                texts, topics=reassigned.tolist(), vectorizer_model=vectorizer, ctfidf_model=ctfidf,
                 representation_model=representation, top_n_words=config.top_n_words,
             )
             final = reassigned
@@ -317,6 +331,22 @@ def topic_table(fit: TopicFit, representatives: dict[int, list[str]], coordinate
     return pd.DataFrame(rows, columns=["topic", "label", "size", "top_terms", "representative_doc_ids", "x", "y"])
 
 
+@contextmanager
+def plain_ctfidf_terms(topic_model: Any) -> Iterator[None]:
+    """Within the block, ``topic_model`` names topics by plain c-TF-IDF (no representation model).
+
+    BERTopic runs its representation model for every merged node of ``hierarchical_topics`` and every (topic,
+    class) of ``topics_per_class``; :class:`CoherentTerms` there cost 20 s of 30 on the whole conference and only
+    name nodes that the atlas labels from its own topics. The model's own topics and terms are not touched.
+    """
+    saved = topic_model.representation_model
+    topic_model.representation_model = None
+    try:
+        yield
+    finally:
+        topic_model.representation_model = saved
+
+
 def hierarchy_table(topic_model: Any, texts: list[str], labels: dict[int, str]) -> pd.DataFrame:
     """BERTopic's ``hierarchical_topics`` merge tree with snake_case columns (HIERARCHY_COLUMNS).
 
@@ -326,7 +356,8 @@ def hierarchy_table(topic_model: Any, texts: list[str], labels: dict[int, str]) 
     n_topics = len([topic for topic in labels if topic != OUTLIER_TOPIC])
     if n_topics < 2:
         return pd.DataFrame(columns=HIERARCHY_COLUMNS)
-    tree = topic_model.hierarchical_topics(texts)
+    with plain_ctfidf_terms(topic_model):
+        tree = topic_model.hierarchical_topics(texts)
     tree = tree.rename(
         columns={
             "Parent_ID": "parent_id",

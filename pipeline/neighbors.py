@@ -1,7 +1,10 @@
-"""Exact nearest neighbours in the embedding space (cosine), computed once per build.
+"""Nearest neighbours in the embedding space (cosine), computed once per build.
 
 The same neighbour lists feed UMAP (``precomputed_knn``, so both UMAP fits skip their own search), the
-similar-papers list of each document, and the map-faithfulness metrics.
+similar-papers list of each document, and the map-faithfulness metrics. Up to EXACT_MAX_DOCUMENTS documents the
+search is exact (brute force, O(n^2): 2 s for the whole conference); above, it is pynndescent's approximate
+nearest-neighbour descent (Dong, Moses & Li 2011; the search UMAP itself runs), which grows about as n^1.14, so
+the build stays near n log n at 50,000 and 100,000 documents.
 """
 
 from __future__ import annotations
@@ -9,6 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
+# Above this many documents the neighbour search is approximate (see the module docstring).
+EXACT_MAX_DOCUMENTS = 20_000
 
 
 def cosine_knn(embeddings: np.ndarray, k: int, block_elements: int = 1 << 23) -> tuple[np.ndarray, np.ndarray]:
@@ -49,21 +55,49 @@ def cosine_knn(embeddings: np.ndarray, k: int, block_elements: int = 1 << 23) ->
     return indices, similarities
 
 
+def approximate_cosine_knn(embeddings: np.ndarray, k: int, seed: int = 42) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` nearest rows of each row by cosine similarity, found by pynndescent's NNDescent (seeded, one thread;
+    Euclidean on the unit rows, which ranks as cosine does). Same shapes and conventions as :func:`cosine_knn`
+    (the row itself first, similarities descending); a few true neighbours may be missed."""
+    from pynndescent import NNDescent
+
+    k = min(k, embeddings.shape[0])
+    index = NNDescent(np.asarray(embeddings, dtype=np.float32), n_neighbors=k, metric="euclidean", random_state=seed, n_jobs=1, low_memory=True, verbose=False)
+    indices, distances = index.neighbor_graph
+    similarities = (1.0 - distances.astype(np.float32) ** 2 / 2.0).astype(np.float32)  # |a - b|^2 = 2 - 2 cos for unit rows
+    order = np.argsort(-similarities, axis=1, kind="stable")
+    indices, similarities = np.take_along_axis(indices.astype(np.int64), order, axis=1), np.take_along_axis(similarities, order, axis=1)
+    rows = np.arange(len(indices))
+    is_self = indices == rows[:, None]
+    missing = ~is_self.any(axis=1)  # make the row itself come first, as cosine_knn does
+    indices[missing, 1:], similarities[missing, 1:] = indices[missing, :-1], similarities[missing, :-1]
+    indices[:, 0], similarities[:, 0] = rows, 1.0
+    return indices, similarities
+
+
+def search_method(n_documents: int) -> str:
+    """"exact cosine" up to EXACT_MAX_DOCUMENTS documents, else "nndescent"."""
+    return "exact cosine" if n_documents <= EXACT_MAX_DOCUMENTS else "nndescent"
+
+
 def cached_cosine_knn(embeddings: np.ndarray, k: int, store: Any = None, embeddings_key: str | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`cosine_knn` through a :class:`pipeline.layout.LayoutStore` (stage "neighbours"), when one is given.
+    """:func:`cosine_knn`, or :func:`approximate_cosine_knn` above EXACT_MAX_DOCUMENTS documents, through a
+    :class:`pipeline.layout.LayoutStore` (stage "neighbours"), when one is given.
 
     ``embeddings_key`` is the embeddings' :func:`pipeline.layout.fingerprint` (computed here when None). The key
     also holds ``min(k, n)``, so a rebuild with the same embeddings and k reads the lists instead of searching.
     Returns (indices int64 n x k, similarities float32 n x k) as cosine_knn does.
     """
+    method = search_method(embeddings.shape[0])
+    search = cosine_knn if method == "exact cosine" else approximate_cosine_knn
     if store is None:
-        return cosine_knn(embeddings, k)
+        return search(embeddings, k)
     from pipeline.layout import fingerprint
 
-    description = {"embeddings": embeddings_key or fingerprint(embeddings), "k": min(k, embeddings.shape[0]), "method": "exact cosine"}
+    description = {"embeddings": embeddings_key or fingerprint(embeddings), "k": min(k, embeddings.shape[0]), "method": method}
 
     def compute() -> dict[str, np.ndarray]:
-        indices, similarities = cosine_knn(embeddings, k)
+        indices, similarities = search(embeddings, k)
         return {"indices": indices, "similarities": similarities}
 
     found = store.cached("neighbours", description, compute)

@@ -62,16 +62,33 @@ def top_k(similarities: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return np.take_along_axis(part, order, axis=1), np.take_along_axis(values, order, axis=1)
 
 
-def embed_queries(texts: list[str], manifest: dict[str, Any], encoder: Any = None) -> np.ndarray:
-    """Embed texts with the cache's encoder (``manifest["embedding_model_name"]``); float32, m x dim, unit rows.
+def query_representation(topic_cache: TopicCache) -> Any:
+    """How the cache turns a text into a vector: its stored :class:`pipeline.represent.Representation`, or, for a
+    cache written before representations were stored, the encoder its manifest names (``embedding_model_name``).
 
-    Raises ModuleNotFoundError/OSError when the encoder cannot be loaded offline.
+    Raises FileNotFoundError/ValueError for a damaged representation folder.
+    """
+    from pipeline.cache import REPRESENTATION_DIR
+    from pipeline.represent import Representation, load_representation
+
+    folder = Path(topic_cache.path) / REPRESENTATION_DIR
+    if folder.is_dir():
+        return load_representation(folder)
+    name = topic_cache.manifest["embedding_model_name"]
+    return Representation(name, block_dims={name: int(topic_cache.manifest.get("embedding_dim", 0))})
+
+
+def embed_queries(texts: list[str], topic_cache: TopicCache, encoder: Any = None, representation: Any = None) -> np.ndarray:
+    """Embed texts as the cache's corpus was embedded (its stored representation; see query_representation);
+    float32, m x dim, unit rows. Texts are cleaned like the corpus (pipeline.clean.model_text) first.
+
+    ``encoder``: an already loaded encoder for an encoder block; ``representation``: the loaded representation, to
+    skip reading it again. Raises ModuleNotFoundError/OSError when an encoder cannot be loaded offline.
     """
     from pipeline.clean import model_text
-    from pipeline.embed import embed_texts
 
     cleaned = [model_text(text) or text for text in texts]
-    return embed_texts(cleaned, manifest["embedding_model_name"], store_path=None, encoder=encoder, progress=False).embeddings
+    return (representation or query_representation(topic_cache)).transform(cleaned, encoder=encoder)
 
 
 def semantic_search(topic_cache: TopicCache, query_embedding: np.ndarray, k: int = 20, embeddings: np.ndarray | None = None) -> pd.DataFrame:
@@ -150,12 +167,15 @@ def prepare_new_documents(input_path: Path | str, encoding: str | None = None) -
     return prepared.documents[["doc_id", "title", "abstract", "text"]].reset_index(drop=True)
 
 
-def place_documents(topic_cache: TopicCache, new: pd.DataFrame, encoder: Any = None, k: int = 10, embeddings: np.ndarray | None = None) -> pd.DataFrame:
-    """Embed prepared new documents (from :func:`prepare_new_documents`) with the cache's encoder and place them.
+def place_documents(
+    topic_cache: TopicCache, new: pd.DataFrame, encoder: Any = None, k: int = 10, embeddings: np.ndarray | None = None, representation: Any = None
+) -> pd.DataFrame:
+    """Embed prepared new documents (from :func:`prepare_new_documents`) with the cache's representation (see
+    :func:`embed_queries`; ``representation`` when already loaded) and place them.
 
     Returns doc_id, title, abstract, then the columns of :func:`place_embeddings`, one row per new document.
     """
-    new_embeddings = embed_queries(new["text"].tolist(), topic_cache.manifest, encoder=encoder)
+    new_embeddings = embed_queries(new["text"].tolist(), topic_cache, encoder=encoder, representation=representation)
     placed = place_embeddings(topic_cache, new_embeddings, k, embeddings=embeddings, same_rows=same_paper_index(topic_cache, new))
     return pd.concat([new[["doc_id", "title", "abstract"]].reset_index(drop=True), placed], axis=1)
 

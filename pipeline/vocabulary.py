@@ -37,9 +37,117 @@ def separate_cjk(text: str) -> str:
     return _CJK_CHARACTER.sub(r" \1 ", text.lower())
 
 
+class FixedVocabularyVectorizer(CountVectorizer):
+    """A CountVectorizer over a fixed ``vocabulary`` that does each piece of tokenising once.
+
+    BERTopic tokenises the corpus again and again: it fits and then transforms the vectorizer on the joined
+    documents of every topic, and every time it saves representative documents it transforms up to 500 sampled
+    documents per topic (twice a build; the atlas chooses its own representatives). On the whole conference that was
+    most of the topic stage. With a fixed vocabulary nothing is learnt from documents, so here:
+
+    - ``fit`` only checks the vocabulary (scikit-learn's ``fit`` and ``fit_transform`` would count every token to
+      learn nothing);
+    - ``transform`` returns the remembered rows of documents given to :meth:`remember` (the corpus, counted once
+      when the vocabulary was chosen) and counts only the others;
+    - ``get_feature_names_out`` is computed once (scikit-learn rebuilds the array on every call, 0.4-0.6 s at
+      170,000 terms, and BERTopic asks at every extraction).
+
+    The counts are exactly CountVectorizer's (tests/test_vocabulary.py compares them).
+    """
+
+    def get_feature_names_out(self, input_features: object = None) -> np.ndarray:
+        """The vocabulary's terms in column order (computed on the first call, then reused)."""
+        names = self.__dict__.get("_feature_names")
+        if names is None:
+            names = self.__dict__["_feature_names"] = super().get_feature_names_out(input_features)
+        return names
+
+    def fit(self, raw_documents: object, y: object = None) -> "FixedVocabularyVectorizer":
+        """Check the fixed vocabulary; nothing is learnt from ``raw_documents``. Returns self."""
+        if self.vocabulary is None:
+            return super().fit(raw_documents, y)
+        self._validate_vocabulary()
+        return self
+
+    def fit_transform(self, raw_documents: object, y: object = None) -> sp.csr_matrix:
+        """:meth:`fit`, then :meth:`transform` (scikit-learn's would count every document from scratch)."""
+        if self.vocabulary is None:
+            return super().fit_transform(raw_documents, y)
+        return self.fit(raw_documents).transform(raw_documents)
+
+    def remember(self, texts: Sequence[str], matrix: sp.spmatrix, tokens: object = None, extra_stop_words: Sequence[str] = ()) -> None:
+        """Keep ``matrix`` (len(texts) x vocabulary, these texts' counts) to answer later transforms of the texts, and
+        the texts' pipeline.tokens.TokenizedCorpus (same order) for :meth:`sentence_presence_of`."""
+        memo = {text: row for row, text in enumerate(texts)}
+        short = {len(text) for text in texts if len(text) < _PREFIX}
+        prefixes: dict[str, list[str]] = {}
+        for text in sorted(texts, key=len, reverse=True):
+            prefixes.setdefault(text[:_PREFIX], []).append(text)
+        self.__dict__.update(_memo=memo, _memo_matrix=sp.csr_matrix(matrix, dtype=np.int64), _prefixes=prefixes, _short=sorted(short, reverse=True))
+        self.__dict__.update(_tokens=tokens, _extra_stop_words=list(extra_stop_words), _sentences=None)
+
+    def _joined_rows(self, document: str) -> list[int] | None:
+        """The remembered rows whose texts, joined by single spaces, make ``document`` (as BERTopic joins a topic's
+        documents), longest match first; None when it is not such a join."""
+        memo, prefixes, short = self.__dict__["_memo"], self.__dict__["_prefixes"], self.__dict__["_short"]
+        rows, position = [], 0
+        while position < len(document):
+            candidates = prefixes.get(document[position : position + _PREFIX], []) + [document[position : position + length] for length in short]
+            for candidate in candidates:
+                end = position + len(candidate)
+                if candidate in memo and document.startswith(candidate, position) and (end == len(document) or document[end] == " "):
+                    rows.append(memo[candidate])
+                    position = end + 1
+                    break
+            else:
+                return None
+        return rows
+
+    def transform(self, raw_documents: object) -> sp.csr_matrix:
+        """Term counts of the documents (n x vocabulary, CSR int64). A remembered document is not tokenised again, and
+        neither is a join of remembered documents (its counts are the sum of theirs: no word pair spans two papers);
+        anything else is counted by CountVectorizer."""
+        documents = list(raw_documents)
+        memo = self.__dict__.get("_memo")
+        if not memo:
+            return super().transform(documents)
+        stored = self.__dict__["_memo_matrix"]
+        blocks, unknown = [], []
+        for index, document in enumerate(documents):
+            row = memo.get(document)
+            rows = [row] if row is not None else self._joined_rows(document)
+            if rows is None:
+                unknown.append(index)
+                blocks.append(None)
+            else:
+                blocks.append(sp.csr_matrix(stored[rows].sum(axis=0)) if len(rows) > 1 else stored[rows])
+        if unknown:
+            counted = super().transform([documents[index] for index in unknown]).astype(np.int64).tocsr()
+            for position, index in enumerate(unknown):
+                blocks[index] = counted[position]
+        return sp.vstack(blocks, format="csr", dtype=np.int64) if blocks else sp.csr_matrix((0, len(self.vocabulary)), dtype=np.int64)
+
+    def sentence_presence_of(self, texts: Sequence[str]) -> sp.csr_matrix | None:
+        """Binary sentences x vocabulary (float32) of the remembered ``texts``' sentences, in order (pipeline.tokens),
+        or None when some text was not remembered with its tokens."""
+        from pipeline.tokens import sentence_presence
+
+        memo, tokens = self.__dict__.get("_memo"), self.__dict__.get("_tokens")
+        if not memo or tokens is None or any(text not in memo for text in texts):
+            return None
+        if self.__dict__["_sentences"] is None:
+            self.__dict__["_sentences"] = sentence_presence(tokens, list(self.vocabulary), self.__dict__["_extra_stop_words"])
+        starts = np.searchsorted(tokens.sentence_documents, np.arange(tokens.n_documents + 1))
+        rows = [np.arange(starts[memo[text]], starts[memo[text] + 1]) for text in texts]
+        return self.__dict__["_sentences"][np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)]
+
+
+_PREFIX = 48  # characters of a text that index it for :meth:`FixedVocabularyVectorizer._joined_rows`
+
+
 def make_vectorizer(
-    texts: list[str], ngram_max: int = 2, min_df: int = 2, max_df: float = 0.5, extra_stop_words: Sequence[str] = ()
-) -> CountVectorizer:
+    texts: list[str], ngram_max: int = 2, min_df: int = 2, max_df: float = 0.5, extra_stop_words: Sequence[str] = (), tokens: object = None
+) -> FixedVocabularyVectorizer:
     """CountVectorizer for c-TF-IDF whose vocabulary is chosen over *documents*.
 
     BERTopic fits its vectorizer on one joined document per topic, so ``min_df``/``max_df`` there would count
@@ -48,36 +156,78 @@ def make_vectorizer(
     ``max_df`` of them are left out, and the result is fixed as the vectorizer's vocabulary. Below 20 documents
     ``max_df`` is 1.0 (a share means little there); if pruning leaves nothing, both limits are relaxed.
     ``extra_stop_words`` (e.g. from :func:`boilerplate_terms`) are removed like the English stop words, so they
-    do not form bigrams either.
+    do not form bigrams either. ``tokens``: the texts' pipeline.tokens.TokenizedCorpus (same order), from which
+    single words and word pairs are counted without tokenising again (otherwise scikit-learn counts them). The
+    vectorizer remembers the texts' counts (:class:`FixedVocabularyVectorizer`), so BERTopic never tokenises a
+    corpus document again.
 
     Raises EmptyVocabularyError when no term is left even then.
     """
     n = len(texts)
     stop_words = sorted(set(STOP_WORDS) | set(extra_stop_words))
     settings = dict(preprocessor=separate_cjk, token_pattern=TOKEN_PATTERN, stop_words=stop_words, ngram_range=(1, ngram_max))
-    vocabulary: list[str] = []
-    for low, high in ((min(min_df, max(1, n)), max_df if n >= 20 else 1.0), (1, 1.0)):
-        try:
-            vocabulary = sorted(CountVectorizer(min_df=low, max_df=high, **settings).fit(texts).vocabulary_)
-        except ValueError:  # "empty vocabulary" or "After pruning, no terms remain"
-            continue
-        if vocabulary:
-            break
-    if not vocabulary:
+    limits = ((min(min_df, max(1, n)), max_df if n >= 20 else 1.0), (1, 1.0))
+    if tokens is not None and ngram_max == 2:
+        from pipeline.tokens import ngram_counts
+
+        for low, high in limits:
+            terms, counts = ngram_counts(tokens, extra_stop_words, low, high)
+            if len(terms):
+                break
+    else:
+        tokens = None  # the sentence presence of pipeline.tokens knows word pairs only
+        terms, counts = _pruned_counts(texts, settings, limits)
+    if not len(terms):
         raise EmptyVocabularyError(f"No words left to describe topics after stop-word removal in {n} documents.")
-    return CountVectorizer(vocabulary=vocabulary, **settings)
+    vectorizer = FixedVocabularyVectorizer(vocabulary=terms.tolist(), **settings)
+    vectorizer.remember(texts, counts, tokens, extra_stop_words)
+    return vectorizer
 
 
-def documents_without_content_words(texts: list[str], doc_ids: list[str]) -> list[str]:
-    """Ids of documents that have no token left after stop-word removal.
+def _pruned_counts(texts: list[str], settings: dict[str, object], limits: Sequence[tuple[int, float]]) -> tuple[np.ndarray, sp.csr_matrix]:
+    """(terms, counts) by scikit-learn's CountVectorizer, keeping the terms within the first (min_df, max_df) of
+    ``limits`` that leaves any; ([], empty) when none does."""
+    try:
+        counter = CountVectorizer(**settings, dtype=np.int64)
+        counts = counter.fit_transform(texts).tocsr()
+    except ValueError:  # "empty vocabulary"
+        return np.zeros(0, dtype=str), sp.csr_matrix((len(texts), 0), dtype=np.int64)
+    frequency = np.bincount(counts.indices, minlength=counts.shape[1])
+    for low, high in limits:
+        keep = np.flatnonzero((frequency >= low) & (frequency <= high * len(texts)))
+        if len(keep):
+            return counter.get_feature_names_out()[keep], counts[:, keep]
+    return np.zeros(0, dtype=str), sp.csr_matrix((len(texts), 0), dtype=np.int64)
+
+
+class WordCounts:
+    """The corpus's single words once counted: documents x words (English stop words removed, tokens as the c-TF-IDF
+    vocabulary makes them). One tokenisation serves the content-word check, the boilerplate words and the lexical
+    representation (pipeline.represent), instead of one each.
+
+    Attributes
+    ----------
+    matrix : CSR, n_documents x n_words, int64 counts.
+    words : str array, n_words, sorted (scikit-learn's column order).
+    """
+
+    def __init__(self, matrix: sp.csr_matrix, words: np.ndarray):
+        self.matrix, self.words = matrix, words
+
+    def document_frequency(self) -> np.ndarray:
+        """Documents containing each word, int64."""
+        return np.bincount(self.matrix.indices, minlength=self.matrix.shape[1])
+
+
+def documents_without_content_words(counts: WordCounts, doc_ids: list[str]) -> list[str]:
+    """Ids of documents that have no word left after stop-word removal (``counts`` from :func:`pipeline.tokens.count_words`).
 
     Raises EmptyVocabularyError when that is every document.
     """
-    analyze = CountVectorizer(preprocessor=separate_cjk, token_pattern=TOKEN_PATTERN, stop_words=STOP_WORDS).build_analyzer()
-    empty = [doc_id for doc_id, text in zip(doc_ids, texts) if not analyze(text)]
-    if empty and len(empty) == len(texts):
+    empty = [doc_ids[row] for row in np.flatnonzero(np.diff(counts.matrix.indptr) == 0)]
+    if empty and len(empty) == len(doc_ids):
         raise EmptyVocabularyError(
-            f"No words left to describe topics after stop-word removal: all {len(texts)} documents contain only "
+            f"No words left to describe topics after stop-word removal: all {len(doc_ids)} documents contain only "
             "stop words, numbers or punctuation."
         )
     return empty
@@ -92,7 +242,7 @@ def split_sentences(text: str) -> list[str]:
     return parts or [text]
 
 
-def boilerplate_terms(texts: list[str], groups: Sequence[int] | np.ndarray, min_share: float = 0.05, max_lift: float = 1.5) -> list[str]:
+def boilerplate_terms(counts: WordCounts, groups: Sequence[int] | np.ndarray, min_share: float = 0.05, max_lift: float = 1.5) -> list[str]:
     """Academic boilerplate learned from document frequency: words common in the corpus but in no group more so.
 
     A word (English stop words aside) is boilerplate when it occurs in at least ``min_share`` of the documents
@@ -104,7 +254,7 @@ def boilerplate_terms(texts: list[str], groups: Sequence[int] | np.ndarray, min_
 
     Parameters
     ----------
-    texts : the n model texts.
+    counts : the n documents' word counts (:func:`pipeline.tokens.count_words`).
     groups : int, n; cluster per document (-1 = outlier, left out of the lifts but counted in the shares).
     min_share, max_lift : the two thresholds above.
 
@@ -112,19 +262,14 @@ def boilerplate_terms(texts: list[str], groups: Sequence[int] | np.ndarray, min_
     """
     groups = np.asarray(groups)
     ids = sorted(set(groups.tolist()) - {OUTLIER_TOPIC})
-    if len(ids) < 3 or len(texts) < 20:
+    if len(ids) < 3 or counts.matrix.shape[0] < 20 or counts.matrix.shape[1] == 0:
         return []
-    analyzer = CountVectorizer(preprocessor=separate_cjk, token_pattern=TOKEN_PATTERN, stop_words=STOP_WORDS, binary=True, dtype=np.float32)
-    try:
-        presence = analyzer.fit_transform(texts).tocsr()
-    except ValueError:  # no words at all
-        return []
+    presence = (counts.matrix > 0).astype(np.float32)
     share = np.asarray(presence.mean(axis=0)).ravel()
     group_share = np.vstack([np.asarray(presence[groups == group].mean(axis=0)).ravel() for group in ids])
     common = share >= min_share
     even = group_share.max(axis=0) <= max_lift * share
-    words = analyzer.get_feature_names_out()
-    return sorted(words[common & even].tolist())
+    return sorted(counts.words[common & even].tolist())
 
 
 def cooccurrence_npmi(presence: sp.spmatrix | np.ndarray) -> np.ndarray:
@@ -146,6 +291,12 @@ def cooccurrence_npmi(presence: sp.spmatrix | np.ndarray) -> np.ndarray:
     return np.nan_to_num(npmi, nan=-1.0)
 
 
+def term_owners(weights: np.ndarray, rows: Sequence[int]) -> np.ndarray:
+    """Per term (column of ``weights``, topics x terms), the row among ``rows`` where its weight is highest (int64)."""
+    rows = list(rows)
+    return np.asarray(rows)[np.argmax(weights[rows], axis=0)]
+
+
 def select_coherent_terms(
     weights: np.ndarray,
     presence: sp.spmatrix,
@@ -156,6 +307,7 @@ def select_coherent_terms(
     coherence_weight: float = 3.0,
     n_leading: int = 10,
     exclusive: bool = True,
+    owner: np.ndarray | None = None,
 ) -> list[int]:
     """Choose one topic's terms (column indices, best first) from c-TF-IDF weights.
 
@@ -169,15 +321,15 @@ def select_coherent_terms(
     3. The first ``n_leading`` chosen (the terms a label and a coherence score read) and the rest are each put
        back in order of weight, so shown weights decrease within each block.
 
-    Parameters: weights float, topics x terms (c-TF-IDF); presence binary, units x terms. Returns at most
-    ``n_terms`` indices.
+    Parameters: weights float, topics x terms (c-TF-IDF); presence binary, units x terms; ``owner``: per term, the
+    row of ``rows`` where it weighs most (:func:`term_owners`), computed here when None (pass it when choosing the
+    terms of every topic: it is the same for all of them). Returns at most ``n_terms`` indices.
     """
     order = np.argsort(-weights[row], kind="stable")
     positive = order[weights[row, order] > 0]
     candidates = positive
     if exclusive and len(rows) > 1:
-        rows = list(rows)
-        owner = np.asarray(rows)[np.argmax(weights[rows], axis=0)]
+        owner = term_owners(weights, rows) if owner is None else owner
         owned = positive[owner[positive] == row]
         candidates = owned if len(owned) else positive
     candidates = candidates[:n_candidates]

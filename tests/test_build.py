@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -43,7 +44,8 @@ def check_contract(cache_dir: Path, n_documents: int) -> cache.TopicCache:
     for row in topics.itertuples():
         assert set(row.representative_doc_ids) <= set(documents.loc[documents["topic"] == row.topic, "doc_id"])
         assert all(isinstance(term, str) and isinstance(weight, float) for term, weight in row.top_terms)
-    assert topic_cache.embeddings().shape == (n_documents, 384)
+    assert topic_cache.embeddings().shape == (n_documents, manifest["embedding_dim"])
+    assert (cache_dir / cache.REPRESENTATION_DIR / "representation.json").is_file()
     assert (cache_dir / "model" / "topic_embeddings.safetensors").is_file()
     assert not list(cache_dir.rglob("*.pkl")) and not list(cache_dir.rglob("*.pickle"))
     return topic_cache
@@ -53,9 +55,17 @@ def test_seed_builds_a_sensible_small_map(seed_cache: Path):
     topic_cache = check_contract(seed_cache, 19)
     assert 1 <= topic_cache.manifest["n_topics"] <= 4
     assert topic_cache.manifest["dropped"] == {"heading line": 1}
-    # Long documents: 11 of the 19 abstracts exceed MiniLM's 256 word pieces; the build counts and says so.
+    # The default representation (tfidf-svd) reads every word of every abstract: nothing is truncated.
+    assert topic_cache.manifest["embedding_cache"]["truncated"] == 0
+    assert not any("longer than the embedding model's window" in warning for warning in topic_cache.manifest["warnings"])
+
+
+def test_transformer_build_counts_long_documents(build_cache):
+    # 11 of the 19 abstracts exceed MiniLM's 256 word pieces; a build with the transformer counts and says so.
+    topic_cache = check_contract(build_cache(SEED, "seed-minilm", config=replace(BuildConfig(), embedding_model="all-MiniLM-L6-v2")), 19)
     assert topic_cache.manifest["embedding_cache"]["truncated"] == 11
     assert any("longer than the embedding model's window" in warning for warning in topic_cache.manifest["warnings"])
+    assert topic_cache.manifest["embedding_model"].startswith("all-MiniLM-L6-v2") and topic_cache.manifest["embedding_dim"] == 384
 
 
 def test_slice_of_real_corpus_fulfils_the_contract(slice_cache: Path):
@@ -181,7 +191,7 @@ def test_refuses_to_replace_a_folder_that_is_not_a_cache(tmp_path: Path):
 def test_manifest_is_plain_json(seed_cache: Path):
     manifest = json.loads((seed_cache / cache.MANIFEST_FILE).read_text())
     assert manifest["input_sha256"] and len(manifest["input_sha256"]) == 64
-    assert manifest["embedding_model"].startswith("all-MiniLM-L6-v2")
+    assert manifest["embedding_model"].startswith("tfidf-svd@scikit-learn==") and manifest["embedding_model_name"] == "tfidf-svd"
 
 
 def test_topics_per_class_over_decisions(slice_cache: Path):

@@ -112,7 +112,7 @@ def test_drop_self_removes_each_row_wherever_it_sits():
 def test_reference_agreement_is_one_for_identical_partitions_and_skips_missing():
     topics = [0, 0, 1, 1, 2, 2]
     perfect = reference_agreement(topics, ["a", "a", "b", "b", "c", "c"])
-    assert perfect == {"nmi_reference": pytest.approx(1.0), "ari_reference": pytest.approx(1.0)}
+    assert perfect == {"nmi_reference": pytest.approx(1.0), "ami_reference": pytest.approx(1.0), "ari_reference": pytest.approx(1.0)}
     with_missing = reference_agreement(topics + [5], ["a", "a", "b", "b", "c", "c", None])
     assert with_missing["ari_reference"] == pytest.approx(1.0)
 
@@ -158,6 +158,7 @@ def test_coherent_term_selection_is_exclusive_and_prefers_co_occurring_terms():
 
 
 def test_boilerplate_words_are_common_everywhere_but_topical_words_are_not():
+    from pipeline.tokens import count_words
     from pipeline.vocabulary import boilerplate_terms
 
     topics = {"graph nodes": 0, "coral reefs": 1, "speech audio": 2}
@@ -166,10 +167,10 @@ def test_boilerplate_words_are_common_everywhere_but_topical_words_are_not():
         for i in range(10):
             texts.append(f"we propose {words} study {i}")
             groups.append(group)
-    learned = boilerplate_terms(texts, groups, min_share=0.05, max_lift=2.0)
+    learned = boilerplate_terms(count_words(texts), groups, min_share=0.05, max_lift=2.0)
     assert "propose" in learned and "study" in learned
     assert not {"graph", "coral", "speech"} & set(learned)
-    assert boilerplate_terms(texts, [0] * len(texts)) == []  # one group says nothing about spread
+    assert boilerplate_terms(count_words(texts), [0] * len(texts)) == []  # one group says nothing about spread
 
 
 def test_outlier_reassignment_keeps_the_least_similar_papers_as_outliers():

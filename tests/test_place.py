@@ -47,7 +47,7 @@ def test_new_paper_is_placed_among_its_neighbours(slice_cache: Path, encoder):
 def test_search_by_exact_title_returns_that_paper_first(slice_cache: Path, encoder):
     topic_cache = cache.read_cache(slice_cache)
     for title in topic_cache.documents["title"].iloc[[0, 57, 200]]:
-        query = embed_queries([title], topic_cache.manifest, encoder=encoder)[0]
+        query = embed_queries([title], topic_cache, encoder=encoder)[0]
         hits = semantic_search(topic_cache, query, k=5)
         assert hits.iloc[0]["title"] == title
         assert list(hits["score"]) == sorted(hits["score"], reverse=True)
@@ -55,7 +55,7 @@ def test_search_by_exact_title_returns_that_paper_first(slice_cache: Path, encod
 
 def test_search_finds_papers_by_meaning(slice_cache: Path, encoder):
     topic_cache = cache.read_cache(slice_cache)
-    query = embed_queries(["robustness of reinforcement learning agents to distribution shift"], topic_cache.manifest, encoder=encoder)[0]
+    query = embed_queries(["robustness of reinforcement learning agents to distribution shift"], topic_cache, encoder=encoder)[0]
     hits = semantic_search(topic_cache, query, k=10)
     text = " ".join((hits["title"] + " " + hits["abstract"]).str.lower())
     assert "reinforcement" in text or "policy" in text or "agent" in text

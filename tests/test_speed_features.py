@@ -23,7 +23,7 @@ from pipeline.embed import ENCODER_NAMES, embed_texts, encoder_spec, get_encoder
 from tests.conftest import PAPERS, ROOT, needs_shared
 
 N_DOCS = 80
-STATIC = replace(BuildConfig(), embedding_variant="static")
+STATIC = replace(BuildConfig(), embedding_model="all-MiniLM-L6-v2-static")
 
 
 @pytest.fixture(scope="module")
@@ -48,9 +48,9 @@ def test_cold_build_embeds_everything_and_names_its_encoder(first_build):
     assert manifest["embedding_cache"]["embedded"] == N_DOCS and manifest["embedding_cache"]["cached"] == 0
     assert manifest["embedding_model_name"] == "all-MiniLM-L6-v2-static"
     assert manifest["embedding_model"] == model_id("all-MiniLM-L6-v2-static")
-    encoder = manifest["embedding_encoder"]
+    encoder = manifest["embedding_encoder"]["all-MiniLM-L6-v2-static"]
     assert encoder["kind"] == "static" and len(encoder["weights_sha256"]) == 64 and Path(encoder["path"]).is_dir()
-    assert manifest["layout_cache"]["hits"] == {"neighbours": False, "umap_cluster_space": False, "map_2d": False, "map_refine": False}
+    assert manifest["layout_cache"]["hits"] == {"tokens": False, "neighbours": False, "umap_cluster_space": False, "map_2d": False, "map_refine": False}
 
 
 def test_adding_and_changing_documents_embeds_only_those(first_build, corpus: pd.DataFrame, tmp_path: Path):
@@ -72,10 +72,10 @@ def test_changing_only_hdbscan_parameters_reuses_the_layouts(first_build, corpus
     smaller = max(3, manifest["params"]["min_cluster_size"] - 2)
     again = run_build(path, tmp_path / "cache", replace(STATIC, min_cluster_size=smaller), embedding_store=store).manifest
     assert again["embedding_cache"]["embedded"] == 0
-    assert again["layout_cache"]["hits"] == {"neighbours": True, "umap_cluster_space": True, "map_2d": True, "map_refine": True}
+    assert again["layout_cache"]["hits"] == {"tokens": True, "neighbours": True, "umap_cluster_space": True, "map_2d": True, "map_refine": True}
     assert again["params"]["min_cluster_size"] == smaller
     reseeded = run_build(path, tmp_path / "cache2", replace(STATIC, random_state=7), embedding_store=store).manifest
-    assert reseeded["layout_cache"]["hits"] == {"neighbours": True, "umap_cluster_space": False, "map_2d": False, "map_refine": False}
+    assert reseeded["layout_cache"]["hits"] == {"tokens": True, "neighbours": True, "umap_cluster_space": False, "map_2d": False, "map_refine": False}
 
 
 def _no_network(*args, **kwargs):
@@ -84,7 +84,7 @@ def _no_network(*args, **kwargs):
 
 @pytest.mark.parametrize("name", ENCODER_NAMES)
 def test_each_encoder_loads_offline_and_agrees_with_the_transformer(name: str, monkeypatch):
-    """Every encoder option loads with the network cut off, gives unit 384-d vectors, and ranks like MiniLM."""
+    """Every encoder option loads with the network cut off, gives unit vectors (384-d; 256-d with PCA), and ranks like MiniLM."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setattr(socket.socket, "connect", _no_network)
     texts = [
@@ -94,7 +94,7 @@ def test_each_encoder_loads_offline_and_agrees_with_the_transformer(name: str, m
     ]
     encoder = get_encoder(name)
     vectors = embed_texts(texts, name, store_path=None, encoder=encoder, progress=False).embeddings
-    assert vectors.shape == (3, 384) and vectors.dtype == np.float32
+    assert vectors.shape == (3, 256 if name.endswith("-static-pca") else 384) and vectors.dtype == np.float32
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1, atol=1e-5)
     similarities = vectors @ vectors.T
     assert similarities[0, 1] > similarities[0, 2]  # the two image-generation sentences are nearest

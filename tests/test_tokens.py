@@ -1,0 +1,60 @@
+"""pipeline.tokens: counts made from word ids equal scikit-learn's CountVectorizer on the same texts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from conftest import PAPERS, needs_shared
+from sklearn.feature_extraction.text import CountVectorizer
+
+from pipeline.tokens import ngram_counts, sentence_presence, tokenize, word_counts
+from pipeline.vocabulary import STOP_WORDS, TOKEN_PATTERN, separate_cjk, split_sentences
+
+HOSTILE = [
+    "Graph neural networks (GNNs) learn on graphs. GNNs are graph models! 2023 results?",
+    "大型语言模型的推理能力。これは日本語の文です。",
+    "",
+    "the and of",
+    "Mixed: 3D-vision, LLM-based agents; x_1 and α-decay. Ünïcödé wörds.",
+]
+
+
+def sklearn_counts(texts: list[str], extra: list[str], ngram_max: int, min_df: int = 1, max_df: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    vectorizer = CountVectorizer(
+        preprocessor=separate_cjk, token_pattern=TOKEN_PATTERN, stop_words=sorted(set(STOP_WORDS) | set(extra)), ngram_range=(1, ngram_max), min_df=min_df, max_df=max_df
+    )
+    matrix = vectorizer.fit_transform(texts)
+    return vectorizer.get_feature_names_out(), matrix.toarray()
+
+
+def corpus_texts() -> list[str]:
+    needs_shared(PAPERS)
+    return pd.read_parquet(PAPERS)["abstract"].head(300).tolist() + HOSTILE
+
+
+def test_word_and_pair_counts_equal_scikit_learn():
+    texts = corpus_texts()
+    corpus = tokenize(texts)
+    names, expected = sklearn_counts(texts, [], 1)
+    counts = word_counts(corpus)
+    assert counts.words.tolist() == names.tolist() and np.array_equal(counts.matrix.toarray(), expected)
+    for extra in ([], ["model", "graph", "learning"]):
+        names, expected = sklearn_counts(texts, extra, 2)
+        terms, matrix = ngram_counts(corpus, extra)
+        assert terms.tolist() == names.tolist()
+        pruned_names, pruned_expected = sklearn_counts(texts, extra, 2, min_df=2, max_df=0.5)
+        pruned_terms, pruned = ngram_counts(corpus, extra, 2, 0.5)
+        assert pruned_terms.tolist() == pruned_names.tolist() and np.array_equal(pruned.toarray(), pruned_expected)
+        assert terms.tolist() == names.tolist()
+        assert np.array_equal(matrix.toarray(), expected)
+
+
+def test_sentence_presence_equals_scikit_learn_per_sentence():
+    texts = corpus_texts()[:60] + HOSTILE
+    extra = ["model"]
+    names, _ = sklearn_counts(texts, extra, 2)
+    vocabulary = names.tolist()[::3]
+    vectorizer = CountVectorizer(vocabulary=vocabulary, preprocessor=separate_cjk, token_pattern=TOKEN_PATTERN, stop_words=sorted(set(STOP_WORDS) | set(extra)), ngram_range=(1, 2))
+    sentences = [sentence for text in texts for sentence in split_sentences(text)]
+    expected = (vectorizer.transform(sentences) > 0).astype(np.float32).toarray()
+    assert np.array_equal(sentence_presence(tokenize(texts), vocabulary, extra).toarray(), expected)
