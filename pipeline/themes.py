@@ -175,3 +175,25 @@ def assign_themes(topics: pd.DataFrame, hierarchy: pd.DataFrame, n_themes: int |
 def has_themes(topics: pd.DataFrame) -> bool:
     """True when a topics table already carries the theme columns (caches built with themes)."""
     return all(column in topics.columns for column in THEME_COLUMNS)
+
+
+def leaf_order(hierarchy: pd.DataFrame, topic_ids: Iterable[int]) -> list[int]:
+    """The real topics in the merge tree's depth-first order (larger child first), so the topics of a theme, and
+    similar themes, stand next to each other; topics the tree lacks follow in id order. Outliers are left out."""
+    tree = merge_tree(hierarchy)
+    wanted = [int(topic) for topic in topic_ids if int(topic) != OUTLIER_TOPIC]
+    roots = sorted((node for node in tree if not any(node < other for other in tree)), key=lambda node: (-len(node), min(node)))
+    order: list[int] = []
+
+    def visit(node: frozenset[int]) -> None:
+        if node in tree:
+            for child in tree[node].children:
+                visit(child)
+        else:
+            order.extend(sorted(node))
+
+    for root in roots:
+        visit(root)
+    present = set(wanted)
+    ordered = [topic for topic in order if topic in present]
+    return ordered + sorted(present - set(ordered))

@@ -105,3 +105,9 @@ def test_a_build_writes_themes_cut_from_its_own_hierarchy(slice_cache):
     assert real.groupby("theme")["theme_label"].nunique().eq(1).all() and real.drop_duplicates("theme")["theme_label"].is_unique
     recomputed = assign_themes(topics.drop(columns=["theme", "theme_label"]), atlas.hierarchy)
     assert recomputed["theme"].tolist() == topics["theme"].tolist()  # what the dashboard computes for an older cache
+
+
+def test_leaf_order_keeps_each_subtree_together():
+    from pipeline.themes import leaf_order
+
+    assert leaf_order(TREE, [90, 41, 40, 12, 7, 3, -1, 5]) == [3, 12, 7, 41, 90, 40, 5]
