@@ -1,0 +1,49 @@
+"""What every view reads: the cache, the view state and the papers it selects, made once per run by the page."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from dashboard.map_view import Highlights, MapState
+from dashboard.url_state import ViewState
+from pipeline.cache import TopicCache
+
+PLOTLY_CONFIG = {"displaylogo": False, "scrollZoom": True, "modeBarButtonsToRemove": ["toImage"]}
+
+
+@dataclass
+class Page:
+    """One run's state of the page.
+
+    ``matching``: the papers that pass the sidebar filters and the drilled theme; ``context``: the other papers
+    that pass the sidebar filters, drawn in grey around a drilled theme (None on the whole map); ``selected``:
+    doc_ids of the map's box or lasso selection; ``shown``: ``matching`` narrowed to the selection (what the table
+    lists); ``search_hits``: the semantic search's best papers among ``matching`` (with a score column);
+    ``figures``: {key: (name, figure)} the views made, for the downloads.
+    """
+
+    atlas: TopicCache
+    cache_key: tuple[str, int]
+    view: ViewState
+    matching: pd.DataFrame
+    context: pd.DataFrame | None
+    selected: set[str]
+    shown: pd.DataFrame
+    areas: list[str]
+    search_hits: pd.DataFrame
+    highlights: Highlights = field(default_factory=Highlights)
+    figures: dict[str, tuple[str, Any]] = field(default_factory=dict)
+
+    @property
+    def map_state(self) -> MapState:
+        """The map part of the view."""
+        return MapState(colour_by=self.view.colour, level=self.view.level, theme=self.view.theme)
+
+    @property
+    def filter_key(self) -> tuple[Any, ...]:
+        """The view's filters as a hashable key (for caches of figures and tables)."""
+        view = self.view
+        return (view.topics, view.query.strip(), view.decisions, view.areas, view.theme)
