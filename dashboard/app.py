@@ -74,19 +74,29 @@ def show_cache_error(error: CacheError) -> None:
     st.stop()
 
 
-def show_header(atlas: TopicCache, n_matching: int) -> None:
-    """Title, corpus metrics, the no-topics notice and the build notes."""
+PAGE_STYLE = """<style>
+[data-testid="stMainBlockContainer"] { padding-top: 2.2rem; padding-bottom: 2rem; }
+[data-testid="stMainBlockContainer"] h1 { font-size: 1.9rem; padding: 0 0 0.1rem 0; }
+</style>"""
+
+
+def header_line(atlas: TopicCache, n_matching: int) -> str:
+    """The one-line summary under the title: corpus, build date, papers, topics, themes, outliers, matching."""
     manifest = atlas.manifest
-    st.title("Topic Atlas")
     created = str(manifest.get("created_at", ""))[:10]
-    st.caption(f"Corpus {filters.markdown_escape(filters.corpus_name(manifest))} · built {filters.markdown_escape(created)} · cache {filters.markdown_escape(atlas.path)}")
     n_themes = atlas.topics.loc[atlas.topics["theme"] != map_view.OUTLIER_THEME, "theme"].nunique()
-    columns = st.columns(5)
-    columns[0].metric("Papers", f"{int(manifest['n_documents']):,}")
-    columns[1].metric("Topics", f"{int(manifest['n_topics']):,}")
-    columns[2].metric("Outliers", f"{float(manifest['outlier_fraction']):.1%}")
-    columns[3].metric("Themes", f"{n_themes:,}")
-    columns[4].metric("Matching the filters", f"{n_matching:,}")
+    return (
+        f"{filters.corpus_name(manifest)} · built {created} · {int(manifest['n_documents']):,} papers · {int(manifest['n_topics']):,} topics "
+        f"in {n_themes:,} themes · {float(manifest['outlier_fraction']):.1%} outliers · {n_matching:,} matching the filters"
+    )
+
+
+def show_header(atlas: TopicCache, n_matching: int) -> None:
+    """Title and one summary line, the no-topics notice; the build notes go to the sidebar's foot."""
+    st.html(PAGE_STYLE)
+    st.title("Topic Atlas")
+    st.caption(filters.markdown_escape(header_line(atlas, n_matching)), help=f"Cache folder: {atlas.path}")
+    manifest = atlas.manifest
     if filters.no_topics_found(manifest):
         st.warning(
             "No topics were found: the clustering put every paper in the outlier group, so the map shows them all in grey. "
@@ -94,7 +104,7 @@ def show_header(atlas: TopicCache, n_matching: int) -> None:
         )
     messages = filters.build_messages(manifest)
     if messages:
-        with st.expander(f"Build notes and warnings ({len(messages)})"):
+        with st.sidebar.expander(f"Build notes and warnings ({len(messages)})"):
             for message in messages:
                 st.text("• " + message)
 
@@ -113,7 +123,7 @@ def tab_names(atlas: TopicCache) -> list[str]:
 def view_choices(atlas: TopicCache, cache_key: tuple[str, int], tabs: list[str]) -> url_state.Choices:
     """What an address may ask of this cache."""
     documents, topics = atlas.documents, atlas.topics
-    doc_ids = set(documents["doc_id"].astype(str))
+    doc_ids = resources.doc_id_set(cache_key, documents)
     colours = ["theme", "topic"] + (["decision"] if resources.decision_choices(cache_key, documents) else []) + (["primary_area"] if resources.area_choices(cache_key, documents) else [])
     return url_state.Choices(
         topics=frozenset(int(topic) for topic in topics["topic"]), themes=frozenset(int(theme) for theme in topics["theme"] if int(theme) != map_view.OUTLIER_THEME),
@@ -179,7 +189,7 @@ def build_page(atlas: TopicCache, cache_key: tuple[str, int]) -> Page:
     selected = kept & set(matching["doc_id"].astype(str)) if kept else set()
     shown = matching[matching["doc_id"].astype(str).isin(selected)] if selected else matching
     hits = find_view.search_hits(atlas, cache_key, matching, view.find)
-    paper = view.paper if view.paper in set(atlas.documents["doc_id"].astype(str)) else None
+    paper = view.paper if view.paper in resources.doc_id_set(cache_key, atlas.documents) else None
     similar: tuple[str, ...] = ()
     if paper is not None and "neighbor_ids" in atlas.documents.columns:
         row = atlas.documents.loc[atlas.documents["doc_id"].astype(str) == paper].iloc[0]

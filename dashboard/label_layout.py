@@ -71,13 +71,14 @@ def stack_column(anchor_y: np.ndarray, heights: np.ndarray, spacing: float, low:
     ordered_heights = heights[order]
     steps = np.concatenate([[0.0], (ordered_heights[1:] + ordered_heights[:-1]) / 2 + spacing])
     offsets = np.cumsum(steps)
-    centres = isotonic_increasing(anchor_y[order] - offsets) + offsets
-    if len(centres):
-        bottom, top = centres[0] - ordered_heights[0] / 2, centres[-1] + ordered_heights[-1] / 2
-        if top - bottom <= high - low:
-            centres += max(0.0, low - bottom) - max(0.0, top - high)
-        else:  # taller than the plot: centred, spilling past both edges alike
-            centres += (low + high) / 2 - (bottom + top) / 2
+    # In z = centre - offset the spacing rule is "z non-decreasing" and the plot's edges are the constant bounds
+    # z >= low + h_first/2 and z <= high - h_last/2 - offset_last; clipping the unbounded isotonic fit to constant
+    # bounds gives the bounded least-squares fit.
+    fitted = isotonic_increasing(anchor_y[order] - offsets)
+    if len(fitted):
+        lowest, highest = low + ordered_heights[0] / 2, high - ordered_heights[-1] / 2 - offsets[-1]
+        fitted = np.clip(fitted, lowest, highest) if lowest <= highest else fitted + ((lowest + highest) / 2 - (fitted[0] + fitted[-1]) / 2)
+    centres = fitted + offsets
     placed = np.empty_like(centres)
     placed[order] = centres
     return placed

@@ -254,7 +254,7 @@ def _points_trace(columns: Mapping[str, np.ndarray], positions: np.ndarray | Non
 
     doc_ids = take("doc_id")
     trace: dict[str, Any] = {
-        "type": "scattergl", "mode": "markers", "name": name, "legendgroup": name, "x": take("x"), "y": take("y"), "customdata": doc_ids,
+        "type": "scattergl", "mode": "markers", "name": name, "x": take("x"), "y": take("y"), "customdata": doc_ids,
         "marker": {"size": size, "color": colour, "opacity": opacity, "line": {"width": 0}},
     }
     if hover:
@@ -262,7 +262,7 @@ def _points_trace(columns: Mapping[str, np.ndarray], positions: np.ndarray | Non
         trace["hoverinfo"] = "text"
     else:
         trace["hoverinfo"] = "skip"
-    if selected:
+    if selected:  # an empty selection draws nothing dimmed
         trace["selectedpoints"] = np.flatnonzero(np.isin(doc_ids, list(selected))).tolist()
         trace["unselected"] = {"marker": {"opacity": 0.12}}
     return trace
@@ -301,6 +301,24 @@ def highlight_rows(documents: pd.DataFrame, highlights: Highlights) -> dict[str,
     return rows
 
 
+# A drilled theme is framed by its points' 2nd to 98th percentiles (stray papers far from the rest would otherwise keep
+# the whole map in view); the whole map frames every point.
+DRILL_QUANTILES = (0.02, 0.98)
+
+
+def map_extent(rows: pd.DataFrame, drilled: bool = False) -> tuple[float, float, float, float]:
+    """(x_low, x_high, y_low, y_high) the labels must stay outside of: every point, or for a drilled theme the
+    central 96% in each axis, padded by 3%. (0, 1, 0, 1) for no rows."""
+    if rows.empty:
+        return 0.0, 1.0, 0.0, 1.0
+    x, y = rows["x"].to_numpy(dtype=float), rows["y"].to_numpy(dtype=float)
+    if not drilled or len(rows) < 50:
+        return float(x.min()), float(x.max()), float(y.min()), float(y.max())
+    (x_low, x_high), (y_low, y_high) = np.quantile(x, DRILL_QUANTILES), np.quantile(y, DRILL_QUANTILES)
+    pad_x, pad_y = 0.03 * (x_high - x_low), 0.03 * (y_high - y_low)
+    return float(x_low - pad_x), float(x_high + pad_x), float(y_low - pad_y), float(y_high + pad_y)
+
+
 def map_figure(
     documents: pd.DataFrame,
     topics: pd.DataFrame,
@@ -320,7 +338,7 @@ def map_figure(
     drilled theme). ``areas``: the corpus's primary-area order, for stable colours. Every point carries its doc_id
     in ``customdata``. The plot area is ``height_px`` high; the legend sits beneath it. Returns the Figure.
     """
-    selected = {str(doc_id) for doc_id in selected_ids} if selected_ids else None
+    selected = {str(doc_id) for doc_id in selected_ids} if selected_ids is not None else None
     names, legend = colour_groups(documents, topics, state.colour_by, areas)
     size = _marker_size(len(documents))
     traces: list[dict[str, Any]] = []
@@ -349,17 +367,15 @@ def map_figure(
         })
         legend_names.append(f"{name} ({len(rows)})")
     labelled = documents[point_labels(documents, topics, state) != ""]
-    extent_rows = labelled if not labelled.empty else documents
-    if extent_rows.empty:
-        extent = (0.0, 1.0, 0.0, 1.0)
-    else:
-        extent = (float(extent_rows["x"].min()), float(extent_rows["x"].max()), float(extent_rows["y"].min()), float(extent_rows["y"].max()))
+    extent = map_extent(labelled if not labelled.empty else documents, drilled=state.theme is not None)
     annotations, x_range, y_range = _annotations(label_groups(labelled, topics, state, height_px), extent, height_px)
     legend_px = _legend_height(legend_names)
     layout = {
         "template": "plotly_white", "height": height_px + legend_px + 16, "margin": {"l": 4, "r": 4, "t": 4, "b": legend_px + 12},
         "showlegend": True, "legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": -0.005, "yanchor": "top", "font": {"size": 11}, "itemsizing": "constant"},
-        "dragmode": "lasso", "hovermode": "closest", "clickmode": "event+select",
+        # Drag pans and the wheel zooms, as on a map; a click on a point selects it (Streamlit turns clicks into
+        # selections only outside the lasso and box modes), and the lasso and box are in the toolbar.
+        "dragmode": "pan", "clickmode": "event+select", "hovermode": "closest",
         "hoverlabel": {"bgcolor": "white", "font": {"size": 12, "family": FONT_FAMILY}, "align": "left"},
         "xaxis": {"range": list(x_range), "visible": False, "showgrid": False, "zeroline": False},
         "yaxis": {"range": list(y_range), "visible": False, "showgrid": False, "zeroline": False, "scaleanchor": "x", "scaleratio": 1},

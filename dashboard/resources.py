@@ -41,6 +41,12 @@ def cache_embeddings(cache_key: CacheKey, _atlas: TopicCache) -> np.ndarray:
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
+def doc_id_set(cache_key: CacheKey, _documents: pd.DataFrame) -> frozenset[str]:
+    """Every doc_id of the cache, as text, for membership tests."""
+    return frozenset(_documents["doc_id"].astype(str))
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
 def area_choices(cache_key: CacheKey, _documents: pd.DataFrame) -> list[str]:
     """The primary areas of the corpus, most papers first (empty without the column)."""
     return map_view.area_order(_documents)

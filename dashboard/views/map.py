@@ -3,7 +3,8 @@
 A click on one point opens that paper (the sidebar shows it at once); a box or lasso narrows the papers table.
 Both are kept in session state by the chart's selection callback, not read from the chart: the map's figure
 changes when a paper is highlighted, which gives the chart a new widget id and forgets its selection, so the
-page draws a kept lasso selection itself (``selectedpoints``).
+page then draws the kept lasso selection itself (``selectedpoints``). A new lasso alone does not change the figure
+(plotly draws it already): sending 11,672 points again and redrawing them costs the browser seconds.
 """
 
 from __future__ import annotations
@@ -11,17 +12,23 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import filters, map_view, quality_panel, resources
-from dashboard.views.page import PLOTLY_CONFIG, Page
+from dashboard.views.page import MAP_CONFIG, Page
 
 MAP_KEY = "map"
 SELECTION_KEY = "map_selection"
+GENERATION_KEY = "map_generation"
 PAPER_KEY = "paper"
+
+
+def map_key() -> str:
+    """The chart's widget key: a new one after "Clear selection", so plotly forgets the lasso it draws."""
+    return f"{MAP_KEY}-{st.session_state.get(GENERATION_KEY, 0)}"
 
 
 def on_map_select() -> None:
     """The chart's selection callback: a box or lasso keeps its papers, a single clicked point opens its paper,
     an empty selection (a double click) forgets the lasso."""
-    event = st.session_state.get(MAP_KEY) or {}
+    event = st.session_state.get(map_key()) or {}
     selection = event.get("selection", {}) if hasattr(event, "get") else {}
     points = selection.get("points", []) or []
     doc_ids = filters.selected_doc_ids(points)
@@ -34,8 +41,20 @@ def on_map_select() -> None:
 
 
 def clear_selection() -> None:
-    """Forget the map's box or lasso selection."""
+    """Forget the map's box or lasso selection, and give the chart a fresh widget."""
     st.session_state[SELECTION_KEY] = []
+    st.session_state[GENERATION_KEY] = st.session_state.get(GENERATION_KEY, 0) + 1
+
+
+def drawn_selection(page: Page) -> tuple[str, ...]:
+    """The selection the figure itself draws: the current one whenever the figure changes for another reason (or
+    the selection is cleared), else the one drawn before, so a new lasso alone leaves the figure as it is."""
+    base = (page.cache_key, page.filter_key, page.map_state, page.highlights)
+    current = tuple(sorted(page.selected))
+    if st.session_state.get("_map_base") != base or not current:
+        st.session_state["_map_base"] = base
+        st.session_state["_map_drawn"] = current
+    return st.session_state["_map_drawn"]
 
 
 def theme_options(page: Page) -> dict[int | None, str]:
@@ -60,10 +79,10 @@ def colour_options(page: Page) -> list[str]:
 
 def render_controls(page: Page) -> None:
     """Colour mode, label level and the drilled theme, on one row above the map."""
-    columns = st.columns([3, 2, 4], vertical_alignment="bottom")
-    columns[0].radio("Colour points by", colour_options(page), format_func=map_view.COLOUR_MODES.__getitem__, key="colour", horizontal=True, persist_state="session")
-    columns[1].radio("Label", list(map_view.LEVELS), format_func=map_view.LEVELS.__getitem__, key="level", horizontal=True, persist_state="session",
-                     help="Themes: the 10-20 groups cut from the topic hierarchy. Topics: every topic. Drilling into a theme labels its topics.")
+    columns = st.columns([2, 2, 5])
+    columns[0].selectbox("Colour points by", colour_options(page), format_func=map_view.COLOUR_MODES.__getitem__, key="colour", persist_state="session")
+    columns[1].selectbox("Label", list(map_view.LEVELS), format_func=map_view.LEVELS.__getitem__, key="level", persist_state="session",
+                         help="Themes: the 10-20 groups cut from the topic hierarchy. Topics: every topic. Drilling into a theme labels its topics.")
     options = theme_options(page)
     columns[2].selectbox("Drill into a theme", list(options), format_func=options.__getitem__, key="theme", persist_state="session")
 
@@ -72,19 +91,19 @@ def figure_of(page: Page) -> object:
     """The map of the page's view (cached per filters, view, highlights and selection)."""
     highlights = map_view.highlight_rows(page.atlas.documents, page.highlights)
     view_key = (page.filter_key, page.highlights)
-    return resources.map_figure(page.cache_key, view_key, page.map_state, page.matching, page.context, highlights, tuple(sorted(page.selected)), page.atlas.topics, page.areas)
+    return resources.map_figure(page.cache_key, view_key, page.map_state, page.matching, page.context, highlights, drawn_selection(page), page.atlas.topics, page.areas)
 
 
 def render(page: Page) -> object:
     """Draw the controls and the map; returns the map's figure."""
     render_controls(page)
     figure = figure_of(page)
-    st.plotly_chart(figure, on_select=on_map_select, selection_mode=("points", "box", "lasso"), key=MAP_KEY, theme=None, config=PLOTLY_CONFIG)
+    st.plotly_chart(figure, on_select=on_map_select, selection_mode=("points", "box", "lasso"), key=map_key(), theme=None, config=MAP_CONFIG)
     left, right = st.columns([5, 1], vertical_alignment="center")
     if page.selected:
         left.caption(f"{len(page.shown):,} papers selected on the map; the table lists only them.")
     else:
-        hint = "Click a point to read its paper; drag to lasso papers (box select and zoom are in the chart's toolbar); double-click to zoom out."
+        hint = "No map selection: the table lists every paper matching the filters. Click a point to read its paper; drag to pan, scroll to zoom, double-click to zoom out; the lasso and box in the chart's toolbar select papers."
         left.caption(hint + (" " + quality_panel.faithfulness_note(page.atlas.manifest["metrics"]) if page.atlas.manifest.get("metrics") else ""))
     right.button("Clear selection", on_click=clear_selection, disabled=not page.selected, width="stretch")
     page.figures["map"] = ("Topic map", figure)

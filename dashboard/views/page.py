@@ -12,6 +12,8 @@ from dashboard.url_state import ViewState
 from pipeline.cache import TopicCache
 
 PLOTLY_CONFIG = {"displaylogo": False, "scrollZoom": True, "modeBarButtonsToRemove": ["toImage"]}
+# The map's toolbar stays in view: its lasso and box are how papers are selected.
+MAP_CONFIG = PLOTLY_CONFIG | {"displayModeBar": True}
 
 
 @dataclass

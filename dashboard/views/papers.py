@@ -91,7 +91,8 @@ def render_paper(page: Page, doc_id: str) -> None:
             st.link_button("Open on OpenReview", details["link"])
     similar = filters.similar_papers(atlas.documents, atlas.topics, doc_id)
     if not similar.empty:
-        neighbour_ids = [other for other in filters.as_text_list(row.get("neighbor_ids")) if other in set(atlas.documents["doc_id"].astype(str))]
+        known = resources.doc_id_set(page.cache_key, atlas.documents)
+        neighbour_ids = [other for other in filters.as_text_list(row.get("neighbor_ids")) if other in known]
         st.caption("Similar papers (rings on the map; cosine similarity of the abstracts' embeddings). Choose one to open it.")
         key = f"similar-{doc_id}"
         st.dataframe(
