@@ -66,9 +66,9 @@ def render_paper(page: Page, doc_id: str) -> None:
         return
     row = atlas.documents.loc[atlas.documents["doc_id"].astype(str) == str(doc_id)].iloc[0]
     with st.container(border=True, key="paper-panel"):
-        top = st.columns([5, 1], vertical_alignment="center")
+        top = st.columns([3, 2], vertical_alignment="center")
         top[0].caption("Chosen paper (red star on the map)")
-        top[1].button("✕", key="close-paper", on_click=close_paper, help="Close the paper")
+        top[1].button("Close", key="close-paper", on_click=close_paper, width="stretch")
         st.text(details["title"] or "(no title)")
         topic = f"{details['topic']} · {details['topic_label']}" if details["topic"] != charts.OUTLIER_TOPIC else details["topic_label"]
         theme = atlas.topics.loc[atlas.topics["topic"] == details["topic"], "theme_label"]
