@@ -409,3 +409,27 @@ def legend_entries(documents: pd.DataFrame, topics: pd.DataFrame, state: MapStat
     names, legend = colour_groups(documents, topics, state.colour_by, areas)
     present = set(names.tolist())
     return [(name, colour) for name, colour in legend.items() if name in present]
+
+
+def view_description(n_papers: int, topics: pd.DataFrame, corpus: str = "", chosen_topics: Sequence[int] = (), query: str = "",
+                     decisions: Sequence[str] = (), areas: Sequence[str] = (), theme: int | None = None, selected: int = 0) -> str:
+    """One line that says what the view shows, for a figure's caption: corpus, papers shown, then each filter in
+    use, e.g. "iclr2025/iclr2025_abstracts.parquet · 1,741 papers · theme: reasoning, MLLMs · decision: Oral".
+    Plain text (not escaped)."""
+    parts = [corpus] if corpus else []
+    parts.append(f"{n_papers:,} papers")
+    if theme is not None:
+        names = topics.loc[topics["theme"] == theme, "theme_label"]
+        parts.append(f"theme: {names.iloc[0] if len(names) else theme}")
+    if chosen_topics:
+        labels = dict(zip(topics["topic"].astype(int), topics["label"].astype(str)))
+        parts.append("topics: " + "; ".join(shorten(labels.get(int(topic), str(topic)), 40) for topic in chosen_topics))
+    if query.strip():
+        parts.append(f'search: "{query.strip()}"')
+    if decisions:
+        parts.append("decision: " + ", ".join(decisions))
+    if areas:
+        parts.append("primary area: " + "; ".join(shorten(area, 50) for area in areas))
+    if selected:
+        parts.append(f"{selected:,} selected on the map")
+    return " · ".join(parts)

@@ -117,3 +117,9 @@ def test_old_caches_get_themes_at_load():
     themed = map_view.themed_topics(TOPICS.drop(columns=["theme", "theme_label"]), hierarchy)
     assert themed["theme"].tolist() == [-1, 0, 0, 1, 1]
     assert map_view.themed_topics(TOPICS, hierarchy) is TOPICS  # a cache with themes keeps its own
+
+
+def test_the_view_is_described_in_one_line_for_a_caption():
+    line = map_view.view_description(61, TOPICS, "iclr2025/x.parquet", chosen_topics=(40,), query=" agents ", decisions=("Oral",), areas=("optimization",), theme=1, selected=5)
+    assert line == 'iclr2025/x.parquet · 61 papers · theme: graphs, proteins · topics: <b>LLMs</b>, agents · search: "agents" · decision: Oral · primary area: optimization · 5 selected on the map'
+    assert map_view.view_description(130, TOPICS) == "130 papers"

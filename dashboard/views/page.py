@@ -7,7 +7,8 @@ from typing import Any
 
 import pandas as pd
 
-from dashboard.map_view import Highlights, MapState
+from dashboard.filters import corpus_name
+from dashboard.map_view import Highlights, MapState, view_description
 from dashboard.url_state import ViewState
 from pipeline.cache import TopicCache
 
@@ -43,6 +44,12 @@ class Page:
     def map_state(self) -> MapState:
         """The map part of the view."""
         return MapState(colour_by=self.view.colour, level=self.view.level, theme=self.view.theme)
+
+    def description(self) -> str:
+        """One line naming the corpus, the papers shown and every filter in use (a publication figure's caption)."""
+        view = self.view
+        return view_description(len(self.shown), self.atlas.topics, corpus_name(self.atlas.manifest), view.topics, view.query, view.decisions,
+                                view.areas, view.theme, len(self.selected))
 
     @property
     def filter_key(self) -> tuple[Any, ...]:
