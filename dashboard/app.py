@@ -1,18 +1,19 @@
-"""Topic Atlas: the Streamlit page over one topic cache. Layout and widgets only; computing lives in
-dashboard.charts, dashboard.filters and dashboard.export.
+"""Topic Atlas: the Streamlit page over one topic cache. Layout, navigation and the view's address only; each
+view lives in dashboard.views, figures and tables come from pure builders cached in dashboard.resources.
 
 Run: ``streamlit run dashboard/app.py -- --cache DIR``. The cache folder is ``--cache``, else the ``ATLAS_CACHE``
 environment variable, else ``caches/default`` under the repository root (what ``make run`` builds).
 Corpus text (titles, abstracts, keywords, labels) is shown as plain text: st.text, dataframes, or escaped Markdown.
+The view (filters, colour, label level, drilled theme, chosen paper, open tab) lives in the address
+(dashboard.url_state), so copying it reproduces the view.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
+import importlib.util
 import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,16 +23,24 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:  # `streamlit run dashboard/app.py` puts dashboard/, not the repository, on sys.path
     sys.path.insert(0, str(REPO_ROOT))
 
-import numpy as np  # noqa: E402
-import plotly.graph_objects as go  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from dashboard import analytics, analytics_charts, charts, export, filters, find, quality_panel  # noqa: E402
-from pipeline.cache import MANIFEST_FILE, CacheError, TopicCache, read_cache  # noqa: E402
+from dashboard import analytics, charts, filters, map_view, resources, url_state  # noqa: E402
+from dashboard.views import decisions as decisions_view  # noqa: E402
+from dashboard.views import downloads as downloads_view  # noqa: E402
+from dashboard.views import find as find_view  # noqa: E402
+from dashboard.views import map as map_tab  # noqa: E402
+from dashboard.views import papers as papers_view  # noqa: E402
+from dashboard.views import structure as structure_view  # noqa: E402
+from dashboard.views import topics as topics_view  # noqa: E402
+from dashboard.views.page import PLOTLY_CONFIG, Page  # noqa: E402
+from pipeline.cache import MANIFEST_FILE, CacheError, TopicCache  # noqa: E402
 
 DEFAULT_CACHE = REPO_ROOT / "caches" / "default"
-PLOTLY_CONFIG = {"displaylogo": False, "scrollZoom": True, "modeBarButtonsToRemove": ["toImage"]}
-DEFAULT_TERM_TOPICS = 6
+MAP_TAB, TOPICS_TAB, STRUCTURE_TAB, FIND_TAB, DECISIONS_TAB, DOWNLOADS_TAB, CHANGES_TAB = (
+    "Map and papers", "Topics", "Structure", "Find and place", "Decisions", "Downloads", "What changed",
+)
+RESTORED_KEY = "_view_restored"
 
 
 def cache_dir_setting(argv: list[str]) -> Path:
@@ -56,127 +65,6 @@ def manifest_mtime_ns(cache_dir: Path) -> int:
         return -1
 
 
-# Resources, not data: the same objects on every rerun, never copied (a copy of 11,672 rows costs more than the
-# whole rerun may take). Nothing on the page mutates them.
-@st.cache_resource(show_spinner="Reading the topic cache…", max_entries=4)
-def load_cache(cache_dir: str, mtime_ns: int) -> TopicCache:
-    """The cache folder's tables, cached per (folder, manifest mtime) so a rebuild is picked up; the documents
-    carry their map hover text, made once here. Raises CacheError."""
-    atlas = read_cache(cache_dir)
-    atlas.documents = charts.with_hover_texts(atlas.documents, atlas.topics)
-    return atlas
-
-
-# Figures are cached as resources: the same object on every rerun, so its JSON (and with it the chart's widget
-# id, which Streamlit derives from the spec) stays identical and a map selection survives the rerun it triggers.
-# Nothing mutates them.
-@st.cache_resource(max_entries=16, show_spinner=False)
-def map_figure(cache_key: tuple[str, int], filter_key: tuple[Any, ...], colour_by: str, _documents: pd.DataFrame, _topics: pd.DataFrame) -> go.Figure:
-    """The map of the filtered documents coloured by topic or decision, rebuilt only when an argument changes."""
-    if colour_by == "Decision":
-        return charts.decision_map_figure(_documents, _topics, analytics_charts.DECISION_COLOURS)
-    return charts.topic_map_figure(_documents, _topics)
-
-
-@st.cache_resource(max_entries=4, show_spinner=False)
-def cache_embeddings(cache_key: tuple[str, int], _atlas: TopicCache) -> np.ndarray:
-    """The cache's document embeddings (n x dim), read once per cache."""
-    return _atlas.embeddings()
-
-
-@st.cache_resource(show_spinner="Loading the embedding model…", max_entries=4)
-def query_representation(cache_key: tuple[str, int], _atlas: TopicCache) -> Any:
-    """How the cache turns text into vectors (pipeline.place.query_representation), loaded once per cache, with any
-    encoder block it needs loaded too (one text is embedded). Raises when it cannot be loaded offline."""
-    from pipeline.place import embed_queries, query_representation as stored_representation
-
-    representation = stored_representation(_atlas)
-    embed_queries(["warm-up"], _atlas, representation=representation)
-    return representation
-
-
-def representation_or_problem(cache_key: tuple[str, int], atlas: TopicCache) -> tuple[Any, str | None]:
-    """(representation, None), or (None, why it is unavailable)."""
-    name = atlas.manifest.get("embedding_model_name")
-    if not name:
-        return None, "the cache does not name its embedding model"
-    try:
-        return query_representation(cache_key, atlas), None
-    except Exception as error:  # a missing package, model files or runtime: the page must still work
-        return None, f"{name} cannot be loaded here: {type(error).__name__}: {error}"
-
-
-@st.cache_data(max_entries=8, show_spinner="Placing the papers on the map…")
-def placed_papers(cache_key: tuple[str, int], file_name: str, data: bytes, _atlas: TopicCache) -> pd.DataFrame:
-    """Place the papers of an uploaded file (any format the build reads) on the map; cached per file content."""
-    import tempfile
-
-    from pipeline.place import place_documents, prepare_new_documents
-
-    representation, problem = representation_or_problem(cache_key, _atlas)
-    if problem:
-        raise RuntimeError(problem)
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / Path(file_name).name
-        path.write_bytes(data)
-        new = prepare_new_documents(path)
-    return place_documents(_atlas, new, embeddings=cache_embeddings(cache_key, _atlas), representation=representation)
-
-
-@st.cache_data(max_entries=8, show_spinner="Placing the abstract on the map…")
-def placed_abstract(cache_key: tuple[str, int], text: str, _atlas: TopicCache) -> pd.DataFrame:
-    """Place one pasted abstract on the map; cached per text, so a rerun does not embed it again."""
-    from pipeline.clean import model_text
-    from pipeline.place import place_documents
-
-    representation, problem = representation_or_problem(cache_key, _atlas)
-    if problem:
-        raise RuntimeError(problem)
-    new = pd.DataFrame({"doc_id": ["pasted"], "title": [None], "abstract": [text], "text": [model_text(text) or text]})
-    return place_documents(_atlas, new, embeddings=cache_embeddings(cache_key, _atlas), representation=representation)
-
-
-@st.cache_resource(max_entries=4, show_spinner=False)
-def size_figure(cache_key: tuple[str, int], _topics: pd.DataFrame) -> go.Figure:
-    """The topic-size bar chart of one cache."""
-    return charts.topic_size_figure(_topics)
-
-
-@st.cache_resource(max_entries=16, show_spinner=False)
-def terms_figure(cache_key: tuple[str, int], topic_ids: tuple[int, ...], _topics: pd.DataFrame) -> go.Figure:
-    """The top-terms small multiples of the chosen topics."""
-    return charts.top_terms_figure(_topics, topic_ids)
-
-
-@st.cache_resource(max_entries=4, show_spinner=False)
-def search_text(cache_key: tuple[str, int], _documents: pd.DataFrame) -> pd.Series:
-    """Each document's title, abstract and keywords in one string, built once per cache for fast searching."""
-    return filters.search_haystack(_documents)
-
-
-@st.cache_resource(max_entries=4, show_spinner=False)
-def decision_choices(cache_key: tuple[str, int], _documents: pd.DataFrame) -> list[str]:
-    """The decision filter's options, found once per cache (a pass over every paper: 20 ms at 11,671)."""
-    return filters.decision_options(_documents)
-
-
-@st.cache_resource(max_entries=64, show_spinner=False)
-def representatives_table(cache_key: tuple[str, int], compared: tuple[int, ...], _atlas: TopicCache) -> pd.DataFrame:
-    """The representative papers of the compared topics, made once per cache and choice of topics."""
-    return filters.representative_papers(_atlas.documents, _atlas.topics, compared)
-
-
-@st.cache_resource(max_entries=16, show_spinner=False)
-def papers_table(cache_key: tuple[str, int], table_key: str, _shown: pd.DataFrame, _topics: pd.DataFrame) -> pd.DataFrame:
-    """The drill-down table of the papers shown, rebuilt only when the filters or the map selection change."""
-    return filters.drilldown_table(_shown, _topics)
-
-
-def clear_map_selection() -> None:
-    """Forget the map selection: a new widget key gives a fresh, unselected map."""
-    st.session_state["map_generation"] = st.session_state.get("map_generation", 0) + 1
-
-
 def show_cache_error(error: CacheError) -> None:
     """The page for an unreadable cache: what is wrong and the command that rebuilds it; stops the script."""
     st.title("Topic Atlas")
@@ -186,17 +74,29 @@ def show_cache_error(error: CacheError) -> None:
     st.stop()
 
 
-def show_header(atlas: TopicCache, n_matching: int) -> None:
-    """Title, corpus metrics, the no-topics notice and the build notes."""
+PAGE_STYLE = """<style>
+[data-testid="stMainBlockContainer"] { padding-top: 2.2rem; padding-bottom: 2rem; }
+[data-testid="stMainBlockContainer"] h1 { font-size: 1.9rem; padding: 0 0 0.1rem 0; }
+</style>"""
+
+
+def header_line(atlas: TopicCache, n_matching: int) -> str:
+    """The one-line summary under the title: corpus, build date, papers, topics, themes, outliers, matching."""
     manifest = atlas.manifest
-    st.title("Topic Atlas")
     created = str(manifest.get("created_at", ""))[:10]
-    st.caption(f"Corpus {filters.markdown_escape(filters.corpus_name(manifest))} · built {filters.markdown_escape(created)} · cache {filters.markdown_escape(atlas.path)}")
-    columns = st.columns(4)
-    columns[0].metric("Papers", f"{int(manifest['n_documents']):,}")
-    columns[1].metric("Topics", f"{int(manifest['n_topics']):,}")
-    columns[2].metric("Outliers", f"{float(manifest['outlier_fraction']):.1%}")
-    columns[3].metric("Matching the filters", f"{n_matching:,}")
+    n_themes = atlas.topics.loc[atlas.topics["theme"] != map_view.OUTLIER_THEME, "theme"].nunique()
+    return (
+        f"{filters.corpus_name(manifest)} · built {created} · {int(manifest['n_documents']):,} papers · {int(manifest['n_topics']):,} topics "
+        f"in {n_themes:,} themes · {float(manifest['outlier_fraction']):.1%} outliers · {n_matching:,} matching the filters"
+    )
+
+
+def show_header(atlas: TopicCache, n_matching: int) -> None:
+    """Title and one summary line, the no-topics notice; the build notes go to the sidebar's foot."""
+    st.html(PAGE_STYLE)
+    st.title("Topic Atlas")
+    st.caption(filters.markdown_escape(header_line(atlas, n_matching)), help=f"Cache folder: {atlas.path}")
+    manifest = atlas.manifest
     if filters.no_topics_found(manifest):
         st.warning(
             "No topics were found: the clustering put every paper in the outlier group, so the map shows them all in grey. "
@@ -204,300 +104,123 @@ def show_header(atlas: TopicCache, n_matching: int) -> None:
         )
     messages = filters.build_messages(manifest)
     if messages:
-        with st.expander(f"Build notes and warnings ({len(messages)})"):
+        with st.sidebar.expander(f"Build notes and warnings ({len(messages)})"):
             for message in messages:
                 st.text("• " + message)
 
 
-def sidebar_filters(cache_key: tuple[str, int], atlas: TopicCache) -> tuple[list[int], str, list[str]]:
-    """The sidebar widgets. Returns (chosen topic ids, search text, chosen decisions)."""
+def tab_names(atlas: TopicCache) -> list[str]:
+    """The tabs this cache gets: Decisions only with decisions, What changed only with a lineage and its view."""
+    names = [MAP_TAB, TOPICS_TAB, STRUCTURE_TAB, FIND_TAB]
+    if analytics.has_decisions(atlas.documents):
+        names.append(DECISIONS_TAB)
+    names.append(DOWNLOADS_TAB)
+    if atlas.manifest.get("lineage") and importlib.util.find_spec("dashboard.views.changes") is not None:
+        names.append(CHANGES_TAB)
+    return names
+
+
+def view_choices(atlas: TopicCache, cache_key: tuple[str, int], tabs: list[str]) -> url_state.Choices:
+    """What an address may ask of this cache."""
+    documents, topics = atlas.documents, atlas.topics
+    doc_ids = resources.doc_id_set(cache_key, documents)
+    colours = ["theme", "topic"] + (["decision"] if resources.decision_choices(cache_key, documents) else []) + (["primary_area"] if resources.area_choices(cache_key, documents) else [])
+    return url_state.Choices(
+        topics=frozenset(int(topic) for topic in topics["topic"]), themes=frozenset(int(theme) for theme in topics["theme"] if int(theme) != map_view.OUTLIER_THEME),
+        decisions=frozenset(resources.decision_choices(cache_key, documents)), areas=frozenset(resources.area_choices(cache_key, documents)),
+        colours=tuple(colours), tabs=tuple(tabs), is_paper=doc_ids.__contains__,
+    )
+
+
+def restore_view(choices: url_state.Choices) -> str | None:
+    """On a session's first run, put the address's view into the widgets' session state. Returns the tab the
+    address opened the session on (the same on every later run: it is the tab widget's default)."""
+    if RESTORED_KEY not in st.session_state:
+        view = url_state.from_query({key: st.query_params.get_all(key) for key in st.query_params}, choices)
+        for key, value in url_state.to_session(view).items():
+            if key != "tab" and value is not None:
+                st.session_state[key] = value
+        st.session_state[RESTORED_KEY] = view.tab
+    return st.session_state[RESTORED_KEY]
+
+
+def publish_view(first_tab: str) -> None:
+    """Write the session's view into the address (only when it changed, so the browser history stays quiet)."""
+    view = url_state.from_session(st.session_state)
+    if view.tab == first_tab:
+        view = url_state.ViewState(**{**view.__dict__, "tab": None})
+    wanted = url_state.to_query(view)
+    current = {key: (st.query_params.get_all(key) if isinstance(wanted.get(key), list) else st.query_params.get(key)) for key in st.query_params}
+    if current != wanted:
+        st.query_params.from_dict(wanted)
+
+
+def sidebar_filters(atlas: TopicCache, cache_key: tuple[str, int]) -> None:
+    """The sidebar's filter widgets (their values are read back from session state)."""
     with st.sidebar:
         st.header("Filters")
         options = filters.topic_options(atlas.topics)
-        topics = st.multiselect("Topics", list(options), format_func=options.__getitem__, key="topics", placeholder="All topics")
-        query = st.text_input("Search titles, abstracts and keywords", key="query", placeholder="e.g. diffusion")
-        decisions = decision_choices(cache_key, atlas.documents)
-        chosen_decisions = st.multiselect("Decision", decisions, key="decisions", placeholder="All decisions") if decisions else []
-    return topics, query, chosen_decisions
+        st.multiselect("Topics", list(options), format_func=options.__getitem__, key="topics", placeholder="All topics")
+        st.text_input("Search titles, abstracts and keywords", key="query", placeholder="e.g. diffusion")
+        decisions = resources.decision_choices(cache_key, atlas.documents)
+        if decisions:
+            st.multiselect("Decision", decisions, key="decisions", placeholder="All decisions")
+        areas = resources.area_choices(cache_key, atlas.documents)
+        if areas:
+            st.multiselect("Primary area", areas, format_func=lambda area: charts.shorten(area, 60), key="areas", placeholder="All primary areas")
 
 
-def show_map(atlas: TopicCache, cache_key: tuple[str, int], filter_key: tuple[Any, ...], matching: pd.DataFrame) -> tuple[go.Figure, set[str]]:
-    """The topic map with box/lasso selection. Returns (figure, doc_ids selected on it)."""
-    colour_by = "Topic"
+def selected_papers(view: url_state.ViewState, atlas: TopicCache, cache_key: tuple[str, int]) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """(papers that pass the filters and the drilled theme, the other filtered papers around a drilled theme or None)."""
+    matching = filters.filter_documents(atlas.documents, view.topics, view.query, view.decisions, haystack=resources.search_text(cache_key, atlas.documents))
+    if view.areas:
+        matching = matching[matching["primary_area"].isin(view.areas)]
+    if view.theme is None:
+        return matching, None
+    in_theme = (matching["theme"] == view.theme).to_numpy()
+    return matching[in_theme], matching[~in_theme]
+
+
+def build_page(atlas: TopicCache, cache_key: tuple[str, int]) -> Page:
+    """The run's Page: filters applied, map selection, search hits and highlights."""
+    view = url_state.from_session(st.session_state)
+    matching, context = selected_papers(view, atlas, cache_key)
+    kept = set(st.session_state.get(map_tab.SELECTION_KEY) or [])
+    selected = kept & set(matching["doc_id"].astype(str)) if kept else set()
+    shown = matching[matching["doc_id"].astype(str).isin(selected)] if selected else matching
+    hits = find_view.search_hits(atlas, cache_key, matching, view.find)
+    paper = view.paper if view.paper in resources.doc_id_set(cache_key, atlas.documents) else None
+    similar: tuple[str, ...] = ()
+    if paper is not None and "neighbor_ids" in atlas.documents.columns:
+        row = atlas.documents.loc[atlas.documents["doc_id"].astype(str) == paper].iloc[0]
+        similar = tuple(filters.as_text_list(row["neighbor_ids"]))
+    highlights = map_view.Highlights(search=tuple(hits["doc_id"].astype(str)), chosen=paper, similar=similar)
+    return Page(atlas, cache_key, view, matching, context, selected, shown, resources.area_choices(cache_key, atlas.documents), hits, highlights)
+
+
+def downloads_figures(page: Page) -> None:
+    """Put every chart of the page into ``page.figures`` for the Downloads tab (the other tabs do not run then)."""
+    atlas, cache_key = page.atlas, page.cache_key
+    page.figures.setdefault("map", ("Topic map", map_tab.figure_of(page)))
+    page.figures.setdefault("topic-sizes", ("Topic sizes", resources.size_figure(cache_key, atlas.topics)))
+    page.figures.setdefault("topic-tree", ("Topic tree", resources.tree_figure(cache_key, atlas.topics)))
     if analytics.has_decisions(atlas.documents):
-        colour_by = st.radio("Colour points by", ["Topic", "Decision"], horizontal=True, key="colour_by")
-    figure = map_figure(cache_key, filter_key, colour_by, matching, atlas.topics)
-    st.caption("Hover a point for its paper; drag to lasso papers (box select and zoom are in the chart's toolbar); double-click to zoom out.")
-    if atlas.manifest.get("metrics"):
-        st.caption(quality_panel.faithfulness_note(atlas.manifest["metrics"]))
-    event = st.plotly_chart(
-        figure,
-        on_select="rerun",
-        selection_mode=("points", "box", "lasso"),
-        key=f"map-{st.session_state.get('map_generation', 0)}",
-        theme=None,
-        config=PLOTLY_CONFIG,
-    )
-    selected = filters.selected_doc_ids(event["selection"]["points"]) if event else set()
-    left, right = st.columns([5, 1], vertical_alignment="center")
-    left.caption(f"{len(selected):,} papers selected on the map; the table lists only them." if selected else "No map selection: the table lists every paper matching the filters.")
-    right.button("Clear selection", on_click=clear_map_selection, disabled=not selected, width="stretch")
-    return figure, selected
+        _, _, rate, mix = resources.decision_figures(cache_key, atlas)
+        page.figures.setdefault("acceptance-rate", ("Acceptance rate per topic", rate))
+        page.figures.setdefault("decision-mix", ("Decision mix per topic", mix))
 
 
-def show_papers(atlas: TopicCache, cache_key: tuple[str, int], shown: pd.DataFrame, table_key: str) -> str | None:
-    """The drill-down table with single-row selection. Returns the chosen paper's doc_id, or None."""
-    table = papers_table(cache_key, table_key, shown, atlas.topics)
-    st.subheader(f"Papers ({len(table):,})")
-    column_config = {
-        "title": st.column_config.TextColumn("Title", width=420),
-        "topic_label": st.column_config.TextColumn("Topic", width=190),
-        "decision": st.column_config.TextColumn("Decision", width=90),
-        "link": st.column_config.LinkColumn("OpenReview", display_text="open ↗", width=95),
-        "keywords": st.column_config.TextColumn("Keywords", width=260),
-    }
-    order = [column for column in ("title", "topic_label", "decision", "link", "keywords") if column in table.columns]
-    event = st.dataframe(
-        table,
-        column_config=column_config,
-        column_order=order,
-        hide_index=True,
-        on_select="rerun",
-        selection_mode="single-row",
-        key=table_key,
-        height=420,
-    )
-    rows = event.selection.rows if event is not None else []
-    if rows and 0 <= rows[0] < len(table):
-        return str(table.iloc[rows[0]]["doc_id"])
-    st.caption("Choose a row to read the paper's abstract and see similar papers.")
-    return None
+def render_changes(page: Page) -> None:
+    """The optional "What changed" view of helper "align" (dashboard.views.changes.render(atlas) -> figures)."""
+    from dashboard.views import changes  # type: ignore[attr-defined]
+
+    for key, figure in (changes.render(page.atlas) or {}).items():
+        st.plotly_chart(figure, theme=None, config=PLOTLY_CONFIG, key=f"changes-{key}")
 
 
-def show_paper(atlas: TopicCache, doc_id: str, base_map: go.Figure | None = None) -> None:
-    """One paper's title, topic, decision, keywords and abstract as plain text, then its most similar papers,
-    also marked on a copy of ``base_map`` when given."""
-    details = filters.paper_details(atlas.documents, atlas.topics, doc_id)
-    if details is None:
-        return
-    with st.container(border=True):
-        st.caption("Title")
-        st.text(details["title"] or "(no title)")
-        facts = st.columns(3)
-        facts[0].caption("Topic")
-        facts[0].text(f"{details['topic']} · {details['topic_label']}" if details["topic"] != charts.OUTLIER_TOPIC else details["topic_label"])
-        facts[1].caption("Decision")
-        facts[1].text(details["decision"] or "—")
-        facts[2].caption("Keywords")
-        facts[2].text("; ".join(details["keywords"]) or "—")
-        if details["authors"]:
-            st.caption("Authors")
-            st.text(details["authors"])
-        st.caption("Abstract")
-        st.text(details["abstract"] or "(no abstract)")
-        if details["link"]:
-            st.link_button("Open on OpenReview", details["link"])
-    similar = filters.similar_papers(atlas.documents, atlas.topics, doc_id)
-    if not similar.empty:
-        st.markdown("**Similar papers** (cosine similarity of the abstracts' embeddings)")
-        st.dataframe(
-            similar,
-            hide_index=True,
-            column_config={
-                "title": st.column_config.TextColumn("Title", width="large"),
-                "topic_label": st.column_config.TextColumn("Topic"),
-                "similarity": st.column_config.NumberColumn("Similarity", format="%.3f"),
-                "link": st.column_config.LinkColumn("OpenReview", display_text="open ↗"),
-            },
-        )
-        if base_map is not None:
-            by_id = atlas.documents.set_index("doc_id")
-            neighbours = by_id.loc[[other for other in filters.as_text_list(by_id.loc[doc_id, "neighbor_ids"]) if other in by_id.index]].reset_index()
-            figure = charts.highlight_points(base_map, find.overlay_points(neighbours, "similar paper"), "similar papers", symbol="circle-open", colour="#111111", size=13)
-            figure = charts.highlight_points(figure, find.overlay_points(by_id.loc[[doc_id]].reset_index(), "the chosen paper"), "chosen paper", symbol="star", colour="#d62728", size=18)
-            with st.expander("Where the chosen paper (red star) and its similar papers (rings) lie on the map"):
-                st.plotly_chart(figure, key="similar-map", theme=None, config=PLOTLY_CONFIG)
-
-
-def show_topics(atlas: TopicCache, cache_key: tuple[str, int], chosen_topics: list[int]) -> go.Figure:
-    """The topic overview: sizes, top terms and representative papers of chosen topics. Returns the top-terms figure."""
-    real_topics = atlas.topics[atlas.topics["topic"] != charts.OUTLIER_TOPIC].sort_values("size", ascending=False)
-    st.plotly_chart(size_figure(cache_key, atlas.topics), theme=None, config=PLOTLY_CONFIG)
-    options = filters.topic_options(real_topics)
-    preselected = [topic for topic in chosen_topics if topic in options] or list(options)[:DEFAULT_TERM_TOPICS]
-    st.subheader("Top terms and representative papers")
-    compared = st.multiselect("Topics to compare", list(options), default=preselected, format_func=options.__getitem__)
-    terms = terms_figure(cache_key, tuple(compared), atlas.topics)
-    if real_topics.empty:
-        st.info("There are no topics to describe: every paper is an outlier.")
-        return terms
-    st.caption("Bars are c-TF-IDF weights: how distinctive each term is of the topic.")
-    st.plotly_chart(terms, theme=None, config=PLOTLY_CONFIG)
-    st.markdown("**Representative papers** (closest to each topic's mean embedding)")
-    st.dataframe(
-        representatives_table(cache_key, tuple(compared), atlas),
-        hide_index=True,
-        column_order=["topic_label", "title", "link"],
-        column_config={
-            "topic_label": st.column_config.TextColumn("Topic", width=260),
-            "title": st.column_config.TextColumn("Title", width=600),
-            "link": st.column_config.LinkColumn("OpenReview", display_text="open ↗", width=100),
-        },
-    )
-    return terms
-
-
-def show_find(atlas: TopicCache, cache_key: tuple[str, int], matching: pd.DataFrame, base_map: go.Figure) -> go.Figure:
-    """Semantic search over the filtered papers and placement of new papers; both drawn on the map.
-
-    Returns the map with the search hits and placed papers drawn on it.
-    """
-    figure = base_map
-    st.subheader("Search by meaning")
-    query = st.text_input("Describe the papers you are looking for", key="semantic_query", placeholder="e.g. robustness of reinforcement learning to distribution shift")
-    upload = st.session_state.get("upload")
-    pasted = st.session_state.get("pasted_abstract") or ""
-    # The encoder is loaded only once something needs it, so the first page render stays fast.
-    representation, problem = representation_or_problem(cache_key, atlas) if (query.strip() or upload is not None or pasted.strip()) else (None, None)
-    if problem:
-        st.info(f"Semantic search and placement need the embedding model, which is unavailable ({problem}). The keyword search in the sidebar still works.")
-    elif query.strip():
-        from pipeline.place import embed_queries
-
-        vector = embed_queries([query], atlas, representation=representation)[0]
-        hits = find.search_hits(atlas.documents, cache_embeddings(cache_key, atlas), vector, set(matching["doc_id"]), k=20)
-        st.caption(f"The {len(hits)} papers closest in meaning among the {len(matching):,} matching the filters (cosine similarity of embeddings), starred on the map below.")
-        table = filters.drilldown_table(hits, atlas.topics).assign(score=hits["score"].to_numpy())
-        st.dataframe(
-            table, hide_index=True, column_order=["score", "title", "topic_label", "decision", "link"],
-            column_config={"score": st.column_config.NumberColumn("Similarity", format="%.3f"), "title": st.column_config.TextColumn("Title", width=480),
-                           "topic_label": st.column_config.TextColumn("Topic"), "link": st.column_config.LinkColumn("OpenReview", display_text="open ↗")},
-        )
-        figure = charts.highlight_points(figure, find.overlay_points(hits, f"search hit for: {query[:60]}"), "search hits")
-    st.subheader("Place new papers on this map")
-    st.caption("Each paper gets the topic of its nearest papers (by embedding) and a position among them; the cache is not changed.")
-    upload = st.file_uploader("A file of papers: CSV, TSV, JSON, JSONL, Parquet, or text with one abstract per paragraph", type=["csv", "tsv", "json", "jsonl", "parquet", "txt"], key="upload")
-    pasted = st.text_area("…or paste an abstract", key="pasted_abstract", height=120)
-    placed = None
-    if representation is not None and (upload is not None or pasted.strip()):
-        from pipeline.errors import AtlasError
-
-        try:
-            if upload is not None:
-                placed = placed_papers(cache_key, upload.name, upload.getvalue(), atlas)
-            else:
-                placed = placed_abstract(cache_key, pasted, atlas)
-        except AtlasError as error:
-            st.error(f"Cannot place these papers: {error}")
-    if placed is not None and not placed.empty:
-        titles = dict(zip(atlas.documents["doc_id"], atlas.documents["title"].fillna(atlas.documents["abstract"].str[:90])))
-        listing = placed.assign(
-            paper=[charts.document_heading(title, abstract) for title, abstract in zip(placed["title"], placed["abstract"])],
-            nearest=[titles.get(ids[0], "") for ids in placed["neighbor_ids"]],
-            nearest_similarity=[scores[0] for scores in placed["neighbor_scores"]],
-        )
-        st.dataframe(
-            listing, hide_index=True, column_order=["paper", "topic_label", "probability", "nearest", "nearest_similarity"],
-            column_config={"paper": st.column_config.TextColumn("New paper", width=360), "topic_label": st.column_config.TextColumn("Placed in topic"),
-                           "probability": st.column_config.NumberColumn("Topic share of its neighbours", format="%.2f"),
-                           "nearest": st.column_config.TextColumn("Nearest paper on the map", width=360), "nearest_similarity": st.column_config.NumberColumn("Similarity", format="%.3f")},
-        )
-        figure = charts.highlight_points(figure, find.overlay_points(placed.assign(doc_id=""), "new paper"), "new papers", symbol="diamond", colour="#d62728", size=16)
-    if figure is not base_map:  # the plain map is on the first tab already; sending it twice costs every rerun
-        st.plotly_chart(figure, key="find-map", theme=None, config=PLOTLY_CONFIG)
-    return figure
-
-
-@st.cache_resource(max_entries=4, show_spinner=False)
-def decision_figures(cache_path: str, created_at: str, _atlas: TopicCache) -> tuple[pd.DataFrame, dict[str, float], go.Figure, go.Figure]:
-    """Acceptance table, corpus-wide rate and the two decision charts of one cache, made once."""
-    table = analytics.acceptance_table(_atlas.documents, _atlas.topics)
-    overall = analytics.overall_rate(_atlas.documents)
-    return table, overall, analytics_charts.acceptance_rate_figure(table, overall), analytics_charts.decision_mix_figure(table)
-
-
-def show_analytics(atlas: TopicCache) -> dict[str, tuple[str, go.Figure]]:
-    """Per-topic decisions: acceptance rate with Wilson intervals, decision mix, ratings, topics per class.
-
-    Returns the figures for the downloads tab ({key: (name, figure)}).
-    """
-    documents, topics = atlas.documents, atlas.topics
-    table, overall, rate_figure, mix_figure = decision_figures(str(atlas.path), atlas.manifest["created_at"], atlas)
-    st.caption(
-        f"Accepted = Oral + Spotlight + Poster; the rate is over decided papers ({overall['accepted']:,} of {overall['decided']:,} here, "
-        f"{overall['rate']:.1%}); withdrawn papers have no decision and are counted separately. Topics are ranked by the lower end of "
-        "the 95% Wilson interval, so a small topic cannot top the list by chance; hollow dots rest on fewer than 30 decided papers."
-    )
-    st.plotly_chart(rate_figure, theme=None, config=PLOTLY_CONFIG, key="acceptance-rate")
-    st.plotly_chart(mix_figure, theme=None, config=PLOTLY_CONFIG, key="decision-mix")
-    st.dataframe(
-        table, hide_index=True,
-        column_order=["rank", "label", "size", "decided", "accepted", "rate", "rate_low", "rate_high", "withdrawn", "small"],
-        column_config={"label": st.column_config.TextColumn("Topic", width=300), "rate": st.column_config.NumberColumn("Acceptance rate", format="percent"),
-                       "rate_low": st.column_config.NumberColumn("95% CI low", format="percent"), "rate_high": st.column_config.NumberColumn("95% CI high", format="percent"),
-                       "small": st.column_config.CheckboxColumn("Under 30 decided")},
-    )
-    figures = {"acceptance-rate": ("Acceptance rate per topic", rate_figure), "decision-mix": ("Decision mix per topic", mix_figure)}
-    if not analytics.rating_table(documents, topics).empty:
-        rating_figure = analytics_charts.rating_figure(documents, topics)
-        st.plotly_chart(rating_figure, theme=None, config=PLOTLY_CONFIG, key="ratings")
-        figures["ratings"] = ("Reviewer ratings per topic", rating_figure)
-    per_class = atlas.topics_per_class
-    if not per_class.empty:
-        st.subheader("What each class of paper talks about, per topic")
-        st.caption("BERTopic's topics per class: the topic's c-TF-IDF terms among its orals, posters, rejects… (averaged with the topic's overall terms).")
-        options = filters.topic_options(topics[topics["topic"].isin(per_class["topic"])])
-        chosen = st.selectbox("Topic", list(options), format_func=options.__getitem__, key="class_topic")
-        rows = per_class[per_class["topic"] == chosen]
-        order = {decision: rank for rank, decision in enumerate(analytics.DECISION_ORDER)}
-        rows = rows.assign(order=rows["class"].map(order)).sort_values("order")
-        st.dataframe(
-            rows.assign(terms=rows["terms"].map(", ".join)), hide_index=True, column_order=["class", "frequency", "terms"],
-            column_config={"class": "Decision", "frequency": "Papers", "terms": st.column_config.TextColumn("Top terms", width=700)},
-        )
-    return figures
-
-
-def download_row(name: str, figure: go.Figure, images: bool, key: str) -> None:
-    """HTML, PNG and SVG download buttons for one figure; bytes are made only when a button is clicked."""
-    columns = st.columns([2, 1, 1, 1], vertical_alignment="center")
-    columns[0].markdown(f"**{name}**")
-    columns[1].download_button("HTML", data=lambda: export.figure_html_bytes(figure, f"Topic Atlas: {name}"), file_name=export.download_name(f"topic-atlas-{key}", "html"), mime="text/html", on_click="ignore", key=f"{key}-html", width="stretch")
-    for column, image_format, mime in ((columns[2], "png", "image/png"), (columns[3], "svg", "image/svg+xml")):
-        column.download_button(
-            image_format.upper(),
-            data=_image_maker(figure, image_format),
-            file_name=export.download_name(f"topic-atlas-{key}", image_format),
-            mime=mime,
-            on_click="ignore",
-            key=f"{key}-{image_format}",
-            disabled=not images,
-            width="stretch",
-        )
-
-
-def _image_maker(figure: go.Figure, image_format: str) -> Callable[[], bytes]:
-    return lambda: export.figure_image_bytes(figure, image_format)
-
-
-def show_downloads(atlas: TopicCache, shown: pd.DataFrame, figures: dict[str, go.Figure]) -> None:
-    """Downloads: the listed papers as CSV, each chart as HTML, PNG and SVG."""
-    st.markdown(f"**Papers as CSV** — the {len(shown):,} papers the table lists (filters and map selection applied), with abstracts.")
-    st.download_button(
-        "Download CSV",
-        data=lambda: export.csv_bytes(export.export_table(shown, atlas.topics)),
-        file_name=export.download_name(f"topic-atlas-papers-{Path(str(atlas.path)).name}", "csv"),
-        mime="text/csv",
-        on_click="ignore",
-        key="csv",
-    )
-    st.divider()
-    st.markdown("**Charts** — HTML is interactive and works offline (plotly.js inlined); PNG and SVG are drawn by Chromium when you click.")
-    images = export.image_export_available()
-    if not images:
-        st.info(export.CHROMIUM_MISSING)
-    for key, (name, figure) in figures.items():
-        download_row(name, figure, images, key)
+def open_tab(tab: Any) -> bool:
+    """Whether a tab runs this time: the open one only, when Streamlit tracks tabs (else every tab)."""
+    return tab.open is not False
 
 
 def main() -> None:
@@ -506,38 +229,45 @@ def main() -> None:
     cache_dir = cache_dir_setting(sys.argv[1:])
     cache_key = (str(cache_dir.resolve()), manifest_mtime_ns(cache_dir))
     try:
-        atlas = load_cache(*cache_key)
+        atlas = resources.load_cache(*cache_key)
     except CacheError as error:
         show_cache_error(error)
         return
-    topics, query, decisions = sidebar_filters(cache_key, atlas)
-    matching = filters.filter_documents(atlas.documents, topics, query, decisions, haystack=search_text(cache_key, atlas.documents))
-    filter_key = (tuple(topics), query.strip(), tuple(decisions))
-    show_header(atlas, len(matching))
-    with_decisions = analytics.has_decisions(atlas.documents)
-    tab_names = ["Map and papers", "Topics", "Find and place"] + (["Decisions"] if with_decisions else []) + ["Downloads"]
-    tabs = dict(zip(tab_names, st.tabs(tab_names)))
-    map_tab, topics_tab, downloads_tab = tabs["Map and papers"], tabs["Topics"], tabs["Downloads"]
-    with map_tab:
-        map_fig, selected = show_map(atlas, cache_key, filter_key, matching)
-        shown = filters.filter_documents(matching, selected_ids=selected) if selected else matching
-        table_key = "papers-" + hashlib.sha256(repr((cache_key, filter_key, sorted(selected))).encode()).hexdigest()[:16]
-        doc_id = show_papers(atlas, cache_key, shown, table_key)
-        if doc_id is not None:
-            show_paper(atlas, doc_id, map_fig)
-    with topics_tab:
-        terms_fig = show_topics(atlas, cache_key, topics)
-        quality_panel.render(st, atlas.manifest)
-    with tabs["Find and place"]:
-        find_fig = show_find(atlas, cache_key, matching, map_fig)
-    figures = {"map": ("Topic map", map_fig), "topic-sizes": ("Topic sizes", size_figure(cache_key, atlas.topics)), "top-terms": ("Top terms", terms_fig)}
-    if find_fig is not map_fig:
-        figures["find-map"] = ("Map with search hits and new papers", find_fig)
-    if with_decisions:
-        with tabs["Decisions"]:
-            figures.update(show_analytics(atlas))
-    with downloads_tab:
-        show_downloads(atlas, shown, figures)
+    names = tab_names(atlas)
+    first_tab = restore_view(view_choices(atlas, cache_key, names))
+    sidebar_filters(atlas, cache_key)
+    page = build_page(atlas, cache_key)
+    if page.view.paper:
+        with st.sidebar:
+            papers_view.render_paper(page, page.view.paper)
+    show_header(atlas, len(page.matching))
+    tabs = dict(zip(names, st.tabs(names, key="tab", on_change="rerun", default=first_tab if first_tab in names else None)))
+    with tabs[MAP_TAB]:
+        if open_tab(tabs[MAP_TAB]):
+            map_tab.render(page)
+            papers_view.render(page)
+    with tabs[TOPICS_TAB]:
+        if open_tab(tabs[TOPICS_TAB]):
+            topics_view.render(page)
+    with tabs[STRUCTURE_TAB]:
+        if open_tab(tabs[STRUCTURE_TAB]):
+            structure_view.render(page)
+    with tabs[FIND_TAB]:
+        if open_tab(tabs[FIND_TAB]):
+            find_view.render(page, map_tab.figure_of(page))
+    if DECISIONS_TAB in tabs:
+        with tabs[DECISIONS_TAB]:
+            if open_tab(tabs[DECISIONS_TAB]):
+                decisions_view.render(page)
+    with tabs[DOWNLOADS_TAB]:
+        if open_tab(tabs[DOWNLOADS_TAB]):
+            downloads_figures(page)
+            downloads_view.render(page)
+    if CHANGES_TAB in tabs:
+        with tabs[CHANGES_TAB]:
+            if open_tab(tabs[CHANGES_TAB]):
+                render_changes(page)
+    publish_view(names[0])
 
 
 main()

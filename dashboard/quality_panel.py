@@ -44,6 +44,20 @@ METRICS: dict[str, tuple[str, str, str]] = {
 }
 
 
+# metrics["references"][name] (written by the build for corpora with a primary_area column): key -> (name shown,
+# kind, meaning); "{name}" is the reference's name in words ("primary area", "decision").
+REFERENCE_METRICS: dict[str, tuple[str, str, str]] = {
+    "n_classes": ("Classes", "int", "How many different {name}s the papers carry."),
+    "nmi": ("Topics vs {name} (NMI)", "score", "How much the topics tell about the {name} (0 = nothing, 1 = everything)."),
+    "ami": ("Topics vs {name} (AMI)", "score", "The same, corrected for chance (0 = what random topics of these sizes would give)."),
+    "ari": ("Topics vs {name} (ARI)", "score", "Agreement of topics with the {name}s beyond chance (0 = chance)."),
+    "knn_accuracy_embedding": ("{Name} from similar papers", "share", "How often the commonest {name} among a paper's 10 most similar papers is its own."),
+    "knn_accuracy_2d": ("{Name} from map neighbours", "share", "The same, using the 10 nearest papers on the map."),
+    "majority_share": ("Commonest {name}", "share", "The accuracy of always guessing the commonest {name}: the baseline for the two rows above."),
+}
+REFERENCE_NAMES = {"primary_area": "primary area", "decision": "decision"}
+
+
 def _missing(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
@@ -71,6 +85,21 @@ def metrics_table(metrics: Mapping[str, Any] | None) -> pd.DataFrame:
         if _missing(value):
             continue
         rows.append({"metric": name, "value": format_value(value, kind), "meaning": meaning})
+    return pd.DataFrame(rows, columns=["metric", "value", "meaning"])
+
+
+def reference_table(metrics: Mapping[str, Any] | None, reference: str = "primary_area") -> pd.DataFrame:
+    """Rows of ``metrics["references"][reference]`` (the build's agreement of topics and map with a label column):
+    columns metric, value, meaning, in REFERENCE_METRICS' order, missing values left out. Empty (same columns)
+    when the manifest has no such block (caches built before it, or corpora without the column)."""
+    block = ((metrics or {}).get("references") or {}).get(reference) or {}
+    name = REFERENCE_NAMES.get(reference, reference.replace("_", " "))
+    rows = []
+    for key, (label, kind, meaning) in REFERENCE_METRICS.items():
+        value = block.get(key)
+        if _missing(value):
+            continue
+        rows.append({"metric": label.format(name=name, Name=name.capitalize()), "value": format_value(value, kind), "meaning": meaning.format(name=name)})
     return pd.DataFrame(rows, columns=["metric", "value", "meaning"])
 
 
@@ -104,3 +133,7 @@ def render(st: Any, manifest: Mapping[str, Any]) -> None:
         return
     st.caption(faithfulness_note(metrics))
     st.dataframe(metrics_table(metrics), hide_index=True, width="stretch")
+    areas = reference_table(metrics, "primary_area")
+    if not areas.empty:
+        st.markdown("**Topics and the map against OpenReview's primary areas**")
+        st.dataframe(areas, hide_index=True, width="stretch")

@@ -420,6 +420,9 @@ def run_build(
     with timer.stage("representatives"):
         representatives = representative_documents(embeddings, fit.topics, doc_ids, config.n_representative)
         topics_frame = topic_table(fit, representatives, coordinates)
+        from pipeline.themes import assign_themes
+
+        topics_frame = assign_themes(topics_frame, hierarchy)  # theme, theme_label: the map's top level
     neighbour_ids, neighbour_scores = neighbour_columns(knn_indices, knn_similarities, doc_ids, config.n_neighbors_similar)
     label_of = fit.labels
     output = documents.drop(columns=["text", "record"]).copy()

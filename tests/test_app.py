@@ -1,7 +1,9 @@
 """The Streamlit page through streamlit.testing (AppTest), on small caches built by the real pipeline.
 
 Builds, once for the module: a 120-paper slice of the ICLR 2025 corpus (one title is an HTML/Markdown
-injection) and the 24-abstract all-outlier case. Each build pays UMAP's numba compilation once per process.
+injection; primary areas joined from the whole-conference file) and the 24-abstract all-outlier case. Each build
+pays UMAP's numba compilation once per process. Tabs run only when open: a test opens one through
+``session_state["tab"]``, as a click on it does.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pipeline.config import BuildConfig
 REPO = Path(__file__).resolve().parent.parent
 APP = REPO / "dashboard" / "app.py"
 ICLR_PAPERS = REPO.parent / "shared" / "data" / "iclr2025" / "papers.parquet"
+ICLR_ALL = REPO.parent / "shared" / "data" / "iclr2025" / "iclr2025_abstracts.parquet"
 ALL_OUTLIERS = REPO.parent / "shared" / "cases" / "02-all-outliers" / "abstracts.jsonl"
 INJECTION_TITLE = "<script>alert(1)</script> <b>bold</b> **md** $x$"
 SLICE_ROWS = 120
@@ -44,6 +47,9 @@ def caches(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     store = embedding_store(root)
     papers = pd.read_parquet(ICLR_PAPERS).head(SLICE_ROWS).copy()
     papers.loc[papers.index[0], "title"] = INJECTION_TITLE
+    if ICLR_ALL.is_file():  # papers.parquet has no primary areas; the same papers in the whole-conference file do
+        areas = pd.read_parquet(ICLR_ALL, columns=["openreview_id", "primary_area"]).set_index("openreview_id")["primary_area"]
+        papers["primary_area"] = papers["openreview_id"].map(areas)
     sliced = root / "papers-120.parquet"
     papers.to_parquet(sliced, index=False)
     run_build(sliced, root / "iclr", embedding_store=store)
@@ -77,15 +83,34 @@ def no_failure(app: AppTest) -> None:
     assert not app.error, [item.value for item in app.error]
 
 
+def open_tab(app: AppTest, name: str) -> AppTest:
+    app.session_state["tab"] = name
+    return app.run()
+
+
+def header(app: AppTest) -> str:
+    """The summary line under the title (corpus, papers, topics, themes...)."""
+    return next(caption.value for caption in app.caption if " · built " in caption.value)
+
+
+def map_spec(app: AppTest) -> dict:
+    """The main map's plotly figure as the browser gets it."""
+    import json
+
+    return json.loads(app.get("plotly_chart")[0].proto.spec)
+
+
 def test_page_renders_the_corpus(caches, monkeypatch):
     app = run_app(caches["iclr"], monkeypatch)
     no_failure(app)
     assert app.title[0].value == "Topic Atlas"
-    assert [metric.label for metric in app.metric][:3] == ["Papers", "Topics", "Outliers"]
-    assert app.metric[0].value == str(SLICE_ROWS)
+    assert f"{SLICE_ROWS} papers" in header(app) and "themes" in header(app)
     assert len(papers_table(app)) == SLICE_ROWS
     assert app.multiselect(key="decisions").options  # the slice has decisions
+    assert app.multiselect(key="areas").options  # and primary areas
+    assert [tab.label for tab in app.tabs] == ["Map and papers", "Topics", "Structure", "Find and place", "Decisions", "Downloads"]
     assert not app.warning  # topics were found
+    assert dict(app.query_params) == {}  # the default view has a bare address
 
 
 def test_choosing_a_topic_narrows_the_table(caches, monkeypatch):
@@ -125,11 +150,11 @@ def test_injection_title_shows_as_text(caches, monkeypatch):
     app.text_input(key="query").set_value("alert(1)").run()
     table = papers_table(app)
     assert table["title"].tolist() == [INJECTION_TITLE]  # dataframe cells are text
-    app.session_state[papers_table_key(app)] = {"selection": {"rows": [0], "columns": [], "cells": []}}
+    app.session_state["paper"] = table["doc_id"].iloc[0]  # what choosing the row (or clicking its point) stores
     app.run()
     no_failure(app)
-    texts = [element.value for element in app.text]
-    assert INJECTION_TITLE in texts  # shown with st.text: not HTML, not Markdown, not math
+    texts = [element.value for element in app.sidebar.text]
+    assert INJECTION_TITLE in texts  # shown with st.text in the sidebar: not HTML, not Markdown, not math
     assert not any("<script>" in element.value for element in app.markdown)
 
 
@@ -148,7 +173,7 @@ def test_command_line_cache_wins_over_the_environment(caches, tmp_path, monkeypa
     monkeypatch.setattr("sys.argv", ["app.py", "--cache", str(caches["outliers"])])
     app = AppTest.from_file(str(APP), default_timeout=60).run()
     no_failure(app)
-    assert app.metric[0].value == "24"
+    assert "24 papers" in header(app)
 
 
 @pytest.fixture
@@ -169,7 +194,9 @@ def test_all_outlier_cache_says_no_topics_and_exports_outliers(caches, monkeypat
     app = run_app(caches["outliers"], monkeypatch)
     no_failure(app)
     assert any("No topics were found" in warning.value for warning in app.warning)
-    assert app.metric[1].value == "0"
+    assert "0 topics" in header(app)
+    open_tab(app, "Downloads")
+    no_failure(app)
     csv_makers = [make for name, make in deferred_downloads.items() if name and name.endswith(".csv")]
     assert len(csv_makers) == 1
     exported = pd.read_csv(io.BytesIO(csv_makers[0]()))
@@ -184,6 +211,108 @@ def test_reruns_reuse_the_loaded_cache(caches, monkeypatch):
     app.run()
     assert time.perf_counter() - started < 5
     no_failure(app)
+
+
+def test_the_view_round_trips_through_the_address(caches, monkeypatch):
+    from pipeline.cache import read_cache
+
+    atlas = read_cache(caches["iclr"])
+    paper = str(atlas.documents["doc_id"].iloc[5])
+    monkeypatch.setenv("ATLAS_CACHE", str(caches["iclr"]))
+    shared = {"colour": "topic", "level": "topics", "theme": "0", "paper": paper, "decision": ["Poster", "Oral"]}
+    app = AppTest.from_file(str(APP), default_timeout=60)
+    for key, value in shared.items():
+        app.query_params[key] = value
+    app.run()
+    no_failure(app)
+    assert app.selectbox(key="colour").value == "topic" and app.selectbox(key="level").value == "topics" and app.selectbox(key="theme").value == 0
+    assert app.multiselect(key="decisions").value == ["Poster", "Oral"]
+    title = atlas.documents["title"].iloc[5]
+    assert title in [element.value for element in app.sidebar.text]  # the shared paper is open
+    spec = map_spec(app)
+    assert any(trace["name"].startswith("chosen paper") for trace in spec["data"])
+    assert {key: app.query_params[key] for key in shared} == shared  # the page wrote the same view back
+    app.selectbox(key="colour").set_value("theme").run()  # a change goes back into the address
+    assert "colour" not in app.query_params and app.query_params["theme"] == "0"
+    stale = AppTest.from_file(str(APP), default_timeout=60)
+    stale.query_params["theme"], stale.query_params["topic"], stale.query_params["colour"] = "999", "12345", "rainbow"
+    stale.run()
+    no_failure(stale)  # an address from another build falls back to the whole map
+    assert stale.selectbox(key="theme").value is None and stale.multiselect(key="topics").value == []
+
+
+def test_colour_modes_levels_and_drilling_into_a_theme(caches, monkeypatch):
+    app = run_app(caches["iclr"], monkeypatch)
+    assert app.selectbox(key="colour").options == ["Theme", "Topic", "Decision", "Primary area"]
+    n_themes = len(app.selectbox(key="theme").options) - 1
+    assert len(map_spec(app)["layout"]["annotations"]) == n_themes >= 2  # one label per theme
+    app.selectbox(key="level").set_value("topics").run()
+    n_topics = len([topic for topic in papers_table(app)["topic"].unique() if topic != -1])
+    assert len(map_spec(app)["layout"]["annotations"]) == n_topics
+    for mode in ("decision", "primary_area", "topic"):
+        app.selectbox(key="colour").set_value(mode).run()
+        no_failure(app)
+    app.selectbox(key="level").set_value("themes")
+    app.selectbox(key="theme").set_value(0).run()
+    no_failure(app)
+    table = papers_table(app)
+    assert 0 < len(table) < SLICE_ROWS  # drilling narrows the table to the theme
+    spec = map_spec(app)
+    assert spec["data"][0]["name"] == "rest of the map" and spec["data"][0]["hoverinfo"] == "skip"
+    assert len(spec["layout"]["annotations"]) == table.loc[table["topic"] != -1, "topic"].nunique()  # its topics labelled
+
+
+def test_a_kept_map_selection_narrows_the_table_and_clears(caches, monkeypatch):
+    app = run_app(caches["iclr"], monkeypatch)
+    chosen = papers_table(app)["doc_id"].iloc[:7].tolist()
+    app.session_state["map_selection"] = chosen  # what the lasso callback stores
+    app.run()
+    assert sorted(papers_table(app)["doc_id"]) == sorted(chosen)
+    assert any("7 papers selected on the map" in caption.value for caption in app.caption)
+    next(button for button in app.button if button.label == "Clear selection").click().run()
+    assert len(papers_table(app)) == SLICE_ROWS
+
+
+def test_primary_area_filter(caches, monkeypatch):
+    app = run_app(caches["iclr"], monkeypatch)
+    area = app.multiselect(key="areas").options[0]
+    app.multiselect(key="areas").set_value([area]).run()
+    no_failure(app)
+    table = papers_table(app)
+    assert 0 < len(table) < SLICE_ROWS and set(table["primary_area"]) == {area}
+
+
+def test_structure_tab_draws_the_tree_the_similarities_and_the_areas(caches, monkeypatch):
+    app = open_tab(run_app(caches["iclr"], monkeypatch), "Structure")
+    no_failure(app)
+    import json
+
+    kinds = [json.loads(chart.proto.spec)["data"][0]["type"] for chart in app.get("plotly_chart")]
+    assert kinds == ["icicle", "heatmap", "heatmap"]
+    between = [frame.value for frame in app.dataframe if "leans_to" in frame.value.columns]
+    assert len(between) == 1 and between[0]["papers"].sum() == SLICE_ROWS
+    app.radio(key="areas_normalise").set_value("area").run()
+    app.radio(key="areas_by").set_value("topic").run()
+    no_failure(app)
+
+
+def test_topics_tab_shows_the_primary_area_figures_when_the_manifest_has_them(caches, monkeypatch):
+    app = open_tab(run_app(caches["iclr"], monkeypatch), "Topics")
+    no_failure(app)
+    assert any("How good is this map?" in header.value for header in app.subheader)
+
+
+def test_a_cache_built_before_themes_gets_them_at_load(caches, tmp_path, monkeypatch):
+    import shutil
+
+    old = tmp_path / "old-cache"
+    shutil.copytree(caches["iclr"], old)
+    topics = pd.read_parquet(old / "topics.parquet").drop(columns=["theme", "theme_label"])
+    topics.to_parquet(old / "topics.parquet", index=False)
+    app = run_app(old, monkeypatch)
+    no_failure(app)
+    fresh = run_app(caches["iclr"], monkeypatch)
+    assert app.selectbox(key="theme").options == fresh.selectbox(key="theme").options
 
 
 @pytest.fixture(autouse=True)

@@ -15,8 +15,12 @@ APP = str(ROOT / "dashboard" / "app.py")
 
 @pytest.fixture
 def app(slice_cache: Path, monkeypatch) -> AppTest:
+    """The page on the "Find and place" tab (tabs run only when open)."""
     monkeypatch.setenv("ATLAS_CACHE", str(slice_cache))
     at = AppTest.from_file(APP, default_timeout=180)
+    at.run()
+    assert not at.exception
+    at.session_state["tab"] = "Find and place"
     at.run()
     assert not at.exception
     return at
@@ -55,9 +59,27 @@ def test_pasted_abstract_is_placed_with_its_nearest_paper(app: AppTest):
     assert len(placed) == 1 and placed.iloc[0]["topic_label"] and placed.iloc[0]["nearest"]
 
 
+def test_search_hits_are_starred_on_the_main_map(app: AppTest):
+    next(widget for widget in app.text_input if widget.key == "semantic_query").input("diffusion models for images").run()
+    hits = frame_with(app, "score")
+    app.session_state["tab"] = "Map and papers"
+    app.run()
+    assert not app.exception
+    import json
+
+    spec = json.loads(app.get("plotly_chart")[0].proto.spec)
+    starred = next(trace for trace in spec["data"] if trace["name"].startswith("search hits"))
+    assert len(starred["customdata"]) == len(hits) == 20
+    assert app.query_params["find"] == "diffusion models for images"  # the search is part of the shared view
+
+
 def test_decisions_tab_and_decision_colouring(app: AppTest):
     assert "Decisions" in [tab.label for tab in app.tabs]
+    app.session_state["tab"] = "Decisions"
+    app.run()
     rates = frame_with(app, "rate_low")
     assert rates["decided"].sum() > 0 and (rates["rate_low"].dropna() <= rates["rate"].dropna()).all()
-    app.radio(key="colour_by").set_value("Decision").run()
+    app.session_state["tab"] = "Map and papers"
+    app.run()
+    app.selectbox(key="colour").set_value("decision").run()
     assert not app.exception

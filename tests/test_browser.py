@@ -146,6 +146,7 @@ def shown_papers(page) -> int:
 def test_lasso_selection_narrows_the_table_and_clears(browser, server_url):
     page = open_dashboard(browser, server_url, [])
     total = shown_papers(page)
+    page.locator('.js-plotly-plot .modebar-btn[data-val="lasso"]').first.click()  # dragging pans; the lasso is in the toolbar
     lasso(page, [(0.01, 0.01), (0.5, 0.01), (0.5, 0.99), (0.01, 0.99)])
     caption = page.get_by_text("papers selected on the map")
     caption.wait_for(timeout=30_000)
@@ -157,6 +158,85 @@ def test_lasso_selection_narrows_the_table_and_clears(browser, server_url):
     assert shown_papers(page) == total
     assert page.locator('[data-testid="stException"]').count() == 0
     page.close()
+
+
+def point_positions(page) -> list[tuple[float, float, str]]:
+    """(x, y, doc_id) in page pixels of every hoverable point of the main map, from plotly's own axes."""
+    return page.evaluate(
+        """() => {
+            const gd = document.querySelector('.js-plotly-plot');
+            const layout = gd._fullLayout, size = layout._size, box = gd.getBoundingClientRect(), out = [];
+            gd._fullData.forEach(trace => {
+                if (trace.hoverinfo === 'skip' || !trace.x) return;
+                for (let i = 0; i < trace.x.length; i++) out.push([box.left + size.l + layout.xaxis.l2p(trace.x[i]), box.top + size.t + layout.yaxis.l2p(trace.y[i]), trace.customdata[i]]);
+            });
+            return out;
+        }"""
+    )
+
+
+def label_boxes(page) -> list[dict]:
+    return page.eval_on_selector_all(".js-plotly-plot .annotation .bg", "els => els.map(e => { const r = e.getBoundingClientRect(); return {x: r.x, y: r.y, w: r.width, h: r.height}; })")
+
+
+def test_labels_never_overlap_never_cover_a_point_and_let_the_hover_through(browser, server_url):
+    page = open_dashboard(browser, server_url, [])
+    for level in ("Themes", "Topics"):
+        if level == "Topics":
+            page.locator('[data-testid="stSelectbox"]').filter(has_text="Label").click()
+            page.get_by_role("option", name="Topics").click()
+            page.wait_for_timeout(3000)
+        boxes = label_boxes(page)
+        assert boxes, "the map has no labels"
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1:]:
+                apart = a["x"] + a["w"] <= b["x"] or b["x"] + b["w"] <= a["x"] or a["y"] + a["h"] <= b["y"] or b["y"] + b["h"] <= a["y"]
+                assert apart, f"{level}: labels overlap: {a} {b}"
+        points = point_positions(page)
+        for box in boxes:
+            inside = [doc for x, y, doc in points if box["x"] <= x <= box["x"] + box["w"] and box["y"] <= y <= box["y"] + box["h"]]
+            assert not inside, f"{level}: a label covers points {inside[:3]}"
+            hit = page.evaluate(f"() => document.elementFromPoint({box['x'] + box['w'] / 2}, {box['y'] + box['h'] / 2}).getAttribute('class')")
+            assert "nsewdrag" in (hit or ""), f"the label takes the pointer ({hit}); hover beneath it would be blocked"
+    page.close()
+
+
+def test_a_click_on_a_point_opens_its_paper_at_once(browser, server_url):
+    page = open_dashboard(browser, server_url, [])
+    x, y, doc_id = point_positions(page)[0]
+    page.mouse.move(x, y)
+    page.wait_for_timeout(400)
+    page.mouse.click(x, y)
+    page.locator(".st-key-paper-panel").wait_for(timeout=30_000)
+    assert f"paper={doc_id}" in page.url  # the chosen paper is part of the shared view
+    assert page.locator('[data-testid="stSidebar"] [data-testid="stText"]').count() >= 3  # title, topic, abstract...
+    page.wait_for_function("() => Array.from(document.querySelectorAll('.js-plotly-plot .legendtext')).some(e => e.textContent.startsWith('chosen paper'))", timeout=30_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.close()
+
+
+def test_a_shared_address_reopens_the_same_view_in_a_fresh_browser(browser, server_url, tmp_path):
+    page = open_dashboard(browser, server_url, [])
+    page.locator('[data-testid="stSelectbox"]').filter(has_text="Drill into a theme").click()
+    page.get_by_role("option").nth(1).click()  # the largest theme
+    page.wait_for_function("() => location.search.includes('theme=')", timeout=30_000)
+    page.locator('[data-testid="stSelectbox"]').filter(has_text="Colour points by").click()
+    page.get_by_role("option", name="Topic", exact=True).click()
+    page.wait_for_function("() => location.search.includes('colour=topic')", timeout=30_000)
+    page.wait_for_timeout(2500)
+    shared, labels, heading = page.url, sorted(box.text_content() for box in page.locator(".js-plotly-plot .annotation-text").all()), shown_papers(page)
+    page.close()
+    fresh = browser.browser_type.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)  # another browser: a new session
+    try:
+        again = fresh.new_page(viewport={"width": 1440, "height": 1400})
+        again.goto(shared, wait_until="domcontentloaded", timeout=60_000)
+        again.wait_for_selector(".js-plotly-plot .annotation", timeout=60_000)
+        again.wait_for_timeout(2500)
+        assert shown_papers(again) == heading
+        assert sorted(box.text_content() for box in again.locator(".js-plotly-plot .annotation-text").all()) == labels
+        again.screenshot(path=str(tmp_path / "shared-view.png"))
+    finally:
+        fresh.close()
 
 
 def choose_first_row(page) -> None:

@@ -1,0 +1,198 @@
+"""What the page computes once and reuses: the cache, its figures and tables, cached by Streamlit.
+
+Resources, not data: the same objects on every rerun, never copied (a copy of 11,672 rows costs more than the
+whole rerun may take), and nothing on the page mutates them. Figures are resources too, so their JSON (and with
+it a chart's widget id, which Streamlit derives from the spec) stays identical from one rerun to the next.
+Every function takes the cache key (folder, manifest mtime) first, so a rebuilt cache is picked up.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from dashboard import analytics, analytics_charts, charts, filters, map_view, structure_charts
+from pipeline.cache import TopicCache, read_cache
+
+CacheKey = tuple[str, int]
+
+
+@st.cache_resource(show_spinner="Reading the topic cache…", max_entries=4)
+def load_cache(cache_dir: str, mtime_ns: int) -> TopicCache:
+    """The cache folder's tables, cached per (folder, manifest mtime). The topics carry their theme (computed
+    here with the build's own function for caches built before themes); the documents their theme and map hover
+    text. Raises CacheError."""
+    atlas = read_cache(cache_dir)
+    atlas.topics = map_view.themed_topics(atlas.topics, atlas.hierarchy)
+    atlas.documents = map_view.with_themes(charts.with_hover_texts(atlas.documents, atlas.topics), atlas.topics)
+    return atlas
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def cache_embeddings(cache_key: CacheKey, _atlas: TopicCache) -> np.ndarray:
+    """The cache's document embeddings (n x dim), read once per cache."""
+    return _atlas.embeddings()
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def doc_id_set(cache_key: CacheKey, _documents: pd.DataFrame) -> frozenset[str]:
+    """Every doc_id of the cache, as text, for membership tests."""
+    return frozenset(_documents["doc_id"].astype(str))
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def area_choices(cache_key: CacheKey, _documents: pd.DataFrame) -> list[str]:
+    """The primary areas of the corpus, most papers first (empty without the column)."""
+    return map_view.area_order(_documents)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def decision_choices(cache_key: CacheKey, _documents: pd.DataFrame) -> list[str]:
+    """The decision filter's options, found once per cache (a pass over every paper: 20 ms at 11,671)."""
+    return filters.decision_options(_documents)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def search_text(cache_key: CacheKey, _documents: pd.DataFrame) -> pd.Series:
+    """Each document's title, abstract and keywords in one string, built once per cache for fast searching."""
+    return filters.search_haystack(_documents)
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def map_figure(cache_key: CacheKey, view_key: tuple[Any, ...], state: map_view.MapState, _shown: pd.DataFrame, _context: pd.DataFrame | None,
+               _highlights: dict[str, pd.DataFrame], selected: tuple[str, ...], _topics: pd.DataFrame, _areas: list[str]) -> go.Figure:
+    """The map of one view; ``view_key`` names the filters and highlights behind ``_shown`` and ``_highlights``."""
+    return map_view.map_figure(_shown, _topics, state, highlights=_highlights, selected_ids=selected, context=_context, areas=_areas)
+
+
+@st.cache_resource(show_spinner="Loading the embedding model…", max_entries=4)
+def query_representation(cache_key: CacheKey, _atlas: TopicCache) -> Any:
+    """How the cache turns text into vectors (pipeline.place.query_representation), loaded once per cache, with any
+    encoder block it needs loaded too (one text is embedded). Raises when it cannot be loaded offline."""
+    from pipeline.place import embed_queries, query_representation as stored_representation
+
+    representation = stored_representation(_atlas)
+    embed_queries(["warm-up"], _atlas, representation=representation)
+    return representation
+
+
+def representation_or_problem(cache_key: CacheKey, atlas: TopicCache) -> tuple[Any, str | None]:
+    """(representation, None), or (None, why it is unavailable)."""
+    name = atlas.manifest.get("embedding_model_name")
+    if not name:
+        return None, "the cache does not name its embedding model"
+    try:
+        return query_representation(cache_key, atlas), None
+    except Exception as error:  # a missing package, model files or runtime: the page must still work
+        return None, f"{name} cannot be loaded here: {type(error).__name__}: {error}"
+
+
+@st.cache_resource(max_entries=32, show_spinner="Searching by meaning…")
+def semantic_hits(cache_key: CacheKey, query: str, _atlas: TopicCache) -> pd.DataFrame:
+    """Every paper ranked by cosine similarity to ``query`` (rows of the documents with a leading score), or an
+    empty table when the encoder is unavailable. Cached per query; the page keeps the best among the filtered."""
+    from dashboard import find
+    from pipeline.place import embed_queries
+
+    representation, problem = representation_or_problem(cache_key, _atlas)
+    if problem:
+        return _atlas.documents.iloc[0:0].assign(score=pd.Series(dtype=float))
+    vector = embed_queries([query], _atlas, representation=representation)[0]
+    return find.search_hits(_atlas.documents, cache_embeddings(cache_key, _atlas), vector, None, k=len(_atlas.documents))
+
+
+@st.cache_data(max_entries=8, show_spinner="Placing the papers on the map…")
+def placed_papers(cache_key: CacheKey, file_name: str, data: bytes, _atlas: TopicCache) -> pd.DataFrame:
+    """Place the papers of an uploaded file (any format the build reads) on the map; cached per file content."""
+    from pipeline.place import place_documents, prepare_new_documents
+
+    representation, problem = representation_or_problem(cache_key, _atlas)
+    if problem:
+        raise RuntimeError(problem)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / Path(file_name).name
+        path.write_bytes(data)
+        new = prepare_new_documents(path)
+    return place_documents(_atlas, new, embeddings=cache_embeddings(cache_key, _atlas), representation=representation)
+
+
+@st.cache_data(max_entries=8, show_spinner="Placing the abstract on the map…")
+def placed_abstract(cache_key: CacheKey, text: str, _atlas: TopicCache) -> pd.DataFrame:
+    """Place one pasted abstract on the map; cached per text, so a rerun does not embed it again."""
+    from pipeline.clean import model_text
+    from pipeline.place import place_documents
+
+    representation, problem = representation_or_problem(cache_key, _atlas)
+    if problem:
+        raise RuntimeError(problem)
+    new = pd.DataFrame({"doc_id": ["pasted"], "title": [None], "abstract": [text], "text": [model_text(text) or text]})
+    return place_documents(_atlas, new, embeddings=cache_embeddings(cache_key, _atlas), representation=representation)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def size_figure(cache_key: CacheKey, _topics: pd.DataFrame) -> go.Figure:
+    """The topic-size bar chart of one cache."""
+    return charts.topic_size_figure(_topics)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def terms_figure(cache_key: CacheKey, topic_ids: tuple[int, ...], _topics: pd.DataFrame) -> go.Figure:
+    """The top-terms small multiples of the chosen topics."""
+    return charts.top_terms_figure(_topics, topic_ids)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def representatives_table(cache_key: CacheKey, compared: tuple[int, ...], _atlas: TopicCache) -> pd.DataFrame:
+    """The representative papers of the compared topics, made once per cache and choice of topics."""
+    return filters.representative_papers(_atlas.documents, _atlas.topics, compared)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def papers_table(cache_key: CacheKey, table_key: str, _shown: pd.DataFrame, _topics: pd.DataFrame) -> pd.DataFrame:
+    """The drill-down table of the papers shown, rebuilt only when the filters or the map selection change;
+    with the primary area when the corpus has one."""
+    table = filters.drilldown_table(_shown, _topics)
+    if "primary_area" in _shown.columns:
+        table["primary_area"] = [value if isinstance(value, str) else None for value in _shown["primary_area"]]
+    return table
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def decision_figures(cache_key: CacheKey, _atlas: TopicCache) -> tuple[pd.DataFrame, dict[str, float], go.Figure, go.Figure]:
+    """Acceptance table, corpus-wide rate and the two decision charts of one cache, made once."""
+    table = analytics.acceptance_table(_atlas.documents, _atlas.topics)
+    overall = analytics.overall_rate(_atlas.documents)
+    return table, overall, analytics_charts.acceptance_rate_figure(table, overall), analytics_charts.decision_mix_figure(table)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def tree_figure(cache_key: CacheKey, _topics: pd.DataFrame) -> go.Figure:
+    """The topic tree (icicle: all papers, themes, topics) of one cache."""
+    return structure_charts.topic_tree_figure(_topics)
+
+
+@st.cache_resource(max_entries=4, show_spinner="Comparing the topics…")
+def similarity_figure(cache_key: CacheKey, _atlas: TopicCache) -> go.Figure:
+    """The topic-similarity heatmap of one cache (topic mean embeddings, tree order)."""
+    topic_ids = sorted(int(topic) for topic in _atlas.topics["topic"] if int(topic) != charts.OUTLIER_TOPIC)
+    vectors = structure_charts.topic_vectors(_atlas.documents, cache_embeddings(cache_key, _atlas), topic_ids)
+    return structure_charts.similarity_figure(_atlas.topics, _atlas.hierarchy, dict(zip(topic_ids, vectors)))
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def area_figure(cache_key: CacheKey, by: str, normalise: str, _atlas: TopicCache) -> go.Figure:
+    """Topics (or themes) x primary areas as shares, per grouping and normalisation."""
+    return structure_charts.area_share_figure(structure_charts.area_crosstab(_atlas.documents, _atlas.topics, by), normalise)
+
+
+@st.cache_resource(max_entries=4, show_spinner="Finding papers between areas…")
+def between_areas(cache_key: CacheKey, _atlas: TopicCache) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(papers whose similar papers mostly carry another primary area, the per-area summary) of one cache."""
+    between = structure_charts.papers_between_areas(_atlas.documents, _atlas.topics)
+    return between, structure_charts.between_area_summary(_atlas.documents, between)

@@ -1,0 +1,47 @@
+"""The decisions view: per-topic acceptance rate with Wilson intervals, decision mix, ratings, topics per class."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import analytics, analytics_charts, filters, resources
+from dashboard.views.page import PLOTLY_CONFIG, Page
+
+
+def render(page: Page) -> None:
+    """Draw the decision analytics; their figures go into ``page.figures`` for the downloads."""
+    atlas = page.atlas
+    documents, topics = atlas.documents, atlas.topics
+    table, overall, rate_figure, mix_figure = resources.decision_figures(page.cache_key, atlas)
+    st.caption(
+        f"Accepted = Oral + Spotlight + Poster; the rate is over decided papers ({overall['accepted']:,} of {overall['decided']:,} here, "
+        f"{overall['rate']:.1%}); withdrawn papers have no decision and are counted separately. Topics are ranked by the lower end of "
+        "the 95% Wilson interval, so a small topic cannot top the list by chance; hollow dots rest on fewer than 30 decided papers."
+    )
+    st.plotly_chart(rate_figure, theme=None, config=PLOTLY_CONFIG, key="acceptance-rate")
+    st.plotly_chart(mix_figure, theme=None, config=PLOTLY_CONFIG, key="decision-mix")
+    st.dataframe(
+        table, hide_index=True,
+        column_order=["rank", "label", "size", "decided", "accepted", "rate", "rate_low", "rate_high", "withdrawn", "small"],
+        column_config={"label": st.column_config.TextColumn("Topic", width=300), "rate": st.column_config.NumberColumn("Acceptance rate", format="percent"),
+                       "rate_low": st.column_config.NumberColumn("95% CI low", format="percent"), "rate_high": st.column_config.NumberColumn("95% CI high", format="percent"),
+                       "small": st.column_config.CheckboxColumn("Under 30 decided")},
+    )
+    page.figures.update({"acceptance-rate": ("Acceptance rate per topic", rate_figure), "decision-mix": ("Decision mix per topic", mix_figure)})
+    if not analytics.rating_table(documents, topics).empty:
+        rating_figure = analytics_charts.rating_figure(documents, topics)
+        st.plotly_chart(rating_figure, theme=None, config=PLOTLY_CONFIG, key="ratings")
+        page.figures["ratings"] = ("Reviewer ratings per topic", rating_figure)
+    per_class = atlas.topics_per_class
+    if not per_class.empty:
+        st.subheader("What each class of paper talks about, per topic")
+        st.caption("BERTopic's topics per class: the topic's c-TF-IDF terms among its orals, posters, rejects… (averaged with the topic's overall terms).")
+        options = filters.topic_options(topics[topics["topic"].isin(per_class["topic"])])
+        chosen = st.selectbox("Topic", list(options), format_func=options.__getitem__, key="class_topic")
+        rows = per_class[per_class["topic"] == chosen]
+        order = {decision: rank for rank, decision in enumerate(analytics.DECISION_ORDER)}
+        rows = rows.assign(order=rows["class"].map(order)).sort_values("order")
+        st.dataframe(
+            rows.assign(terms=rows["terms"].map(", ".join)), hide_index=True, column_order=["class", "frequency", "terms"],
+            column_config={"class": "Decision", "frequency": "Papers", "terms": st.column_config.TextColumn("Top terms", width=700)},
+        )

@@ -1,0 +1,58 @@
+"""What every view reads: the cache, the view state and the papers it selects, made once per run by the page."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from dashboard.filters import corpus_name
+from dashboard.map_view import Highlights, MapState, view_description
+from dashboard.url_state import ViewState
+from pipeline.cache import TopicCache
+
+PLOTLY_CONFIG = {"displaylogo": False, "scrollZoom": True, "modeBarButtonsToRemove": ["toImage"]}
+# The map's toolbar stays in view: its lasso and box are how papers are selected.
+MAP_CONFIG = PLOTLY_CONFIG | {"displayModeBar": True}
+
+
+@dataclass
+class Page:
+    """One run's state of the page.
+
+    ``matching``: the papers that pass the sidebar filters and the drilled theme; ``context``: the other papers
+    that pass the sidebar filters, drawn in grey around a drilled theme (None on the whole map); ``selected``:
+    doc_ids of the map's box or lasso selection; ``shown``: ``matching`` narrowed to the selection (what the table
+    lists); ``search_hits``: the semantic search's best papers among ``matching`` (with a score column);
+    ``figures``: {key: (name, figure)} the views made, for the downloads.
+    """
+
+    atlas: TopicCache
+    cache_key: tuple[str, int]
+    view: ViewState
+    matching: pd.DataFrame
+    context: pd.DataFrame | None
+    selected: set[str]
+    shown: pd.DataFrame
+    areas: list[str]
+    search_hits: pd.DataFrame
+    highlights: Highlights = field(default_factory=Highlights)
+    figures: dict[str, tuple[str, Any]] = field(default_factory=dict)
+
+    @property
+    def map_state(self) -> MapState:
+        """The map part of the view."""
+        return MapState(colour_by=self.view.colour, level=self.view.level, theme=self.view.theme)
+
+    def description(self) -> str:
+        """One line naming the corpus, the papers shown and every filter in use (a publication figure's caption)."""
+        view = self.view
+        return view_description(len(self.shown), self.atlas.topics, corpus_name(self.atlas.manifest), view.topics, view.query, view.decisions,
+                                view.areas, view.theme, len(self.selected))
+
+    @property
+    def filter_key(self) -> tuple[Any, ...]:
+        """The view's filters as a hashable key (for caches of figures and tables)."""
+        view = self.view
+        return (view.topics, view.query.strip(), view.decisions, view.areas, view.theme)

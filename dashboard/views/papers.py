@@ -1,0 +1,101 @@
+"""The papers view: the drill-down table under the map, and the chosen paper in the sidebar.
+
+The chosen paper (a click on the map, a row of the table, a similar paper, or ``?paper=`` in the address) is
+shown at the top of the sidebar, so it appears at once beside the map: title, topic and theme, decision, primary
+area, authors, keywords, abstract, and its most similar papers. Corpus text is shown as plain text (st.text and
+dataframes), never as Markdown or HTML.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import partial
+
+import streamlit as st
+
+from dashboard import charts, filters, resources
+from dashboard.views.page import Page
+
+PAPER_KEY = "paper"
+
+
+def table_key(page: Page) -> str:
+    """The table's widget key: a new one whenever its rows change, so a row selection never points elsewhere."""
+    return "papers-" + hashlib.sha256(repr((page.cache_key, page.filter_key, sorted(page.selected))).encode()).hexdigest()[:16]
+
+
+def on_row_select(key: str, doc_ids: list[str]) -> None:
+    """The table's selection callback: the chosen row's paper opens in the sidebar."""
+    event = st.session_state.get(key)
+    rows = event.selection.rows if event is not None else []
+    if rows and 0 <= rows[0] < len(doc_ids):
+        st.session_state[PAPER_KEY] = doc_ids[rows[0]]
+
+
+def render(page: Page) -> None:
+    """The table of the papers shown (filters, drilled theme and map selection applied), one row selectable."""
+    key = table_key(page)
+    table = resources.papers_table(page.cache_key, key, page.shown, page.atlas.topics)
+    st.subheader(f"Papers ({len(table):,})")
+    column_config = {
+        "title": st.column_config.TextColumn("Title", width=420),
+        "topic_label": st.column_config.TextColumn("Topic", width=190),
+        "decision": st.column_config.TextColumn("Decision", width=90),
+        "primary_area": st.column_config.TextColumn("Primary area", width=200),
+        "link": st.column_config.LinkColumn("OpenReview", display_text="open ↗", width=95),
+        "keywords": st.column_config.TextColumn("Keywords", width=260),
+    }
+    order = [column for column in ("title", "topic_label", "decision", "primary_area", "link", "keywords") if column in table.columns]
+    st.dataframe(
+        table, column_config=column_config, column_order=order, hide_index=True, on_select=partial(on_row_select, key, table["doc_id"].tolist()),
+        selection_mode="single-row", key=key, height=420,
+    )
+    st.caption("Choose a row, or click a point on the map, to read the paper in the sidebar.")
+
+
+def close_paper() -> None:
+    """Close the paper panel."""
+    st.session_state[PAPER_KEY] = None
+
+
+def render_paper(page: Page, doc_id: str) -> None:
+    """The chosen paper's panel (call it inside the sidebar)."""
+    atlas = page.atlas
+    details = filters.paper_details(atlas.documents, atlas.topics, doc_id)
+    if details is None:
+        return
+    row = atlas.documents.loc[atlas.documents["doc_id"].astype(str) == str(doc_id)].iloc[0]
+    with st.container(border=True, key="paper-panel"):
+        top = st.columns([3, 2], vertical_alignment="center")
+        top[0].caption("Chosen paper (red star on the map)")
+        top[1].button("Close", key="close-paper", on_click=close_paper, width="stretch")
+        st.text(details["title"] or "(no title)")
+        topic = f"{details['topic']} · {details['topic_label']}" if details["topic"] != charts.OUTLIER_TOPIC else details["topic_label"]
+        theme = atlas.topics.loc[atlas.topics["topic"] == details["topic"], "theme_label"]
+        st.caption("Topic")
+        st.text(topic + (f"  (theme: {theme.iloc[0]})" if len(theme) and details["topic"] != charts.OUTLIER_TOPIC else ""))
+        facts = [("Decision", details["decision"]), ("Primary area", row.get("primary_area") if isinstance(row.get("primary_area"), str) else None)]
+        for name, value in facts:
+            if value:
+                st.caption(name)
+                st.text(value)
+        if details["authors"]:
+            st.caption("Authors")
+            st.text(details["authors"])
+        if details["keywords"]:
+            st.caption("Keywords")
+            st.text("; ".join(details["keywords"]))
+        st.caption("Abstract")
+        st.text(details["abstract"] or "(no abstract)")
+        if details["link"]:
+            st.link_button("Open on OpenReview", details["link"])
+    similar = filters.similar_papers(atlas.documents, atlas.topics, doc_id)
+    if not similar.empty:
+        known = resources.doc_id_set(page.cache_key, atlas.documents)
+        neighbour_ids = [other for other in filters.as_text_list(row.get("neighbor_ids")) if other in known]
+        st.caption("Similar papers (rings on the map; cosine similarity of the abstracts' embeddings). Choose one to open it.")
+        key = f"similar-{doc_id}"
+        st.dataframe(
+            similar, hide_index=True, on_select=partial(on_row_select, key, neighbour_ids), selection_mode="single-row", key=key,
+            column_order=["title", "similarity"], column_config={"title": st.column_config.TextColumn("Title"), "similarity": st.column_config.NumberColumn("Sim.", format="%.2f", width=50)},
+        )
