@@ -12,7 +12,6 @@ import argparse
 import hashlib
 import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,8 @@ import numpy as np  # noqa: E402
 import plotly.graph_objects as go  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from dashboard import analytics, analytics_charts, charts, export, filters, find, quality_panel  # noqa: E402
+from dashboard import analytics, analytics_charts, charts, filters, find, quality_panel  # noqa: E402
+from dashboard.views import downloads  # noqa: E402
 from pipeline.cache import MANIFEST_FILE, CacheError, TopicCache, read_cache  # noqa: E402
 
 DEFAULT_CACHE = REPO_ROOT / "caches" / "default"
@@ -455,48 +455,6 @@ def show_analytics(atlas: TopicCache) -> dict[str, tuple[str, go.Figure]]:
     return figures
 
 
-def download_row(name: str, figure: go.Figure, images: bool, key: str) -> None:
-    """HTML, PNG and SVG download buttons for one figure; bytes are made only when a button is clicked."""
-    columns = st.columns([2, 1, 1, 1], vertical_alignment="center")
-    columns[0].markdown(f"**{name}**")
-    columns[1].download_button("HTML", data=lambda: export.figure_html_bytes(figure, f"Topic Atlas: {name}"), file_name=export.download_name(f"topic-atlas-{key}", "html"), mime="text/html", on_click="ignore", key=f"{key}-html", width="stretch")
-    for column, image_format, mime in ((columns[2], "png", "image/png"), (columns[3], "svg", "image/svg+xml")):
-        column.download_button(
-            image_format.upper(),
-            data=_image_maker(figure, image_format),
-            file_name=export.download_name(f"topic-atlas-{key}", image_format),
-            mime=mime,
-            on_click="ignore",
-            key=f"{key}-{image_format}",
-            disabled=not images,
-            width="stretch",
-        )
-
-
-def _image_maker(figure: go.Figure, image_format: str) -> Callable[[], bytes]:
-    return lambda: export.figure_image_bytes(figure, image_format)
-
-
-def show_downloads(atlas: TopicCache, shown: pd.DataFrame, figures: dict[str, go.Figure]) -> None:
-    """Downloads: the listed papers as CSV, each chart as HTML, PNG and SVG."""
-    st.markdown(f"**Papers as CSV** — the {len(shown):,} papers the table lists (filters and map selection applied), with abstracts.")
-    st.download_button(
-        "Download CSV",
-        data=lambda: export.csv_bytes(export.export_table(shown, atlas.topics)),
-        file_name=export.download_name(f"topic-atlas-papers-{Path(str(atlas.path)).name}", "csv"),
-        mime="text/csv",
-        on_click="ignore",
-        key="csv",
-    )
-    st.divider()
-    st.markdown("**Charts** — HTML is interactive and works offline (plotly.js inlined); PNG and SVG are drawn by Chromium when you click.")
-    images = export.image_export_available()
-    if not images:
-        st.info(export.CHROMIUM_MISSING)
-    for key, (name, figure) in figures.items():
-        download_row(name, figure, images, key)
-
-
 def main() -> None:
     """Build the page."""
     st.set_page_config(page_title="Topic Atlas", page_icon="🗺️", layout="wide")
@@ -534,7 +492,7 @@ def main() -> None:
         with tabs["Decisions"]:
             figures.update(show_analytics(atlas))
     with downloads_tab:
-        show_downloads(atlas, shown, figures)
+        downloads.render(atlas, shown, figures, map_documents=matching, filter_state={"topics": topics, "query": query, "decisions": decisions, "selected": len(selected)})
 
 
 main()
