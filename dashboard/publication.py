@@ -175,11 +175,13 @@ def datamapplot_figure(view: MapView, figsize: tuple[float, float] = FIGURE_SIZE
         add_glow=False,  # 14-18 s for 12,000 points against about 1 s without (issue 12's measurement)
         point_size=_point_size(len(points)),
         alpha=0.8,
-        dynamic_label_size=True,
+        dynamic_label_size=len(anchors) >= 2,  # sizes by cluster size; DataMapPlot 0.7.3 fails on one label
+        label_font_size=None if len(anchors) >= 2 else 14.0,
         min_font_size=7.0,  # DataMapPlot's 4 pt is unreadable in print
         max_font_size=16.0,
         min_font_weight=400,
         title_keywords={"fontsize": 18, "fontfamily": FONT_FAMILY, "fontweight": 700},
+        label_over_points=not _ring_placement_possible(anchors),
     )
     for collection in axes.collections:
         collection.set_rasterized(True)
@@ -193,6 +195,17 @@ def datamapplot_figure(view: MapView, figsize: tuple[float, float] = FIGURE_SIZE
     if view.caption:
         figure.text(0.01, 0.0, _wrapped(view.caption, CAPTION_WRAP_CHARS), ha="left", va="top", fontsize=9, color="#444444", fontfamily=FONT_FAMILY)
     return figure
+
+
+def _ring_placement_possible(anchors: pd.DataFrame) -> bool:
+    """Whether DataMapPlot can place the labels on rings around the map: it points each label away from the mean
+    of all label positions, which is undefined for a label sitting exactly there (one label group, or a label at
+    the centre); those maps get their labels over the points instead."""
+    if len(anchors) < 2:
+        return False
+    positions = anchors[["x", "y"]].to_numpy(dtype=float)
+    offsets = np.linalg.norm(positions - positions.mean(axis=0), axis=1)
+    return bool((offsets > 1e-9 * max(1.0, float(np.abs(positions).max()))).all())
 
 
 def _point_size(n_points: int) -> float:
@@ -251,7 +264,7 @@ def plotly_figure(view: MapView, width: int = 1800, height: int = 1350) -> go.Fi
     anchors = label_anchors(points)
     text_colours = _label_colours(view, anchors)
     figure.update_layout(annotations=[
-        dict(x=row.x, y=row.y, text=_wrapped(html.escape(str(row.label)), LABEL_WRAP_CHARS).replace("\n", "<br>"), showarrow=False,
+        dict(x=row.x, y=row.y, text="<br>".join(html.escape(line) for line in textwrap.wrap(str(row.label), LABEL_WRAP_CHARS)), showarrow=False,
              font={"size": 12, "color": text_colours[str(row.label)], "family": FONT_FAMILY}, bgcolor="rgba(255,255,255,0.8)", borderpad=2)
         for row in anchors.itertuples(index=False)
     ])

@@ -56,12 +56,29 @@ def kill_tree(pid: int | None) -> None:
         victims = root.children(recursive=True) + [root]
     except psutil.NoSuchProcess:
         return
-    for victim in victims:
+    _kill_all(victims)
+
+
+def _descendants(pid: int) -> list:
+    """psutil.Process objects of every process ``pid`` started, directly or not ([] when it is gone)."""
+    import psutil
+
+    try:
+        return psutil.Process(pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        return []
+
+
+def _kill_all(processes: list) -> None:
+    """SIGKILL each psutil.Process still running (psutil checks the pid was not reused) and reap them."""
+    import psutil
+
+    for process in processes:
         try:
-            victim.kill()
+            process.kill()
         except psutil.NoSuchProcess:
             pass
-    psutil.wait_procs(victims, timeout=KILL_WAIT_S)
+    psutil.wait_procs(processes, timeout=KILL_WAIT_S)
 
 
 class RenderServer:
@@ -218,12 +235,18 @@ def run_job(job: dict[str, Any], write_inputs: Callable[[Path], None], what: str
         (folder / JOB_FILE).write_text(json.dumps({**job, "timeout_s": timeout_s}), encoding="utf-8")
         write_inputs(folder)
         pid = _submit(folder, deadline, what, timeout_s)
+        started_by_child: list = []  # psutil.Process of what the child started, refreshed while it runs
+        polls = 0
         while not (folder / DONE_FILE).exists():
             if not _alive(pid):
+                _kill_all(started_by_child)  # the child died on its own: what it started (Chromium) would be orphaned
                 break
             if time.monotonic() > deadline:
                 kill_tree(pid)
                 raise ExportTimedOut(_timed_out(what, timeout_s))
+            if polls % 10 == 0:
+                started_by_child = _descendants(pid) or started_by_child
+            polls += 1
             time.sleep(POLL_S)
         _LOG.info("rendered %s in %.1f s", what, time.monotonic() - started)
         return _results(folder, job["formats"], what)
