@@ -106,7 +106,7 @@ def show_publication_figure(view: publication.MapView) -> None:
         st.error(drawn["error"])
         return
     _image_buttons(st.columns(3), drawn["images"], "topic-atlas-map", "publication")
-    st.image(drawn["images"]["png"], caption="Preview of the PNG", width="stretch")
+    st.image(drawn["images"]["png"], caption="Preview of the PNG", width=900)
 
 
 def chart_row(name: str, figure: go.Figure, key: str, images_possible: bool) -> None:
