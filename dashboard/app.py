@@ -492,7 +492,7 @@ def main() -> None:
         with tabs["Decisions"]:
             figures.update(show_analytics(atlas))
     with downloads_tab:
-        downloads.render(atlas, shown, figures, map_documents=matching, filter_state={"topics": topics, "query": query, "decisions": decisions, "selected": len(selected)})
+        downloads.render(atlas, shown, figures, map_documents=matching, filter_state={"topics": topics, "query": query, "decisions": decisions})
 
 
 main()

@@ -191,7 +191,10 @@ def _submit(folder: Path, deadline: float, what: str, timeout_s: float) -> int:
     """Hand ``folder`` to the render server and return the pid of the child running it. Waiting for the server
     (it may still be importing) counts against ``deadline``."""
     global _server
-    with _server_lock:
+    # Another session may be waiting for a starting server under the lock: that wait counts against our deadline too.
+    if not _server_lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
+        raise ExportTimedOut(f"The {what} was not ready after {timeout_s:.0f} s (other exports were waiting for the renderer to start). Try again.")
+    try:
         server = _running_server()
         try:
             pid = server.submit(folder, deadline)
@@ -203,6 +206,8 @@ def _submit(folder: Path, deadline: float, what: str, timeout_s: float) -> int:
             starting = "" if server.ready else " (the renderer was still starting: its first start imports DataMapPlot, 5-15 s)"
             raise ExportTimedOut(f"The {what} was not ready after {timeout_s:.0f} s{starting}. Try again.")
         return pid
+    finally:
+        _server_lock.release()
 
 
 def _timed_out(what: str, timeout_s: float) -> str:

@@ -36,12 +36,13 @@ def view_id(view: publication.MapView) -> str:
 
 
 def filter_note(topics: pd.DataFrame, state: Mapping[str, Any] | None) -> str:
-    """One line naming the filters of ``state`` ({"topics": ids, "query": str, "decisions": [...], "selected": int},
-    any key may be missing), with topic ids written as their labels."""
+    """One line naming the filters of ``state`` ({"topics": ids, "query": str, "decisions": [...]}, any key may be
+    missing), with topic ids written as their labels. A box/lasso selection is no filter of the map (it narrows
+    the table only), so it is not named."""
     state = dict(state or {})
     labels = topic_labels(topics)
     names = [labels.get(int(topic), str(topic)) for topic in state.get("topics") or []]
-    return publication.filter_note(names, str(state.get("query") or ""), state.get("decisions") or [], int(state.get("selected") or 0))
+    return publication.filter_note(names, str(state.get("query") or ""), state.get("decisions") or [])
 
 
 def current_map_view(atlas: TopicCache, documents: pd.DataFrame, note: str) -> publication.MapView:
@@ -134,7 +135,7 @@ def render(atlas: TopicCache, shown: pd.DataFrame, figures: Mapping[str, tuple[s
     ``shown``: the papers the table lists (CSV). ``figures``: {key: (name, plotly figure)} of the page's charts.
     The publication figure draws ``map_view`` when given (the map view's own points, labels and highlights), else
     the map of ``map_documents`` (default ``shown``) as the page colours it, captioned with ``filter_state``
-    ({"topics", "query", "decisions", "selected"}).
+    ({"topics", "query", "decisions"}).
     """
     export.warm_up()
     show_csv(atlas, shown)
