@@ -262,7 +262,7 @@ def main() -> None:
     with tabs[DOWNLOADS_TAB]:
         if open_tab(tabs[DOWNLOADS_TAB]):
             downloads_figures(page)
-            downloads_view.render(page)
+            downloads_view.render_page(page)
     if CHANGES_TAB in tabs:
         with tabs[CHANGES_TAB]:
             if open_tab(tabs[CHANGES_TAB]):

@@ -1,8 +1,15 @@
-"""Bytes for the dashboard's downloads: the filtered papers as CSV, figures as HTML, PNG and SVG.
+"""Bytes for the dashboard's downloads: the filtered papers as CSV, figures as HTML, PNG, SVG and PDF, with timeouts.
 
-PNG and SVG go through kaleido 1.x, which drives a Chromium-family browser. kaleido (through choreographer's
-``get_browser_path``) takes the browser from the ``BROWSER_PATH`` environment variable when it is set, else
-searches PATH for Chrome/Chromium names; :func:`ensure_browser_path` points it at Debian's ``/usr/bin/chromium``.
+PNG, SVG and PDF of plotly charts go through kaleido 1.x, which drives a Chromium-family browser. kaleido (through
+choreographer's ``get_browser_path``) takes the browser from the ``BROWSER_PATH`` environment variable when it is
+set, else searches PATH for Chrome/Chromium names; :func:`ensure_browser_path` points it at Debian's
+``/usr/bin/chromium``. Publication figures (:mod:`dashboard.publication`) are drawn by DataMapPlot or plotly.
+
+The page never renders an image in its own process. :func:`run_render_job` runs each render in a child process
+forked from a render server that imported the renderers once (:mod:`dashboard.render_process`), waits at most the
+export timeout (``ATLAS_EXPORT_TIMEOUT_S``, default 90 s), and on expiry kills the child and every process it
+started (a hung Chromium included). A missing renderer, a hang and a failure each raise an :class:`ExportError` whose message is
+meant for the page; the script thread is back within the timeout, and no server thread is ever left waiting.
 """
 
 from __future__ import annotations
@@ -11,8 +18,9 @@ import csv
 import html
 import io
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -21,16 +29,36 @@ import plotly.graph_objects as go
 from dashboard.charts import topic_labels
 from dashboard.filters import as_text_list, openreview_link
 
+if TYPE_CHECKING:
+    from dashboard.publication import MapView
+
 DEBIAN_CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_MISSING = "PNG/SVG export needs Chromium: apt-get install chromium"
-IMAGE_FORMATS = ("png", "svg")
+IMAGE_FORMATS = ("png", "svg", "pdf")
+MIME_TYPES = {"csv": "text/csv", "html": "text/html", "png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf"}
+EXPORT_TIMEOUT_ENV = "ATLAS_EXPORT_TIMEOUT_S"
+# A whole-conference publication figure takes 5-30 s on two busy cores (DataMapPlot, bench/publication.py); the
+# first job of a server also waits for the fork server's imports (5-15 s). 90 s leaves room for both.
+DEFAULT_EXPORT_TIMEOUT_S = 90.0
 # OWASP "CSV Injection": cells starting with these characters are read as formulas by spreadsheet programs.
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 LIST_SEPARATOR = "; "
 
 
-class ImageExportUnavailable(RuntimeError):
+class ExportError(RuntimeError):
+    """An image export that did not give an image; the message is one sentence for the page."""
+
+
+class ImageExportUnavailable(ExportError):
     """PNG/SVG export cannot run: no Chromium-family browser for kaleido. The message says what to install."""
+
+
+class ExportTimedOut(ExportError):
+    """The renderer passed the export timeout; it was stopped, with every process it started."""
+
+
+class ExportFailed(ExportError):
+    """The renderer stopped with an error (its message is kept) or died."""
 
 
 def neutralise_formula(value: str) -> str:
@@ -97,11 +125,14 @@ def figure_html_bytes(figure: go.Figure, title: str = "Topic Atlas") -> bytes:
     return page.replace("<head>", f"<head><title>{html.escape(title)}</title>", 1).encode("utf-8")
 
 
-def ensure_browser_path() -> str | None:
-    """Point kaleido at a browser: set ``BROWSER_PATH`` to /usr/bin/chromium when it is unset and that file exists.
+def ensure_browser_path(browser_path: str | None = None) -> str | None:
+    """Point kaleido at a browser: ``browser_path`` when given (it becomes ``BROWSER_PATH``), else set
+    ``BROWSER_PATH`` to /usr/bin/chromium when it is unset and that file exists.
 
     Returns the browser path kaleido will use (an existing file), or None when there is none.
     """
+    if browser_path:
+        os.environ["BROWSER_PATH"] = browser_path
     configured = os.environ.get("BROWSER_PATH")
     if not configured and DEBIAN_CHROMIUM.is_file():
         os.environ["BROWSER_PATH"] = configured = str(DEBIAN_CHROMIUM)
@@ -120,24 +151,51 @@ def image_export_available() -> bool:
     return ensure_browser_path() is not None
 
 
-def figure_image_bytes(figure: go.Figure, image_format: str, width: int = 1400, height: int | None = None, scale: float = 1.0) -> bytes:
-    """``figure`` rendered by kaleido as PNG or SVG bytes, ``width`` x ``height`` CSS pixels (height: the figure's own, else 800).
+def figure_image_bytes(figure: go.Figure, image_format: str, width: int = 1400, height: int | None = None, scale: float = 1.0, browser_path: str | None = None) -> bytes:
+    """``figure`` rendered by kaleido as PNG, SVG or PDF bytes, ``width`` x ``height`` CSS pixels (height: the
+    figure's own, else 800), in this process: the page calls :func:`figure_images` instead, which runs the render
+    in a child process with a timeout. ``browser_path``: the browser to use (else see :func:`ensure_browser_path`).
 
-    Raises ValueError for another format, and ImageExportUnavailable (message: "PNG/SVG export needs Chromium:
-    apt-get install chromium") when no browser is found or kaleido cannot start it.
+    Raises ValueError for another format, ImageExportUnavailable (message: "PNG/SVG export needs Chromium:
+    apt-get install chromium") when no browser is found, and ExportFailed when it does not start.
     """
-    image_format = image_format.lower()
-    if image_format not in IMAGE_FORMATS:
-        raise ValueError(f"image format must be one of {IMAGE_FORMATS}, not {image_format!r}")
-    if ensure_browser_path() is None:
+    return figure_images_here(figure, [image_format], width, height, scale, browser_path)[image_format.lower()]
+
+
+def figure_images_here(figure: go.Figure, formats: Iterable[str], width: int = 1400, height: int | None = None, scale: float = 1.0, browser_path: str | None = None) -> dict[str, bytes]:
+    """``figure`` in each of ``formats`` ({format: bytes}), drawn in this process by one kaleido Chromium (one
+    start, 2-5 s on a busy machine, for all formats). Raises as :func:`figure_image_bytes`."""
+    formats = [str(image_format).lower() for image_format in formats]
+    unknown = [image_format for image_format in formats if image_format not in IMAGE_FORMATS]
+    if unknown:
+        raise ValueError(f"image format must be one of {IMAGE_FORMATS}, not {unknown[0]!r}")
+    if ensure_browser_path(browser_path) is None:
         raise ImageExportUnavailable(CHROMIUM_MISSING)
-    height = height or figure.layout.height or 800
+    import asyncio
+
+    import kaleido
+
+    options = {"width": int(width), "height": int(height or figure.layout.height or 800), "scale": scale}
+
+    async def draw() -> dict[str, bytes]:
+        async with kaleido.Kaleido(n=1) as browser:  # the browser named by $BROWSER_PATH
+            return {image_format: await browser.calc_fig(figure, opts={**options, "format": image_format}) for image_format in formats}
+
     try:
-        return figure.to_image(format=image_format, width=width, height=height, scale=scale)
+        return asyncio.run(draw())
     except Exception as error:
-        if type(error).__name__ == "ChromeNotFoundError" or "Chrome" in str(error) and "install" in str(error):
-            raise ImageExportUnavailable(f"{CHROMIUM_MISSING} ({error})") from error
-        raise
+        raise _browser_error(error) or error
+
+
+def _browser_error(error: Exception) -> ExportError | None:
+    """The ExportError for a browser that kaleido could not find or start, else None. choreographer's errors are
+    matched by name: its error classes are not part of plotly's or kaleido's API."""
+    if type(error).__name__ == "ChromeNotFoundError":
+        return ImageExportUnavailable(f"{CHROMIUM_MISSING} ({error})")
+    if type(error).__name__ in ("BrowserFailedError", "BrowserDepsError", "BrowserClosedError"):
+        browser = os.environ.get("BROWSER_PATH", "the browser")
+        return ExportFailed(f"Chromium ({browser}) closed right after it started; check that `{browser} --headless=new --version` runs on the server")
+    return None
 
 
 def download_name(stem: str, extension: str) -> str:
@@ -145,3 +203,63 @@ def download_name(stem: str, extension: str) -> str:
     safe = "".join(character if character.isalnum() or character in "-_" else "-" for character in stem).strip("-") or "topic-atlas"
     return f"{safe}.{extension}"
 
+
+
+# --- rendering in a child process, with a timeout ---------------------------------------------------------------
+
+def export_timeout_s() -> float:
+    """The export timeout in seconds: $ATLAS_EXPORT_TIMEOUT_S when it is a positive number, else 90."""
+    try:
+        value = float(os.environ.get(EXPORT_TIMEOUT_ENV, ""))
+    except ValueError:
+        return DEFAULT_EXPORT_TIMEOUT_S
+    return value if value > 0 else DEFAULT_EXPORT_TIMEOUT_S
+
+
+def warm_up() -> None:
+    """Start the render server in the background (after the page's first paint), so the first export does not
+    wait for its imports (see :func:`dashboard.render_process.warm_up`)."""
+    from dashboard import render_process
+
+    render_process.warm_up()
+
+
+def run_render_job(job: dict[str, Any], write_inputs, what: str, timeout_s: float | None = None) -> dict[str, bytes]:
+    """Run one render job in a child process with at most ``timeout_s`` seconds (default :func:`export_timeout_s`)
+    and return {format: bytes}; see :func:`dashboard.render_process.run_job`. Raises ExportError subclasses."""
+    from dashboard import render_process
+
+    return render_process.run_job(job, write_inputs, what, export_timeout_s() if timeout_s is None else timeout_s)
+
+
+def figure_images(figure: go.Figure, formats: Iterable[str], what: str, width: int = 1400, height: int | None = None, timeout_s: float | None = None) -> dict[str, bytes]:
+    """A plotly ``figure`` as {format: bytes} for each of ``formats`` (png, svg, pdf), drawn by kaleido in a child
+    process with a timeout (:func:`run_render_job`). Raises ValueError for an unknown format, and ExportError."""
+    formats = [str(image_format).lower() for image_format in formats]
+    unknown = [image_format for image_format in formats if image_format not in IMAGE_FORMATS]
+    if unknown:
+        raise ValueError(f"image formats must be among {IMAGE_FORMATS}, not {unknown}")
+    browser = ensure_browser_path()
+    if browser is None:
+        raise ImageExportUnavailable(CHROMIUM_MISSING)
+    job = {"kind": "figure", "formats": formats, "browser_path": browser, "width": int(width), "height": int(height or figure.layout.height or 800)}
+    text = figure.to_json()
+    return run_render_job(job, lambda folder: (folder / "figure.json").write_text(text, encoding="utf-8"), what, timeout_s)
+
+
+def publication_images(view: "MapView", formats: Iterable[str], renderer: str | None = None, timeout_s: float | None = None) -> dict[str, bytes]:
+    """The publication figure of ``view`` as {format: bytes} (png, svg, pdf), drawn by ``renderer`` (default
+    :data:`dashboard.publication.DEFAULT_RENDERER`) in a child process with a timeout. Raises ValueError for an
+    invalid view, renderer or format, and ExportError."""
+    from dashboard import publication
+
+    renderer = renderer or publication.DEFAULT_RENDERER
+    if renderer not in publication.RENDERERS:
+        raise ValueError(f"renderer must be one of {publication.RENDERERS}, not {renderer!r}")
+    formats = [publication.checked_format(image_format) for image_format in formats]
+    publication.check_view(view)
+    browser = ensure_browser_path()
+    if renderer == "plotly" and browser is None:
+        raise ImageExportUnavailable(CHROMIUM_MISSING)
+    job = {"kind": "publication", "formats": formats, "renderer": renderer, "browser_path": browser, "width": 0, "height": 0}
+    return run_render_job(job, lambda folder: publication.save_view(view, folder), "publication figure", timeout_s)

@@ -1,0 +1,123 @@
+"""A hung image renderer against the real page: `streamlit run` whose BROWSER_PATH is a fake Chromium that sleeps
+forever, driven by Debian's headless Chromium through playwright.
+
+What issue 13 saw: the PNG button spun for minutes with no message, the worker thread never returned, and the
+server then ignored SIGTERM. Here the page must say so within the export timeout, the fake browser must be gone,
+the publication figure (DataMapPlot, no browser) must still download, and the server must stop on SIGTERM.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+if not CHROMIUM.is_file():
+    pytest.skip("/usr/bin/chromium is not installed (apt-get install chromium); the browser test needs it", allow_module_level=True)
+playwright_api = pytest.importorskip("playwright.sync_api", reason="python playwright is not installed")
+
+REPO = Path(__file__).resolve().parent.parent
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
+EXPORT_TIMEOUT_S = 5
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def hanging_browser(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("fake-browser")
+    script = folder / "chromium"
+    script.write_text(f"#!/bin/sh\necho $$ >> '{folder / 'pids'}'\nexec sleep 100000\n", encoding="utf-8")
+    script.chmod(0o755)
+    return script
+
+
+def browser_pids(script: Path) -> list[int]:
+    pids = script.parent / "pids"
+    return [int(line) for line in pids.read_text().split()] if pids.exists() else []
+
+
+@pytest.fixture(scope="module")
+def server(seed_cache: Path, hanging_browser: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, subprocess.Popen]]:
+    """`streamlit run dashboard/app.py` on the seed cache with the hanging browser and a 5 s export timeout."""
+    port = free_port()
+    log_path = tmp_path_factory.mktemp("streamlit-log") / "server.log"
+    environment = {**os.environ, "BROWSER_PATH": str(hanging_browser), "ATLAS_EXPORT_TIMEOUT_S": str(EXPORT_TIMEOUT_S)}
+    command = [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.port", str(port), "--server.headless", "true", "--", "--cache", str(seed_cache)]
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, env=environment)
+        try:
+            url = f"http://127.0.0.1:{port}"
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                        if response.status == 200:
+                            break
+                except OSError:
+                    pass
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"streamlit did not start: {log_path.read_text(errors='replace')[-2000:]}")
+                time.sleep(0.5)
+            yield url, process
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait(10)
+
+
+def test_hung_renderer_gives_a_message_and_the_server_still_stops(server, hanging_browser, tmp_path):
+    url, process = server
+    with playwright_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1440, "height": 1400}, accept_downloads=True)
+        page.goto(url, wait_until="domcontentloaded", timeout=60_000)
+        page.get_by_role("tab", name="Downloads").wait_for(timeout=60_000)
+        page.get_by_role("tab", name="Downloads").click()
+        # The first try may end while the render server is still importing DataMapPlot (it starts 5 s after the
+        # page): that too must end in the message. Retry, as a user would, until the job reaches the browser.
+        for _ in range(4):
+            clicked = time.monotonic()
+            page.get_by_role("button", name="Draw PNG + SVG").first.click()
+            spinner = page.get_by_text("Drawing the PNG and SVG")
+            spinner.wait_for(state="visible", timeout=30_000)
+            spinner.wait_for(state="hidden", timeout=120_000)
+            waited = time.monotonic() - clicked
+            page.get_by_text(f"was not ready after {EXPORT_TIMEOUT_S} s").wait_for(timeout=10_000)
+            if browser_pids(hanging_browser):
+                break
+        assert browser_pids(hanging_browser), "the fake browser never started"
+        assert waited < EXPORT_TIMEOUT_S + 15  # the timeout, killing the tree and a rerun; not minutes
+        assert not any(psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE for pid in browser_pids(hanging_browser))
+
+        page.get_by_role("button", name="Draw the publication figure (PNG, SVG, PDF)").click()
+        with page.expect_download(timeout=120_000) as download_info:
+            page.get_by_role("button", name="Save PNG").first.click()
+        png = Path(download_info.value.path()).read_bytes()
+        assert png.startswith(b"\x89PNG\r\n\x1a\n")
+        from PIL import Image
+
+        assert Image.open(io.BytesIO(png)).width >= 3000
+        assert page.locator('[data-testid="stException"]').count() == 0
+        page.screenshot(path=str(tmp_path / "downloads.png"), full_page=True)
+        browser.close()
+    children = psutil.Process(process.pid).children(recursive=True)
+    process.send_signal(signal.SIGTERM)
+    process.wait(timeout=20)  # raises TimeoutExpired when SIGTERM is ignored
+    psutil.wait_procs(children, timeout=20)
+    assert not [child for child in children if child.is_running() and child.status() != psutil.STATUS_ZOMBIE], "the render server outlived the page"
