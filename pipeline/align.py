@@ -240,7 +240,7 @@ def flow_table(old_topics: pd.Series, new_topics: pd.Series) -> pd.DataFrame:
     return counts.astype({"previous_topic": "Int64", "topic": "Int64", "n_papers": int}).sort_values(["previous_topic", "topic"]).reset_index(drop=True)
 
 
-def _flows_from(flows: pd.DataFrame, topic: int, side: str, other: str, min_share: float = 0.05, most: int = 6) -> list[dict[str, Any]]:
+def largest_flows(flows: pd.DataFrame, topic: int, side: str, other: str, min_share: float = 0.05, most: int = 6) -> list[dict[str, Any]]:
     """The largest flows of one topic on ``side`` ("topic" or "previous_topic"): [{topic, n_papers, share}],
     share of the topic's papers on that side; those under ``min_share`` are left out (at most ``most``)."""
     rows = flows[flows[side] == topic]
@@ -279,7 +279,7 @@ def lineage_record(match: TopicMatch, mapping: dict[int, int], flows: pd.DataFra
             "topic": atlas_id, "label": labels[atlas_id], "status": topic_status(fit_id, match), "previous_topic": old,
             "split_from": next((old_id for old_id, parts in match.splits.items() if fit_id in parts), None),
             "merged_from": sorted(match.merges.get(fit_id, [])), "sources": sorted(set(sources)),
-            "from": _flows_from(flows, atlas_id, "topic", "previous_topic"),
+            "from": largest_flows(flows, atlas_id, "topic", "previous_topic"),
             "n_papers": int(flows.loc[flows["topic"] == atlas_id, "n_papers"].sum()),
             "n_added": int(flows.loc[(flows["topic"] == atlas_id) & flows["previous_topic"].isna(), "n_papers"].sum()),
             "carried_share": round(float(pair.loc[(old, fit_id), "share_of_old"]), 4) if old is not None else None,
@@ -297,7 +297,7 @@ def lineage_record(match: TopicMatch, mapping: dict[int, int], flows: pd.DataFra
         fate = "merged" if merged_into else "split" if split_into else "dissolved"
         gone.append({
             "topic": int(old_id), "label": str(label), "n_papers": int(size), "fate": fate, "into": merged_into or split_into,
-            "to": _flows_from(flows, int(old_id), "previous_topic", "topic"),
+            "to": largest_flows(flows, int(old_id), "previous_topic", "topic"),
         })
     shared = flows.dropna(subset=["previous_topic", "topic"])
     return {

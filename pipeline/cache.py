@@ -310,16 +310,17 @@ def write_tables(
     (folder / MANIFEST_FILE).write_text(json.dumps(full_manifest, indent=2, default=_json_default), encoding="utf-8")
 
 
-def carry_over(source: Path, staging: Path) -> list[str]:
+def carry_over(source: Path, staging: Path, skip: tuple[str, ...] = ()) -> list[str]:
     """Copy into ``staging`` every file and folder of the cache ``source`` that ``staging`` does not hold yet
-    (the model, files other stages or later versions add), so rewriting some tables loses nothing else.
+    (the model, files other stages or later versions add), so rewriting some tables loses nothing else;
+    names in ``skip`` (files made stale by the rewrite) are left behind.
 
     Returns the names copied.
     """
     copied = []
     for entry in sorted(Path(source).iterdir()):
         target = staging / entry.name
-        if target.exists() or entry.name.startswith("."):
+        if target.exists() or entry.name.startswith(".") or entry.name in skip:
             continue
         if entry.is_dir():
             shutil.copytree(entry, target)
