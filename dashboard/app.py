@@ -27,6 +27,7 @@ import plotly.graph_objects as go  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from dashboard import analytics, analytics_charts, charts, export, filters, find, quality_panel  # noqa: E402
+from dashboard.views import changes  # noqa: E402
 from pipeline.cache import MANIFEST_FILE, CacheError, TopicCache, read_cache  # noqa: E402
 
 DEFAULT_CACHE = REPO_ROOT / "caches" / "default"
@@ -512,7 +513,8 @@ def main() -> None:
     filter_key = (tuple(topics), query.strip(), tuple(decisions))
     show_header(atlas, len(matching))
     with_decisions = analytics.has_decisions(atlas.documents)
-    tab_names = ["Map and papers", "Topics", "Find and place"] + (["Decisions"] if with_decisions else []) + ["Downloads"]
+    with_changes = changes.available(atlas)
+    tab_names = ["Map and papers", "Topics", "Find and place"] + (["Decisions"] if with_decisions else []) + (["What changed"] if with_changes else []) + ["Downloads"]
     tabs = dict(zip(tab_names, st.tabs(tab_names)))
     map_tab, topics_tab, downloads_tab = tabs["Map and papers"], tabs["Topics"], tabs["Downloads"]
     with map_tab:
@@ -533,6 +535,9 @@ def main() -> None:
     if with_decisions:
         with tabs["Decisions"]:
             figures.update(show_analytics(atlas))
+    if with_changes:
+        with tabs["What changed"]:
+            figures.update(changes.render(atlas))
     with downloads_tab:
         show_downloads(atlas, shown, figures)
 

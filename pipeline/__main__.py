@@ -21,6 +21,7 @@ COMMAND_MODULES = {
     "evaluate": "pipeline.evaluate",
     "place": "pipeline.place",
     "add": "pipeline.add",
+    "rename": "pipeline.rename",
     "fetch": "pipeline.fetch",
 }
 

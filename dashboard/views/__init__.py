@@ -1,0 +1,1 @@
+"""One module per view of the page; each offers ``render(atlas)``."""
