@@ -276,7 +276,7 @@ def run_add(cache_dir: Path | str, input_path: Path | str, encoding: str | None 
     topics = updated_topics(atlas, documents, all_embeddings, topic_terms(topic_model, mapping), int(params.get("n_representative", 5)))
     per_class = atlas.topics_per_class
     if not per_class.empty and "decision" in documents.columns:
-        per_class = topics_per_class(topic_model, mapping, texts, documents["decision"].where(documents["decision"].notna(), None).tolist())
+        per_class = topics_per_class(topic_model, mapping, texts, [value if isinstance(value, str) and value else None for value in documents["decision"]])
     timings["topics"] = round(time.perf_counter() - step, 3)
     report = {
         "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "input_path": str(input_path),
