@@ -131,7 +131,7 @@ def change_tables(lineage: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
         sources = [topic_name(topic, old_labels) for topic in entry.get("sources", [])]
         rows.setdefault(entry["status"], []).append({
             "topic": int(entry["topic"]), "label": str(entry["label"]), "papers": int(entry["n_papers"]), "added": int(entry.get("n_added", 0)),
-            "kept_share": entry.get("carried_share"), "split_or_merged_from": "; ".join(sources),
+            "kept_share": float("nan") if entry.get("carried_share") is None else float(entry["carried_share"]), "split_or_merged_from": "; ".join(sources),
             "sources": _sources_text(entry.get("from", []), old_labels, NOT_IN_PREVIOUS),
         })
     gone = [
