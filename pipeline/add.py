@@ -288,10 +288,10 @@ def run_add(cache_dir: Path | str, input_path: Path | str, encoding: str | None 
     report["refit_reasons"] = refit_reasons(report, len(documents) - n_fitted, n_fitted)
     report["refit_due"] = bool(report["refit_reasons"])
     lineage, lineage_rows = add_lineage(atlas, documents)
+    report["timings_s"] = timings  # the manifest's copy has every stage but the write itself
     step = time.perf_counter()
     write_grown_atlas(atlas, documents, topics, per_class, all_embeddings, lineage, lineage_rows, report)
     timings["write"] = round(time.perf_counter() - step, 3)
-    report["timings_s"] = timings
     return AddResult(cache_dir, cache.read_manifest(cache_dir), report)
 
 
