@@ -170,23 +170,28 @@ def test_fresh_ids_follow_every_id_ever_used():
 
 def test_renumbering_reaches_every_table_and_keeps_node_ids_apart(tmp_path: Path):
     folder, doc_ids, subjects = first_atlas(tmp_path)
+    import json
+
+    manifest = json.loads((folder / cache.MANIFEST_FILE).read_text())
+    manifest["topic_ids_ever_used"] = list(range(8))  # ids 4-7 were used by topics now gone
+    (folder / cache.MANIFEST_FILE).write_text(json.dumps(manifest))
     fit = [4 if 24 <= i < 40 else 3 - s for i, s in enumerate(subjects)]  # reversed ids, plus a split-off topic 4
     terms = {3: terms_for(0), 2: terms_for(1), 1: terms_for(2), 0: terms_for(3), 4: terms_for(9)}
     tables = atlas_tables(doc_ids, fit, subjects, terms=terms)
     aligned = align_to_previous(folder, tables, subject_embeddings(subjects, seed=2))
     mapping = {int(fit_id): atlas for atlas, fit_id in ((int(a), f) for a, f in aligned.manifest["model_topic_ids"].items())}
-    assert mapping == {3: 0, 2: 1, 1: 2, 0: 3, 4: 4}
+    assert mapping == {3: 0, 2: 1, 1: 2, 0: 3, 4: 8}  # the split-off topic: above every id ever used, and above BERTopic's node 8
     assert aligned.documents["topic"].tolist() == [mapping[t] for t in fit]
-    assert aligned.topics["topic"].tolist() == [0, 1, 2, 3, 4]
+    assert aligned.topics["topic"].tolist() == [0, 1, 2, 3, 8]
     assert aligned.topics["theme"].tolist() == tables.topics.set_index("topic").loc[[3, 2, 1, 0, 4], "theme"].tolist()  # themes travel, untouched
-    assert sorted(aligned.topics_per_class["topic"]) == [0, 1, 2, 3, 4]
+    assert sorted(aligned.topics_per_class["topic"]) == [0, 1, 2, 3, 8]
     assert aligned.manifest["metrics"]["npmi_by_topic"] == {str(mapping[t]): 0.1 * t for t in range(5)}
     tree = aligned.hierarchy
     leaves = set(aligned.topics["topic"])
     nodes = set(tree["parent_id"])
     assert not nodes & set(aligned.manifest["topic_ids_ever_used"]) and min(nodes) > max(aligned.manifest["topic_ids_ever_used"])
     assert set(tree["child_left_id"]) | set(tree["child_right_id"]) <= leaves | nodes
-    assert sorted(tree.iloc[-1]["topics"]) == [0, 1, 2, 3, 4]
+    assert sorted(tree.iloc[-1]["topics"]) == [0, 1, 2, 3, 8]
     labels = dict(zip(aligned.topics["topic"], aligned.topics["label"]))
     for side in ("child_left", "child_right"):
         for node, name in zip(tree[f"{side}_id"], tree[f"{side}_name"]):
