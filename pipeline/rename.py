@@ -108,7 +108,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _handle_rename(args: argparse.Namespace) -> int:
-    overrides = rename_topic(args.cache, args.topic, None if args.reset else args.label)
-    entry = overrides.get(str(args.topic))
-    print(f"topic {args.topic} of {args.cache} is now labelled {entry['label'] if entry else 'automatically again'!r}")
+    rename_topic(args.cache, args.topic, None if args.reset else args.label)
+    label = cache.read_cache(args.cache).topics.set_index("topic").loc[args.topic, "label"]
+    print(f"topic {args.topic} of {args.cache} is now labelled {label!r}" + (" (its label before the rename)" if args.reset else ""))
     return 0

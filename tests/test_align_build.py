@@ -5,7 +5,10 @@ topics, consistently renumbered everywhere; ``--no-align`` numbers afresh; user 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,6 +20,7 @@ from pipeline import cache
 from pipeline.build import run_build
 from pipeline.config import BuildConfig
 from pipeline.rename import rename_topic
+from tests.conftest import ROOT
 from tests.test_build import check_contract
 
 pytestmark = pytest.mark.slow
@@ -144,3 +148,21 @@ def test_a_renamed_topic_keeps_its_name_through_a_rebuild(rebuild, slice_cache: 
     assert rebuilt.manifest["label_overrides"][str(topic)]["label"] == "My favourite topic"
     rename_topic(renamed, topic, None)
     assert cache.read_cache(renamed).topics.set_index("topic").loc[topic, "label"] == cache.read_cache(slice_cache).topics.set_index("topic").loc[topic, "label"]
+
+
+def test_rename_on_the_command_line(slice_cache: Path, tmp_path: Path):
+    target = tmp_path / "atlas"
+    shutil.copytree(slice_cache, target)
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+
+    def rename(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "pipeline", "rename", "--cache", str(target), *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+
+    topic = str(int(cache.read_cache(target).topics.query("topic != -1")["topic"].iloc[-1]))
+    done = rename("--topic", topic, "--label", "Chosen by hand")
+    assert done.returncode == 0 and "'Chosen by hand'" in done.stdout
+    for args, message in ((["--topic", "999", "--label", "x"], "has no topic 999"), (["--topic", "-1", "--label", "x"], "outlier topic"), (["--topic", topic, "--label", " "], "empty")):
+        refused = rename(*args)
+        assert refused.returncode == 2 and message in refused.stderr and "Traceback" not in refused.stderr
+    assert rename("--topic", topic, "--reset").returncode == 0
+    assert cache.read_cache(target).manifest["label_overrides"] == {}
