@@ -34,7 +34,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -353,8 +353,8 @@ def renumber_hierarchy(hierarchy: pd.DataFrame, mapping: dict[int, int], labels:
     for column in ("parent_id", "child_left_id", "child_right_id"):
         tree[column] = tree[column].astype(int).map(renumbered).astype(int)
     for side in ("child_left", "child_right"):
-        tree[f"{side}_name"] = [labels.get(node, name) if node in labels and node_is_leaf else name
-                                for node, name, node_is_leaf in zip(tree[f"{side}_id"], tree[f"{side}_name"], hierarchy[f"{side}_id"].astype(int).isin(mapping))]
+        is_leaf = hierarchy[f"{side}_id"].astype(int).isin(list(mapping)).to_numpy()
+        tree[f"{side}_name"] = [labels.get(node, name) if leaf else name for node, name, leaf in zip(tree[f"{side}_id"], tree[f"{side}_name"], is_leaf)]
     tree["topics"] = tree["topics"].map(lambda members: [int(mapping[int(member)]) for member in members])
     return tree
 
@@ -421,6 +421,49 @@ def _ever_used(manifest: dict[str, Any], topics: pd.DataFrame) -> set[int]:
     return {int(topic) for topic in recorded} | present if isinstance(recorded, list) else present
 
 
+def _number_afresh(tables: AtlasTables, problem: str | None, no_align: bool) -> tuple[AtlasTables, dict[int, int], set[int], dict[str, Any]]:
+    """The model's own ids (no previous atlas, an unreadable one, or --no-align): (tables, mapping, ever used, overrides)."""
+    fit_labels = dict(zip(tables.topics["topic"].astype(int), tables.topics["label"]))
+    mapping = {topic: topic for topic in sorted(fit_labels)}
+    manifest = dict(tables.manifest)
+    if problem:
+        manifest["warnings"] = [*manifest.get("warnings", []), problem]
+        log.warning(problem)
+    manifest["alignment"] = problem or ("not aligned (--no-align): topic ids start afresh" if no_align else "first build of this atlas")
+    first_node = max([*mapping, OUTLIER_TOPIC]) + 1
+    return renumber_tables(replace(tables, manifest=manifest), mapping, fit_labels, first_node), mapping, set(), {}
+
+
+def _align_to(previous: TopicCache, tables: AtlasTables, embeddings: np.ndarray, config: AlignConfig) -> tuple[AtlasTables, dict[int, int], set[int], dict[str, Any]]:
+    """Match, renumber and record the lineage against ``previous``: (tables, mapping, ever used, overrides)."""
+    keys, previous_keys = paper_keys(tables.documents), paper_keys(previous.documents)
+    unique, previous_unique = ~pd.Index(keys).duplicated(), ~pd.Index(previous_keys).duplicated()
+    old_topics = pd.Series(previous.documents["topic"].astype(int).to_numpy(), index=previous_keys)[previous_unique]
+    new_topics = pd.Series(tables.documents["topic"].astype(int).to_numpy(), index=keys)[unique]
+    match = match_topics(old_topics, new_topics, np.asarray(embeddings)[unique], _terms_of(previous.topics), _terms_of(tables.topics), config)
+    ever_used = _ever_used(previous.manifest, previous.topics)
+    fit_labels = dict(zip(tables.topics["topic"].astype(int), tables.topics["label"]))
+    mapping = assign_ids(sorted(fit_labels), match.matches, ever_used)
+    old_labels = dict(zip(previous.topics["topic"].astype(int), previous.topics["label"]))
+    kept = {old: old_labels[old] for old in match.matches.values()}
+    overrides = {key: value for key, value in (previous.manifest.get("label_overrides") or {}).items() if int(key) in kept}
+    kept.update({int(key): value["label"] for key, value in overrides.items()})
+    labels = final_labels(mapping, fit_labels, kept)
+    first_node = max([*ever_used, *mapping.values(), OUTLIER_TOPIC]) + 1
+    aligned = renumber_tables(replace(tables, manifest=dict(tables.manifest)), mapping, labels, first_node)
+    flows = flow_table(old_topics, pd.Series(aligned.documents["topic"].astype(int).to_numpy(), index=keys)[unique])
+    lineage = lineage_record(match, mapping, flows, labels, previous, config)
+    aligned.manifest["lineage"] = lineage
+    aligned.lineage = lineage_table(previous, previous_keys, aligned.documents, keys)
+    counts = pd.Series([entry["status"] for entry in lineage["topics"]], dtype=object).value_counts().to_dict()
+    aligned.manifest["alignment"] = (
+        f"aligned to the atlas of {previous.manifest.get('created_at')}: " + ", ".join(f"{counts.get(s, 0)} {s}" for s in ("kept", "split", "merged", "new"))
+        + f", {len(lineage['gone'])} gone; {lineage['n_papers']['same_topic']} of {lineage['n_papers']['shared']} shared papers kept their topic id"
+    )
+    log.info(aligned.manifest["alignment"])
+    return aligned, mapping, ever_used, overrides
+
+
 def align_to_previous(cache_dir: Path | None, tables: AtlasTables, embeddings: np.ndarray, config: AlignConfig = AlignConfig()) -> AtlasTables:
     """The one renumbering step of a build, just before its cache is written.
 
@@ -432,44 +475,10 @@ def align_to_previous(cache_dir: Path | None, tables: AtlasTables, embeddings: n
     ``label_overrides`` (user renames carried over) and ``alignment`` (what was done, in a sentence).
     """
     previous, problem = read_previous(cache_dir)
-    fit_labels = dict(zip(tables.topics["topic"].astype(int), tables.topics["label"]))
-    fit_ids = sorted(fit_labels)
-    manifest = dict(tables.manifest)
     if previous is None:
-        mapping = {topic: topic for topic in fit_ids}
-        ever_used: set[int] = set()
-        overrides: dict[str, Any] = {}
-        if problem:
-            manifest["warnings"] = [*manifest.get("warnings", []), problem]
-            log.warning(problem)
-        manifest["alignment"] = problem or ("not aligned (--no-align): topic ids start afresh" if cache_dir is None else "first build of this atlas")
-        aligned = renumber_tables(AtlasTables(tables.documents, tables.topics, tables.hierarchy, tables.topics_per_class, manifest), mapping, fit_labels, max(fit_ids + [OUTLIER_TOPIC]) + 1)
+        aligned, mapping, ever_used, overrides = _number_afresh(tables, problem, no_align=cache_dir is None)
     else:
-        keys, previous_keys = paper_keys(tables.documents), paper_keys(previous.documents)
-        old_topics = pd.Series(previous.documents["topic"].astype(int).to_numpy(), index=previous_keys)
-        new_topics = pd.Series(tables.documents["topic"].astype(int).to_numpy(), index=keys)
-        old_topics = old_topics[~old_topics.index.duplicated()]
-        match = match_topics(old_topics, new_topics[~new_topics.index.duplicated()], np.asarray(embeddings)[~new_topics.index.duplicated()], _terms_of(previous.topics), _terms_of(tables.topics), config)
-        ever_used = _ever_used(previous.manifest, previous.topics)
-        mapping = assign_ids(fit_ids, match.matches, ever_used)
-        previous_overrides = previous.manifest.get("label_overrides") or {}
-        old_labels = dict(zip(previous.topics["topic"].astype(int), previous.topics["label"]))
-        kept = {old: old_labels[old] for old in match.matches.values()}
-        overrides = {key: value for key, value in previous_overrides.items() if int(key) in kept}
-        kept.update({int(key): value["label"] for key, value in overrides.items()})
-        labels = final_labels(mapping, fit_labels, kept)
-        first_node = max([*ever_used, *mapping.values(), OUTLIER_TOPIC]) + 1
-        aligned = renumber_tables(AtlasTables(tables.documents, tables.topics, tables.hierarchy, tables.topics_per_class, manifest), mapping, labels, first_node)
-        flows = flow_table(old_topics, pd.Series(aligned.documents["topic"].astype(int).to_numpy(), index=keys)[~new_topics.index.duplicated()])
-        lineage = lineage_record(match, mapping, flows, labels, previous, config)
-        aligned.manifest["lineage"] = lineage
-        aligned.lineage = lineage_table(previous, previous_keys, aligned.documents, keys)
-        counts = pd.Series([entry["status"] for entry in lineage["topics"]]).value_counts().to_dict()
-        aligned.manifest["alignment"] = (
-            f"aligned to the atlas of {previous.manifest.get('created_at')}: " + ", ".join(f"{counts.get(s, 0)} {s}" for s in ("kept", "split", "merged", "new"))
-            + f", {len(lineage['gone'])} gone; {lineage['n_papers']['same_topic']} of {lineage['n_papers']['shared']} shared papers kept their topic id"
-        )
-        log.info(aligned.manifest["alignment"])
+        aligned, mapping, ever_used, overrides = _align_to(previous, tables, embeddings, config)
     present = {atlas for atlas in mapping.values() if atlas != OUTLIER_TOPIC}
     aligned.manifest["topic_ids_ever_used"] = sorted(ever_used | present)
     aligned.manifest["model_topic_ids"] = {str(atlas): int(fit) for fit, atlas in sorted(mapping.items(), key=lambda item: item[1])}
