@@ -113,7 +113,9 @@ def merged_neighbours(atlas: TopicCache, embeddings: np.ndarray, new_embeddings:
     to_new = embeddings @ new_embeddings.T  # n x m
     best_new, best_new_scores = top_k(to_new, k)
     ids, scores = [], []
-    for row, (stored_ids, stored_scores) in enumerate(zip(atlas.documents["neighbor_ids"], atlas.documents["neighbor_scores"])):
+    empty = [[] for _ in range(n)]  # a cache written before neighbour lists existed
+    stored = zip(atlas.documents.get("neighbor_ids", pd.Series(empty)), atlas.documents.get("neighbor_scores", pd.Series(empty)))
+    for row, (stored_ids, stored_scores) in enumerate(stored):
         candidates = list(zip(list(stored_scores), list(stored_ids))) + [(round(float(s), 4), new_ids[c]) for c, s in zip(best_new[row], best_new_scores[row])]
         candidates.sort(key=lambda pair: -pair[0])
         ids.append([doc_id for _, doc_id in candidates[:k]])
