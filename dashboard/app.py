@@ -11,7 +11,6 @@ The view (filters, colour, label level, drilled theme, chosen paper, open tab) l
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -26,6 +25,7 @@ if str(REPO_ROOT) not in sys.path:  # `streamlit run dashboard/app.py` puts dash
 import pandas as pd  # noqa: E402
 
 from dashboard import analytics, charts, filters, map_view, resources, url_state  # noqa: E402
+from dashboard.views import changes as changes_view  # noqa: E402
 from dashboard.views import decisions as decisions_view  # noqa: E402
 from dashboard.views import downloads as downloads_view  # noqa: E402
 from dashboard.views import find as find_view  # noqa: E402
@@ -115,7 +115,7 @@ def tab_names(atlas: TopicCache) -> list[str]:
     if analytics.has_decisions(atlas.documents):
         names.append(DECISIONS_TAB)
     names.append(DOWNLOADS_TAB)
-    if atlas.manifest.get("lineage") and importlib.util.find_spec("dashboard.views.changes") is not None:
+    if changes_view.available(atlas):
         names.append(CHANGES_TAB)
     return names
 
@@ -208,14 +208,13 @@ def downloads_figures(page: Page) -> None:
         _, _, rate, mix = resources.decision_figures(cache_key, atlas)
         page.figures.setdefault("acceptance-rate", ("Acceptance rate per topic", rate))
         page.figures.setdefault("decision-mix", ("Decision mix per topic", mix))
+    if changes_view.available(atlas):
+        page.figures.setdefault("changes-flow", (changes_view.FLOW_NAME, changes_view.flow_figure(atlas)))
 
 
 def render_changes(page: Page) -> None:
-    """The optional "What changed" view of helper "align" (dashboard.views.changes.render(atlas) -> figures)."""
-    from dashboard.views import changes  # type: ignore[attr-defined]
-
-    for key, figure in (changes.render(page.atlas) or {}).items():
-        st.plotly_chart(figure, theme=None, config=PLOTLY_CONFIG, key=f"changes-{key}")
+    """The "What changed" view (dashboard.views.changes); its figures join the page's for the downloads."""
+    page.figures.update(changes_view.render(page.atlas))
 
 
 def open_tab(tab: Any) -> bool:

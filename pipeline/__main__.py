@@ -1,4 +1,4 @@
-"""Command line: ``python -m pipeline {build,evaluate,place,fetch} --help``.
+"""Command line: ``python -m pipeline {build,evaluate,place,add,rename,fetch} --help``.
 
 Each subcommand lives in its own module, which offers ``register(subparsers)``; the handler it sets
 with ``set_defaults(handler=...)`` returns the process exit code. Modules are imported only when their
@@ -20,6 +20,8 @@ COMMAND_MODULES = {
     "build": "pipeline.build",
     "evaluate": "pipeline.evaluate",
     "place": "pipeline.place",
+    "add": "pipeline.add",
+    "rename": "pipeline.rename",
     "fetch": "pipeline.fetch",
 }
 

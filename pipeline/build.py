@@ -281,6 +281,7 @@ def run_build(
     embedding_store: Path | str | None = DEFAULT_STORE,
     force: bool = False,
     encoder: Any = None,
+    align: bool = True,
 ) -> BuildResult:
     """Build the cache for one corpus file.
 
@@ -294,6 +295,8 @@ def run_build(
     force : replace ``cache_dir`` even when it is not a Topic Atlas cache.
     encoder : an already loaded encoder to reuse (tests, benchmarks): a SentenceTransformer or a
         pipeline.embed encoder; ignored when it is not the one config names (see pipeline.embed.get_encoder).
+    align : when ``cache_dir`` holds an atlas, keep its topic ids for the topics that match (pipeline.align);
+        False numbers the topics afresh.
 
     Embeddings are cached per document in ``embedding_store``; neighbour lists and UMAP layouts in the folder
     ``layouts`` beside it (pipeline.layout.LayoutStore), keyed by the embeddings' hash and the parameters, so a
@@ -477,6 +480,11 @@ def run_build(
             texts, fit.topics, {topic: [term for term, _ in pairs] for topic, pairs in fit.topic_terms.items()}, embeddings, coordinates,
             reference=reference, reference_name=column, knn_indices=knn_indices, map_figures=map_figures, references=references,
         )
+    with timer.stage("align"):  # the one renumbering step: topic ids kept from the atlas already in cache_dir
+        from pipeline.align import AtlasTables, align_to_previous
+
+        aligned = align_to_previous(cache_dir if align else None, AtlasTables(output, topics_frame, hierarchy, per_class, manifest), embeddings)
+        output, topics_frame, hierarchy, per_class, manifest = aligned.documents, aligned.topics, aligned.hierarchy, aligned.topics_per_class, aligned.manifest
     staging = cache.staging_folder(cache_dir)
     try:
         with timer.stage("save_model"):
@@ -486,7 +494,7 @@ def run_build(
         manifest["cpu_s"] = dict(timer.cpu_seconds)
         manifest["peak_rss_mb"] = peak_rss_mb()
         restore = np.argsort(order)  # back to input order
-        cache.write_tables(staging, manifest, output.iloc[restore].reset_index(drop=True), topics_frame, hierarchy, embeddings[restore], per_class)
+        cache.write_tables(staging, manifest, output.iloc[restore].reset_index(drop=True), topics_frame, hierarchy, embeddings[restore], per_class, aligned.lineage)
         cache.publish_folder(staging, cache_dir)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -529,6 +537,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--seed", type=int, default=defaults.random_state, help=f"random seed of UMAP (default: {defaults.random_state})")
     parser.add_argument("--force", action="store_true", help="replace --cache even if it is not a Topic Atlas cache")
+    parser.add_argument(
+        "--no-align", action="store_true",
+        help="number the topics afresh instead of keeping the ids of the atlas already in --cache (see pipeline/align.py)",
+    )
     parser.set_defaults(handler=_handle_build)
 
 
@@ -551,12 +563,14 @@ def _handle_build(args: argparse.Namespace) -> int:
         encoding=args.encoding,
         embedding_store=None if args.no_embedding_cache else args.embedding_cache,
         force=args.force,
+        align=not args.no_align,
     )
     manifest = result.manifest
     print(
         f"cache written to {result.cache_dir}: {manifest['n_documents']} documents, {manifest['n_topics']} topics, "
         f"outlier fraction {manifest['outlier_fraction']:.3f}, peak memory {manifest['peak_rss_mb']:.0f} MiB"
     )
+    print(f"  - {manifest.get('alignment', 'not aligned')}")
     for note in manifest["notes"] + manifest["warnings"]:
         print(f"  - {note}")
     print("  stage seconds: " + ", ".join(f"{stage} {seconds:.1f}" for stage, seconds in manifest["timings_s"].items()))

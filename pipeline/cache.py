@@ -11,6 +11,9 @@ Layout of a cache folder (``SCHEMA_VERSION`` 1)::
     topics.parquet      one row per topic, outlier topic -1 included when it has documents (see TOPIC_COLUMNS)
     hierarchy.parquet   BERTopic's ``hierarchical_topics`` merge table (see HIERARCHY_COLUMNS)
     topics_per_class.parquet  optional: topic, class, frequency, terms (BERTopic ``topics_per_class`` over decisions)
+    lineage.parquet     optional: per paper of this atlas or the previous one, its topic in each (see LINEAGE_COLUMNS);
+                        written by an aligned rebuild or ``add`` (pipeline.align, pipeline.add), summarised in
+                        ``manifest["lineage"]``
     embeddings.npy      float32 array, n_documents x dim, L2-normalised, rows in documents.parquet order
     representation/     how a text becomes a vector (pipeline.represent: name, vocabulary, IDF, SVD components)
     model/              the fitted BERTopic model, saved with safetensors (no pickle)
@@ -45,6 +48,7 @@ TOPICS_FILE = "topics.parquet"
 HIERARCHY_FILE = "hierarchy.parquet"
 EMBEDDINGS_FILE = "embeddings.npy"
 TOPICS_PER_CLASS_FILE = "topics_per_class.parquet"  # optional: only for corpora with a decision column
+LINEAGE_FILE = "lineage.parquet"  # optional: only when the atlas was aligned to a previous one or had papers added
 MODEL_DIR = "model"
 REPRESENTATION_DIR = "representation"  # how texts become vectors: pipeline.represent (JSON + .npy)
 
@@ -63,6 +67,12 @@ HIERARCHY_COLUMNS = [
     "distance",
     "topics",
 ]
+# Per paper of this atlas or of the previous one: its topic id before and after (nullable Int64: <NA> = not in that
+# atlas). Both ids are in the same id space (pipeline.align keeps matched topics' ids).
+LINEAGE_COLUMNS = ["doc_id", "title", "previous_topic", "topic"]
+# Columns that hold topic ids, per table: a renumbering (pipeline.align) must map every one of them. The
+# hierarchy's leaf and node ids are renumbered apart (pipeline.align.renumber_hierarchy). Theme ids are not topic ids.
+TOPIC_ID_COLUMNS = {DOCUMENTS_FILE: ["topic"], TOPICS_FILE: ["topic"], TOPICS_PER_CLASS_FILE: ["topic"], LINEAGE_FILE: ["previous_topic", "topic"]}
 MANIFEST_KEYS = [
     "kind",
     "schema_version",
@@ -105,6 +115,7 @@ class TopicCache:
     topics : one row per topic; columns TOPIC_COLUMNS (``top_terms`` is a list of ``[term, weight]`` pairs).
     hierarchy : BERTopic's topic merge tree; columns HIERARCHY_COLUMNS (empty with fewer than 2 topics).
     topics_per_class : per (topic, decision class) its document count and c-TF-IDF terms; empty when absent.
+    lineage : per paper its topic in the previous atlas and in this one (LINEAGE_COLUMNS); empty when absent.
     """
 
     path: Path
@@ -113,6 +124,7 @@ class TopicCache:
     topics: pd.DataFrame
     hierarchy: pd.DataFrame = field(default_factory=pd.DataFrame)
     topics_per_class: pd.DataFrame = field(default_factory=pd.DataFrame)
+    lineage: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def embeddings(self) -> np.ndarray:
         """Load the document embeddings, float32, n_documents x dim, rows aligned with ``documents``.
@@ -195,12 +207,14 @@ def read_cache(cache_dir: Path | str) -> TopicCache:
     hierarchy = _read_table(cache_dir, HIERARCHY_FILE, HIERARCHY_COLUMNS) if hierarchy_path.exists() else pd.DataFrame(columns=HIERARCHY_COLUMNS)
     per_class_path = cache_dir / TOPICS_PER_CLASS_FILE
     topics_per_class = _read_table(cache_dir, TOPICS_PER_CLASS_FILE, ["topic", "class"]) if per_class_path.exists() else pd.DataFrame()
+    lineage_path = cache_dir / LINEAGE_FILE
+    lineage = _read_table(cache_dir, LINEAGE_FILE, LINEAGE_COLUMNS) if lineage_path.exists() else pd.DataFrame(columns=LINEAGE_COLUMNS)
     if len(documents) != manifest["n_documents"]:
         raise CacheError(cache_dir, f"{DOCUMENTS_FILE} has {len(documents)} rows but the manifest says {manifest['n_documents']}")
     topics = topics.copy()
     topics["top_terms"] = topics["top_terms"].map(lambda pairs: [[str(pair["term"]), float(pair["weight"])] for pair in pairs])
     topics["representative_doc_ids"] = topics["representative_doc_ids"].map(list)
-    return TopicCache(path=cache_dir, manifest=manifest, documents=documents, topics=topics, hierarchy=hierarchy, topics_per_class=topics_per_class)
+    return TopicCache(path=cache_dir, manifest=manifest, documents=documents, topics=topics, hierarchy=hierarchy, topics_per_class=topics_per_class, lineage=lineage)
 
 
 def _swap_folders(source: Path, target: Path) -> None:
@@ -260,10 +274,11 @@ def write_tables(
     hierarchy: pd.DataFrame,
     embeddings: np.ndarray,
     topics_per_class: pd.DataFrame | None = None,
+    lineage: pd.DataFrame | None = None,
 ) -> None:
     """Write the cache files into ``folder`` (normally a staging folder from :func:`staging_folder`).
 
-    ``topics_per_class`` is written only when given and not empty.
+    ``topics_per_class`` and ``lineage`` (LINEAGE_COLUMNS) are written only when given and not empty.
 
     ``manifest`` must hold MANIFEST_KEYS except ``kind`` and ``schema_version``, which are set here.
     ``embeddings`` is float32, n_documents x dim. The manifest is written last, so a folder without one is partial.
@@ -287,12 +302,34 @@ def write_tables(
     hierarchy.to_parquet(folder / HIERARCHY_FILE, index=False)
     if topics_per_class is not None and not topics_per_class.empty:
         topics_per_class.to_parquet(folder / TOPICS_PER_CLASS_FILE, index=False)
+    if lineage is not None and not lineage.empty:
+        lineage[LINEAGE_COLUMNS].astype({"previous_topic": "Int64", "topic": "Int64"}).to_parquet(folder / LINEAGE_FILE, index=False)
     np.save(folder / EMBEDDINGS_FILE, embeddings.astype(np.float32), allow_pickle=False)
     full_manifest = {"kind": CACHE_KIND, "schema_version": SCHEMA_VERSION, **manifest}
     missing_keys = [key for key in MANIFEST_KEYS if key not in full_manifest]
     if missing_keys:
         raise ValueError(f"manifest lacks {missing_keys}")
     (folder / MANIFEST_FILE).write_text(json.dumps(full_manifest, indent=2, default=_json_default), encoding="utf-8")
+
+
+def carry_over(source: Path, staging: Path, skip: tuple[str, ...] = ()) -> list[str]:
+    """Copy into ``staging`` every file and folder of the cache ``source`` that ``staging`` does not hold yet
+    (the model, files other stages or later versions add), so rewriting some tables loses nothing else;
+    names in ``skip`` (files made stale by the rewrite) are left behind.
+
+    Returns the names copied.
+    """
+    copied = []
+    for entry in sorted(Path(source).iterdir()):
+        target = staging / entry.name
+        if target.exists() or entry.name.startswith(".") or entry.name in skip:
+            continue
+        if entry.is_dir():
+            shutil.copytree(entry, target)
+        else:
+            shutil.copy2(entry, target)
+        copied.append(entry.name)
+    return copied
 
 
 def check_target(target: Path, overwrite_foreign: bool = False) -> None:

@@ -1,0 +1,172 @@
+"""``python -m pipeline add`` on a real atlas (270 papers of the ICLR slice, real BERTopic and MiniLM), the other 30
+added: the old papers keep everything, the new ones are placed by place's rule, the write is atomic, a failed add
+leaves the old atlas, and papers that fit no topic make it say a refit is due."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pipeline import cache
+from pipeline.add import run_add
+from pipeline.errors import CorpusTooSmallError, InputError, TargetError
+from pipeline.evaluate import cache_texts
+from pipeline.place import place_file
+from pipeline.topic_update import fit_fixed_topics, topic_terms
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.slow
+
+OFF_TOPIC = [
+    "Slow-cooked tomato sauce keeps for a week in the fridge; add basil only at the end so it stays green and fragrant.",
+    "The home side scored twice in the second half after the coach moved the striker to the left wing.",
+    "Prune roses in late winter, just above an outward-facing bud, and feed them with compost in spring.",
+    "Sourdough needs a lively starter: feed it twice a day and bake when it doubles within six hours.",
+    "The cathedral's west front was rebuilt after the fire, with sandstone from the original quarry.",
+    "Knit the sleeves in the round on smaller needles, then block the sweater flat to even out the stitches.",
+    "Our hiking route climbs through pine forest to a lake, then returns along the ridge past the old hut.",
+    "Descale the kettle monthly with vinegar and water, then boil it twice with fresh water before use.",
+    "The orchestra rehearsed the symphony's slow movement until the strings and horns breathed together.",
+    "Paint the fence on a dry, overcast day; sunlight dries the first coat too fast and leaves brush marks.",
+]
+
+
+@pytest.fixture(scope="module")
+def split_corpus(tmp_path_factory, papers_slice: Path) -> tuple[Path, Path]:
+    """(first 270 papers of the slice, the other 30) as Parquet files."""
+    folder = tmp_path_factory.mktemp("add-corpus")
+    papers = pd.read_parquet(papers_slice)
+    papers.iloc[:270].to_parquet(folder / "papers_270.parquet", index=False)
+    papers.iloc[270:].to_parquet(folder / "papers_30.parquet", index=False)
+    return folder / "papers_270.parquet", folder / "papers_30.parquet"
+
+
+@pytest.fixture(scope="module")
+def atlas_270(build_cache, split_corpus) -> Path:
+    return build_cache(split_corpus[0], "slice270")
+
+
+@pytest.fixture
+def atlas_copy(atlas_270: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "atlas"
+    shutil.copytree(atlas_270, target)
+    return target
+
+
+@pytest.fixture(scope="module")
+def added(atlas_270: Path, split_corpus, tmp_path_factory, encoder) -> tuple[Path, dict]:
+    """A copy of the 270-paper atlas with the other 30 papers added."""
+    target = tmp_path_factory.mktemp("added") / "atlas"
+    shutil.copytree(atlas_270, target)
+    result = run_add(target, split_corpus[1], encoder=encoder)
+    return target, result.report
+
+
+def folder_digest(folder: Path) -> dict[str, str]:
+    return {str(path.relative_to(folder)): hashlib.sha256(path.read_bytes()).hexdigest() for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+def test_old_papers_keep_their_topics_coordinates_and_everything_else(added, atlas_270: Path):
+    folder, report = added
+    before, after = cache.read_cache(atlas_270), cache.read_cache(folder)
+    assert report["n_added"] == 30 and after.manifest["n_documents"] == len(after.documents) == 300
+    old = after.documents.iloc[:270]
+    unchanged = [column for column in before.documents.columns if column not in ("neighbor_ids", "neighbor_scores")]
+    pd.testing.assert_frame_equal(old[unchanged].reset_index(drop=True), before.documents[unchanged])
+    assert not old["added"].any() and after.documents.iloc[270:]["added"].all()
+    assert np.array_equal(after.embeddings()[:270], before.embeddings())
+    # Topics: same ids and labels; sizes, representatives and the outlier share count the new papers.
+    assert after.topics[["topic", "label"]].values.tolist() == before.topics[["topic", "label"]].values.tolist()
+    assert after.topics.set_index("topic")["size"].to_dict() == after.documents["topic"].value_counts().to_dict()
+    for row in after.topics.itertuples():
+        assert set(row.representative_doc_ids) <= set(after.documents.loc[after.documents["topic"] == row.topic, "doc_id"])
+    assert after.manifest["outlier_fraction"] == pytest.approx((after.documents["topic"] == -1).mean(), abs=1e-4)
+    assert after.manifest["n_documents_fitted"] == 270 and after.manifest["add_history"][-1]["n_added"] == 30
+    assert after.hierarchy.equals(before.hierarchy)
+    assert (folder / cache.MODEL_DIR / "topic_embeddings.safetensors").is_file()
+
+
+def test_new_papers_are_placed_by_the_rule_of_place(added, atlas_270: Path, split_corpus, encoder):
+    folder, _ = added
+    placed = place_file(atlas_270, split_corpus[1], encoder=encoder).set_index("doc_id")
+    new = cache.read_cache(folder).documents.iloc[270:].set_index("doc_id")
+    assert list(new.index) == list(placed.index)
+    assert (new["topic"] == placed["topic"]).all()
+    assert np.allclose(new[["x", "y"]].to_numpy(dtype=float), placed[["x", "y"]].to_numpy(dtype=float))
+    # Their similar papers are searched among old and new papers alike; old papers' lists may now name new ones.
+    all_ids = set(cache.read_cache(folder).documents["doc_id"])
+    assert all(len(ids) == 10 and set(ids) <= all_ids and doc_id not in ids for doc_id, ids in zip(new.index, new["neighbor_ids"]))
+
+
+def test_the_lineage_of_an_add_shows_the_new_papers_coming_in(added):
+    folder, _ = added
+    atlas = cache.read_cache(folder)
+    lineage = atlas.manifest["lineage"]
+    assert lineage["kind"] == "add" and lineage["n_papers"] == {"shared": 270, "same_topic": 270, "added": 30, "removed": 0}
+    assert {entry["status"] for entry in lineage["topics"]} == {"kept"}
+    assert sum(entry["n_added"] for entry in lineage["topics"]) == int((atlas.documents.iloc[270:]["topic"] != -1).sum())
+    assert atlas.lineage["previous_topic"].isna().sum() == 30
+
+
+def test_terms_for_fixed_topics_reproduce_the_build(atlas_270: Path):
+    """topic_update recomputes terms as the build makes them: on the build's own assignments, the same terms."""
+    atlas = cache.read_cache(atlas_270)
+    model, mapping = fit_fixed_topics(cache_texts(atlas.documents), atlas.embeddings(), atlas.documents["topic"].to_numpy(), atlas_270 / cache.MODEL_DIR, atlas.manifest["params"])
+    terms = topic_terms(model, mapping)
+    for topic, stored in zip(atlas.topics["topic"], atlas.topics["top_terms"]):
+        if topic != -1:
+            assert [term for term, _ in terms[topic][:10]] == [term for term, _ in stored[:10]], topic
+
+
+def test_a_failed_add_leaves_the_old_atlas(atlas_copy: Path, split_corpus, encoder, monkeypatch):
+    before = folder_digest(atlas_copy)
+
+    def fail(staging: Path, target: Path) -> None:
+        raise OSError("disk full (simulated)")
+
+    monkeypatch.setattr(cache, "publish_folder", fail)
+    with pytest.raises(OSError, match="simulated"):
+        run_add(atlas_copy, split_corpus[1], encoder=encoder)
+    assert folder_digest(atlas_copy) == before
+    assert [path.name for path in atlas_copy.parent.iterdir()] == ["atlas"]  # no staging folder left behind
+
+
+def test_bad_or_known_input_changes_nothing(atlas_copy: Path, split_corpus, tmp_path: Path, encoder):
+    before = folder_digest(atlas_copy)
+    with pytest.raises(InputError):
+        run_add(atlas_copy, tmp_path / "missing.csv", encoder=encoder)
+    with pytest.raises(CorpusTooSmallError, match="already in the atlas: 270"):
+        run_add(atlas_copy, split_corpus[0], encoder=encoder)
+    with pytest.raises(TargetError, match="cannot add"):
+        run_add(tmp_path, split_corpus[1], encoder=encoder)
+    assert folder_digest(atlas_copy) == before
+
+
+def test_papers_that_fit_no_topic_say_a_refit_is_due(atlas_copy: Path, tmp_path: Path, encoder):
+    path = tmp_path / "elsewhere.csv"
+    pd.DataFrame({"abstract": OFF_TOPIC}).to_csv(path, index=False)  # no id column: the rows are named row-N
+    report = run_add(atlas_copy, path, encoder=encoder).report
+    assert report["n_added"] == len(OFF_TOPIC)
+    assert report["misfit_share"] > 0.5 and report["refit_due"] and "farther from every topic" in report["refit_reasons"][0]
+    # A second file without ids names its rows row-1, row-2... again: the atlas holds those ids, for other papers.
+    pd.DataFrame({"abstract": [text.upper() + " Also in winter." for text in OFF_TOPIC[:3]]}).to_csv(path, index=False)
+    assert run_add(atlas_copy, path, encoder=encoder).report["n_added"] == 3
+    ids = cache.read_cache(atlas_copy).documents["doc_id"]
+    assert ids.is_unique and ids.str.endswith("+added-2").sum() == 3
+
+
+def test_add_on_the_command_line(atlas_copy: Path, split_corpus, embedding_store: Path, tmp_path: Path):
+    env = {**os.environ, "ATLAS_EMBEDDING_CACHE": str(embedding_store), "HF_HUB_OFFLINE": "1"}
+    result = subprocess.run([sys.executable, "-m", "pipeline", "add", "--cache", str(atlas_copy), "--input", str(split_corpus[1])], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "added 30 papers" in result.stdout and "fit no topic well" in result.stdout
+    refused = subprocess.run([sys.executable, "-m", "pipeline", "add", "--cache", str(tmp_path / "none"), "--input", str(split_corpus[1])], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr and "cannot add" in refused.stderr

@@ -1,0 +1,113 @@
+"""The "What changed" tab on a real aligned rebuild (the 300-paper slice, min_cluster_size 9 -> 5): Streamlit's
+AppTest, then the page in Debian's Chromium (a screenshot is saved; set ATLAS_SHOTS_DIR to keep a copy)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from pipeline import cache
+from pipeline.build import run_build
+from pipeline.config import BuildConfig
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.slow
+
+APP = ROOT / "dashboard" / "app.py"
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+@pytest.fixture(scope="module")
+def aligned_cache(tmp_path_factory, papers_slice: Path, slice_cache: Path, embedding_store: Path, encoder) -> Path:
+    target = tmp_path_factory.mktemp("changes") / "atlas"
+    shutil.copytree(slice_cache, target)
+    run_build(papers_slice, target, replace(BuildConfig(), min_cluster_size=5), embedding_store=embedding_store, encoder=encoder)
+    return target
+
+
+def run_app(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
+    monkeypatch.setenv("ATLAS_CACHE", str(cache_dir))
+    return AppTest.from_file(str(APP), default_timeout=90).run()
+
+
+def test_the_tab_shows_what_changed(aligned_cache: Path, monkeypatch):
+    app = run_app(aligned_cache, monkeypatch)
+    assert not app.exception and not app.error, [item.value for item in app.exception]
+    assert "What changed" in [tab.label for tab in app.tabs]
+    lineage = cache.read_manifest(aligned_cache)["lineage"]
+    metrics = {metric.label: metric.value for metric in app.metric}
+    for status in ("kept", "split", "merged", "new"):
+        assert metrics[f"{status.capitalize()} topics"] == str(sum(entry["status"] == status for entry in lineage["topics"]))
+    assert metrics["Gone topics"] == str(len(lineage["gone"]))
+    split_expander = next(expander for expander in app.expander if expander.label.startswith("Topics split from one previous topic"))
+    assert f"({sum(e['status'] == 'split' for e in lineage['topics'])})" in split_expander.label
+    # Per topic, the papers that moved in and out: the table follows the chosen topic.
+    chosen = next(entry for entry in lineage["topics"] if entry["status"] == "new")
+    app.selectbox(key="changes-topic").set_value(chosen["topic"]).run()
+    moved_in = next(frame.value for frame in app.dataframe if "came_from" in frame.value.columns)
+    assert len(moved_in) == chosen["n_papers"]  # a new topic: every one of its papers came from elsewhere
+    assert not app.exception
+    assert any("Topic flow since the previous build" in markdown.value for markdown in app.markdown)  # offered for download
+
+
+def test_a_cache_without_lineage_has_no_such_tab(slice_cache: Path, monkeypatch):
+    app = run_app(slice_cache, monkeypatch)
+    assert not app.exception
+    assert "What changed" not in [tab.label for tab in app.tabs]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.skipif(not CHROMIUM.is_file(), reason="/usr/bin/chromium is not installed")
+def test_the_tab_in_a_real_browser(aligned_cache: Path, tmp_path: Path):
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    from PIL import Image, ImageStat
+
+    port = free_port()
+    command = [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.port", str(port), "--server.headless", "true", "--", "--cache", str(aligned_cache)]
+    with open(tmp_path / "server.log", "wb") as log:
+        server = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
+                    break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError((tmp_path / "server.log").read_text(errors="replace")[-2000:])
+                time.sleep(0.5)
+        with playwright_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"])
+            page = browser.new_page(viewport={"width": 1440, "height": 1500})
+            page.goto(f"http://127.0.0.1:{port}", wait_until="domcontentloaded", timeout=60_000)
+            page.wait_for_selector(".js-plotly-plot", timeout=60_000)
+            page.get_by_role("tab", name="What changed").click()
+            page.wait_for_selector(".sankey .sankey-node", timeout=60_000)
+            page.wait_for_timeout(1500)
+            shot = tmp_path / "what-changed.png"
+            page.screenshot(path=str(shot))
+            assert page.locator(".sankey .sankey-node").count() >= 4
+            assert page.locator('[data-testid="stException"]').count() == 0
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    assert ImageStat.Stat(Image.open(shot).convert("L")).stddev[0] > 10
+    if os.environ.get("ATLAS_SHOTS_DIR"):
+        Path(os.environ["ATLAS_SHOTS_DIR"]).mkdir(parents=True, exist_ok=True)
+        shutil.copy(shot, Path(os.environ["ATLAS_SHOTS_DIR"]) / "what-changed-slice300.png")
