@@ -263,7 +263,7 @@ def run_add(cache_dir: Path | str, input_path: Path | str, encoding: str | None 
     k = int(params.get("n_neighbors_similar", 10))
     embeddings = atlas.embeddings()
     step = time.perf_counter()
-    new_embeddings = embed_queries(new["text"].tolist(), atlas.manifest, encoder=encoder)
+    new_embeddings = embed_queries(new["text"].tolist(), atlas, encoder=encoder)
     timings["embed"] = round(time.perf_counter() - step, 3)
     step = time.perf_counter()
     placed = place_embeddings(atlas, new_embeddings, k, embeddings=embeddings)

@@ -89,7 +89,7 @@ def test_coarser_clusters_merge_old_topics(coarser: Path, slice_cache: Path):
     present = set(after.topics["topic"])
     for entry in gone:
         assert entry["topic"] not in present
-        assert sum(flow["share"] for flow in entry["to"]) <= 1.0 + 1e-9
+        assert sum(flow["share"] for flow in entry["to"]) <= 1.0 + 5e-5 * len(entry["to"])  # shares are rounded to 4 decimals
 
 
 def test_every_table_and_the_saved_model_agree_on_the_new_ids(finer: Path):
