@@ -39,7 +39,7 @@ from pipeline.clean import DROP_NO_WORDS, prepare_documents
 from pipeline.config import BuildConfig
 from pipeline.corpus import load_corpus
 from pipeline.embed import DEFAULT_STORE, ENCODER_NAMES, embed_texts, encoder_description, encoder_name, model_id, split_encoder_name
-from pipeline.errors import CorpusTooSmallError, EmptyVocabularyError, TargetError
+from pipeline.errors import CorpusTooSmallError, EmptyVocabularyError, TargetError, mark_stage
 
 log = logging.getLogger("pipeline.build")
 
@@ -67,10 +67,14 @@ class StageTimer:
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
-        """Time the enclosed block as stage ``name``."""
+        """Time the enclosed block as stage ``name``; an exception leaving it carries the stage's name (errors.mark_stage)."""
         log.info("stage %s ...", name)
         start = time.perf_counter()
-        yield
+        try:
+            yield
+        except BaseException as error:
+            mark_stage(error, name)
+            raise
         self.seconds[name] = round(time.perf_counter() - start, 3)
         log.info("stage %s done in %.2f s", name, self.seconds[name])
 

@@ -326,7 +326,9 @@ def hierarchy_table(topic_model: Any, texts: list[str], labels: dict[int, str]) 
     n_topics = len([topic for topic in labels if topic != OUTLIER_TOPIC])
     if n_topics < 2:
         return pd.DataFrame(columns=HIERARCHY_COLUMNS)
-    tree = topic_model.hierarchical_topics(texts)
+    from pipeline.topic_distance import cosine_distance_matrix
+
+    tree = topic_model.hierarchical_topics(texts, distance_function=cosine_distance_matrix)
     tree = tree.rename(
         columns={
             "Parent_ID": "parent_id",
