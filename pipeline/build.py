@@ -35,11 +35,12 @@ from typing import Any, Iterator
 import numpy as np
 
 from pipeline import cache
-from pipeline.clean import DROP_NO_WORDS, prepare_documents
+from pipeline.clean import COPY_COLUMN, DROP_NO_WORDS, copy_table, prepare_documents, require_documents
 from pipeline.config import BuildConfig
 from pipeline.corpus import load_corpus
 from pipeline.embed import DEFAULT_STORE, ENCODER_NAMES, embed_texts, encoder_description, encoder_name, model_id, split_encoder_name
-from pipeline.errors import CorpusTooSmallError, EmptyVocabularyError, TargetError, mark_stage
+from pipeline.errors import EmptyVocabularyError, TargetError, mark_stage
+from pipeline.truncation import truncated_flags, truncation_warning
 
 log = logging.getLogger("pipeline.build")
 
@@ -255,11 +256,7 @@ def run_build(
         prepared = prepare_documents(raw)
         documents = prepared.documents
         n = len(documents)
-        if n == 0:
-            raise CorpusTooSmallError(
-                f"{input_path}: no usable abstracts: all {len(raw.records)} records were dropped "
-                f"({'; '.join(f'{reason}: {count}' for reason, count in prepared.dropped.items())})"
-            )
+        require_documents(prepared, raw, input_path)
         for warning in prepared.warnings:
             log.warning(warning)
     texts = documents["text"].tolist()
@@ -294,11 +291,9 @@ def run_build(
     with timer.stage("embed"):
         embedded = embed_texts(texts, encoder_id, embedding_store, config.embedding_batch_size, encoder=encoder)
         embeddings = embedded.embeddings
-        if embedded.n_truncated:
-            warnings.append(
-                f"{embedded.n_truncated} documents are longer than the embedding model's window of {embedded.max_seq_length} word pieces; "
-                "only their beginning was embedded (c-TF-IDF still uses the whole text)"
-            )
+        truncated = truncation_warning(doc_ids, embedded.token_counts, embedded.max_seq_length)
+        if truncated:
+            warnings.append(truncated)
             log.warning(warnings[-1])
     from pipeline.layout import LayoutStore, cached_umap_layout, fingerprint, pca_layout
     from pipeline.neighbors import cached_cosine_knn
@@ -379,10 +374,11 @@ def run_build(
     output.insert(1, "topic", fit.topics)
     output["topic_label"] = [label_of[topic] for topic in fit.topics]
     # HDBSCAN membership strength; 0 for documents HDBSCAN called outliers (including those reassigned later).
-    output["probability"] = np.where(cluster_labels == -1, 0.0, probabilities).astype(float)
+    output["probability"] = np.where((cluster_labels == -1) | (fit.clustered_topics == -1), 0.0, probabilities).astype(float)
     output["reassigned"] = (fit.clustered_topics == -1) & (fit.topics != -1)
     output["x"], output["y"] = coordinates[:, 0].astype(float), coordinates[:, 1].astype(float)
     output["neighbor_ids"], output["neighbor_scores"] = neighbour_ids, neighbour_scores
+    output["word_pieces"], output["truncated"] = embedded.token_counts or [0] * n, truncated_flags(embedded.token_counts or [0] * n, embedded.max_seq_length)
     output = output[cache.DOCUMENT_COLUMNS + [column for column in output.columns if column not in cache.DOCUMENT_COLUMNS]]
     n_topics = int((topics_frame["topic"] != -1).sum())
     outlier_fraction = float((fit.topics == -1).mean())
@@ -408,6 +404,9 @@ def run_build(
         "versions": library_versions(),
         "dropped": prepared.dropped,
         "dropped_ids": prepared.dropped_ids,
+        "duplicate_of": dict(zip(prepared.copies["doc_id"], prepared.copies[COPY_COLUMN])) if len(prepared.copies) else {},
+        "languages": prepared.languages,
+        "id_column": raw.id_column,
         "no_content_word_ids": without_content,
         "warnings": warnings,
         "notes": fit.notes,
@@ -429,7 +428,8 @@ def run_build(
         manifest["timings_s"] = dict(timer.seconds)
         manifest["peak_rss_mb"] = peak_rss_mb()
         restore = np.argsort(order)  # back to input order
-        cache.write_tables(staging, manifest, output.iloc[restore].reset_index(drop=True), topics_frame, hierarchy, embeddings[restore], per_class)
+        written = output.iloc[restore].reset_index(drop=True)
+        cache.write_tables(staging, manifest, written, topics_frame, hierarchy, embeddings[restore], per_class, copies=copy_table(prepared.copies, written))
         cache.publish_folder(staging, cache_dir)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -502,7 +502,7 @@ def _handle_build(args: argparse.Namespace) -> int:
         f"cache written to {result.cache_dir}: {manifest['n_documents']} documents, {manifest['n_topics']} topics, "
         f"outlier fraction {manifest['outlier_fraction']:.3f}, peak memory {manifest['peak_rss_mb']:.0f} MiB"
     )
-    for note in manifest["notes"] + manifest["warnings"]:
+    for note in dict.fromkeys(manifest["notes"] + manifest["warnings"]):  # a note that is also a warning, once
         print(f"  - {note}")
     print("  stage seconds: " + ", ".join(f"{stage} {seconds:.1f}" for stage, seconds in manifest["timings_s"].items()))
     return 0

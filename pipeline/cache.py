@@ -11,6 +11,7 @@ Layout of a cache folder (``SCHEMA_VERSION`` 1)::
     topics.parquet      one row per topic, outlier topic -1 included when it has documents (see TOPIC_COLUMNS)
     hierarchy.parquet   BERTopic's ``hierarchical_topics`` merge table (see HIERARCHY_COLUMNS)
     topics_per_class.parquet  optional: topic, class, frequency, terms (BERTopic ``topics_per_class`` over decisions)
+    copies.parquet      optional: surplus copies of documents (same abstract), one row each, see COPY_COLUMNS
     embeddings.npy      float32 array, n_documents x dim, L2-normalised, rows in documents.parquet order
     model/              the fitted BERTopic model, saved with safetensors (no pickle)
 
@@ -44,6 +45,7 @@ TOPICS_FILE = "topics.parquet"
 HIERARCHY_FILE = "hierarchy.parquet"
 EMBEDDINGS_FILE = "embeddings.npy"
 TOPICS_PER_CLASS_FILE = "topics_per_class.parquet"  # optional: only for corpora with a decision column
+COPIES_FILE = "copies.parquet"  # optional: only for corpora with duplicate abstracts
 MODEL_DIR = "model"
 
 OUTLIER_TOPIC = -1
@@ -51,6 +53,9 @@ OUTLIER_TOPIC = -1
 # Required columns; optional metadata columns (keywords, decision, authors, ...) may follow.
 DOCUMENT_COLUMNS = ["doc_id", "title", "abstract", "topic", "probability", "x", "y"]
 TOPIC_COLUMNS = ["topic", "label", "size", "top_terms", "representative_doc_ids", "x", "y"]
+# A copy is an input record whose abstract another document already has (pipeline.clean): not modelled again, but
+# listed with its own id, title and metadata at the kept document (copy_of)'s topic and position.
+COPY_COLUMNS = ["doc_id", "copy_of", "title", "abstract", "topic", "topic_label", "probability", "x", "y"]
 HIERARCHY_COLUMNS = [
     "parent_id",
     "parent_name",
@@ -103,6 +108,7 @@ class TopicCache:
     topics : one row per topic; columns TOPIC_COLUMNS (``top_terms`` is a list of ``[term, weight]`` pairs).
     hierarchy : BERTopic's topic merge tree; columns HIERARCHY_COLUMNS (empty with fewer than 2 topics).
     topics_per_class : per (topic, decision class) its document count and c-TF-IDF terms; empty when absent.
+    copies : surplus copies of documents (COPY_COLUMNS plus their metadata); empty when the corpus had none.
     """
 
     path: Path
@@ -111,6 +117,7 @@ class TopicCache:
     topics: pd.DataFrame
     hierarchy: pd.DataFrame = field(default_factory=pd.DataFrame)
     topics_per_class: pd.DataFrame = field(default_factory=pd.DataFrame)
+    copies: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def embeddings(self) -> np.ndarray:
         """Load the document embeddings, float32, n_documents x dim, rows aligned with ``documents``.
@@ -193,12 +200,13 @@ def read_cache(cache_dir: Path | str) -> TopicCache:
     hierarchy = _read_table(cache_dir, HIERARCHY_FILE, HIERARCHY_COLUMNS) if hierarchy_path.exists() else pd.DataFrame(columns=HIERARCHY_COLUMNS)
     per_class_path = cache_dir / TOPICS_PER_CLASS_FILE
     topics_per_class = _read_table(cache_dir, TOPICS_PER_CLASS_FILE, ["topic", "class"]) if per_class_path.exists() else pd.DataFrame()
+    copies = _read_table(cache_dir, COPIES_FILE, COPY_COLUMNS) if (cache_dir / COPIES_FILE).exists() else pd.DataFrame(columns=COPY_COLUMNS)
     if len(documents) != manifest["n_documents"]:
         raise CacheError(cache_dir, f"{DOCUMENTS_FILE} has {len(documents)} rows but the manifest says {manifest['n_documents']}")
     topics = topics.copy()
     topics["top_terms"] = topics["top_terms"].map(lambda pairs: [[str(pair["term"]), float(pair["weight"])] for pair in pairs])
     topics["representative_doc_ids"] = topics["representative_doc_ids"].map(list)
-    return TopicCache(path=cache_dir, manifest=manifest, documents=documents, topics=topics, hierarchy=hierarchy, topics_per_class=topics_per_class)
+    return TopicCache(path=cache_dir, manifest=manifest, documents=documents, topics=topics, hierarchy=hierarchy, topics_per_class=topics_per_class, copies=copies)
 
 
 def _swap_folders(source: Path, target: Path) -> None:
@@ -258,10 +266,11 @@ def write_tables(
     hierarchy: pd.DataFrame,
     embeddings: np.ndarray,
     topics_per_class: pd.DataFrame | None = None,
+    copies: pd.DataFrame | None = None,
 ) -> None:
     """Write the cache files into ``folder`` (normally a staging folder from :func:`staging_folder`).
 
-    ``topics_per_class`` is written only when given and not empty.
+    ``topics_per_class`` and ``copies`` (COPY_COLUMNS first) are written only when given and not empty.
 
     ``manifest`` must hold MANIFEST_KEYS except ``kind`` and ``schema_version``, which are set here.
     ``embeddings`` is float32, n_documents x dim. The manifest is written last, so a folder without one is partial.
@@ -285,6 +294,11 @@ def write_tables(
     hierarchy.to_parquet(folder / HIERARCHY_FILE, index=False)
     if topics_per_class is not None and not topics_per_class.empty:
         topics_per_class.to_parquet(folder / TOPICS_PER_CLASS_FILE, index=False)
+    if copies is not None and not copies.empty:
+        missing = [column for column in COPY_COLUMNS if column not in copies.columns]
+        if missing:
+            raise ValueError(f"{COPIES_FILE} lacks columns {missing}")
+        copies.to_parquet(folder / COPIES_FILE, index=False)
     np.save(folder / EMBEDDINGS_FILE, embeddings.astype(np.float32), allow_pickle=False)
     full_manifest = {"kind": CACHE_KIND, "schema_version": SCHEMA_VERSION, **manifest}
     missing_keys = [key for key in MANIFEST_KEYS if key not in full_manifest]

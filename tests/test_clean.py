@@ -51,8 +51,9 @@ def test_other_scripts_are_reported_and_cjk_is_tokenised_per_character(tmp_path:
     texts = ["Graph neural networks for molecules.", "我们提出了一种新的图神经网络方法用于分子性质预测。", "Нейронные сети для графов."]
     pd.DataFrame({"id": ["en", "zh", "ru"], "abstract": texts}).to_json(path, orient="records", lines=True, force_ascii=False)
     prepared = prepare_documents(load_corpus(path))
-    warning = next(warning for warning in prepared.warnings if "non-Latin" in warning)
-    assert "2 documents" in warning and "zh" in warning and "ru" in warning
+    warning = next(warning for warning in prepared.warnings if "not in English" in warning)
+    assert "2 documents" in warning and "zh 1: zh" in warning and "ru 1: ru" in warning
+    assert prepared.documents["language"].tolist() == ["en", "zh", "ru"] and prepared.languages == {"en": 1, "zh": 1, "ru": 1}
     assert is_non_latin(texts[1]) and not is_non_latin(texts[0])
     vocabulary = make_vectorizer(texts, min_df=1).get_feature_names_out()
     chinese = [term for term in vocabulary if is_non_latin(term) and not any("\u0400" <= char <= "\u04ff" for char in term)]

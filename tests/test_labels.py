@@ -31,7 +31,7 @@ def test_terms_the_papers_never_write_and_long_fragments_are_dropped():
     # "series anomaly detection" always follows "time": the whole phrase has four words, too long for a label
     assert readable_term("series anomaly detection", DOCUMENTS) is None
     # terms without Latin letters (CJK) are kept as they are
-    assert readable_term("学 习", ["机器学习"]) == "学 习"
+    assert readable_term("学 习", ["机器学习"]) == "学习"
 
 
 def test_readable_terms_fall_back_to_the_terms_when_none_is_written():
