@@ -204,9 +204,47 @@ def read_cache(cache_dir: Path | str) -> TopicCache:
     if len(documents) != manifest["n_documents"]:
         raise CacheError(cache_dir, f"{DOCUMENTS_FILE} has {len(documents)} rows but the manifest says {manifest['n_documents']}")
     topics = topics.copy()
+    labels = display_labels(topics)
+    topics["label"] = [labels[int(topic)] for topic in topics["topic"]]
+    if "topic_label" in documents.columns:
+        documents["topic_label"] = [labels.get(int(topic), f"Topic {int(topic)}") for topic in documents["topic"]]
     topics["top_terms"] = topics["top_terms"].map(lambda pairs: [[str(pair["term"]), float(pair["weight"])] for pair in pairs])
     topics["representative_doc_ids"] = topics["representative_doc_ids"].map(list)
+    if len(copies):
+        copies["topic_label"] = [labels.get(int(topic), f"Topic {int(topic)}") for topic in copies["topic"]]
     return TopicCache(path=cache_dir, manifest=manifest, documents=documents, topics=topics, hierarchy=hierarchy, topics_per_class=topics_per_class, copies=copies)
+
+
+OUTLIER_LABEL = "Outliers"
+
+
+def _is_blank_label(label: Any) -> bool:
+    if label is None or (isinstance(label, float) and label != label):
+        return True
+    text = " ".join(str(label).split())
+    return not text or text.lower() in ("nan", "none", "null") or not any(character.isalnum() for character in text)
+
+
+def display_labels(topics: pd.DataFrame) -> dict[int, str]:
+    """{topic id: label as every view shows it}: non-empty, whitespace collapsed, unique ignoring case and spacing.
+
+    The outlier topic -1 is "Outliers"; an empty, missing, 'nan' or punctuation-only label becomes "Topic N"; a
+    label that another topic (of lower id) already shows gets " (topic N)". ``topics`` needs columns topic, label.
+    :func:`read_cache` applies it to the topics and documents it returns, so the picker, the map, the hover, the
+    tables and the CSV all show the same text.
+    """
+    labels: dict[int, str] = {}
+    seen: set[str] = {OUTLIER_LABEL.casefold()}
+    for topic, label in sorted(zip(topics["topic"].astype(int), topics["label"]), key=lambda pair: pair[0]):
+        if topic == OUTLIER_TOPIC:
+            labels[topic] = OUTLIER_LABEL
+            continue
+        text = f"Topic {topic}" if _is_blank_label(label) else " ".join(str(label).split())
+        if text.casefold() in seen:
+            text = f"{text} (topic {topic})"
+        seen.add(text.casefold())
+        labels[topic] = text
+    return labels
 
 
 def _swap_folders(source: Path, target: Path) -> None:

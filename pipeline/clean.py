@@ -131,6 +131,7 @@ _NOT_LETTER = re.compile(r"[\W\d_]+")
 PLACEHOLDER_MAX_CHARS = 60
 _WITHDRAWAL = re.compile(r"\bwithdr[ae]w(?:n|al|ing|s)?\b", re.IGNORECASE)
 _AUTHOR_VOICE = re.compile(r"\b(?:we|our|us|authors?)\b", re.IGNORECASE)
+_SUBMISSION = re.compile(r"\b(?:paper|submission|manuscript|article|work)\b", re.IGNORECASE)
 # A withdrawal notice is short; the shortest real abstract of ICLR 2025 has 57 words.
 WITHDRAWAL_NOTICE_MAX_WORDS = 40
 
@@ -140,9 +141,9 @@ def placeholder_reason(text: str, column: str = "abstract") -> bool:
 
     That is: punctuation only ("-", "..."); a placeholder phrase once reduced to lower-case letters
     (PLACEHOLDER_PHRASES: "none", "N/A", "Abstract.", "TBD"); one character repeated ("xx", "xxxx"); text
-    starting "lorem ipsum"; or, for abstracts only, a withdrawal notice in the authors' voice of at most
-    WITHDRAWAL_NOTICE_MAX_WORDS words ("We have withdrawn our paper.", "We thank the reviewers ... decided to
-    withdraw the submission"). Text with digits but no letters ("2023") is not a placeholder (see DROP_NO_WORDS).
+    starting "lorem ipsum"; or, for abstracts only, a withdrawal notice of at most WITHDRAWAL_NOTICE_MAX_WORDS
+    words in the authors' voice about their submission ("We have withdrawn our paper.", "We thank the reviewers
+    ... decided to withdraw the submission"; not "Opioid withdrawal in mice ... we map ..."). Text with digits but no letters ("2023") is not a placeholder (see DROP_NO_WORDS).
     """
     if not _ALNUM.search(text):
         return bool(text.strip())
@@ -159,7 +160,7 @@ def placeholder_reason(text: str, column: str = "abstract") -> bool:
 
 
 def _is_withdrawal_notice(text: str) -> bool:
-    return len(text.split(None, WITHDRAWAL_NOTICE_MAX_WORDS)) <= WITHDRAWAL_NOTICE_MAX_WORDS and bool(_WITHDRAWAL.search(text) and _AUTHOR_VOICE.search(text))
+    return len(text.split(None, WITHDRAWAL_NOTICE_MAX_WORDS)) <= WITHDRAWAL_NOTICE_MAX_WORDS and bool(_WITHDRAWAL.search(text) and _AUTHOR_VOICE.search(text) and _SUBMISSION.search(text))
 
 
 def _is_empty(value: object) -> bool:
