@@ -310,7 +310,7 @@ def run_build(
     mapper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="atlas-map")
     try:
         if n < MIN_DOCUMENTS_FOR_UMAP:
-            note = f"only {n} documents: fewer than {MIN_DOCUMENTS_FOR_UMAP}, so UMAP and HDBSCAN were skipped; all documents form one topic and the map is a PCA projection"
+            note = f"only {n} documents: fewer than {MIN_DOCUMENTS_FOR_UMAP}, so UMAP and HDBSCAN were skipped; the documents are one topic if they share words (else outliers) and the map is a PCA projection"
             warnings.append(note)
             log.warning(note)
 

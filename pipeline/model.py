@@ -163,7 +163,7 @@ def reassign_outliers(embeddings: np.ndarray, topics: np.ndarray, threshold: flo
 
     ``eligible(rows, topics, similarities) -> bool array``, when given, is the floor an outlier must pass to join its
     most similar topic (pipeline.membership.eligibility: it uses the topic's words and is as typical as its least
-    typical 5% of papers); one that does not stays an outlier.
+    typical 1% of papers); one that does not stays an outlier.
 
     Parameters: embeddings float32 n x dim (L2-normalised); topics int n (-1 = outlier). Returns the new topics.
     """
@@ -264,11 +264,12 @@ def fit_topic_model(texts: list[str], embeddings: np.ndarray, cluster_labels: np
     n_outliers = int((clustered == OUTLIER_TOPIC).sum())
     n_topics = len(set(clustered.tolist()) - {OUTLIER_TOPIC})
     n_reassigned = 0
-    if n_topics == 0 and not (coherence_note or "").startswith("No topics"):
-        notes.append(
-            f"No topics found: all {n} documents were labelled as outliers (min_cluster_size={config.min_cluster_size}). "
-            "Lower --min-cluster-size or add documents."
-        )
+    if n_topics == 0:
+        if not (coherence_note or "").startswith("No topics"):
+            notes.append(
+                f"No topics found: all {n} documents were labelled as outliers (min_cluster_size={config.min_cluster_size}). "
+                "Lower --min-cluster-size or add documents."
+            )
     elif config.reduce_outliers and n_outliers:
         eligible = eligibility(topic_model, embeddings, clustered, presence)
         reassigned = reassign_outliers(embeddings, clustered, config.outlier_threshold, config.max_outlier_fraction, eligible)
@@ -278,7 +279,7 @@ def fit_topic_model(texts: list[str], embeddings: np.ndarray, cluster_labels: np
             final = reassigned
         notes.append(
             f"outlier reduction reassigned {n_reassigned} of {n_outliers} outlier documents to their most similar topic "
-            f"(centroid similarity >= {config.outlier_threshold} and at least that of the topic's least typical 5% of papers, sharing at least one of its terms, "
+            f"(centroid similarity >= {config.outlier_threshold} and at least that of all but 1% of the topic's papers, sharing at least one of its terms, "
             f"leaving at most {config.max_outlier_fraction:.0%} of documents as outliers); "
             f"{int((final == OUTLIER_TOPIC).sum())} remain outliers"
         )

@@ -111,10 +111,11 @@ def identical_topic_texts(seed: int) -> tuple[list[str], np.ndarray]:
     from different documents."""
     rng = np.random.default_rng(seed)
     words = "coral reef acidity carbonate lagoon salinity seagrass plankton".split()
-    bag = list(rng.permutation([word for word in words for _ in range(int(rng.integers(1, 7)))]))
-    half = len(bag) // 2
+    sequence = list(rng.permutation([word for word in words for _ in range(int(rng.integers(1, 4)))]))
+    bag = sequence + sequence  # each topic's two documents share their words, so both are coherent topics
+    half = len(sequence)
     texts = [" ".join(bag[:half]), " ".join(bag[half:]), " ".join(bag[: half + 3]), " ".join(bag[half + 3 :]),
-             "graph neural network message passing", "graph attention network node classification"]
+             "graph neural network message passing over graph nodes", "graph neural network attention over graph nodes"]
     return texts, np.array([0, 0, 1, 1, 2, 2])
 
 

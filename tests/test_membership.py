@@ -65,7 +65,7 @@ def test_clusters_of_unrelated_papers_are_not_topics(encoder):
     assert set(result.topics[6:].tolist()) == {-1}
     assert len(set(result.topics[:6].tolist())) == 1 and result.topics[0] != -1
     note = next(note for note in result.notes if "share almost no words" in note)
-    assert "2 of the clusters" in note and "6 papers" in note
+    assert "2 candidate topics were not kept" in note and "6 papers" in note
 
 
 def test_24_unrelated_abstracts_give_no_topics_with_default_settings(build_cache):
