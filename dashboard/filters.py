@@ -369,6 +369,15 @@ def no_topics_found(manifest: Mapping[str, Any]) -> bool:
     return int(manifest.get("n_topics") or 0) == 0 or any(str(note).startswith("No topics found") for note in notes)
 
 
+def no_topics_message(manifest: Mapping[str, Any]) -> str:
+    """What the page says when a build found no topic: the build's own note (it knows why: every paper an outlier
+    for HDBSCAN, or clusters of papers on unrelated subjects, pipeline.membership), else a generic sentence."""
+    for note in manifest.get("notes") or []:
+        if str(note).startswith("No topics found"):
+            return str(note)
+    return "No topics were found: every paper is in the outlier group. Rebuild with a smaller --min-cluster-size or a larger corpus."
+
+
 def build_messages(manifest: Mapping[str, Any]) -> list[str]:
     """The manifest's notes, warnings and dropped-record counts as plain sentences, for the build-notes expander."""
     messages = [str(note) for note in manifest.get("notes") or []]

@@ -177,10 +177,11 @@ def reassign_outliers(embeddings: np.ndarray, topics: np.ndarray, threshold: flo
     similarity = embeddings[outliers] @ centroids.T
     best, best_similarity = similarity.argmax(axis=1), similarity.max(axis=1)
     to_move = max(0, len(outliers) - int(np.floor(max_fraction * len(topics))))
-    order = np.lexsort((outliers, -best_similarity))[:to_move]
-    order = order[best_similarity[order] >= threshold]
-    if eligible is not None and len(order):
+    order = np.lexsort((outliers, -best_similarity))
+    if eligible is not None and len(order):  # the floor first, so the most similar of those that pass are moved
         order = order[eligible(outliers[order], np.asarray(ids)[best[order]], best_similarity[order])]
+    order = order[:to_move]
+    order = order[best_similarity[order] >= threshold]
     topics[outliers[order]] = np.asarray(ids)[best[order]]
     return topics
 

@@ -120,3 +120,9 @@ def test_the_paper_view_reads_latex_and_says_when_a_paper_was_truncated(document
     assert details["copies"] == ["doc000005"]
     assert filters.paper_details(documents, topics, "doc000002")["embedding_note"] is None
     assert filters.drilldown_table(documents, topics)["truncated"].tolist() == [True, False, False, False]
+
+
+def test_the_no_topics_notice_gives_the_builds_reason():
+    why = "No topics found: the papers are on unrelated subjects. 6 candidate topics were not kept because ..."
+    assert filters.no_topics_message({"notes": ["other", why]}) == why
+    assert "--min-cluster-size" in filters.no_topics_message({"notes": []})
