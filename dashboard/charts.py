@@ -330,17 +330,15 @@ def topic_size_figure(topics: pd.DataFrame, include_outliers: bool = True) -> go
     return figure
 
 
-NO_TERMS_NOTICE = "No keywords: its papers share no distinctive terms"
+NO_TERMS_NOTICE = "No keywords: its papers<br>share no distinctive terms"
 
 
 def _no_terms_notice(figure: go.Figure, row: int, column: int) -> None:
     """Write NO_TERMS_NOTICE in the middle of the (row, column) panel and hide that panel's empty axes."""
     axes = figure.get_subplot(row, column)
-    x_name, y_name = axes.xaxis.plotly_name.replace("axis", ""), axes.yaxis.plotly_name.replace("axis", "")
-    figure.add_annotation(
-        text=plotly_escape(NO_TERMS_NOTICE), x=0.5, y=0.5, xref=f"{x_name} domain", yref=f"{y_name} domain", showarrow=False,
-        font={"size": 12, "color": "#555"},
-    )
+    # In paper coordinates: plotly.js places a "x domain" reference of a hidden axis at the figure's centre.
+    x, y = sum(axes.xaxis.domain) / 2, sum(axes.yaxis.domain) / 2
+    figure.add_annotation(text=NO_TERMS_NOTICE, x=x, y=y, xref="paper", yref="paper", xanchor="center", yanchor="middle", showarrow=False, font={"size": 12, "color": "#555"})
     figure.update_xaxes(visible=False, row=row, col=column)
     figure.update_yaxes(visible=False, row=row, col=column)
 
