@@ -105,7 +105,7 @@ def same_cache(first: cache.TopicCache, second: cache.TopicCache) -> None:
     assert first.manifest["dropped_ids"] == second.manifest["dropped_ids"]
 
 
-@settings(max_examples=10, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large])
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large])
 @given(rows=CORPUS)
 @example(rows=MIXED_60)
 @example(rows=TOPICAL_24)
