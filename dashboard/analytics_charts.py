@@ -7,12 +7,12 @@ subset of HTML in tick labels and hover text).
 
 from __future__ import annotations
 
-import html
 
 import pandas as pd
 import plotly.graph_objects as go
 
 from dashboard.analytics import DECISION_ORDER
+from dashboard.charts import plotly_escape
 
 DECISION_COLOURS = {
     "Oral": "#1b7837",
@@ -32,7 +32,7 @@ def _height(n_rows: int) -> int:
 
 def _short(label: str, limit: int = 48) -> str:
     label = str(label)
-    return html.escape(label if len(label) <= limit else label[: limit - 1] + "…")
+    return plotly_escape(label if len(label) <= limit else label[: limit - 1] + "…")
 
 
 def decision_mix_figure(table: pd.DataFrame) -> go.Figure:

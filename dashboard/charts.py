@@ -2,8 +2,11 @@
 
 Every function here is pure: tables in, a ``plotly.graph_objects.Figure`` out, no Streamlit.
 Plotly renders a subset of HTML (``<b>``, ``<br>``, ``<a>`` ...) in hover labels, annotations and
-category tick labels, so every string that comes from the corpus goes through :func:`html.escape`
-before it reaches a figure; the only markup added here is ``<br>`` between escaped pieces.
+category tick labels, so every string that comes from the corpus goes through :func:`plotly_escape`
+before it reaches a figure; the only markup added here is ``<br>`` between escaped pieces. Plotly decodes
+``&amp;``, ``&lt;`` and ``&gt;`` but not ``&quot;`` or ``&#x27;``, so quotes are left as they are (7 ICLR 2025
+titles have a double quote). Topic labels come from :func:`topic_labels` (pipeline.cache.display_labels), the
+same unique, non-empty text everywhere.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
+
+from pipeline.cache import display_labels
 
 OUTLIER_TOPIC = -1
 OUTLIER_COLOUR = "#9E9E9E"
@@ -57,14 +62,21 @@ def shorten(text: str, max_chars: int) -> str:
     return cut.rstrip(" ,;:") + "…"
 
 
+def plotly_escape(text: Any) -> str:
+    """``text`` with ``&``, ``<`` and ``>`` escaped, so plotly shows it literally; quotes stay (plotly does not decode
+    ``&quot;``, so :func:`html.escape`'s default would show it as ``&quot;``)."""
+    return html.escape(str(text), quote=False)
+
+
 def escaped_lines(text: str, width: int = HOVER_LINE_CHARS) -> str:
-    """HTML-escape ``text`` and wrap it at ``width`` characters with ``<br>`` (the only markup in the result)."""
-    return "<br>".join(html.escape(line) for line in textwrap.wrap(" ".join(str(text).split()), width) or [""])
+    """Escape ``text`` (:func:`plotly_escape`) and wrap it at ``width`` characters with ``<br>`` (the only markup in the result)."""
+    return "<br>".join(plotly_escape(line) for line in textwrap.wrap(" ".join(str(text).split()), width) or [""])
 
 
 def topic_labels(topics: pd.DataFrame) -> dict[int, str]:
-    """{topic id: label} from a topics table (columns topic, label); the outlier topic is always "Outliers"."""
-    labels = {int(topic): str(label) for topic, label in zip(topics["topic"], topics["label"])}
+    """{topic id: label} from a topics table (columns topic, label): the outlier topic is "Outliers", an empty or
+    missing label "Topic N", a repeated one "label (topic N)" (pipeline.cache.display_labels)."""
+    labels = display_labels(topics)
     labels[OUTLIER_TOPIC] = OUTLIER_LABEL
     return labels
 
@@ -89,7 +101,7 @@ def hover_texts(documents: pd.DataFrame, labels: dict[int, str]) -> list[str]:
     texts = []
     for title, abstract, topic in zip(documents["title"], documents["abstract"], documents["topic"]):
         heading = escaped_lines(document_heading(title, abstract))
-        label = html.escape(labels.get(int(topic), str(topic)))
+        label = plotly_escape(labels.get(int(topic), f"Topic {int(topic)}"))
         texts.append(f"<b>{heading}</b><br>Topic: {label}")
     return texts
 
@@ -109,7 +121,7 @@ def _marker_size(n_points: int) -> int:
 
 
 def _empty_notice(figure: go.Figure, message: str) -> go.Figure:
-    figure.add_annotation(text=html.escape(message), x=0.5, y=0.5, xref="paper", yref="paper", showarrow=False, font={"size": 15, "color": "#555"})
+    figure.add_annotation(text=plotly_escape(message), x=0.5, y=0.5, xref="paper", yref="paper", showarrow=False, font={"size": 15, "color": "#555"})
     return figure
 
 
@@ -179,17 +191,19 @@ def _add_topic_annotations(figure: go.Figure, topics: pd.DataFrame, present: lis
     The annotations are set in one layout update (one ``add_annotation`` per topic costs ~10 ms each).
     """
     annotations = []
+    labels = topic_labels(topics)
     for row in topics.itertuples(index=False):
         topic = int(row.topic)
         if topic == OUTLIER_TOPIC or topic not in present or not (math.isfinite(row.x) and math.isfinite(row.y)):
             continue
+        label = labels[topic]
         annotations.append(dict(
             x=row.x,
             y=row.y,
             # Beyond 25 topics full labels pile up on each other: the map shows each label's first term, the
             # hover over it the whole label.
-            text=html.escape(shorten(row.label if len(present) <= 25 else str(row.label).split(", ")[0], MAP_LABEL_CHARS)),
-            hovertext=html.escape(f"Topic {topic}: {row.label}"),
+            text=plotly_escape(shorten(label if len(present) <= 25 else label.split(", ")[0], MAP_LABEL_CHARS)),
+            hovertext=plotly_escape(f"Topic {topic}: {label}"),
             showarrow=False,
             font={"size": 12 if len(present) <= 25 else 10, "color": "#111", "family": FONT_FAMILY},
             bgcolor="rgba(255,255,255,0.85)",
@@ -275,7 +289,7 @@ def highlight_points(figure: go.Figure, points: pd.DataFrame, name: str, symbol:
 def _bar_axis_label(topic: int, label: str, max_chars: int = 48) -> str:
     if topic == OUTLIER_TOPIC:
         return OUTLIER_LABEL
-    return html.escape(f"{topic} · {shorten(label, max_chars)}")
+    return plotly_escape(f"{topic} · {shorten(label, max_chars)}")
 
 
 def topic_size_figure(topics: pd.DataFrame, include_outliers: bool = True) -> go.Figure:
@@ -284,19 +298,20 @@ def topic_size_figure(topics: pd.DataFrame, include_outliers: bool = True) -> go
     ``topics``: columns topic, label, size. Bars are labelled "id · label" (escaped); the outlier topic, when
     present and ``include_outliers``, is a grey "Outliers" bar at the bottom. Returns the Figure.
     """
+    labels = topic_labels(topics)
     rows = topics if include_outliers else topics[topics["topic"] != OUTLIER_TOPIC]
     real = rows[rows["topic"] != OUTLIER_TOPIC].sort_values(["size", "topic"], ascending=[False, True])
     ordered = pd.concat([real, rows[rows["topic"] == OUTLIER_TOPIC]])
     figure = go.Figure(
         go.Bar(
             x=ordered["size"].tolist(),
-            y=[_bar_axis_label(int(topic), label) for topic, label in zip(ordered["topic"], ordered["label"])],
+            y=[_bar_axis_label(int(topic), labels[int(topic)]) for topic in ordered["topic"]],
             orientation="h",
             marker={"color": [topic_colour(int(topic)) for topic in ordered["topic"]]},
             text=ordered["size"].tolist(),
             textposition="outside",
             cliponaxis=False,
-            hovertext=[f"{html.escape(str(label))}<br>{int(size)} papers" for label, size in zip(ordered["label"], ordered["size"])],
+            hovertext=[f"{plotly_escape(labels[int(topic)])}<br>{int(size)} papers" for topic, size in zip(ordered["topic"], ordered["size"])],
             hoverinfo="text",
         )
     )
@@ -315,12 +330,25 @@ def topic_size_figure(topics: pd.DataFrame, include_outliers: bool = True) -> go
     return figure
 
 
+NO_TERMS_NOTICE = "No keywords: its papers<br>share no distinctive terms"
+
+
+def _no_terms_notice(figure: go.Figure, row: int, column: int) -> None:
+    """Write NO_TERMS_NOTICE in the middle of the (row, column) panel and hide that panel's empty axes."""
+    axes = figure.get_subplot(row, column)
+    # In paper coordinates: plotly.js places a "x domain" reference of a hidden axis at the figure's centre.
+    x, y = sum(axes.xaxis.domain) / 2, sum(axes.yaxis.domain) / 2
+    figure.add_annotation(text=NO_TERMS_NOTICE, x=x, y=y, xref="paper", yref="paper", xanchor="center", yanchor="middle", showarrow=False, font={"size": 12, "color": "#555"})
+    figure.update_xaxes(visible=False, row=row, col=column)
+    figure.update_yaxes(visible=False, row=row, col=column)
+
+
 def top_terms_figure(topics: pd.DataFrame, topic_ids: Sequence[int] | Iterable[int], n_terms: int = 8, columns: int = 3) -> go.Figure:
     """Small multiples of c-TF-IDF weights: one horizontal bar panel per chosen topic, top term at the top.
 
     ``topics``: columns topic, label, top_terms (list of [term, weight]). ``topic_ids``: topics to draw, in panel
     order (unknown ids are skipped). Shows at most ``n_terms`` terms per topic in ``columns`` panels per row.
-    Returns the Figure (a notice when no topic is chosen).
+    Returns the Figure (a notice when no topic is chosen; a topic without terms gets NO_TERMS_NOTICE in its panel).
     """
     by_id = {int(row.topic): row for row in topics.itertuples(index=False)}
     chosen = [int(topic) for topic in topic_ids if int(topic) in by_id]
@@ -331,7 +359,8 @@ def top_terms_figure(topics: pd.DataFrame, topic_ids: Sequence[int] | Iterable[i
         return _empty_notice(figure, "Choose one or more topics to see their top terms")
     columns = max(1, min(columns, len(chosen)))
     rows = math.ceil(len(chosen) / columns)
-    titles = [_bar_axis_label(topic, by_id[topic].label, 32) for topic in chosen]
+    labels = topic_labels(topics)
+    titles = [_bar_axis_label(topic, labels[topic], 32) for topic in chosen]
     panel_height = 230
     gap_px = 70
     figure = make_subplots(
@@ -342,8 +371,11 @@ def top_terms_figure(topics: pd.DataFrame, topic_ids: Sequence[int] | Iterable[i
         vertical_spacing=gap_px / (rows * panel_height + (rows - 1) * gap_px) if rows > 1 else 0.0,
     )
     for position, topic in enumerate(chosen):
-        pairs = list(by_id[topic].top_terms)[:n_terms]
-        terms = [html.escape(str(term)) for term, _ in pairs]
+        pairs = [(term, weight) for term, weight in list(by_id[topic].top_terms) if str(term).strip()][:n_terms]
+        if not pairs:
+            _no_terms_notice(figure, position // columns + 1, position % columns + 1)
+            continue
+        terms = [plotly_escape(term) for term, _ in pairs]
         weights = [float(weight) for _, weight in pairs]
         figure.add_trace(
             go.Bar(

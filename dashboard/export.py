@@ -27,7 +27,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dashboard.charts import topic_labels
-from dashboard.filters import as_text_list, openreview_link
+from dashboard.filters import COPY_COLUMN, as_text_list, corpus_uses_openreview_ids, openreview_link
 
 if TYPE_CHECKING:
     from dashboard.publication import MapView
@@ -91,11 +91,12 @@ def csv_bytes(table: pd.DataFrame) -> bytes:
     return buffer.getvalue().encode("utf-8")
 
 
-def export_table(documents: pd.DataFrame, topics: pd.DataFrame) -> pd.DataFrame:
+def export_table(documents: pd.DataFrame, topics: pd.DataFrame, links: bool | None = None) -> pd.DataFrame:
     """The filtered papers as a flat table for CSV export, one row per document, columns
 
     doc_id, title, abstract, topic, topic_label, probability, then when present decision, keywords ("; "-joined),
-    authors, primary_area, and link (OpenReview URL, only when some id is an OpenReview id).
+    authors, primary_area, copy_of (for copies listed by dashboard.filters.with_copies), truncated, and link
+    (OpenReview URL, only for a corpus of OpenReview ids: ``links``, None = decided from these ids).
     """
     labels = topic_labels(topics)
     table = pd.DataFrame(
@@ -113,9 +114,14 @@ def export_table(documents: pd.DataFrame, topics: pd.DataFrame) -> pd.DataFrame:
             table[column] = [value if isinstance(value, str) else None for value in documents[column]]
     if "keywords" in documents.columns:
         table.insert(table.columns.get_loc("topic_label") + 1, "keywords", [LIST_SEPARATOR.join(as_text_list(value)) for value in documents["keywords"]])
-    links = [openreview_link(doc_id) for doc_id in table["doc_id"]]
-    if any(links):
-        table["link"] = links
+    if COPY_COLUMN in documents.columns and documents[COPY_COLUMN].notna().any():
+        table[COPY_COLUMN] = [value if isinstance(value, str) else None for value in documents[COPY_COLUMN]]
+    if "truncated" in documents.columns and documents["truncated"].fillna(False).astype(bool).any():
+        table["truncated"] = documents["truncated"].fillna(False).astype(bool).tolist()
+    enabled = corpus_uses_openreview_ids(table["doc_id"]) if links is None else links
+    urls = [openreview_link(doc_id, enabled) for doc_id in table["doc_id"]]
+    if any(urls):
+        table["link"] = urls
     return table
 
 

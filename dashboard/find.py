@@ -6,12 +6,11 @@ this module only shapes their results for the page.
 
 from __future__ import annotations
 
-import html
 
 import numpy as np
 import pandas as pd
 
-from dashboard.charts import document_heading, escaped_lines
+from dashboard.charts import document_heading, escaped_lines, plotly_escape
 
 
 def search_hits(documents: pd.DataFrame, embeddings: np.ndarray, query_embedding: np.ndarray, allowed_ids: set[str] | None = None, k: int = 20) -> pd.DataFrame:
@@ -34,7 +33,7 @@ def search_hits(documents: pd.DataFrame, embeddings: np.ndarray, query_embedding
 def overlay_points(rows: pd.DataFrame, caption: str) -> pd.DataFrame:
     """Columns x, y, doc_id, hover for :func:`dashboard.charts.highlight_points` (hover escaped, with ``caption``)."""
     hover = [
-        f"<b>{escaped_lines(document_heading(title, abstract))}</b><br>{html.escape(caption)}"
+        f"<b>{escaped_lines(document_heading(title, abstract))}</b><br>{plotly_escape(caption)}"
         for title, abstract in zip(rows.get("title", [None] * len(rows)), rows.get("abstract", [None] * len(rows)))
     ]
     doc_ids = rows["doc_id"] if "doc_id" in rows.columns else pd.Series([""] * len(rows))

@@ -12,6 +12,7 @@ import importlib
 import logging
 import os
 import sys
+from collections.abc import Callable
 
 from pipeline.errors import AtlasError
 
@@ -49,24 +50,60 @@ def make_parser(argv: list[str]) -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run one subcommand; returns the exit code (0 success, 2 input or cache error)."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", datefmt="%H:%M:%S")
-    parser = make_parser(argv)
-    args = parser.parse_args(argv)
+def run_guarded(action: Callable[[], int | None], command: str, argv: list[str], debug: bool = False) -> int:
+    """Run ``action`` and turn every failure into one line on stderr and an exit code; never raises (unless ``debug``).
+
+    - AtlasError (bad input, a cache path, a broken environment): its message, exit code 2.
+    - An import failure of UMAP's numba stack: the installed versions and their mismatch
+      (:func:`pipeline.environment.numba_stack_report`), exit code 2, traceback in a log file.
+    - Any other exception: the stage it was raised in, the error, and the path of a log file holding the traceback
+      (:mod:`pipeline.crashlog`), exit code 2.
+    - KeyboardInterrupt: exit code 130.
+    """
     try:
-        return int(args.handler(args) or 0)
+        return int(action() or 0)
     except AtlasError as error:
-        if args.debug:
+        if debug:
             raise
         print(f"error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted; no cache was changed", file=sys.stderr)
         return 130
+    except Exception as error:  # noqa: BLE001 - the one place every unexpected failure ends
+        if debug:
+            raise
+        from pipeline.crashlog import failure_line, write_failure_log
+        from pipeline.environment import broken_stack_error
+
+        log_path = write_failure_log(error, command, argv)
+        broken = broken_stack_error(error)
+        if broken is not None:
+            print(f"error: {broken} (traceback: {log_path})", file=sys.stderr)
+        else:
+            print(failure_line(error, command, log_path), file=sys.stderr)
+        return 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one subcommand; returns the exit code (0 success, 2 any failure, 130 interrupted). See run_guarded."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", datefmt="%H:%M:%S")
+    command = next((arg for arg in argv if arg in COMMAND_MODULES), "")
+    debug = "--debug" in argv
+    parser: argparse.ArgumentParser | None = None
+
+    def parse() -> None:
+        nonlocal parser
+        parser = make_parser(argv)
+
+    code = run_guarded(parse, command, argv, debug)  # a subcommand's module may fail to import (a broken install)
+    if parser is None:
+        return code
+    args = parser.parse_args(argv)
+    return run_guarded(lambda: args.handler(args), args.command, argv, args.debug)
 
 
 if __name__ == "__main__":

@@ -35,12 +35,13 @@ from typing import Any, Iterator
 import numpy as np
 
 from pipeline import cache
-from pipeline.clean import DROP_NO_WORDS, prepare_documents
+from pipeline.clean import COPY_COLUMN, DROP_NO_WORDS, copy_table, prepare_documents, require_documents
 from pipeline.config import BuildConfig
 from pipeline.corpus import load_corpus
 from pipeline.embed import DEFAULT_STORE, ENCODER_NAMES, encoder_description
+from pipeline.errors import EmptyVocabularyError, TargetError, mark_stage
 from pipeline.represent import LEXICAL, is_lexical
-from pipeline.errors import CorpusTooSmallError, EmptyVocabularyError, TargetError
+from pipeline.truncation import truncated_flags, truncation_warning
 
 log = logging.getLogger("pipeline.build")
 
@@ -83,10 +84,14 @@ class StageTimer:
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
-        """Time the enclosed block as stage ``name``."""
+        """Time the enclosed block as stage ``name``; an exception leaving it carries the stage's name (errors.mark_stage)."""
         log.info("stage %s ...", name)
         start, start_cpu = time.perf_counter(), time.thread_time()
-        yield
+        try:
+            yield
+        except BaseException as error:
+            mark_stage(error, name)
+            raise
         self.seconds[name] = round(time.perf_counter() - start, 3)
         self.cpu_seconds[name] = round(time.thread_time() - start_cpu, 3)
         log.info("stage %s done in %.2f s (%.2f s CPU)", name, self.seconds[name], self.cpu_seconds[name])
@@ -313,11 +318,7 @@ def run_build(
         prepared = prepare_documents(raw)
         documents = prepared.documents
         n = len(documents)
-        if n == 0:
-            raise CorpusTooSmallError(
-                f"{input_path}: no usable abstracts: all {len(raw.records)} records were dropped "
-                f"({'; '.join(f'{reason}: {count}' for reason, count in prepared.dropped.items())})"
-            )
+        require_documents(prepared, raw, input_path)
         for warning in prepared.warnings:
             log.warning(warning)
     warnings = list(prepared.warnings)
@@ -348,11 +349,9 @@ def run_build(
             word_counts=counts,
         )
         embeddings = represented.embeddings
-        if represented.n_truncated:
-            warnings.append(
-                f"{represented.n_truncated} documents are longer than the embedding model's window of {represented.max_seq_length} word pieces; "
-                "only their beginning was embedded (c-TF-IDF still uses the whole text)"
-            )
+        truncated = truncation_warning(doc_ids, represented.token_counts, represented.max_seq_length)
+        if truncated:
+            warnings.append(truncated)
             log.warning(warnings[-1])
     with timer.stage("neighbours"):
         embeddings_key = fingerprint(embeddings)
@@ -365,7 +364,7 @@ def run_build(
     mapper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="atlas-map")
     try:
         if n < MIN_DOCUMENTS_FOR_UMAP:
-            note = f"only {n} documents: fewer than {MIN_DOCUMENTS_FOR_UMAP}, so UMAP and HDBSCAN were skipped; all documents form one topic and the map is a PCA projection"
+            note = f"only {n} documents: fewer than {MIN_DOCUMENTS_FOR_UMAP}, so UMAP and HDBSCAN were skipped; the documents are one topic if they share words (else outliers) and the map is a PCA projection"
             warnings.append(note)
             log.warning(note)
 
@@ -432,10 +431,14 @@ def run_build(
     output.insert(1, "topic", fit.topics)
     output["topic_label"] = [label_of[topic] for topic in fit.topics]
     # HDBSCAN membership strength; 0 for documents HDBSCAN called outliers (including those reassigned later).
-    output["probability"] = np.where(cluster_labels == -1, 0.0, probabilities).astype(float)
+    output["probability"] = np.where((cluster_labels == -1) | (fit.clustered_topics == -1), 0.0, probabilities).astype(float)
     output["reassigned"] = (fit.clustered_topics == -1) & (fit.topics != -1)
     output["x"], output["y"] = coordinates[:, 0].astype(float), coordinates[:, 1].astype(float)
     output["neighbor_ids"], output["neighbor_scores"] = neighbour_ids, neighbour_scores
+    # Lengths in word pieces and truncation, for an encoder block (a lexical representation reads every word).
+    word_pieces = represented.token_counts or [0] * n
+    output["word_pieces"] = word_pieces
+    output["truncated"] = truncated_flags(word_pieces, represented.max_seq_length) if represented.max_seq_length else [False] * n
     output = output[cache.DOCUMENT_COLUMNS + [column for column in output.columns if column not in cache.DOCUMENT_COLUMNS]]
     n_topics = int((topics_frame["topic"] != -1).sum())
     outlier_fraction = float((fit.topics == -1).mean())
@@ -465,6 +468,9 @@ def run_build(
         "versions": library_versions(),
         "dropped": prepared.dropped,
         "dropped_ids": prepared.dropped_ids,
+        "duplicate_of": dict(zip(prepared.copies["doc_id"], prepared.copies[COPY_COLUMN])) if len(prepared.copies) else {},
+        "languages": prepared.languages,
+        "id_column": raw.id_column,
         "no_content_word_ids": without_content,
         "warnings": warnings,
         "notes": fit.notes,
@@ -494,7 +500,10 @@ def run_build(
         manifest["cpu_s"] = dict(timer.cpu_seconds)
         manifest["peak_rss_mb"] = peak_rss_mb()
         restore = np.argsort(order)  # back to input order
-        cache.write_tables(staging, manifest, output.iloc[restore].reset_index(drop=True), topics_frame, hierarchy, embeddings[restore], per_class, aligned.lineage)
+        written = output.iloc[restore].reset_index(drop=True)
+        cache.write_tables(
+            staging, manifest, written, topics_frame, hierarchy, embeddings[restore], per_class, aligned.lineage, copies=copy_table(prepared.copies, written)
+        )
         cache.publish_folder(staging, cache_dir)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -571,7 +580,7 @@ def _handle_build(args: argparse.Namespace) -> int:
         f"outlier fraction {manifest['outlier_fraction']:.3f}, peak memory {manifest['peak_rss_mb']:.0f} MiB"
     )
     print(f"  - {manifest.get('alignment', 'not aligned')}")
-    for note in manifest["notes"] + manifest["warnings"]:
+    for note in dict.fromkeys(manifest["notes"] + manifest["warnings"]):  # a note that is also a warning, once
         print(f"  - {note}")
     print("  stage seconds: " + ", ".join(f"{stage} {seconds:.1f}" for stage, seconds in manifest["timings_s"].items()))
     return 0

@@ -14,6 +14,7 @@ Layout of a cache folder (``SCHEMA_VERSION`` 1)::
     lineage.parquet     optional: per paper of this atlas or the previous one, its topic in each (see LINEAGE_COLUMNS);
                         written by an aligned rebuild or ``add`` (pipeline.align, pipeline.add), summarised in
                         ``manifest["lineage"]``
+    copies.parquet      optional: surplus copies of documents (same abstract), one row each, see COPY_COLUMNS
     embeddings.npy      float32 array, n_documents x dim, L2-normalised, rows in documents.parquet order
     representation/     how a text becomes a vector (pipeline.represent: name, vocabulary, IDF, SVD components)
     model/              the fitted BERTopic model, saved with safetensors (no pickle)
@@ -49,6 +50,7 @@ HIERARCHY_FILE = "hierarchy.parquet"
 EMBEDDINGS_FILE = "embeddings.npy"
 TOPICS_PER_CLASS_FILE = "topics_per_class.parquet"  # optional: only for corpora with a decision column
 LINEAGE_FILE = "lineage.parquet"  # optional: only when the atlas was aligned to a previous one or had papers added
+COPIES_FILE = "copies.parquet"  # optional: only for corpora with duplicate abstracts
 MODEL_DIR = "model"
 REPRESENTATION_DIR = "representation"  # how texts become vectors: pipeline.represent (JSON + .npy)
 
@@ -57,6 +59,9 @@ OUTLIER_TOPIC = -1
 # Required columns; optional metadata columns (keywords, decision, authors, ...) may follow.
 DOCUMENT_COLUMNS = ["doc_id", "title", "abstract", "topic", "probability", "x", "y"]
 TOPIC_COLUMNS = ["topic", "label", "size", "top_terms", "representative_doc_ids", "x", "y"]
+# A copy is an input record whose abstract another document already has (pipeline.clean): not modelled again, but
+# listed with its own id, title and metadata at the kept document (copy_of)'s topic and position.
+COPY_COLUMNS = ["doc_id", "copy_of", "title", "abstract", "topic", "topic_label", "probability", "x", "y"]
 HIERARCHY_COLUMNS = [
     "parent_id",
     "parent_name",
@@ -116,6 +121,7 @@ class TopicCache:
     hierarchy : BERTopic's topic merge tree; columns HIERARCHY_COLUMNS (empty with fewer than 2 topics).
     topics_per_class : per (topic, decision class) its document count and c-TF-IDF terms; empty when absent.
     lineage : per paper its topic in the previous atlas and in this one (LINEAGE_COLUMNS); empty when absent.
+    copies : surplus copies of documents (COPY_COLUMNS plus their metadata); empty when the corpus had none.
     """
 
     path: Path
@@ -125,6 +131,7 @@ class TopicCache:
     hierarchy: pd.DataFrame = field(default_factory=pd.DataFrame)
     topics_per_class: pd.DataFrame = field(default_factory=pd.DataFrame)
     lineage: pd.DataFrame = field(default_factory=pd.DataFrame)
+    copies: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def embeddings(self) -> np.ndarray:
         """Load the document embeddings, float32, n_documents x dim, rows aligned with ``documents``.
@@ -209,12 +216,51 @@ def read_cache(cache_dir: Path | str) -> TopicCache:
     topics_per_class = _read_table(cache_dir, TOPICS_PER_CLASS_FILE, ["topic", "class"]) if per_class_path.exists() else pd.DataFrame()
     lineage_path = cache_dir / LINEAGE_FILE
     lineage = _read_table(cache_dir, LINEAGE_FILE, LINEAGE_COLUMNS) if lineage_path.exists() else pd.DataFrame(columns=LINEAGE_COLUMNS)
+    copies = _read_table(cache_dir, COPIES_FILE, COPY_COLUMNS) if (cache_dir / COPIES_FILE).exists() else pd.DataFrame(columns=COPY_COLUMNS)
     if len(documents) != manifest["n_documents"]:
         raise CacheError(cache_dir, f"{DOCUMENTS_FILE} has {len(documents)} rows but the manifest says {manifest['n_documents']}")
     topics = topics.copy()
+    labels = display_labels(topics)
+    topics["label"] = [labels[int(topic)] for topic in topics["topic"]]
+    if "topic_label" in documents.columns:
+        documents["topic_label"] = [labels.get(int(topic), f"Topic {int(topic)}") for topic in documents["topic"]]
     topics["top_terms"] = topics["top_terms"].map(lambda pairs: [[str(pair["term"]), float(pair["weight"])] for pair in pairs])
     topics["representative_doc_ids"] = topics["representative_doc_ids"].map(list)
-    return TopicCache(path=cache_dir, manifest=manifest, documents=documents, topics=topics, hierarchy=hierarchy, topics_per_class=topics_per_class, lineage=lineage)
+    if len(copies):
+        copies["topic_label"] = [labels.get(int(topic), f"Topic {int(topic)}") for topic in copies["topic"]]
+    return TopicCache(path=cache_dir, manifest=manifest, documents=documents, topics=topics, hierarchy=hierarchy, topics_per_class=topics_per_class, lineage=lineage, copies=copies)
+
+
+OUTLIER_LABEL = "Outliers"
+
+
+def _is_blank_label(label: Any) -> bool:
+    if label is None or (isinstance(label, float) and label != label):
+        return True
+    text = " ".join(str(label).split())
+    return not text or text.lower() in ("nan", "none", "null") or not any(character.isalnum() for character in text)
+
+
+def display_labels(topics: pd.DataFrame) -> dict[int, str]:
+    """{topic id: label as every view shows it}: non-empty, whitespace collapsed, unique ignoring case and spacing.
+
+    The outlier topic -1 is "Outliers"; an empty, missing, 'nan' or punctuation-only label becomes "Topic N"; a
+    label that another topic (of lower id) already shows gets " (topic N)". ``topics`` needs columns topic, label.
+    :func:`read_cache` applies it to the topics and documents it returns, so the picker, the map, the hover, the
+    tables and the CSV all show the same text.
+    """
+    labels: dict[int, str] = {}
+    seen: set[str] = {OUTLIER_LABEL.casefold()}
+    for topic, label in sorted(zip(topics["topic"].astype(int), topics["label"]), key=lambda pair: pair[0]):
+        if topic == OUTLIER_TOPIC:
+            labels[topic] = OUTLIER_LABEL
+            continue
+        text = f"Topic {topic}" if _is_blank_label(label) else " ".join(str(label).split())
+        if text.casefold() in seen:
+            text = f"{text} (topic {topic})"
+        seen.add(text.casefold())
+        labels[topic] = text
+    return labels
 
 
 def _swap_folders(source: Path, target: Path) -> None:
@@ -275,10 +321,12 @@ def write_tables(
     embeddings: np.ndarray,
     topics_per_class: pd.DataFrame | None = None,
     lineage: pd.DataFrame | None = None,
+    copies: pd.DataFrame | None = None,
 ) -> None:
     """Write the cache files into ``folder`` (normally a staging folder from :func:`staging_folder`).
 
-    ``topics_per_class`` and ``lineage`` (LINEAGE_COLUMNS) are written only when given and not empty.
+    ``topics_per_class``, ``lineage`` (LINEAGE_COLUMNS) and ``copies`` (COPY_COLUMNS first) are written only when
+    given and not empty.
 
     ``manifest`` must hold MANIFEST_KEYS except ``kind`` and ``schema_version``, which are set here.
     ``embeddings`` is float32, n_documents x dim. The manifest is written last, so a folder without one is partial.
@@ -304,6 +352,11 @@ def write_tables(
         topics_per_class.to_parquet(folder / TOPICS_PER_CLASS_FILE, index=False)
     if lineage is not None and not lineage.empty:
         lineage[LINEAGE_COLUMNS].astype({"previous_topic": "Int64", "topic": "Int64"}).to_parquet(folder / LINEAGE_FILE, index=False)
+    if copies is not None and not copies.empty:
+        missing = [column for column in COPY_COLUMNS if column not in copies.columns]
+        if missing:
+            raise ValueError(f"{COPIES_FILE} lacks columns {missing}")
+        copies.to_parquet(folder / COPIES_FILE, index=False)
     np.save(folder / EMBEDDINGS_FILE, embeddings.astype(np.float32), allow_pickle=False)
     full_manifest = {"kind": CACHE_KIND, "schema_version": SCHEMA_VERSION, **manifest}
     missing_keys = [key for key in MANIFEST_KEYS if key not in full_manifest]

@@ -7,7 +7,8 @@ Formats, chosen by file extension:
 - ``.parquet``; ``.csv`` (comma) and ``.tsv`` / ``.tab`` (tab), with quoted fields that may hold commas,
   quotes (doubled ``""``) and line breaks; ``.json`` (an array of records, or ``{"papers"|"records"|"data": [...]}``);
   ``.jsonl`` / ``.ndjson`` (one record per line); ``.txt`` / ``.md`` (one abstract per paragraph,
-  paragraphs separated by blank lines; a short single-line first paragraph is a heading and is skipped).
+  paragraphs separated by blank lines; a first paragraph that reads as a heading, see :func:`is_heading`, is
+  skipped, and the warning quotes it).
 
 Columns, matched case-insensitively and ignoring surrounding spaces and a byte-order mark:
 
@@ -78,6 +79,8 @@ class RawCorpus:
     columns_found : the column names as they were in the file.
     warnings : messages for the log and the manifest.
     skipped : {reason: count} of records skipped while reading (e.g. the heading of a text file).
+    skipped_text : {reason: what was skipped, quoted}, so a skip can be checked by a person.
+    id_column : the file's column the ids came from (e.g. "openreview_id"), None when they were generated (row-N).
     """
 
     records: pd.DataFrame
@@ -88,6 +91,8 @@ class RawCorpus:
     columns_found: list[str]
     warnings: list[str] = field(default_factory=list)
     skipped: dict[str, int] = field(default_factory=dict)
+    skipped_text: dict[str, str] = field(default_factory=dict)
+    id_column: str | None = None
 
 
 def file_sha256(path: Path) -> str:
@@ -189,9 +194,11 @@ def _read_delimited(text: str, path: Path, delimiter: str) -> pd.DataFrame:
     """Parse CSV/TSV text with pandas; every field is read as a string, empty cells and 'NaN' as missing."""
     open_line = _unclosed_quote_line(text, delimiter)
     if open_line is not None:
+        read, expected = _records_around(text, delimiter, open_line)
         raise InputError(
-            f"CSV parse error in {path.name}: a quote opened on line {open_line} is never closed, so every later "
-            "line would be swallowed into one field. Close or remove that quote."
+            f"CSV parse error in {path.name}: a quote opened on line {open_line} (record {read + 1}) is never closed, so every later "
+            f"line would be swallowed into one field: {read} records were read before it, and the file seems to hold "
+            f"{expected} (counting each later line as a record). Close or remove that quote."
         )
     try:
         table = pd.read_csv(io.StringIO(text), sep=delimiter, dtype=str, keep_default_na=True, na_values=["NaN", "nan"], skip_blank_lines=True)
@@ -206,6 +213,17 @@ def _read_delimited(text: str, path: Path, delimiter: str) -> pd.DataFrame:
     if expected_records != len(table):
         raise InputError(f"CSV parse error in {path.name}: {expected_records} records in the file but {len(table)} parsed")
     return table
+
+
+def _records_around(text: str, delimiter: str, open_line: int) -> tuple[int, int]:
+    """(records fully read before ``open_line``, records the file seems to hold) for a CSV whose quote opened on
+    ``open_line`` never closes. The second counts the broken record as one and reads every later line afresh."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    before = "\n".join(lines[: open_line - 1])
+    read = max(0, _count_csv_records(before, delimiter)) if before.strip() else 0
+    after = [line for line in lines[open_line:] if line.strip()]
+    later = sum(1 for row in csv.reader(io.StringIO("\n".join(after)), delimiter=delimiter) if any(cell.strip() for cell in row)) if after else 0
+    return read, read + 1 + later
 
 
 def _count_csv_records(text: str, delimiter: str) -> int:
@@ -223,6 +241,9 @@ def _read_json(text: str, path: Path) -> pd.DataFrame:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         raise InputError(f"JSON parse error in {path.name}: {error.msg} at line {error.lineno}, column {error.colno}") from error
+    kind = other_json_kind(data)
+    if kind:
+        raise InputError(f"{path}: this is {kind}, not a corpus. Expected a JSON array of paper records with 'abstract' and/or 'title' fields.")
     if isinstance(data, dict):
         for key in ("papers", "records", "data", "documents", "notes"):
             if isinstance(data.get(key), list):
@@ -230,7 +251,48 @@ def _read_json(text: str, path: Path) -> pd.DataFrame:
                 break
     if not isinstance(data, list):
         raise InputError(f"{path}: expected a JSON array of records (objects), found {type(data).__name__}")
+    if _are_data_series(data):
+        raise InputError(
+            f"{path}: its records hold arrays of numbers (x, y, ... as in a chart's traces), not papers. "
+            "Expected a JSON array of paper records with 'abstract' and/or 'title' fields."
+        )
     return _records_to_frame(data, path, "record")
+
+
+def other_json_kind(data: Any) -> str | None:
+    """What a JSON document is when it is a known kind of file other than a corpus, else None: a plotly figure
+    (``{"data": [...], "layout": {...}}``), a Vega or Vega-Lite chart, a Jupyter notebook, GeoJSON, or a Topic
+    Atlas cache manifest."""
+    if not isinstance(data, dict):
+        return None
+    if isinstance(data.get("data"), list) and isinstance(data.get("layout"), dict):
+        return "a plotly figure (keys 'data' and 'layout')"
+    if "vega" in str(data.get("$schema", "")):
+        return "a Vega or Vega-Lite chart specification"
+    if "cells" in data and "nbformat" in data:
+        return "a Jupyter notebook"
+    if data.get("type") in ("FeatureCollection", "Feature"):
+        return "a GeoJSON file"
+    if data.get("kind") == "topic-atlas-cache":
+        return "a Topic Atlas cache manifest"
+    return None
+
+
+def _are_data_series(records: list[Any]) -> bool:
+    """True when most records are chart traces or data series: no abstract-like field, and more fields holding
+    arrays of numbers than fields holding text."""
+    abstract_names = set(COLUMN_ALIASES["abstract"]) - {"text", "content", "body"}
+    votes = 0
+    objects = [record for record in records if isinstance(record, dict)]
+    for record in objects:
+        names = {_canonical_name(name) for name in record}
+        numeric_arrays = sum(
+            isinstance(value, list) and len(value) > 1 and all(isinstance(item, (int, float)) and not isinstance(item, bool) for item in value)
+            for value in record.values()
+        )
+        texts = sum(isinstance(value, str) and len(value.split()) > 3 for value in record.values())
+        votes += not (names & abstract_names) and numeric_arrays > texts
+    return bool(objects) and votes * 2 > len(objects)
 
 
 def _read_jsonl(text: str, path: Path) -> pd.DataFrame:
@@ -258,14 +320,38 @@ def split_paragraphs(text: str) -> list[str]:
     return [" ".join(line.strip() for line in paragraph.strip().splitlines()) for paragraph in paragraphs if paragraph.strip()]
 
 
-def _read_text(text: str, path: Path) -> tuple[pd.DataFrame, dict[str, int]]:
+_SENTENCE_END = (".", "!", "?", "。", "！", "？", ")", '"', "”")
+
+
+def is_heading(first: str, first_raw: str, others: list[str]) -> bool:
+    """True when a text file's first paragraph is a heading rather than an abstract.
+
+    ``first`` is the paragraph as read, ``first_raw`` as written (with its line breaks), ``others`` the later
+    paragraphs. A heading is one line of at most HEADING_MAX_CHARS characters that does not end a sentence (no
+    final ".", "!", "?", "。"...) and either is a Markdown heading ("# ...") or is under a third of the median
+    length of the other paragraphs. So a short one-line abstract ("We study X.") or a file of one-line abstracts
+    of similar length keeps its first record.
+    """
+    if not others or "\n" in first_raw.strip() or len(first) > HEADING_MAX_CHARS:
+        return False
+    if first.startswith("#"):
+        return True
+    if first.rstrip().endswith(_SENTENCE_END):
+        return False
+    lengths = sorted(len(paragraph) for paragraph in others)
+    return len(first) < lengths[len(lengths) // 2] / 3
+
+
+def _read_text(text: str, path: Path) -> tuple[pd.DataFrame, dict[str, int], dict[str, str]]:
     paragraphs = split_paragraphs(text)
     skipped: dict[str, int] = {}
-    first_raw = text.lstrip().split("\n\n", 1)[0].strip()
-    if len(paragraphs) > 1 and "\n" not in first_raw and len(paragraphs[0]) <= HEADING_MAX_CHARS:
-        paragraphs = paragraphs[1:]
+    skipped_text: dict[str, str] = {}
+    first_raw = re.split(r"\n[ \t]*\n", text.replace("\r\n", "\n").replace("\r", "\n").lstrip(), maxsplit=1)[0]
+    if len(paragraphs) > 1 and is_heading(paragraphs[0], first_raw, paragraphs[1:]):
         skipped["heading line"] = 1
-    return pd.DataFrame({"abstract": paragraphs}), skipped
+        skipped_text["heading line"] = repr(paragraphs[0])
+        paragraphs = paragraphs[1:]
+    return pd.DataFrame({"abstract": paragraphs}), skipped, skipped_text
 
 
 def _as_text(value: Any) -> str | None:
@@ -366,6 +452,7 @@ def load_corpus(path: Path | str, encoding: str | None = None) -> RawCorpus:
     if suffix not in SUPPORTED_SUFFIXES:
         raise InputError(f"{path}: unknown format '{suffix}'. Supported: {', '.join(SUPPORTED_SUFFIXES)}")
     skipped: dict[str, int] = {}
+    skipped_text: dict[str, str] = {}
     warnings: list[str] = []
     if suffix == ".parquet":
         try:
@@ -390,7 +477,7 @@ def load_corpus(path: Path | str, encoding: str | None = None) -> RawCorpus:
         elif suffix in (".jsonl", ".ndjson"):
             table = _read_jsonl(text, path)
         else:
-            table, skipped = _read_text(text, path)
+            table, skipped, skipped_text = _read_text(text, path)
     if table.empty and not len(table.columns):
         raise InputError(f"{path}: no records found")
     records, text_column, column_warnings = canonical_records(table, path)
@@ -403,6 +490,8 @@ def load_corpus(path: Path | str, encoding: str | None = None) -> RawCorpus:
         columns_found=[str(column) for column in table.columns],
         warnings=warnings + column_warnings,
         skipped=skipped,
+        skipped_text=skipped_text,
+        id_column=next((column for column, canonical in map_columns([str(column) for column in table.columns], path).items() if canonical == "doc_id"), None),
     )
     for warning in corpus.warnings:
         log.warning(warning)

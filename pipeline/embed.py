@@ -45,7 +45,7 @@ import shutil
 import sqlite3
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Iterator
@@ -545,6 +545,7 @@ class EmbeddingResult:
     n_embedded : texts run through the encoder.
     n_truncated : texts longer than the encoder's window (their tail was not embedded).
     max_seq_length : the encoder's window in word pieces.
+    token_counts : per text, its length in word pieces before truncation (empty when not known).
     """
 
     embeddings: np.ndarray
@@ -552,6 +553,7 @@ class EmbeddingResult:
     n_embedded: int
     n_truncated: int
     max_seq_length: int
+    token_counts: list[int] = field(default_factory=list)
 
 
 def normalise_rows(matrix: np.ndarray) -> np.ndarray:
@@ -613,4 +615,4 @@ def embed_texts(
         store.close()
     embeddings = normalise_rows(np.vstack([cached[key][0] for key in keys])) if keys else np.zeros((0, 384), np.float32)
     n_truncated = sum(1 for key in keys if cached[key][1] > max_seq_length)
-    return EmbeddingResult(embeddings, len(texts) - len(missing), len(unique_missing), n_truncated, max_seq_length)
+    return EmbeddingResult(embeddings, len(texts) - len(missing), len(unique_missing), n_truncated, max_seq_length, [int(cached[key][1]) for key in keys])

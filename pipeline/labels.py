@@ -24,6 +24,16 @@ from collections import Counter
 
 OUTLIER_LABEL = "Outliers"
 
+# Characters that a per-character CJK tokenisation (pipeline.vocabulary) turns into terms but that say nothing about a
+# subject: every hiragana (Japanese particles and inflections: の, を, た, ...), Chinese particles, pronouns and
+# conjunctions (的, 了, 是, 和, 我们, ...) and Korean particles (은, 는, 을, 를, 의, ...). Only characters that rarely
+# take part in a content word are listed (not 中, 能, 用, which do: 中国, 能源, 应用). Removed like English stop words.
+CJK_FUNCTION_CHARACTERS = frozenset(
+    [chr(code) for code in range(0x3041, 0x3097)]
+    + list("的了是在和与及或对为以于等我们这那其之也而并被将从个把让该各此即则但都还又很更最已就吗呢吧啊")
+    + list("은는이가을를의에와과도로다고및")
+)
+
 
 # Phrase completion (readable_term): a neighbouring word joins a term when it accompanies at least
 # EXTEND_SHARE of the term's occurrences, seen at least MIN_OCCURRENCES times; labels' terms have at most
@@ -102,7 +112,7 @@ def readable_term(term: str, documents: list[str]) -> str | None:
                 neighbours[side][word.lower()] += 1
                 hyphenated[side][word.lower()] += "-" in separator
         if not surfaces:
-            return term if not re.search(r"[A-Za-z]", term) else None
+            return _joined_cjk(term) if not re.search(r"[A-Za-z]", term) else None
         if len(surfaces) < MIN_OCCURRENCES or len(words) >= 2 * MAX_LABEL_WORDS:
             break
         extension = None
@@ -123,12 +133,32 @@ def readable_term(term: str, documents: list[str]) -> str | None:
     return None if form.lower() in _FUNCTION_WORDS else form
 
 
+_CJK_CHARACTERS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_CJK_GAP = re.compile(f"(?<=[{_CJK_CHARACTERS}])\\s+(?=[{_CJK_CHARACTERS}])")
+
+
+def _joined_cjk(term: str) -> str:
+    """A CJK n-gram as it is written, without the spaces the tokenisation put between its characters ("学 习" -> "学习")."""
+    return _CJK_GAP.sub("", term)
+
+
+def is_function_term(term: str) -> bool:
+    """True when a term is made only of English function words or CJK function characters ("た", "の を", "of the")."""
+    parts = [part for part in re.split(r"\s+", term.strip()) if part]
+    return bool(parts) and all(part.lower() in _FUNCTION_WORDS or (len(part) == 1 and part in CJK_FUNCTION_CHARACTERS) for part in parts)
+
+
+def label_key(label: str) -> str:
+    """What makes two labels look the same to a reader: case and spacing ignored."""
+    return " ".join(str(label).casefold().split())
+
+
 def label_from_terms(terms: list[str], n_terms: int = 3) -> list[str]:
     """Choose up to ``n_terms`` non-overlapping terms from ``terms`` (ranked, best first)."""
     chosen: list[str] = []
     for term in terms:
         term = term.strip()
-        if not term:
+        if not term or is_function_term(term) or not re.search(r"[^\W_]", term):
             continue
         words = _words(term)
         if any(words <= _words(existing) for existing in chosen):
@@ -164,26 +194,28 @@ def make_labels(topic_terms: dict[int, list[str]], n_terms: int = 3, documents: 
     """Labels for every topic id in ``topic_terms`` ({topic: ranked terms}); unique across topics.
 
     ``documents`` ({topic: its documents' texts, original case}), when given, turns terms into the phrases the
-    papers write (:func:`readable_terms`). Topic -1 is always OUTLIER_LABEL. Never returns an empty label or one
-    made only of a number and underscores.
+    papers write (:func:`readable_terms`). Topic -1 is always OUTLIER_LABEL. Never returns an empty label, one
+    made only of a number and underscores, or one of function words or CJK particles only; no two labels differ only
+    in case or spacing (:func:`label_key`).
     """
     labels: dict[int, str] = {}
     used: set[str] = set()
     for topic in sorted(topic_terms):
         if topic == -1:
             labels[topic] = OUTLIER_LABEL
-            used.add(OUTLIER_LABEL)
+            used.add(label_key(OUTLIER_LABEL))
             continue
-        terms = [term for term in topic_terms[topic] if term and term.strip()]
+        terms = [term for term in topic_terms[topic] if term and term.strip() and not is_function_term(term)]
         if documents is not None and terms:
             terms = readable_terms(terms[:LABEL_CANDIDATES], documents.get(topic, []))
+        terms = [_joined_cjk(term) for term in terms]
         chosen = label_from_terms(terms, n_terms)
         label = ", ".join(chosen) if chosen else f"Topic {topic} (no keywords)"
         extra = [term for term in terms if term not in chosen and not any(_words(term) <= _words(c) for c in chosen)]
-        while label in used and extra:
+        while label_key(label) in used and extra:
             label = f"{label}, {extra.pop(0)}"
-        if label in used:
+        if label_key(label) in used:
             label = f"{label} (topic {topic})"
         labels[topic] = label
-        used.add(label)
+        used.add(label_key(label))
     return labels

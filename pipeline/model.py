@@ -27,6 +27,7 @@ from pipeline.cache import HIERARCHY_COLUMNS, OUTLIER_TOPIC
 from pipeline.config import BuildConfig
 from pipeline.errors import EmptyVocabularyError
 from pipeline.labels import make_labels
+from pipeline.membership import eligibility, keep_coherent_topics
 from pipeline.vocabulary import make_vectorizer
 
 log = logging.getLogger(__name__)
@@ -162,7 +163,7 @@ def embedding_backend(encoder: Any) -> Any:
     return EncoderBackend()
 
 
-def reassign_outliers(embeddings: np.ndarray, topics: np.ndarray, threshold: float = 0.0, max_fraction: float = 0.05) -> np.ndarray:
+def reassign_outliers(embeddings: np.ndarray, topics: np.ndarray, threshold: float = 0.0, max_fraction: float = 0.05, eligible: Any = None) -> np.ndarray:
     """Move outliers into the topic whose centroid they are most cosine-similar to, most similar first.
 
     An outlier is moved only if that similarity is at least ``threshold``, and moving stops once at most
@@ -170,6 +171,10 @@ def reassign_outliers(embeddings: np.ndarray, topics: np.ndarray, threshold: flo
     and the tables keep saying "this paper fits no topic" where that is true. (This is BERTopic's
     ``reduce_outliers(strategy="embeddings")`` with topic centroids, plus the ranking, which BERTopic does not
     expose.)
+
+    ``eligible(rows, topics, similarities) -> bool array``, when given, is the floor an outlier must pass to join its
+    most similar topic (pipeline.membership.eligibility: it uses the topic's words and is as typical as its least
+    typical 1% of papers); one that does not stays an outlier.
 
     Parameters: embeddings float32 n x dim (L2-normalised); topics int n (-1 = outlier). Returns the new topics.
     """
@@ -183,7 +188,10 @@ def reassign_outliers(embeddings: np.ndarray, topics: np.ndarray, threshold: flo
     similarity = embeddings[outliers] @ centroids.T
     best, best_similarity = similarity.argmax(axis=1), similarity.max(axis=1)
     to_move = max(0, len(outliers) - int(np.floor(max_fraction * len(topics))))
-    order = np.lexsort((outliers, -best_similarity))[:to_move]
+    order = np.lexsort((outliers, -best_similarity))
+    if eligible is not None and len(order):  # the floor first, so the most similar of those that pass are moved
+        order = order[eligible(outliers[order], np.asarray(ids)[best[order]], best_similarity[order])]
+    order = order[:to_move]
     order = order[best_similarity[order] >= threshold]
     topics[outliers[order]] = np.asarray(ids)[best[order]]
     return topics
@@ -261,27 +269,35 @@ def fit_topic_model(
     )
     topics, _ = topic_model.fit_transform(texts, embeddings=embeddings, y=np.asarray(cluster_labels))
     clustered = np.asarray(topics, dtype=np.int64)
+
+    def refit(assignment: np.ndarray) -> None:
+        topic_model.update_topics(
+            texts, topics=assignment.tolist(), vectorizer_model=vectorizer, ctfidf_model=ctfidf, representation_model=representation, top_n_words=config.top_n_words,
+        )
+
+    clustered, coherence_note, presence = keep_coherent_topics(topic_model, texts, clustered, refit)  # pipeline.membership
+    notes.extend([coherence_note] if coherence_note else [])
     final = clustered.copy()
     n_outliers = int((clustered == OUTLIER_TOPIC).sum())
     n_topics = len(set(clustered.tolist()) - {OUTLIER_TOPIC})
     n_reassigned = 0
     if n_topics == 0:
-        notes.append(
-            f"No topics found: all {n} documents were labelled as outliers (min_cluster_size={config.min_cluster_size}). "
-            "Lower --min-cluster-size or add documents."
-        )
+        if not (coherence_note or "").startswith("No topics"):
+            notes.append(
+                f"No topics found: all {n} documents were labelled as outliers (min_cluster_size={config.min_cluster_size}). "
+                "Lower --min-cluster-size or add documents."
+            )
     elif config.reduce_outliers and n_outliers:
-        reassigned = reassign_outliers(embeddings, clustered, config.outlier_threshold, config.max_outlier_fraction)
+        eligible = eligibility(topic_model, embeddings, clustered, presence)
+        reassigned = reassign_outliers(embeddings, clustered, config.outlier_threshold, config.max_outlier_fraction, eligible)
         n_reassigned = int(((clustered == OUTLIER_TOPIC) & (reassigned != OUTLIER_TOPIC)).sum())
         if n_reassigned:
-            topic_model.update_topics(
-                texts, topics=reassigned.tolist(), vectorizer_model=vectorizer, ctfidf_model=ctfidf,
-                representation_model=representation, top_n_words=config.top_n_words,
-            )
+            refit(reassigned)
             final = reassigned
         notes.append(
             f"outlier reduction reassigned {n_reassigned} of {n_outliers} outlier documents to their most similar topic "
-            f"(centroid similarity >= {config.outlier_threshold}, leaving at most {config.max_outlier_fraction:.0%} of documents as outliers); "
+            f"(centroid similarity >= {config.outlier_threshold} and at least that of all but 1% of the topic's papers, sharing at least one of its terms, "
+            f"leaving at most {config.max_outlier_fraction:.0%} of documents as outliers); "
             f"{int((final == OUTLIER_TOPIC).sum())} remain outliers"
         )
     topic_terms = _terms(topic_model)
@@ -356,8 +372,10 @@ def hierarchy_table(topic_model: Any, texts: list[str], labels: dict[int, str]) 
     n_topics = len([topic for topic in labels if topic != OUTLIER_TOPIC])
     if n_topics < 2:
         return pd.DataFrame(columns=HIERARCHY_COLUMNS)
+    from pipeline.topic_distance import cosine_distance_matrix
+
     with plain_ctfidf_terms(topic_model):
-        tree = topic_model.hierarchical_topics(texts)
+        tree = topic_model.hierarchical_topics(texts, distance_function=cosine_distance_matrix)
     tree = tree.rename(
         columns={
             "Parent_ID": "parent_id",

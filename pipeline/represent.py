@@ -308,6 +308,8 @@ class RepresentedCorpus:
     n_cached, n_embedded : texts of encoder blocks found in the embedding cache / run through an encoder.
     n_truncated : texts longer than an encoder block's window (their tail was not embedded); 0 without encoders.
     max_seq_length : the window of the encoder block, None without one.
+    token_counts : per text, its length in word pieces for the encoder block (empty without one: a lexical block
+        reads every word).
     lexical_cached : True when the lexical fit came from the layout store.
     """
 
@@ -317,6 +319,7 @@ class RepresentedCorpus:
     n_embedded: int = 0
     n_truncated: int = 0
     max_seq_length: int | None = None
+    token_counts: list[int] = field(default_factory=list)
     lexical_cached: bool = False
 
 
@@ -384,6 +387,7 @@ def represent_corpus(
             result.n_embedded += embedded.n_embedded
             result.n_truncated = max(result.n_truncated, embedded.n_truncated)
             result.max_seq_length = embedded.max_seq_length
+            result.token_counts = list(embedded.token_counts)
             representation.identities[block] = model_id(block, batch_size)
         representation.block_dims[block] = int(vectors.shape[1])
         parts.append(vectors)

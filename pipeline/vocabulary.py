@@ -24,8 +24,9 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer
 
 from pipeline.cache import OUTLIER_TOPIC
 from pipeline.errors import EmptyVocabularyError
+from pipeline.labels import CJK_FUNCTION_CHARACTERS
 
-STOP_WORDS = sorted(ENGLISH_STOP_WORDS)
+STOP_WORDS = sorted(ENGLISH_STOP_WORDS | CJK_FUNCTION_CHARACTERS)  # CJK particles: see pipeline.labels
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _CJK_CHARACTER = re.compile(f"([{_CJK}])")

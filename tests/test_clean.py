@@ -5,9 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from pipeline.clean import duplicate_key, is_non_latin, model_text, prepare_documents
 from pipeline.corpus import load_corpus
+from tests.conftest import needs_shared
 from pipeline.vocabulary import make_vectorizer
 
 
@@ -51,8 +53,9 @@ def test_other_scripts_are_reported_and_cjk_is_tokenised_per_character(tmp_path:
     texts = ["Graph neural networks for molecules.", "我们提出了一种新的图神经网络方法用于分子性质预测。", "Нейронные сети для графов."]
     pd.DataFrame({"id": ["en", "zh", "ru"], "abstract": texts}).to_json(path, orient="records", lines=True, force_ascii=False)
     prepared = prepare_documents(load_corpus(path))
-    warning = next(warning for warning in prepared.warnings if "non-Latin" in warning)
-    assert "2 documents" in warning and "zh" in warning and "ru" in warning
+    warning = next(warning for warning in prepared.warnings if "not in English" in warning)
+    assert "2 documents" in warning and "zh 1: zh" in warning and "ru 1: ru" in warning
+    assert prepared.documents["language"].tolist() == ["en", "zh", "ru"] and prepared.languages == {"en": 1, "zh": 1, "ru": 1}
     assert is_non_latin(texts[1]) and not is_non_latin(texts[0])
     vocabulary = make_vectorizer(texts, min_df=1).get_feature_names_out()
     chinese = [term for term in vocabulary if is_non_latin(term) and not any("\u0400" <= char <= "\u04ff" for char in term)]
@@ -63,3 +66,92 @@ def test_other_scripts_are_reported_and_cjk_is_tokenised_per_character(tmp_path:
 def test_number_tokens_are_not_terms():
     vocabulary = make_vectorizer(["In 2023 we trained GPT4 on 100 graphs", "graphs again in 2024"], min_df=1).get_feature_names_out()
     assert "2023" not in vocabulary and "100" not in vocabulary and "gpt4" in vocabulary
+
+
+# ---- issue 13: placeholders, duplicates under other titles, long abstracts, LaTeX, languages
+
+
+def write_jsonl(path: Path, records: list[dict]) -> Path:
+    pd.DataFrame(records).to_json(path, orient="records", lines=True, force_ascii=False)
+    return path
+
+
+REAL = "We study diel pH swings on shallow reef flats and show that corals pre-conditioned by them calcify faster under acidification."
+
+
+def test_placeholder_abstracts_are_dropped_with_their_reason(tmp_path: Path):
+    placeholders = ["We have withdrawn our paper.", "none", "-", "xx", "...", "Abstract.", "N/A",
+                    "We thank the reviewers for their valuable feedback. We have decided to withdraw the submission from ICLR after careful consideration."]
+    records = [{"id": f"x{i}", "title": f"Paper {i}", "abstract": text} for i, text in enumerate(placeholders)]
+    records.append({"id": "real", "title": "Reef flats", "abstract": REAL})
+    records.append({"id": "short", "title": "Automata", "abstract": "We define a congruence for language models and learn its quotient efficiently."})
+    records.append({"id": "drug", "title": "Withdrawal", "abstract": "Opioid withdrawal in mice alters sleep architecture; we map the circuits involved over four weeks of recordings."})
+    prepared = prepare_documents(load_corpus(write_jsonl(tmp_path / "p.jsonl", records)))
+    assert prepared.dropped_ids == {"placeholder, not an abstract": [f"x{i}" for i in range(len(placeholders))]}
+    assert prepared.documents["doc_id"].tolist() == ["real", "short", "drug"]
+    assert any("placeholder" in warning and "x0" in warning for warning in prepared.warnings)
+
+
+def test_the_whole_conference_drops_exactly_its_11_placeholders():
+    """SOURCES.md: 12 abstracts under 400 characters, 9 placeholders, 2 withdrawal notes, 1 real short abstract."""
+    from tests.conftest import SHARED
+
+    path = SHARED / "data" / "iclr2025" / "iclr2025_abstracts.parquet"
+    needs_shared(path)
+    prepared = prepare_documents(load_corpus(path))
+    placeholders = prepared.dropped_ids["placeholder, not an abstract"]
+    assert len(placeholders) == 11 and {"aj87NEVSiO", "tk3NsE5ugS", "U91wktaOXS", "53kUa92R7J"} <= set(placeholders)
+    assert "CIcMuee69B" in set(prepared.documents["doc_id"])  # the one real short abstract is kept
+
+
+def test_the_same_abstract_under_another_title_is_one_paper_and_its_copy_stays_listed(tmp_path: Path):
+    records = [
+        {"id": "a", "title": "Reef flats", "abstract": REAL, "decision": "Poster"},
+        {"id": "b", "title": "Corals under acidification (renamed)", "abstract": REAL, "decision": "Reject"},
+        {"id": "c", "title": "Graph attention", "abstract": "Attention coefficients over edges improve robustness to noisy graph structure."},
+    ]
+    prepared = prepare_documents(load_corpus(write_jsonl(tmp_path / "d.jsonl", records)))
+    assert prepared.documents["doc_id"].tolist() == ["a", "c"]
+    assert prepared.documents.loc[0, "duplicate_ids"] == ["b"]
+    assert prepared.copies["doc_id"].tolist() == ["b"] and prepared.copies["copy_of"].tolist() == ["a"]
+    assert prepared.copies.loc[0, "title"] == "Corals under acidification (renamed)" and prepared.copies.loc[0, "decision"] == "Reject"
+    ids = set(prepared.documents["doc_id"]) | {doc_id for ids in prepared.dropped_ids.values() for doc_id in ids}
+    assert ids == {"a", "b", "c"}
+
+
+def test_a_corpus_of_one_repeated_abstract_is_refused(tmp_path: Path, embedding_store):
+    from pipeline.build import run_build
+    from pipeline.errors import CorpusTooSmallError
+
+    records = [{"id": f"r{i}", "title": f"Title {i}", "abstract": REAL} for i in range(6)]
+    path = write_jsonl(tmp_path / "same.jsonl", records)
+    with pytest.raises(CorpusTooSmallError, match="all 6 usable records have the same abstract"):
+        run_build(path, tmp_path / "cache", embedding_store=embedding_store)
+    assert not (tmp_path / "cache").exists()
+
+
+def test_an_abstract_far_longer_than_the_rest_is_named(tmp_path: Path):
+    records = [{"id": f"n{i}", "abstract": f"{REAL} Variant {i}."} for i in range(6)]
+    records.append({"id": "huge", "abstract": " ".join([REAL] * 60)})
+    prepared = prepare_documents(load_corpus(write_jsonl(tmp_path / "long.jsonl", records)))
+    warning = next(warning for warning in prepared.warnings if "times the median length" in warning)
+    assert "huge (" in warning and "characters" in warning and "n0" not in warning
+
+
+def test_latex_ties_escapes_and_quotes_leave_the_modelled_text():
+    text = model_text(r"We cut error by 50\% (see Fig.~3) and \emph{improve} ``robustness'' \cite{a,b}; cost \$5 vs $O(n)$.")
+    assert "~" not in text and "\\" not in text and "cite" not in text and "emph" not in text
+    assert "50%" in text and "Fig. 3" in text and "improve" in text and '"robustness"' in text and "$5" in text and "O(n)" not in text
+
+
+def test_german_and_other_latin_script_languages_are_counted_and_flagged(tmp_path: Path):
+    records = [
+        {"id": "en", "abstract": REAL},
+        {"id": "de", "abstract": "Wir untersuchen tägliche pH-Schwankungen auf flachen Riffen und zeigen, dass vorbelastete Korallen unter Versauerung schneller verkalken."},
+        {"id": "fr", "abstract": "Nous étudions les variations quotidiennes du pH sur les récifs peu profonds et montrons que les coraux calcifient plus vite."},
+    ]
+    prepared = prepare_documents(load_corpus(write_jsonl(tmp_path / "lang.jsonl", records)))
+    assert prepared.documents["language"].tolist() == ["en", "de", "fr"]
+    assert prepared.languages == {"en": 1, "de": 1, "fr": 1}
+    warning = next(warning for warning in prepared.warnings if "not in English" in warning)
+    assert "de 1: de" in warning and "fr 1: fr" in warning

@@ -184,3 +184,53 @@ def test_unknown_extension_and_missing_file(tmp_path: Path):
 
 def test_split_paragraphs_joins_wrapped_lines():
     assert split_paragraphs("first line\nwrapped\n\n  \nsecond\r\n\r\nthird") == ["first line wrapped", "second", "third"]
+
+
+# ---- issue 13: a short first abstract is not a heading; unclosed quotes count records; other JSON kinds
+
+
+def test_a_short_one_line_first_abstract_is_kept(tmp_path: Path):
+    path = tmp_path / "short_first.txt"
+    path.write_text("We study reef flats.\n\nGraph attention over noisy edges improves robustness in node classification benchmarks.\n\n"
+                    "Cathode coatings of thin alumina suppress electrolyte decomposition at high voltage.\n", encoding="utf-8")
+    corpus = load_corpus(path)
+    assert corpus.skipped == {}
+    assert corpus.records["abstract"].tolist()[0] == "We study reef flats."
+
+
+def test_a_heading_is_skipped_and_quoted_in_the_report():
+    corpus = load_corpus(SEED)
+    assert corpus.skipped == {"heading line": 1} and "ICLR 2025" in corpus.skipped_text["heading line"]
+    prepared = prepare_documents(corpus)
+    assert any("skipped 1 heading line" in warning and "ICLR 2025" in warning for warning in prepared.warnings)
+
+
+def test_an_unclosed_quote_says_how_many_records_were_read_of_how_many():
+    path = CASES / "14-csv-multiline-bad-quotes" / "bad_quote.csv"
+    needs_shared(path)
+    with pytest.raises(InputError) as error:
+        load_corpus(path)
+    message = str(error.value)
+    assert "line 4" in message and "quote" in message
+    assert "2 records were read" in message and "seems to hold 5" in message
+
+
+def test_a_plotly_figure_is_not_a_corpus(tmp_path: Path):
+    import plotly.graph_objects as go
+
+    figure = go.Figure(go.Scatter(x=[1, 2, 3], y=[3, 1, 2], name="Topics", text=["a", "b", "c"]))
+    path = tmp_path / "figure.json"
+    path.write_text(figure.to_json(), encoding="utf-8")
+    with pytest.raises(InputError, match="plotly figure"):
+        load_corpus(path)
+    traces = tmp_path / "traces.json"
+    traces.write_text(json.dumps([{"name": "Topics", "x": [1, 2, 3], "y": [3, 1, 2]}, {"name": "Outliers", "x": [4, 5], "y": [1, 1]}]), encoding="utf-8")
+    with pytest.raises(InputError, match="arrays of numbers"):
+        load_corpus(traces)
+
+
+def test_the_id_column_is_recorded(tmp_path: Path):
+    path = tmp_path / "ids.csv"
+    pd.DataFrame({"openreview_id": ["rUxr9Ll5FQ"], "abstract": ["Attention over edges."]}).to_csv(path, index=False)
+    assert load_corpus(path).id_column == "openreview_id"
+    assert load_corpus(SEED).id_column is None

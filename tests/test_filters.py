@@ -106,7 +106,7 @@ def test_openreview_id_detection(doc_id, expected):
 
 
 def test_drilldown_table(documents, topics):
-    table = filters.drilldown_table(documents, topics)
+    table = filters.drilldown_table(documents, topics, links=True)
     assert list(table.columns) == ["doc_id", "title", "topic", "topic_label", "decision", "keywords", "link"]
     assert list(table.index) == [0, 1, 2, 3]
     assert table.loc[2, "title"] == "Only an abstract about Diffusion here."
@@ -135,7 +135,7 @@ def test_decision_options_follow_review_order(documents):
 
 
 def test_paper_details_are_plain_fields(documents, topics):
-    details = filters.paper_details(documents, topics, "rUxr9Ll5FQ")
+    details = filters.paper_details(documents, topics, "rUxr9Ll5FQ", links=True)
     assert details["title"] == "Diffusion Models (v2)"
     assert details["keywords"] == ["generative", "score matching"]
     assert details["topic_label"] == "diffusion, denoising"
@@ -145,7 +145,7 @@ def test_paper_details_are_plain_fields(documents, topics):
 
 
 def test_similar_papers_follow_neighbour_order(documents, topics):
-    similar = filters.similar_papers(documents, topics, "rUxr9Ll5FQ")
+    similar = filters.similar_papers(documents, topics, "rUxr9Ll5FQ", links=True)
     assert similar["title"].tolist() == ["Only an abstract about Diffusion here.", "Graph nets"]
     assert similar["similarity"].tolist() == [0.9, 0.4]
     assert pd.isna(similar["link"].iloc[0]) and similar["link"].iloc[1] == "https://openreview.net/forum?id=ykuc5q381b"

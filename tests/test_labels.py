@@ -31,7 +31,7 @@ def test_terms_the_papers_never_write_and_long_fragments_are_dropped():
     # "series anomaly detection" always follows "time": the whole phrase has four words, too long for a label
     assert readable_term("series anomaly detection", DOCUMENTS) is None
     # terms without Latin letters (CJK) are kept as they are
-    assert readable_term("学 习", ["机器学习"]) == "学 习"
+    assert readable_term("学 习", ["机器学习"]) == "学习"
 
 
 def test_readable_terms_fall_back_to_the_terms_when_none_is_written():
@@ -52,3 +52,24 @@ def test_phrases_never_run_across_two_documents():
     documents = ["We study large language", "models of the sea. Large language models drift.", "Large language priors."]
     assert readable_term("large language", documents) == "large language"  # "models" follows only 1 of 3
     assert readable_term("language models", ["large language", "models"]) is None
+
+
+def test_cjk_particles_are_never_labels_and_cjk_terms_are_written_joined():
+    from pipeline.labels import is_function_term
+
+    topics = {0: ["た", "の", "を", "学 習", "深 層"], 1: ["的", "了", "图 神", "神 经"]}
+    labels = make_labels(topics, documents={0: ["深層学習を用いた"], 1: ["图神经网络的"]})
+    assert labels[0] == "学習, 深層" and labels[1] == "图神, 神经"
+    assert is_function_term("の を") and is_function_term("of the") and not is_function_term("学 習")
+
+
+def test_labels_differing_only_in_case_or_spacing_are_made_distinct():
+    labels = make_labels({0: ["Graph", "nodes"], 1: ["graph", "nodes"]}, n_terms=2)
+    assert labels[0].lower() == "graph, nodes" and labels[1] != labels[0] and labels[1].lower() != labels[0].lower()
+
+
+def test_cjk_function_characters_are_stop_words_of_the_vectorizer():
+    from pipeline.vocabulary import make_vectorizer
+
+    vocabulary = set(make_vectorizer(["深層学習を用いた画像の分類を行った。", "深層学習による音声の認識を行った。"], min_df=1).get_feature_names_out())
+    assert not vocabulary & {"の", "を", "た", "っ"} and {"学", "学 習"} <= vocabulary
