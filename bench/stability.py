@@ -159,20 +159,19 @@ def main(argv: list[str] | None = None) -> int:
 
     logging.basicConfig(level=logging.WARNING)
     from pipeline.config import BuildConfig
-    from pipeline.embed import encoder_name, get_encoder, split_encoder_name
+    from pipeline.embed import get_encoder
+    from pipeline.represent import block_names, is_lexical
 
-    config = BuildConfig()
-    if args.embedding_model:
-        model, variant = split_encoder_name(args.embedding_model)
-        config = replace(config, embedding_model=model, embedding_variant=variant)
-    encoder = get_encoder(encoder_name(config.embedding_model, config.embedding_variant))
+    config = replace(BuildConfig(), embedding_model=args.embedding_model) if args.embedding_model else BuildConfig()
+    encoders = [block for block in block_names(config.embedding_model) if not is_lexical(block)]
+    encoder = get_encoder(encoders[0]) if encoders else None  # loaded once for every build (a lexical representation needs none)
     shutil.rmtree(args.work, ignore_errors=True)
     args.work.mkdir(parents=True)
     n = len(pd.read_parquet(args.input))
     default_size = config.resolved_for(n).min_cluster_size
     sizes = args.cluster_sizes or [round(0.75 * default_size), round(1.4 * default_size)]
     started = time.perf_counter()
-    lines = [f"stability of topic ids on {args.input.name} ({n} rows), encoder {encoder_name(config.embedding_model, config.embedding_variant)}"]
+    lines = [f"stability of topic ids on {args.input.name} ({n} rows), representation {config.embedding_model}"]
     first = None
     if "a" in args.parts or "b" in args.parts:
         first, part = part_a(args.input, args.work, config, encoder)

@@ -35,7 +35,7 @@ from pipeline import cache  # noqa: E402
 from pipeline.build import run_build  # noqa: E402
 from pipeline.clean import join_title_abstract, model_text  # noqa: E402
 from pipeline.config import BuildConfig  # noqa: E402
-from pipeline.embed import DEFAULT_STORE, split_encoder_name  # noqa: E402
+from pipeline.embed import DEFAULT_STORE  # noqa: E402
 from pipeline.membership import COHERENCE_TERMS, MEMBER_PERCENTILE, MEMBERSHIP_TERMS, leave_one_out_similarities  # noqa: E402
 from pipeline.vocabulary import TOKEN_PATTERN, separate_cjk  # noqa: E402
 
@@ -109,8 +109,7 @@ def main() -> None:
     logging.basicConfig(level=logging.WARNING)
     config = replace(BuildConfig(), reduce_outliers=False)
     if args.embedding_model:
-        model, variant = split_encoder_name(args.embedding_model)
-        config = replace(config, embedding_model=model, embedding_variant=variant)
+        config = replace(config, embedding_model=args.embedding_model)
     unrelated = pd.read_json(UNRELATED, lines=True) if UNRELATED.is_file() else pd.DataFrame(columns=["id", "title", "abstract"])
     with tempfile.TemporaryDirectory(prefix="atlas-membership-") as folder:
         for path in args.input:
@@ -127,7 +126,7 @@ def main() -> None:
                 run_build(corpus, target, config, embedding_store=DEFAULT_STORE)
                 if not foreign and corpus.resolve() == UNRELATED.resolve():
                     foreign = set(unrelated["id"].astype(str))
-                print(f"== {name} ({config.embedding_model}, {config.embedding_variant})")
+                print(f"== {name} ({config.embedding_model})")
                 for key, value in measure(cache.read_cache(target), foreign).items():
                     print(f"   {key}: {value}")
 

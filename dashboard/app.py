@@ -98,10 +98,7 @@ def show_header(atlas: TopicCache, n_matching: int) -> None:
     st.caption(filters.markdown_escape(header_line(atlas, n_matching)), help=f"Cache folder: {atlas.path}")
     manifest = atlas.manifest
     if filters.no_topics_found(manifest):
-        st.warning(
-            "No topics were found: the clustering put every paper in the outlier group, so the map shows them all in grey. "
-            "Rebuild with a smaller `--min-cluster-size` (or a larger corpus) to get topics."
-        )
+        st.warning(filters.markdown_escape(filters.no_topics_message(manifest)) + " The map shows every paper in grey.")
     messages = filters.build_messages(manifest)
     if messages:
         with st.sidebar.expander(f"Build notes and warnings ({len(messages)})"):
@@ -123,7 +120,7 @@ def tab_names(atlas: TopicCache) -> list[str]:
 def view_choices(atlas: TopicCache, cache_key: tuple[str, int], tabs: list[str]) -> url_state.Choices:
     """What an address may ask of this cache."""
     documents, topics = atlas.documents, atlas.topics
-    doc_ids = resources.doc_id_set(cache_key, documents)
+    doc_ids = resources.doc_id_set(cache_key, resources.listing(cache_key, atlas))
     colours = ["theme", "topic"] + (["decision"] if resources.decision_choices(cache_key, documents) else []) + (["primary_area"] if resources.area_choices(cache_key, documents) else [])
     return url_state.Choices(
         topics=frozenset(int(topic) for topic in topics["topic"]), themes=frozenset(int(theme) for theme in topics["theme"] if int(theme) != map_view.OUTLIER_THEME),
@@ -172,7 +169,8 @@ def sidebar_filters(atlas: TopicCache, cache_key: tuple[str, int]) -> None:
 
 def selected_papers(view: url_state.ViewState, atlas: TopicCache, cache_key: tuple[str, int]) -> tuple[pd.DataFrame, pd.DataFrame | None]:
     """(papers that pass the filters and the drilled theme, the other filtered papers around a drilled theme or None)."""
-    matching = filters.filter_documents(atlas.documents, view.topics, view.query, view.decisions, haystack=resources.search_text(cache_key, atlas.documents))
+    papers = resources.listing(cache_key, atlas)
+    matching = filters.filter_documents(papers, view.topics, view.query, view.decisions, haystack=resources.search_text(cache_key, papers))
     if view.areas:
         matching = matching[matching["primary_area"].isin(view.areas)]
     if view.theme is None:
@@ -189,10 +187,11 @@ def build_page(atlas: TopicCache, cache_key: tuple[str, int]) -> Page:
     selected = kept & set(matching["doc_id"].astype(str)) if kept else set()
     shown = matching[matching["doc_id"].astype(str).isin(selected)] if selected else matching
     hits = find_view.search_hits(atlas, cache_key, matching, view.find)
-    paper = view.paper if view.paper in resources.doc_id_set(cache_key, atlas.documents) else None
+    paper = view.paper if view.paper in resources.doc_id_set(cache_key, resources.listing(cache_key, atlas)) else None
     similar: tuple[str, ...] = ()
-    if paper is not None and "neighbor_ids" in atlas.documents.columns:
-        row = atlas.documents.loc[atlas.documents["doc_id"].astype(str) == paper].iloc[0]
+    papers = resources.listing(cache_key, atlas)
+    if paper is not None and "neighbor_ids" in papers.columns:
+        row = papers.loc[papers["doc_id"].astype(str) == paper].iloc[0]
         similar = tuple(filters.as_text_list(row["neighbor_ids"]))
     highlights = map_view.Highlights(search=tuple(hits["doc_id"].astype(str)), chosen=paper, similar=similar)
     return Page(atlas, cache_key, view, matching, context, selected, shown, resources.area_choices(cache_key, atlas.documents), hits, highlights)

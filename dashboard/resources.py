@@ -41,9 +41,23 @@ def cache_embeddings(cache_key: CacheKey, _atlas: TopicCache) -> np.ndarray:
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
-def doc_id_set(cache_key: CacheKey, _documents: pd.DataFrame) -> frozenset[str]:
-    """Every doc_id of the cache, as text, for membership tests."""
-    return frozenset(_documents["doc_id"].astype(str))
+def listing(cache_key: CacheKey, _atlas: TopicCache) -> pd.DataFrame:
+    """The papers every list shows: the cache's documents, then the surplus copies of duplicate papers (each under its
+    own id, title and metadata, at its kept paper's topic and place; filters.with_copies), so every input id can
+    be found, listed and exported."""
+    return filters.with_copies(_atlas.documents, _atlas.copies, _atlas.topics)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def links(cache_key: CacheKey, _atlas: TopicCache) -> bool:
+    """Whether the corpus uses OpenReview ids, so that its papers get OpenReview links (filters.links_enabled)."""
+    return filters.links_enabled(_atlas.manifest, _atlas.documents)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def doc_id_set(cache_key: CacheKey, _listing: pd.DataFrame) -> frozenset[str]:
+    """Every doc_id of the cache's :func:`listing` (copies included), as text, for membership tests."""
+    return frozenset(_listing["doc_id"].astype(str))
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
@@ -150,16 +164,20 @@ def terms_figure(cache_key: CacheKey, topic_ids: tuple[int, ...], _topics: pd.Da
 @st.cache_resource(max_entries=64, show_spinner=False)
 def representatives_table(cache_key: CacheKey, compared: tuple[int, ...], _atlas: TopicCache) -> pd.DataFrame:
     """The representative papers of the compared topics, made once per cache and choice of topics."""
-    return filters.representative_papers(_atlas.documents, _atlas.topics, compared)
+    return filters.representative_papers(_atlas.documents, _atlas.topics, compared, links=links(cache_key, _atlas))
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
-def papers_table(cache_key: CacheKey, table_key: str, _shown: pd.DataFrame, _topics: pd.DataFrame) -> pd.DataFrame:
+def papers_table(cache_key: CacheKey, table_key: str, _shown: pd.DataFrame, _topics: pd.DataFrame, links: bool = True) -> pd.DataFrame:
     """The drill-down table of the papers shown, rebuilt only when the filters or the map selection change;
-    with the primary area when the corpus has one."""
-    table = filters.drilldown_table(_shown, _topics)
-    if "primary_area" in _shown.columns:
-        table["primary_area"] = [value if isinstance(value, str) else None for value in _shown["primary_area"]]
+    with the primary area when the corpus has one, which papers are copies of another (``copy_of``) and which were
+    cut to the encoder's window (``truncated``) when any is."""
+    table = filters.drilldown_table(_shown, _topics, links=links)
+    for column in ("primary_area", "copy_of"):
+        if column in _shown.columns and _shown[column].map(lambda value: isinstance(value, str)).any():
+            table[column] = [value if isinstance(value, str) else None for value in _shown[column]]
+    if "truncated" in _shown.columns and _shown["truncated"].fillna(False).astype(bool).any():
+        table["truncated"] = _shown["truncated"].fillna(False).astype(bool).to_numpy()
     return table
 
 

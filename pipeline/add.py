@@ -137,6 +137,8 @@ def added_documents(atlas: TopicCache, new: pd.DataFrame, placed: pd.DataFrame) 
         rows[column] = placed[column].to_numpy()
     rows["reassigned"] = False
     rows["added"] = True
+    if "word_pieces" in atlas.documents.columns:  # lengths are known for a build's papers only: unknown (0) here
+        rows["word_pieces"], rows["truncated"] = 0, False
     old = atlas.documents.copy()
     old["added"] = old["added"].fillna(False).astype(bool) if "added" in old.columns else False
     combined = pd.concat([old, rows], ignore_index=True)

@@ -4,8 +4,8 @@ guard, every input id ends up in the cache or in the manifest's dropped list, an
 input, with nothing cached, gives the same cache.
 
 The texts come from the bundled seed abstracts (data/sample), cut into sentences and recombined. Builds use the
-static encoder (embedding costs milliseconds; tests/test_speed_features.py derives it on a fresh machine anyway),
-so each example costs two real UMAP + HDBSCAN + BERTopic fits. Examples are few and derandomised (the same on
+default representation (tfidf-svd: fitted in milliseconds on such corpora), so each example costs two real UMAP +
+HDBSCAN + BERTopic fits. Examples are few and derandomised (the same on
 every run); two fixed ones (60 mixed rows, 24 topical rows) always run.
 """
 
@@ -25,7 +25,6 @@ from hypothesis import strategies as st
 
 from pipeline import cache
 from pipeline.__main__ import run_guarded
-from dataclasses import replace
 
 import pytest
 
@@ -79,14 +78,7 @@ def corpus_records(rows: list[tuple]) -> list[dict]:
     return records
 
 
-STATIC = replace(BuildConfig(), embedding_variant="static")
-
-
-@pytest.fixture(scope="module")
-def static_encoder():
-    from pipeline.embed import load_encoder
-
-    return load_encoder("all-MiniLM-L6-v2-static")
+DEFAULT = BuildConfig()
 
 
 def guarded_build(path: Path, target: Path, **kwargs) -> tuple[int, str]:
@@ -109,12 +101,12 @@ def same_cache(first: cache.TopicCache, second: cache.TopicCache) -> None:
 @given(rows=CORPUS)
 @example(rows=MIXED_60)
 @example(rows=TOPICAL_24)
-def test_any_small_corpus_builds_or_is_refused_and_nothing_is_lost(rows, embedding_store, static_encoder):
+def test_any_small_corpus_builds_or_is_refused_and_nothing_is_lost(rows, embedding_store):
     records = corpus_records(rows)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "corpus.jsonl"
         path.write_text("\n".join(json.dumps(record, ensure_ascii=False) for record in records), encoding="utf-8")
-        code, stderr = guarded_build(path, Path(folder) / "first", config=STATIC, embedding_store=embedding_store, encoder=static_encoder)
+        code, stderr = guarded_build(path, Path(folder) / "first", config=DEFAULT, embedding_store=embedding_store)
         event(f"exit code {code}"); event(f"{len(rows)} rows")
         if code != 0:  # a refusal: our one-line error, never an unexpected failure
             lines = [line for line in stderr.splitlines() if line.strip()]
@@ -128,6 +120,6 @@ def test_any_small_corpus_builds_or_is_refused_and_nothing_is_lost(rows, embeddi
         assert set(first.documents["doc_id"]).isdisjoint(dropped)
         assert set(first.copies["doc_id"]) == set(first.manifest["dropped_ids"].get("duplicate", []))
         assert np.isfinite(first.documents[["x", "y"]].to_numpy()).all()
-        code, stderr = guarded_build(path, Path(folder) / "second", config=STATIC, embedding_store=None, encoder=static_encoder)
+        code, stderr = guarded_build(path, Path(folder) / "second", config=DEFAULT, embedding_store=None)
         assert code == 0, stderr
         same_cache(first, cache.read_cache(Path(folder) / "second"))

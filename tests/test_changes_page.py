@@ -60,6 +60,8 @@ def test_the_tab_shows_what_changed(aligned_cache: Path, monkeypatch):
     moved_in = next(frame.value for frame in app.dataframe if "came_from" in frame.value.columns)
     assert len(moved_in) == chosen["n_papers"]  # a new topic: every one of its papers came from elsewhere
     assert not app.exception
+    app.session_state["tab"] = "Downloads"
+    app.run()
     assert any("Topic flow since the previous build" in markdown.value for markdown in app.markdown)  # offered for download
 
 

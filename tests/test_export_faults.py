@@ -257,6 +257,7 @@ def test_cache_replaced_while_the_page_is_open(page_cache, monkeypatch):
     (replacement / "manifest.json").write_text(json.dumps(manifest))
     shutil.rmtree(page_cache)
     replacement.rename(page_cache)
+    app.session_state["tab"] = "Map and papers"  # where the papers table is
     app.run()
     assert page_errors(app) == []
     assert "built 2099-01-01" in app.caption[0].value.replace("\\", "")  # Markdown-escaped

@@ -34,7 +34,11 @@ def test_an_unexpected_failure_names_its_stage_and_the_log(tmp_path: Path):
     store = tmp_path / "store-is-a-folder"
     store.mkdir()
     logs = tmp_path / "logs"
-    result = run_cli("build", "--input", str(SEED), "--cache", str(tmp_path / "cache"), "--embedding-cache", str(store), env={"ATLAS_LOG_DIR": str(logs)})
+    # The transformer opens the embedding cache (the default tfidf-svd representation keeps none).
+    result = run_cli(
+        "build", "--input", str(SEED), "--cache", str(tmp_path / "cache"), "--embedding-cache", str(store), "--embedding-model", "all-MiniLM-L6-v2",
+        env={"ATLAS_LOG_DIR": str(logs)},
+    )
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
     line = last_line(result.stderr)

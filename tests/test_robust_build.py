@@ -7,11 +7,13 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 
 from pipeline import cache
+from pipeline.config import BuildConfig
 from tests.conftest import CASES, ROOT, SEED, needs_shared
 
 ABSTRACTS = [
@@ -47,8 +49,10 @@ def test_every_input_id_is_in_the_cache_or_dropped_and_copies_are_listed(build_c
     assert manifest["languages"] == {"en": 6} and manifest["id_column"] == "id"
 
 
-def test_truncated_documents_are_named_with_lengths_and_marked(seed_cache: Path):
-    topic_cache = cache.read_cache(seed_cache)
+def test_truncated_documents_are_named_with_lengths_and_marked(build_cache):
+    # The transformer reads 256 word pieces, and 11 of the 19 seed abstracts are longer (the default tfidf-svd
+    # representation reads every word and truncates nothing: tests/test_build.py).
+    topic_cache = cache.read_cache(build_cache(SEED, "seed-minilm-truncation", config=replace(BuildConfig(), embedding_model="all-MiniLM-L6-v2")))
     documents = topic_cache.documents
     assert documents["truncated"].sum() == 11 == topic_cache.manifest["embedding_cache"]["truncated"]
     window = topic_cache.manifest["embedding_cache"]["max_seq_length"]
@@ -57,6 +61,7 @@ def test_truncated_documents_are_named_with_lengths_and_marked(seed_cache: Path)
     warning = next(warning for warning in topic_cache.manifest["warnings"] if "longer than the embedding model's window" in warning)
     longest = documents.sort_values(["word_pieces", "doc_id"], ascending=[False, True]).iloc[0]
     assert f"{longest['doc_id']} ({longest['word_pieces']:,} word pieces)" in warning
+    assert topic_cache.manifest["embedding_model"].startswith("all-MiniLM-L6-v2") and topic_cache.manifest["embedding_dim"] == 384
 
 
 def test_the_no_topics_note_is_printed_once(tmp_path: Path, embedding_store: Path):

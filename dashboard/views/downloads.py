@@ -107,7 +107,7 @@ def show_csv(atlas: TopicCache, shown: pd.DataFrame) -> None:
     st.markdown(f"**Papers as CSV** — the {len(shown):,} papers the table lists (filters and map selection applied), with abstracts.")
     st.download_button(
         "Download CSV",
-        data=lambda: export.csv_bytes(export.export_table(shown, atlas.topics)),
+        data=lambda: export.csv_bytes(export.export_table(shown, atlas.topics, links=filters.links_enabled(atlas.manifest, atlas.documents))),
         file_name=export.download_name(f"topic-atlas-papers-{Path(str(atlas.path)).name}", "csv"),
         mime="text/csv",
         on_click="ignore",

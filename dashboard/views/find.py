@@ -39,7 +39,7 @@ def render(page: Page, base_map) -> None:
     elif query.strip():
         hits = page.search_hits
         st.caption(f"The {len(hits)} papers closest in meaning among the {len(page.matching):,} matching the filters (cosine similarity of embeddings); they are starred on the map.")
-        table = filters.drilldown_table(hits, atlas.topics).assign(score=hits["score"].to_numpy())
+        table = filters.drilldown_table(hits, atlas.topics, links=resources.links(cache_key, atlas)).assign(score=hits["score"].to_numpy())
         st.dataframe(
             table, hide_index=True, column_order=["score", "title", "topic_label", "decision", "link"],
             column_config={"score": st.column_config.NumberColumn("Similarity", format="%.3f"), "title": st.column_config.TextColumn("Title", width=480),

@@ -35,7 +35,7 @@ def on_row_select(key: str, doc_ids: list[str]) -> None:
 def render(page: Page) -> None:
     """The table of the papers shown (filters, drilled theme and map selection applied), one row selectable."""
     key = table_key(page)
-    table = resources.papers_table(page.cache_key, key, page.shown, page.atlas.topics)
+    table = resources.papers_table(page.cache_key, key, page.shown, page.atlas.topics, resources.links(page.cache_key, page.atlas))
     st.subheader(f"Papers ({len(table):,})")
     column_config = {
         "title": st.column_config.TextColumn("Title", width=420),
@@ -44,8 +44,10 @@ def render(page: Page) -> None:
         "primary_area": st.column_config.TextColumn("Primary area", width=200),
         "link": st.column_config.LinkColumn("OpenReview", display_text="open ↗", width=95),
         "keywords": st.column_config.TextColumn("Keywords", width=260),
+        "copy_of": st.column_config.TextColumn("Copy of", width=110, help="This paper's abstract is another paper's (a duplicate): it shares that paper's topic and place."),
+        "truncated": st.column_config.CheckboxColumn("Cut", width=50, help="Longer than the encoder's window: only its beginning was embedded."),
     }
-    order = [column for column in ("title", "topic_label", "decision", "primary_area", "link", "keywords") if column in table.columns]
+    order = [column for column in ("title", "topic_label", "decision", "primary_area", "link", "keywords", "copy_of", "truncated") if column in table.columns]
     st.dataframe(
         table, column_config=column_config, column_order=order, hide_index=True, on_select=partial(on_row_select, key, table["doc_id"].tolist()),
         selection_mode="single-row", key=key, height=420,
@@ -61,10 +63,12 @@ def close_paper() -> None:
 def render_paper(page: Page, doc_id: str) -> None:
     """The chosen paper's panel (call it inside the sidebar)."""
     atlas = page.atlas
-    details = filters.paper_details(atlas.documents, atlas.topics, doc_id)
+    papers, links = resources.listing(page.cache_key, atlas), resources.links(page.cache_key, atlas)
+    window = (atlas.manifest.get("embedding_cache") or {}).get("max_seq_length")
+    details = filters.paper_details(papers, atlas.topics, doc_id, links=links, window=window)
     if details is None:
         return
-    row = atlas.documents.loc[atlas.documents["doc_id"].astype(str) == str(doc_id)].iloc[0]
+    row = papers.loc[papers["doc_id"].astype(str) == str(doc_id)].iloc[0]
     with st.container(border=True, key="paper-panel"):
         top = st.columns([3, 2], vertical_alignment="center")
         top[0].caption("Chosen paper (red star on the map)")
@@ -85,13 +89,21 @@ def render_paper(page: Page, doc_id: str) -> None:
         if details["keywords"]:
             st.caption("Keywords")
             st.text("; ".join(details["keywords"]))
+        if details["copy_of"]:
+            st.caption("Duplicate")
+            st.text(f"The same abstract as {details['copy_of']}: this copy shares its topic and place on the map.")
+        elif details["copies"]:
+            st.caption("Copies")
+            st.text("The same abstract is also in: " + ", ".join(details["copies"]))
         st.caption("Abstract")
         st.text(details["abstract"] or "(no abstract)")
+        if details.get("embedding_note"):
+            st.caption(details["embedding_note"])
         if details["link"]:
             st.link_button("Open on OpenReview", details["link"])
-    similar = filters.similar_papers(atlas.documents, atlas.topics, doc_id)
+    similar = filters.similar_papers(papers, atlas.topics, doc_id, links=links)
     if not similar.empty:
-        known = resources.doc_id_set(page.cache_key, atlas.documents)
+        known = resources.doc_id_set(page.cache_key, papers)
         neighbour_ids = [other for other in filters.as_text_list(row.get("neighbor_ids")) if other in known]
         st.caption("Similar papers (rings on the map; cosine similarity of the abstracts' embeddings). Choose one to open it.")
         key = f"similar-{doc_id}"
