@@ -312,10 +312,17 @@ def run_build(
     """
     input_path, cache_dir = check_paths(Path(input_path), Path(cache_dir), force)
     timer = StageTimer()
+    from pipeline.layout import LayoutStore
+
+    layouts = LayoutStore(Path(embedding_store).parent / "layouts") if embedding_store is not None else None
     with timer.stage("load"):
         raw = load_corpus(input_path, encoding=encoding)
     with timer.stage("clean"):
-        prepared = prepare_documents(raw)
+        from pipeline.preparation_cache import cached_preparation
+
+        prepared, reused = cached_preparation(layouts.folder if layouts else None, raw, encoding, prepare_documents)
+        if layouts is not None:
+            layouts.hits["prepared"] = reused
         documents = prepared.documents
         n = len(documents)
         require_documents(prepared, raw, input_path)
@@ -330,12 +337,11 @@ def run_build(
     config = config.resolved_for(n)
     for note in config.adaptations:
         log.warning("adapted to a small corpus: %s", note)
-    from pipeline.layout import LayoutStore, cached_umap_layout, fingerprint, pca_layout
+    from pipeline.layout import cached_umap_layout, fingerprint, pca_layout
     from pipeline.neighbors import cached_cosine_knn
     from pipeline.represent import represent_corpus
     from pipeline.tokens import word_counts
 
-    layouts = LayoutStore(Path(embedding_store).parent / "layouts") if embedding_store is not None else None
     with timer.stage("vocabulary"):
         tokens = cached_tokens(layouts, texts)
         counts = word_counts(tokens)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 
 OUTLIER_LABEL = "Outliers"
 
@@ -88,12 +89,16 @@ def readable_term(term: str, documents: list[str]) -> str | None:
     words never stand together in ``documents`` (unless it has no Latin letter: CJK terms are kept as they are)
     and for a fragment whose phrase would grow beyond MAX_LABEL_WORDS words.
     """
+    # One string, documents joined by a mark no phrase or neighbour can span (phrases are joined only by spaces
+    # and hyphens): one regex scan per term instead of one per document.
+    return readable_in(term, DOCUMENT_JOIN.join(documents))
+
+
+def readable_in(term: str, text: str) -> str | None:
+    """:func:`readable_term` over the topic's documents already joined by DOCUMENT_JOIN (join them once per topic)."""
     words = term.split()
     if not words:
         return None
-    # One string, documents joined by a mark no phrase or neighbour can span (phrases are joined only by spaces
-    # and hyphens): one regex scan per term instead of one per document.
-    text = DOCUMENT_JOIN.join(documents)
     surfaces: list[str] = []
     while True:
         surfaces = []
@@ -190,13 +195,52 @@ def readable_terms(terms: list[str], documents: list[str]) -> list[str]:
     return readable or terms
 
 
+def label_terms(terms: list[str], text: str | None, n_terms: int = 3) -> tuple[list[str], Callable[[], list[str]]]:
+    """(the terms of a topic's label, a function giving every term it may add to stay unique), from its ranked
+    ``terms`` and its documents joined by DOCUMENT_JOIN (None: use the terms as they are).
+
+    The same terms as :func:`label_from_terms` of :func:`readable_terms` of the first LABEL_CANDIDATES terms, but each
+    readable form is searched only when it is needed: :func:`label_from_terms` stops at the ``n_terms``-th term it
+    takes, so the later candidates matter only for a label that another topic already has (about half of the
+    searches on the whole conference).
+    """
+    if text is None or not terms:
+        forms = [_joined_cjk(term) for term in terms]
+        return label_from_terms(forms, n_terms), lambda: forms
+    candidates = terms[:LABEL_CANDIDATES]
+    readable: list[str] = []
+    searched = 0
+
+    def search_up_to(stop: int) -> None:
+        nonlocal searched
+        while searched < stop:
+            form = readable_in(candidates[searched], text)
+            searched += 1
+            if form and form.lower() not in {existing.lower() for existing in readable}:
+                readable.append(form)
+
+    chosen: list[str] = []
+    while searched < len(candidates) and len(chosen) < n_terms:
+        search_up_to(searched + 1)
+        chosen = label_from_terms([_joined_cjk(term) for term in readable], n_terms)
+    if not readable:  # not one candidate is written in the papers: the terms as they are (readable_terms' rule)
+        forms = [_joined_cjk(term) for term in candidates]
+        return label_from_terms(forms, n_terms), lambda: forms
+
+    def every_term() -> list[str]:
+        search_up_to(len(candidates))
+        return [_joined_cjk(term) for term in readable]
+
+    return chosen, every_term
+
+
 def make_labels(topic_terms: dict[int, list[str]], n_terms: int = 3, documents: dict[int, list[str]] | None = None) -> dict[int, str]:
     """Labels for every topic id in ``topic_terms`` ({topic: ranked terms}); unique across topics.
 
     ``documents`` ({topic: its documents' texts, original case}), when given, turns terms into the phrases the
-    papers write (:func:`readable_terms`). Topic -1 is always OUTLIER_LABEL. Never returns an empty label, one
-    made only of a number and underscores, or one of function words or CJK particles only; no two labels differ only
-    in case or spacing (:func:`label_key`).
+    papers write (:func:`readable_terms`, searched as :func:`label_terms` needs them). Topic -1 is always
+    OUTLIER_LABEL. Never returns an empty label, one made only of a number and underscores, or one of function words
+    or CJK particles only; no two labels differ only in case or spacing (:func:`label_key`).
     """
     labels: dict[int, str] = {}
     used: set[str] = set()
@@ -206,14 +250,13 @@ def make_labels(topic_terms: dict[int, list[str]], n_terms: int = 3, documents: 
             used.add(label_key(OUTLIER_LABEL))
             continue
         terms = [term for term in topic_terms[topic] if term and term.strip() and not is_function_term(term)]
-        if documents is not None and terms:
-            terms = readable_terms(terms[:LABEL_CANDIDATES], documents.get(topic, []))
-        terms = [_joined_cjk(term) for term in terms]
-        chosen = label_from_terms(terms, n_terms)
+        text = DOCUMENT_JOIN.join(documents.get(topic, [])) if documents is not None else None
+        chosen, every_term = label_terms(terms, text, n_terms)
         label = ", ".join(chosen) if chosen else f"Topic {topic} (no keywords)"
-        extra = [term for term in terms if term not in chosen and not any(_words(term) <= _words(c) for c in chosen)]
-        while label_key(label) in used and extra:
-            label = f"{label}, {extra.pop(0)}"
+        if label_key(label) in used:
+            extra = [term for term in every_term() if term not in chosen and not any(_words(term) <= _words(c) for c in chosen)]
+            while label_key(label) in used and extra:
+                label = f"{label}, {extra.pop(0)}"
         if label_key(label) in used:
             label = f"{label} (topic {topic})"
         labels[topic] = label

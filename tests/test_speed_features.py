@@ -50,7 +50,7 @@ def test_cold_build_embeds_everything_and_names_its_encoder(first_build):
     assert manifest["embedding_model"] == model_id("all-MiniLM-L6-v2-static")
     encoder = manifest["embedding_encoder"]["all-MiniLM-L6-v2-static"]
     assert encoder["kind"] == "static" and len(encoder["weights_sha256"]) == 64 and Path(encoder["path"]).is_dir()
-    assert manifest["layout_cache"]["hits"] == {"tokens": False, "neighbours": False, "umap_cluster_space": False, "map_2d": False, "map_refine": False}
+    assert manifest["layout_cache"]["hits"] == {"prepared": False, "tokens": False, "neighbours": False, "umap_cluster_space": False, "map_2d": False, "map_refine": False}
 
 
 def test_adding_and_changing_documents_embeds_only_those(first_build, corpus: pd.DataFrame, tmp_path: Path):
@@ -72,10 +72,10 @@ def test_changing_only_hdbscan_parameters_reuses_the_layouts(first_build, corpus
     smaller = max(3, manifest["params"]["min_cluster_size"] - 2)
     again = run_build(path, tmp_path / "cache", replace(STATIC, min_cluster_size=smaller), embedding_store=store).manifest
     assert again["embedding_cache"]["embedded"] == 0
-    assert again["layout_cache"]["hits"] == {"tokens": True, "neighbours": True, "umap_cluster_space": True, "map_2d": True, "map_refine": True}
+    assert again["layout_cache"]["hits"] == {"prepared": True, "tokens": True, "neighbours": True, "umap_cluster_space": True, "map_2d": True, "map_refine": True}
     assert again["params"]["min_cluster_size"] == smaller
     reseeded = run_build(path, tmp_path / "cache2", replace(STATIC, random_state=7), embedding_store=store).manifest
-    assert reseeded["layout_cache"]["hits"] == {"tokens": True, "neighbours": True, "umap_cluster_space": False, "map_2d": False, "map_refine": False}
+    assert reseeded["layout_cache"]["hits"] == {"prepared": True, "tokens": True, "neighbours": True, "umap_cluster_space": False, "map_2d": False, "map_refine": False}
 
 
 def _no_network(*args, **kwargs):
@@ -161,3 +161,15 @@ def test_two_umap_fits_in_two_threads_match_them_one_after_the_other(corpus: pd.
         future = pool.submit(umap_layout, embeddings, indices, similarities, 2, 15, 0.0, 42, 15)
         assert np.array_equal(umap_layout(embeddings, indices, similarities, 5, 15, 0.0, 42), space)
         assert np.array_equal(future.result(), drawn)
+
+
+def test_a_rebuild_reuses_the_cleaned_corpus_and_gets_the_same_documents(corpus: pd.DataFrame, tmp_path: Path):
+    """The second build of one file skips cleaning (pipeline.preparation_cache) and writes the same documents table."""
+    path = tmp_path / "papers.parquet"
+    corpus.to_parquet(path, index=False)
+    store = tmp_path / "store" / "embeddings.sqlite"
+    first = run_build(path, tmp_path / "first", embedding_store=store).manifest
+    second = run_build(path, tmp_path / "second", embedding_store=store).manifest
+    assert (first["layout_cache"]["hits"]["prepared"], second["layout_cache"]["hits"]["prepared"]) == (False, True)
+    assert first["dropped_ids"] == second["dropped_ids"] and first["warnings"] == second["warnings"]
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "first" / "documents.parquet"), pd.read_parquet(tmp_path / "second" / "documents.parquet"))
