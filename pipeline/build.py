@@ -1,16 +1,19 @@
 """``python -m pipeline build``: corpus file -> cache folder.
 
-Stages, each timed and logged: load -> clean -> vocabulary check -> embed -> neighbours -> UMAP (clustering
-space) -> HDBSCAN -> UMAP (2D map) -> NeRV map refinement (up to 2,000 documents) -> BERTopic (c-TF-IDF, topic
-and outlier reduction, labels) -> representative documents -> hierarchy -> write. The cache is written to a staging folder beside the target and swapped in
-only when complete (see :mod:`pipeline.cache`).
+Stages, each timed (wall and CPU seconds) and logged: load -> clean -> vocabulary (the corpus tokenised once) ->
+embed (the representation, by default tfidf-svd fitted on the corpus) -> neighbours -> UMAP (clustering space) ->
+HDBSCAN -> UMAP (2D map) -> NeRV map refinement (up to 2,000 documents) -> BERTopic (c-TF-IDF, topic and outlier
+reduction, labels) -> hierarchy -> topics per class -> representative documents and themes -> evaluate -> align
+(topic ids kept from the atlas already in the folder) -> write. The cache is written to a staging folder beside the
+target and swapped in only when complete (see :mod:`pipeline.cache`).
 
 Speed: each stage imports what it needs when it runs (``--help`` imports neither scikit-learn nor bertopic;
-bertopic is imported without the transformer and plotting stacks, see import_bertopic_lean). Embeddings are
-cached per document (pipeline.embed), neighbour lists and UMAP layouts per (embeddings hash, parameters)
-(pipeline.layout.LayoutStore), so a rebuild re-embeds only new or changed documents and runs UMAP only when the
-embeddings or the UMAP parameters changed. The 2D map is drawn in a second thread while the main thread fits
-the clustering space and the topics (11,671 titles, static encoder, cold: 33 s -> 24.5 s). The default encoder is the MiniLM transformer (see pipeline.embed).
+bertopic is imported without the transformer and plotting stacks, see import_bertopic_lean). What depends only on
+the input is kept beside the embedding cache (pipeline.layout.LayoutStore): the cleaned corpus
+(pipeline.preparation_cache), its tokens, the lexical fit, encoder vectors per document (pipeline.embed), neighbour
+lists, UMAP layouts and the map metrics, each keyed by what makes it, so a rebuild that changes only clustering or
+topic parameters redoes only HDBSCAN and the topics (the whole conference: under 10 s). The 2D map is drawn in a
+second thread while the main thread fits the clustering space and the topics.
 """
 
 from __future__ import annotations
@@ -278,6 +281,230 @@ def content_word_check(counts: Any, doc_ids: list[str], prepared: Any, input_pat
     return prepared.dropped_ids.get(DROP_NO_WORDS, []) + in_input_order
 
 
+@dataclass
+class PreparedInput:
+    """A corpus read, cleaned and put in the canonical order the build fits in.
+
+    ``documents``, ``texts`` and ``doc_ids`` are in canonical order (:func:`canonical_order`); ``order`` maps them
+    back (``documents.iloc[np.argsort(order)]`` is the input order); ``warnings`` gathers what the manifest reports.
+    """
+
+    raw: Any
+    prepared: Any
+    documents: Any
+    texts: list[str]
+    doc_ids: list[str]
+    order: np.ndarray
+    warnings: list[str]
+
+
+@dataclass
+class Fitted:
+    """The clustering, the topics and the map of a build (see :func:`fit_topics_and_map`)."""
+
+    cluster_labels: np.ndarray
+    probabilities: np.ndarray
+    fit: Any
+    hierarchy: Any
+    per_class: Any
+    coordinates: np.ndarray
+
+
+def read_and_clean(input_path: Path, encoding: str | None, layouts: Any, timer: StageTimer) -> PreparedInput:
+    """The load and clean stages, then the canonical order. Raises InputError and CorpusTooSmallError."""
+    with timer.stage("load"):
+        raw = load_corpus(input_path, encoding=encoding)
+    with timer.stage("clean"):
+        from pipeline.preparation_cache import cached_preparation
+
+        prepared, reused = cached_preparation(layouts.folder if layouts else None, raw, encoding, prepare_documents)
+        if layouts is not None:
+            layouts.hits["prepared"] = reused
+        require_documents(prepared, raw, input_path)
+        for warning in prepared.warnings:
+            log.warning(warning)
+    # Fit in a canonical order (by text hash), so the input's row order cannot change the topics (UMAP's SGD and
+    # HDBSCAN's tie-breaking follow row order: shuffling 300 papers gave ARI 0.46); tables are written in input order.
+    order = canonical_order(prepared.documents["text"].tolist())
+    documents = prepared.documents.iloc[order].reset_index(drop=True)
+    return PreparedInput(raw, prepared, documents, documents["text"].tolist(), documents["doc_id"].tolist(), order, list(prepared.warnings))
+
+
+def tokenise_and_represent(corpus: PreparedInput, input_path: Path, config: BuildConfig, embedding_store: Any, layouts: Any, encoder: Any, timer: StageTimer) -> tuple[Any, list[str], Any]:
+    """The vocabulary and embed stages: (tokens, ids of documents without a content word, the represented corpus).
+    Raises EmptyVocabularyError when no document has a content word."""
+    from pipeline.represent import represent_corpus
+    from pipeline.tokens import word_counts
+
+    with timer.stage("vocabulary"):
+        tokens = cached_tokens(layouts, corpus.texts)
+        counts = word_counts(tokens)
+        without_content = content_word_check(counts, corpus.doc_ids, corpus.prepared, input_path)
+        if without_content:
+            corpus.warnings.append(f"{len(without_content)} documents have no content words after stop-word removal: {', '.join(without_content[:20])}")
+            log.warning(corpus.warnings[-1])
+    with timer.stage("embed"):
+        represented = represent_corpus(
+            corpus.texts, config.embedding_model, embedding_store, layouts, config.lexical_params(), config.embedding_batch_size, encoder=encoder,
+            word_counts=counts,
+        )
+        truncated = truncation_warning(corpus.doc_ids, represented.token_counts, represented.max_seq_length)
+        if truncated:
+            corpus.warnings.append(truncated)
+            log.warning(truncated)
+    return tokens, without_content, represented
+
+
+def map_drawer(n: int, embeddings: np.ndarray, embeddings_key: str, knn: tuple[np.ndarray, np.ndarray], config: BuildConfig, layouts: Any, timer: StageTimer) -> Any:
+    """The function the map thread runs: UMAP to 2D then NeRV refinement for small corpora, or PCA below
+    MIN_DOCUMENTS_FOR_UMAP documents. Returns float32 n x 2 coordinates."""
+    from pipeline.layout import cached_umap_layout, pca_layout
+
+    def draw() -> np.ndarray:
+        if n < MIN_DOCUMENTS_FOR_UMAP:
+            with timer.stage("map_2d"):
+                return pca_layout(embeddings, 2)
+        with timer.stage("map_2d"):
+            layout = cached_umap_layout(
+                layouts, "map_2d", embeddings_key, embeddings, knn[0], knn[1], 2, config.umap_n_neighbors, config.map_min_dist,
+                config.random_state, config.map_negative_sample_rate,
+            )
+        if n <= config.map_refine_max_documents:
+            with timer.stage("map_refine"):
+                layout = cached_map_refinement(layouts, embeddings_key, embeddings, layout, config)
+        return layout
+
+    return draw
+
+
+def cluster(n: int, embeddings: np.ndarray, embeddings_key: str, knn: tuple[np.ndarray, np.ndarray], config: BuildConfig, layouts: Any, timer: StageTimer) -> tuple[np.ndarray, np.ndarray]:
+    """The clustering space (UMAP) and HDBSCAN: (labels int64 n, -1 = outlier; membership float32 n). Below
+    MIN_DOCUMENTS_FOR_UMAP documents every document is in cluster 0."""
+    if n < MIN_DOCUMENTS_FOR_UMAP:
+        return np.zeros(n, dtype=np.int64), np.ones(n, dtype=np.float32)
+    from pipeline.cluster import hdbscan_clusters
+    from pipeline.layout import cached_umap_layout
+
+    with timer.stage("umap_cluster_space"):
+        reduced = cached_umap_layout(
+            layouts, "umap_cluster_space", embeddings_key, embeddings, knn[0], knn[1], config.umap_n_components, config.umap_n_neighbors,
+            config.umap_min_dist, config.random_state,
+        )
+    with timer.stage("hdbscan"):
+        return hdbscan_clusters(reduced, config.min_cluster_size, config.min_samples, config.cluster_selection_method, config.max_cluster_share)
+
+
+def fit_topics_and_map(corpus: PreparedInput, tokens: Any, represented: Any, knn: tuple[np.ndarray, np.ndarray], embeddings_key: str, config: BuildConfig, layouts: Any, timer: StageTimer) -> Fitted:
+    """Clustering, BERTopic, hierarchy and topics per class in this thread while the 2D map is drawn in a second one
+    (pipeline.layout: UMAP's SGD releases the GIL); the map is joined where the topics' positions are needed. Its
+    stages (map_2d, map_refine) are timed in that thread; map_wait is how long this thread waited for it."""
+    from pipeline.model import fit_topic_model, hierarchy_table
+
+    n, embeddings = len(corpus.texts), represented.embeddings
+    if n < MIN_DOCUMENTS_FOR_UMAP:
+        note = f"only {n} documents: fewer than {MIN_DOCUMENTS_FOR_UMAP}, so UMAP and HDBSCAN were skipped; the documents are one topic if they share words (else outliers) and the map is a PCA projection"
+        corpus.warnings.append(note)
+        log.warning(note)
+    mapper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="atlas-map")
+    try:
+        drawn_map = mapper.submit(map_drawer(n, embeddings, embeddings_key, knn, config, layouts, timer))
+        cluster_labels, probabilities = cluster(n, embeddings, embeddings_key, knn, config, layouts, timer)
+        with timer.stage("topics"):
+            import_bertopic_lean()
+            fit = fit_topic_model(corpus.texts, embeddings, cluster_labels, config, encoder=represented.representation, tokens=tokens)
+            for note in fit.notes:
+                log.info(note)
+            corpus.warnings.extend(note for note in fit.notes if note.startswith("No topics"))
+        with timer.stage("hierarchy"):
+            hierarchy = hierarchy_table(fit.topic_model, corpus.texts, fit.labels)
+        per_class = None
+        if "decision" in corpus.documents.columns and corpus.documents["decision"].notna().any():
+            from pipeline.classes import topics_per_class_table
+
+            with timer.stage("topics_per_class"):
+                per_class = topics_per_class_table(fit.topic_model, corpus.texts, corpus.documents["decision"].tolist())
+        with timer.stage("map_wait"):
+            coordinates = drawn_map.result()
+    finally:
+        mapper.shutdown(wait=True)
+    return Fitted(cluster_labels, probabilities, fit, hierarchy, per_class, coordinates)
+
+
+def document_table(corpus: PreparedInput, fitted: Fitted, represented: Any, knn: tuple[np.ndarray, np.ndarray], config: BuildConfig) -> Any:
+    """documents.parquet's rows (canonical order): the documents' columns, their topic, label, membership, map
+    position, similar papers and, for an encoder block, their length in word pieces and whether it was truncated."""
+    fit, n = fitted.fit, len(corpus.texts)
+    neighbour_ids, neighbour_scores = neighbour_columns(knn[0], knn[1], corpus.doc_ids, config.n_neighbors_similar)
+    output = corpus.documents.drop(columns=["text", "record"]).copy()
+    output.insert(1, "topic", fit.topics)
+    output["topic_label"] = [fit.labels[topic] for topic in fit.topics]
+    # HDBSCAN membership strength; 0 for documents HDBSCAN called outliers (including those reassigned later).
+    output["probability"] = np.where((fitted.cluster_labels == -1) | (fit.clustered_topics == -1), 0.0, fitted.probabilities).astype(float)
+    output["reassigned"] = (fit.clustered_topics == -1) & (fit.topics != -1)
+    output["x"], output["y"] = fitted.coordinates[:, 0].astype(float), fitted.coordinates[:, 1].astype(float)
+    output["neighbor_ids"], output["neighbor_scores"] = neighbour_ids, neighbour_scores
+    # Lengths in word pieces and truncation, for an encoder block (a lexical representation reads every word).
+    word_pieces = represented.token_counts or [0] * n
+    output["word_pieces"] = word_pieces
+    output["truncated"] = truncated_flags(word_pieces, represented.max_seq_length) if represented.max_seq_length else [False] * n
+    return output[cache.DOCUMENT_COLUMNS + [column for column in output.columns if column not in cache.DOCUMENT_COLUMNS]]
+
+
+def build_manifest(input_path: Path, corpus: PreparedInput, fitted: Fitted, represented: Any, topics_frame: Any, without_content: list[str], config: BuildConfig, layouts: Any) -> dict[str, Any]:
+    """The manifest of a build, before its metrics, alignment and timings (see pipeline.cache)."""
+    raw, prepared, fit = corpus.raw, corpus.prepared, fitted.fit
+    representation = represented.representation
+    return {
+        "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "input_path": str(input_path),
+        "input_sha256": raw.sha256,
+        "input_encoding": raw.encoding,
+        "input_records": len(raw.records) + sum(raw.skipped.values()),
+        "n_documents": len(corpus.texts),
+        "n_topics": int((topics_frame["topic"] != -1).sum()),
+        "outlier_fraction": round(float((fit.topics == -1).mean()), 4),
+        "n_outliers_reassigned": fit.n_reassigned,
+        "text_column": raw.text_column,
+        # The representation's name and the identity of each block (pipeline.represent); its fitted state is in
+        # representation/ (queries and new papers are transformed with it).
+        "embedding_model": " + ".join(representation.identities.values()),
+        "embedding_model_name": representation.name,
+        "embedding_encoder": {block: encoder_description(block) for block in representation.blocks if not is_lexical(block)},
+        "embedding_dim": int(represented.embeddings.shape[1]),
+        "embedding_cache": {
+            "cached": represented.n_cached, "embedded": represented.n_embedded, "truncated": represented.n_truncated,
+            "max_seq_length": represented.max_seq_length, "lexical_fit_cached": represented.lexical_cached,
+        },
+        "layout_cache": {"folder": str(layouts.folder) if layouts else None, "hits": dict(layouts.hits) if layouts else {}},
+        "params": config.to_dict(),
+        "versions": library_versions(),
+        "dropped": prepared.dropped,
+        "dropped_ids": prepared.dropped_ids,
+        "duplicate_of": dict(zip(prepared.copies["doc_id"], prepared.copies[COPY_COLUMN])) if len(prepared.copies) else {},
+        "languages": prepared.languages,
+        "id_column": raw.id_column,
+        "no_content_word_ids": without_content,
+        "warnings": corpus.warnings,
+        "notes": fit.notes,
+    }
+
+
+def evaluate_build(corpus: PreparedInput, fitted: Fitted, embeddings: np.ndarray, embeddings_key: str, knn_indices: np.ndarray, layouts: Any) -> dict[str, Any]:
+    """The evaluate stage's metrics (pipeline.evaluate); those that depend only on the embeddings, the map and the
+    reference columns come from the layout store when it has them."""
+    from pipeline.evaluate import agreement_references, evaluate_topics, map_metrics, reference_column
+
+    documents, fit = corpus.documents, fitted.fit
+    column = reference_column(documents)
+    reference = documents[column].tolist() if column else None
+    references = agreement_references(documents)
+    map_figures = cached_map_metrics(layouts, embeddings_key, embeddings, fitted.coordinates, reference, references, knn_indices, map_metrics)
+    return evaluate_topics(
+        corpus.texts, fit.topics, {topic: [term for term, _ in pairs] for topic, pairs in fit.topic_terms.items()}, embeddings, fitted.coordinates,
+        reference=reference, reference_name=column, knn_indices=knn_indices, map_figures=map_figures, references=references,
+    )
+
+
 def run_build(
     input_path: Path | str,
     cache_dir: Path | str,
@@ -296,219 +523,61 @@ def run_build(
     cache_dir : cache folder to create or replace.
     config : build parameters; size-dependent ones are resolved for the corpus.
     encoding : text encoding of the input (None = UTF-8, else Windows-1252 with a warning).
-    embedding_store : SQLite embedding cache, or None to embed everything afresh.
+    embedding_store : SQLite embedding cache, or None to embed everything afresh (and keep no layout store).
     force : replace ``cache_dir`` even when it is not a Topic Atlas cache.
-    encoder : an already loaded encoder to reuse (tests, benchmarks): a SentenceTransformer or a
-        pipeline.embed encoder; ignored when it is not the one config names (see pipeline.embed.get_encoder).
+    encoder : an already loaded encoder to reuse for an encoder block (tests, benchmarks): a SentenceTransformer or
+        a pipeline.embed encoder; ignored when it is not the one config names (see pipeline.embed.get_encoder).
     align : when ``cache_dir`` holds an atlas, keep its topic ids for the topics that match (pipeline.align);
         False numbers the topics afresh.
 
-    Embeddings are cached per document in ``embedding_store``; neighbour lists and UMAP layouts in the folder
-    ``layouts`` beside it (pipeline.layout.LayoutStore), keyed by the embeddings' hash and the parameters, so a
-    rebuild that changes only HDBSCAN or topic parameters runs neither the encoder nor UMAP.
+    What depends only on the input is kept in the folder ``layouts`` beside ``embedding_store``
+    (pipeline.layout.LayoutStore, module docstring), so a rebuild that changes only HDBSCAN or topic parameters
+    runs neither the cleaning, the representation nor UMAP again.
 
     Returns a BuildResult. Raises InputError (bad file), CorpusTooSmallError (no usable document),
     EmptyVocabularyError (only stop words) or TargetError (bad cache path); in each case nothing is written.
     """
+    from pipeline.layout import LayoutStore, fingerprint
+    from pipeline.model import representative_documents, save_topic_model, topic_table
+    from pipeline.neighbors import cached_cosine_knn
+    from pipeline.themes import assign_themes
+
     input_path, cache_dir = check_paths(Path(input_path), Path(cache_dir), force)
     timer = StageTimer()
-    from pipeline.layout import LayoutStore
-
     layouts = LayoutStore(Path(embedding_store).parent / "layouts") if embedding_store is not None else None
-    with timer.stage("load"):
-        raw = load_corpus(input_path, encoding=encoding)
-    with timer.stage("clean"):
-        from pipeline.preparation_cache import cached_preparation
-
-        prepared, reused = cached_preparation(layouts.folder if layouts else None, raw, encoding, prepare_documents)
-        if layouts is not None:
-            layouts.hits["prepared"] = reused
-        documents = prepared.documents
-        n = len(documents)
-        require_documents(prepared, raw, input_path)
-        for warning in prepared.warnings:
-            log.warning(warning)
-    warnings = list(prepared.warnings)
-    # Fit in a canonical order (by text hash), so the input's row order cannot change the topics (UMAP's SGD and
-    # HDBSCAN's tie-breaking follow row order: shuffling 300 papers gave ARI 0.46); tables are written in input order.
-    order = canonical_order(documents["text"].tolist())
-    documents = documents.iloc[order].reset_index(drop=True)
-    texts, doc_ids = documents["text"].tolist(), documents["doc_id"].tolist()
-    config = config.resolved_for(n)
+    corpus = read_and_clean(input_path, encoding, layouts, timer)
+    config = config.resolved_for(len(corpus.texts))
     for note in config.adaptations:
         log.warning("adapted to a small corpus: %s", note)
-    from pipeline.layout import cached_umap_layout, fingerprint, pca_layout
-    from pipeline.neighbors import cached_cosine_knn
-    from pipeline.represent import represent_corpus
-    from pipeline.tokens import word_counts
-
-    with timer.stage("vocabulary"):
-        tokens = cached_tokens(layouts, texts)
-        counts = word_counts(tokens)
-        without_content = content_word_check(counts, doc_ids, prepared, input_path)
-        if without_content:
-            warnings.append(f"{len(without_content)} documents have no content words after stop-word removal: {', '.join(without_content[:20])}")
-            log.warning(warnings[-1])
-    with timer.stage("embed"):
-        represented = represent_corpus(
-            texts, config.embedding_model, embedding_store, layouts, config.lexical_params(), config.embedding_batch_size, encoder=encoder,
-            word_counts=counts,
-        )
-        embeddings = represented.embeddings
-        truncated = truncation_warning(doc_ids, represented.token_counts, represented.max_seq_length)
-        if truncated:
-            warnings.append(truncated)
-            log.warning(warnings[-1])
+    tokens, without_content, represented = tokenise_and_represent(corpus, input_path, config, embedding_store, layouts, encoder, timer)
+    embeddings = represented.embeddings
     with timer.stage("neighbours"):
         embeddings_key = fingerprint(embeddings)
-        k = max(config.umap_n_neighbors, config.n_neighbors_similar + 1)
-        knn_indices, knn_similarities = cached_cosine_knn(embeddings, k, layouts, embeddings_key)
-
-    # The 2D map runs in a second thread (pipeline.layout: UMAP's SGD releases the GIL), overlapping the clustering
-    # space, HDBSCAN and the topic model, which do not need it; it is joined where the topics' positions are needed.
-    # Its stages (map_2d, map_refine) are timed in that thread; map_wait is how long the main thread waited.
-    mapper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="atlas-map")
-    try:
-        if n < MIN_DOCUMENTS_FOR_UMAP:
-            note = f"only {n} documents: fewer than {MIN_DOCUMENTS_FOR_UMAP}, so UMAP and HDBSCAN were skipped; the documents are one topic if they share words (else outliers) and the map is a PCA projection"
-            warnings.append(note)
-            log.warning(note)
-
-            def draw_pca_map() -> np.ndarray:
-                with timer.stage("map_2d"):
-                    return pca_layout(embeddings, 2)
-
-            drawn_map = mapper.submit(draw_pca_map)
-            cluster_labels = np.zeros(n, dtype=np.int64)
-            probabilities = np.ones(n, dtype=np.float32)
-        else:
-            from pipeline.cluster import hdbscan_clusters
-
-            def draw_map() -> np.ndarray:
-                with timer.stage("map_2d"):
-                    layout = cached_umap_layout(
-                        layouts, "map_2d", embeddings_key, embeddings, knn_indices, knn_similarities, 2, config.umap_n_neighbors, config.map_min_dist,
-                        config.random_state, config.map_negative_sample_rate,
-                    )
-                if n <= config.map_refine_max_documents:
-                    with timer.stage("map_refine"):
-                        layout = cached_map_refinement(layouts, embeddings_key, embeddings, layout, config)
-                return layout
-
-            drawn_map = mapper.submit(draw_map)
-            with timer.stage("umap_cluster_space"):
-                reduced = cached_umap_layout(
-                    layouts, "umap_cluster_space", embeddings_key, embeddings, knn_indices, knn_similarities,
-                    config.umap_n_components, config.umap_n_neighbors, config.umap_min_dist, config.random_state,
-                )
-            with timer.stage("hdbscan"):
-                cluster_labels, probabilities = hdbscan_clusters(
-                    reduced, config.min_cluster_size, config.min_samples, config.cluster_selection_method, config.max_cluster_share
-                )
-        from pipeline.model import fit_topic_model, hierarchy_table, representative_documents, save_topic_model, topic_table
-
-        with timer.stage("topics"):
-            import_bertopic_lean()
-            fit = fit_topic_model(texts, embeddings, cluster_labels, config, encoder=represented.representation, tokens=tokens)
-            for note in fit.notes:
-                log.info(note)
-            warnings.extend(note for note in fit.notes if note.startswith("No topics"))
-        with timer.stage("hierarchy"):
-            hierarchy = hierarchy_table(fit.topic_model, texts, fit.labels)
-        per_class = None
-        if "decision" in documents.columns and documents["decision"].notna().any():
-            from pipeline.classes import topics_per_class_table
-
-            with timer.stage("topics_per_class"):
-                per_class = topics_per_class_table(fit.topic_model, texts, documents["decision"].tolist())
-        with timer.stage("map_wait"):
-            coordinates = drawn_map.result()
-    finally:
-        mapper.shutdown(wait=True)
+        knn = cached_cosine_knn(embeddings, max(config.umap_n_neighbors, config.n_neighbors_similar + 1), layouts, embeddings_key)
+    fitted = fit_topics_and_map(corpus, tokens, represented, knn, embeddings_key, config, layouts, timer)
     with timer.stage("representatives"):
-        representatives = representative_documents(embeddings, fit.topics, doc_ids, config.n_representative)
-        topics_frame = topic_table(fit, representatives, coordinates)
-        from pipeline.themes import assign_themes
-
-        topics_frame = assign_themes(topics_frame, hierarchy)  # theme, theme_label: the map's top level
-    neighbour_ids, neighbour_scores = neighbour_columns(knn_indices, knn_similarities, doc_ids, config.n_neighbors_similar)
-    label_of = fit.labels
-    output = documents.drop(columns=["text", "record"]).copy()
-    output.insert(1, "topic", fit.topics)
-    output["topic_label"] = [label_of[topic] for topic in fit.topics]
-    # HDBSCAN membership strength; 0 for documents HDBSCAN called outliers (including those reassigned later).
-    output["probability"] = np.where((cluster_labels == -1) | (fit.clustered_topics == -1), 0.0, probabilities).astype(float)
-    output["reassigned"] = (fit.clustered_topics == -1) & (fit.topics != -1)
-    output["x"], output["y"] = coordinates[:, 0].astype(float), coordinates[:, 1].astype(float)
-    output["neighbor_ids"], output["neighbor_scores"] = neighbour_ids, neighbour_scores
-    # Lengths in word pieces and truncation, for an encoder block (a lexical representation reads every word).
-    word_pieces = represented.token_counts or [0] * n
-    output["word_pieces"] = word_pieces
-    output["truncated"] = truncated_flags(word_pieces, represented.max_seq_length) if represented.max_seq_length else [False] * n
-    output = output[cache.DOCUMENT_COLUMNS + [column for column in output.columns if column not in cache.DOCUMENT_COLUMNS]]
-    n_topics = int((topics_frame["topic"] != -1).sum())
-    outlier_fraction = float((fit.topics == -1).mean())
-    manifest = {
-        "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "input_path": str(input_path),
-        "input_sha256": raw.sha256,
-        "input_encoding": raw.encoding,
-        "input_records": len(raw.records) + sum(raw.skipped.values()),
-        "n_documents": n,
-        "n_topics": n_topics,
-        "outlier_fraction": round(outlier_fraction, 4),
-        "n_outliers_reassigned": fit.n_reassigned,
-        "text_column": raw.text_column,
-        # The representation's name and the identity of each block (pipeline.represent); its fitted state is in
-        # representation/ (queries and new papers are transformed with it).
-        "embedding_model": " + ".join(represented.representation.identities.values()),
-        "embedding_model_name": represented.representation.name,
-        "embedding_encoder": {block: encoder_description(block) for block in represented.representation.blocks if not is_lexical(block)},
-        "embedding_dim": int(embeddings.shape[1]),
-        "embedding_cache": {
-            "cached": represented.n_cached, "embedded": represented.n_embedded, "truncated": represented.n_truncated,
-            "max_seq_length": represented.max_seq_length, "lexical_fit_cached": represented.lexical_cached,
-        },
-        "layout_cache": {"folder": str(layouts.folder) if layouts else None, "hits": dict(layouts.hits) if layouts else {}},
-        "params": config.to_dict(),
-        "versions": library_versions(),
-        "dropped": prepared.dropped,
-        "dropped_ids": prepared.dropped_ids,
-        "duplicate_of": dict(zip(prepared.copies["doc_id"], prepared.copies[COPY_COLUMN])) if len(prepared.copies) else {},
-        "languages": prepared.languages,
-        "id_column": raw.id_column,
-        "no_content_word_ids": without_content,
-        "warnings": warnings,
-        "notes": fit.notes,
-    }
+        representatives = representative_documents(embeddings, fitted.fit.topics, corpus.doc_ids, config.n_representative)
+        topics_frame = assign_themes(topic_table(fitted.fit, representatives, fitted.coordinates), fitted.hierarchy)  # theme, theme_label: the map's top level
+    output = document_table(corpus, fitted, represented, knn, config)
+    manifest = build_manifest(input_path, corpus, fitted, represented, topics_frame, without_content, config, layouts)
     with timer.stage("evaluate"):
-        from pipeline.evaluate import agreement_references, evaluate_topics, map_metrics, reference_column
-
-        column = reference_column(documents)
-        reference = documents[column].tolist() if column else None
-        references = agreement_references(documents)
-        map_figures = cached_map_metrics(layouts, embeddings_key, embeddings, coordinates, reference, references, knn_indices, map_metrics)
-        manifest["metrics"] = evaluate_topics(
-            texts, fit.topics, {topic: [term for term, _ in pairs] for topic, pairs in fit.topic_terms.items()}, embeddings, coordinates,
-            reference=reference, reference_name=column, knn_indices=knn_indices, map_figures=map_figures, references=references,
-        )
+        manifest["metrics"] = evaluate_build(corpus, fitted, embeddings, embeddings_key, knn[0], layouts)
     with timer.stage("align"):  # the one renumbering step: topic ids kept from the atlas already in cache_dir
         from pipeline.align import AtlasTables, align_to_previous
 
-        aligned = align_to_previous(cache_dir if align else None, AtlasTables(output, topics_frame, hierarchy, per_class, manifest), embeddings)
-        output, topics_frame, hierarchy, per_class, manifest = aligned.documents, aligned.topics, aligned.hierarchy, aligned.topics_per_class, aligned.manifest
+        aligned = align_to_previous(cache_dir if align else None, AtlasTables(output, topics_frame, fitted.hierarchy, fitted.per_class, manifest), embeddings)
     staging = cache.staging_folder(cache_dir)
     try:
         with timer.stage("save_model"):
-            save_topic_model(fit.topic_model, staging / cache.MODEL_DIR, represented.representation.name)
+            save_topic_model(fitted.fit.topic_model, staging / cache.MODEL_DIR, represented.representation.name)
             represented.representation.save(staging / cache.REPRESENTATION_DIR)
-        manifest["timings_s"] = dict(timer.seconds)
-        manifest["cpu_s"] = dict(timer.cpu_seconds)
-        manifest["peak_rss_mb"] = peak_rss_mb()
-        restore = np.argsort(order)  # back to input order
-        written = output.iloc[restore].reset_index(drop=True)
+        manifest = aligned.manifest
+        manifest["timings_s"], manifest["cpu_s"], manifest["peak_rss_mb"] = dict(timer.seconds), dict(timer.cpu_seconds), peak_rss_mb()
+        restore = np.argsort(corpus.order)  # back to input order
+        written = aligned.documents.iloc[restore].reset_index(drop=True)
         cache.write_tables(
-            staging, manifest, written, topics_frame, hierarchy, embeddings[restore], per_class, aligned.lineage, copies=copy_table(prepared.copies, written)
+            staging, manifest, written, aligned.topics, aligned.hierarchy, embeddings[restore], aligned.topics_per_class, aligned.lineage,
+            copies=copy_table(corpus.prepared.copies, written),
         )
         cache.publish_folder(staging, cache_dir)
     except BaseException:
@@ -516,7 +585,7 @@ def run_build(
         raise
     log.info(
         "wrote %s: %d documents, %d topics, %.1f%% outliers, peak memory %.0f MiB",
-        cache_dir, n, n_topics, 100 * outlier_fraction, manifest["peak_rss_mb"],
+        cache_dir, manifest["n_documents"], manifest["n_topics"], 100 * manifest["outlier_fraction"], manifest["peak_rss_mb"],
     )
     return BuildResult(cache_dir, cache.read_manifest(cache_dir))
 

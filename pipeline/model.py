@@ -197,6 +197,79 @@ def reassign_outliers(embeddings: np.ndarray, topics: np.ndarray, threshold: flo
     return topics
 
 
+def manual_topic_model(config: BuildConfig, vectorizer: Any, ctfidf: Any, representation: Any, nr_topics: int | None, encoder: Any = None) -> Any:
+    """An unfitted BERTopic in its documented "manual topic modeling" mode (``BaseDimensionalityReduction`` and
+    ``BaseCluster``: the clusters come in as ``y``) with the build's vectorizer, c-TF-IDF and representation models."""
+    from bertopic import BERTopic
+    from bertopic.cluster import BaseCluster
+    from bertopic.dimensionality import BaseDimensionalityReduction
+
+    return BERTopic(
+        embedding_model=embedding_backend(encoder) if encoder is not None else None,
+        umap_model=BaseDimensionalityReduction(),
+        hdbscan_model=BaseCluster(),
+        vectorizer_model=vectorizer,  # one instance throughout: it remembers the corpus's counts
+        ctfidf_model=ctfidf,
+        representation_model=representation,
+        top_n_words=config.top_n_words,
+        nr_topics=nr_topics,
+        calculate_probabilities=False,
+        # language=None: BERTopic's "english" preprocessing deletes every character outside [A-Za-z0-9 ] before
+        # c-TF-IDF ("vision-language" -> "visionlanguage", CJK text -> nothing); our vectorizer tokenises instead.
+        language=None,
+        verbose=False,
+    )
+
+
+def topic_vectorizer(texts: list[str], cluster_labels: np.ndarray, config: BuildConfig, tokens: Any, notes: list[str]) -> Any:
+    """The c-TF-IDF vectorizer (pipeline.vocabulary.make_vectorizer) with the corpus's boilerplate words learned from
+    the clusters left out; ``tokens`` (pipeline.tokens, made here when None) spare tokenising again. Appends a note
+    naming the boilerplate words."""
+    from pipeline.tokens import tokenize, word_counts
+    from pipeline.vocabulary import boilerplate_terms
+
+    tokens = tokenize(texts) if tokens is None else tokens
+    boilerplate = boilerplate_terms(word_counts(tokens), cluster_labels, config.boilerplate_min_share, config.boilerplate_max_lift) if config.learn_stop_words else []
+    if boilerplate:
+        notes.append(f"{len(boilerplate)} boilerplate words learned and left out of topic terms: {', '.join(boilerplate[:30])}")
+    try:
+        return make_vectorizer(texts, config.ngram_max, config.min_df or 1, config.max_df, boilerplate, tokens)
+    except EmptyVocabularyError:
+        return make_vectorizer(texts, config.ngram_max, config.min_df or 1, config.max_df, tokens=tokens)
+
+
+def reduce_outliers(
+    topic_model: Any, embeddings: np.ndarray, clustered: np.ndarray, presence: Any, refit: Any, config: BuildConfig, coherence_note: str | None, notes: list[str]
+) -> tuple[np.ndarray, int]:
+    """Outlier reduction after clustering: (topics int64 n, papers reassigned). Outliers eligible for a topic
+    (pipeline.membership.eligibility) move into it by :func:`reassign_outliers`, and the model's terms are refitted
+    (``refit(topics)``). Appends a note saying what was done, or that no topic was found."""
+    n_outliers = int((clustered == OUTLIER_TOPIC).sum())
+    if not set(clustered.tolist()) - {OUTLIER_TOPIC}:
+        if not (coherence_note or "").startswith("No topics"):
+            notes.append(
+                f"No topics found: all {len(clustered)} documents were labelled as outliers (min_cluster_size={config.min_cluster_size}). "
+                "Lower --min-cluster-size or add documents."
+            )
+        return clustered.copy(), 0
+    if not (config.reduce_outliers and n_outliers):
+        return clustered.copy(), 0
+    eligible = eligibility(topic_model, embeddings, clustered, presence)
+    reassigned = reassign_outliers(embeddings, clustered, config.outlier_threshold, config.max_outlier_fraction, eligible)
+    n_reassigned = int(((clustered == OUTLIER_TOPIC) & (reassigned != OUTLIER_TOPIC)).sum())
+    final = clustered.copy()
+    if n_reassigned:
+        refit(reassigned)
+        final = reassigned
+    notes.append(
+        f"outlier reduction reassigned {n_reassigned} of {n_outliers} outlier documents to their most similar topic "
+        f"(centroid similarity >= {config.outlier_threshold} and at least that of all but 1% of the topic's papers, sharing at least one of its terms, "
+        f"leaving at most {config.max_outlier_fraction:.0%} of documents as outliers); "
+        f"{int((final == OUTLIER_TOPIC).sum())} remain outliers"
+    )
+    return final, n_reassigned
+
+
 def fit_topic_model(
     texts: list[str], embeddings: np.ndarray, cluster_labels: np.ndarray, config: BuildConfig, encoder: Any = None, tokens: Any = None
 ) -> TopicFit:
@@ -220,12 +293,7 @@ def fit_topic_model(
 
     Returns a TopicFit. The caller checks beforehand that some document has a content word.
     """
-    from bertopic import BERTopic
-    from bertopic.cluster import BaseCluster
-    from bertopic.dimensionality import BaseDimensionalityReduction
     from bertopic.vectorizers import ClassTfidfTransformer
-
-    from pipeline.vocabulary import boilerplate_terms
 
     n = len(texts)
     notes: list[str] = []
@@ -234,39 +302,12 @@ def fit_topic_model(
     if nr_topics:
         notes.append(f"HDBSCAN found {len(found)} topics; merged to {nr_topics} by c-TF-IDF similarity (BERTopic reduce_topics)")
 
-    if tokens is None:
-        from pipeline.tokens import tokenize
-
-        tokens = tokenize(texts)
-    from pipeline.tokens import word_counts
-
-    counts = word_counts(tokens)
-    boilerplate = boilerplate_terms(counts, cluster_labels, config.boilerplate_min_share, config.boilerplate_max_lift) if config.learn_stop_words else []
-    if boilerplate:
-        notes.append(f"{len(boilerplate)} boilerplate words learned and left out of topic terms: {', '.join(boilerplate[:30])}")
-    try:
-        vectorizer = make_vectorizer(texts, config.ngram_max, config.min_df or 1, config.max_df, boilerplate, tokens)
-    except EmptyVocabularyError:
-        vectorizer = make_vectorizer(texts, config.ngram_max, config.min_df or 1, config.max_df, tokens=tokens)
+    vectorizer = topic_vectorizer(texts, cluster_labels, config, tokens, notes)
     if config.representation.startswith("keybert") and encoder is None:
         raise ValueError("the keybert representations need the corpus's representation passed as encoder (see pipeline.build)")
     ctfidf = ClassTfidfTransformer(bm25_weighting=config.bm25_weighting, reduce_frequent_words=config.reduce_frequent_words)
     representation = _bertopic_representation(config)
-    topic_model = BERTopic(
-        embedding_model=embedding_backend(encoder) if encoder is not None else None,
-        umap_model=BaseDimensionalityReduction(),
-        hdbscan_model=BaseCluster(),
-        vectorizer_model=vectorizer,  # one instance throughout: it remembers the corpus's counts
-        ctfidf_model=ctfidf,
-        representation_model=representation,
-        top_n_words=config.top_n_words,
-        nr_topics=nr_topics,
-        calculate_probabilities=False,
-        # language=None: BERTopic's "english" preprocessing deletes every character outside [A-Za-z0-9 ] before
-        # c-TF-IDF ("vision-language" -> "visionlanguage", CJK text -> nothing); our vectorizer tokenises instead.
-        language=None,
-        verbose=False,
-    )
+    topic_model = manual_topic_model(config, vectorizer, ctfidf, representation, nr_topics, encoder)
     topics, _ = topic_model.fit_transform(texts, embeddings=embeddings, y=np.asarray(cluster_labels))
     clustered = np.asarray(topics, dtype=np.int64)
 
@@ -277,29 +318,7 @@ def fit_topic_model(
 
     clustered, coherence_note, presence = keep_coherent_topics(topic_model, texts, clustered, refit)  # pipeline.membership
     notes.extend([coherence_note] if coherence_note else [])
-    final = clustered.copy()
-    n_outliers = int((clustered == OUTLIER_TOPIC).sum())
-    n_topics = len(set(clustered.tolist()) - {OUTLIER_TOPIC})
-    n_reassigned = 0
-    if n_topics == 0:
-        if not (coherence_note or "").startswith("No topics"):
-            notes.append(
-                f"No topics found: all {n} documents were labelled as outliers (min_cluster_size={config.min_cluster_size}). "
-                "Lower --min-cluster-size or add documents."
-            )
-    elif config.reduce_outliers and n_outliers:
-        eligible = eligibility(topic_model, embeddings, clustered, presence)
-        reassigned = reassign_outliers(embeddings, clustered, config.outlier_threshold, config.max_outlier_fraction, eligible)
-        n_reassigned = int(((clustered == OUTLIER_TOPIC) & (reassigned != OUTLIER_TOPIC)).sum())
-        if n_reassigned:
-            refit(reassigned)
-            final = reassigned
-        notes.append(
-            f"outlier reduction reassigned {n_reassigned} of {n_outliers} outlier documents to their most similar topic "
-            f"(centroid similarity >= {config.outlier_threshold} and at least that of all but 1% of the topic's papers, sharing at least one of its terms, "
-            f"leaving at most {config.max_outlier_fraction:.0%} of documents as outliers); "
-            f"{int((final == OUTLIER_TOPIC).sum())} remain outliers"
-        )
+    final, n_reassigned = reduce_outliers(topic_model, embeddings, clustered, presence, refit, config, coherence_note, notes)
     topic_terms = _terms(topic_model)
     for topic in set(final.tolist()):
         topic_terms.setdefault(int(topic), [])

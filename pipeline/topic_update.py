@@ -25,15 +25,14 @@ import pandas as pd
 CTFIDF_CONFIG = "ctfidf_config.json"
 
 
-def saved_vectorizer(model_dir: Path | str) -> Any:
-    """The c-TF-IDF CountVectorizer of a saved model: its vocabulary, stop words, n-grams and token pattern from
-    ``model_dir/ctfidf_config.json``, with the build's lower-casing CJK preprocessor (pipeline.vocabulary).
+def saved_vectorizer(model_dir: Path | str, texts: list[str]) -> Any:
+    """The c-TF-IDF vectorizer of a saved model, remembering the counts of ``texts``: its vocabulary, stop words and
+    n-grams from ``model_dir/ctfidf_config.json``, with the build's tokens (pipeline.vocabulary.vectorizer_for_vocabulary:
+    the texts are tokenised once, as the build does, and BERTopic does not count them again).
 
     Raises FileNotFoundError or ValueError when the file is missing or not a BERTopic c-TF-IDF config.
     """
-    from sklearn.feature_extraction.text import CountVectorizer
-
-    from pipeline.vocabulary import separate_cjk
+    from pipeline.vocabulary import vectorizer_for_vocabulary
 
     config = json.loads((Path(model_dir) / CTFIDF_CONFIG).read_text(encoding="utf-8"))
     try:
@@ -41,10 +40,8 @@ def saved_vectorizer(model_dir: Path | str) -> Any:
         vocabulary = config["vectorizer_model"]["vocab"]
     except (KeyError, TypeError) as error:
         raise ValueError(f"{Path(model_dir) / CTFIDF_CONFIG} is not a BERTopic c-TF-IDF config ({error})") from error
-    params["ngram_range"] = tuple(params["ngram_range"])
-    params["vocabulary"] = sorted(vocabulary, key=vocabulary.get)
-    params.pop("analyzer", None)
-    return CountVectorizer(preprocessor=separate_cjk, **params)
+    terms = sorted(vocabulary, key=vocabulary.get)
+    return vectorizer_for_vocabulary(texts, terms, params.get("stop_words") or [], int(params["ngram_range"][1]))
 
 
 def build_config(params: dict[str, Any]) -> Any:
@@ -77,7 +74,7 @@ def fit_fixed_topics(texts: list[str], embeddings: np.ndarray, topics: np.ndarra
         embedding_model=None,
         umap_model=BaseDimensionalityReduction(),
         hdbscan_model=BaseCluster(),
-        vectorizer_model=saved_vectorizer(model_dir),
+        vectorizer_model=saved_vectorizer(model_dir, texts),
         ctfidf_model=ClassTfidfTransformer(bm25_weighting=config.bm25_weighting, reduce_frequent_words=config.reduce_frequent_words),
         representation_model=_bertopic_representation(config),
         top_n_words=config.top_n_words,

@@ -185,6 +185,30 @@ def make_vectorizer(
     return vectorizer
 
 
+def vectorizer_for_vocabulary(texts: list[str], vocabulary: Sequence[str], stop_words: Sequence[str], ngram_max: int = 2, tokens: object = None) -> FixedVocabularyVectorizer:
+    """A :class:`FixedVocabularyVectorizer` over a given ``vocabulary`` (a saved model's terms, in column order) that
+    remembers the counts of ``texts``: counted from their pipeline.tokens.TokenizedCorpus (``tokens``, made here when
+    None) for single words and word pairs, by scikit-learn otherwise. ``stop_words``: the vectorizer's whole stop
+    list (English plus boilerplate)."""
+    from pipeline.tokens import ngram_counts, tokenize
+
+    settings = dict(preprocessor=separate_cjk, token_pattern=TOKEN_PATTERN, stop_words=sorted(stop_words), ngram_range=(1, ngram_max))
+    vectorizer = FixedVocabularyVectorizer(vocabulary=list(vocabulary), **settings)
+    if ngram_max != 2:
+        vectorizer.remember(texts, CountVectorizer(vocabulary=list(vocabulary), **settings).transform(texts))
+        return vectorizer
+    tokens = tokenize(texts) if tokens is None else tokens
+    extra = sorted(set(stop_words) - set(STOP_WORDS))
+    names, counts = ngram_counts(tokens, extra)
+    wanted = np.asarray(list(vocabulary), dtype=str)
+    position = np.minimum(np.searchsorted(names, wanted), max(len(names) - 1, 0))
+    present = (names[position] == wanted) if len(names) else np.zeros(len(wanted), dtype=bool)
+    aligned = (counts[:, position] @ sp.diags(present.astype(np.int64))).tocsr() if len(names) else sp.csr_matrix((len(texts), len(wanted)), dtype=np.int64)
+    aligned.eliminate_zeros()
+    vectorizer.remember(texts, aligned, tokens, extra)
+    return vectorizer
+
+
 def _pruned_counts(texts: list[str], settings: dict[str, object], limits: Sequence[tuple[int, float]]) -> tuple[np.ndarray, sp.csr_matrix]:
     """(terms, counts) by scikit-learn's CountVectorizer, keeping the terms within the first (min_df, max_df) of
     ``limits`` that leaves any; ([], empty) when none does."""
