@@ -221,7 +221,6 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     from pipeline.cache import read_manifest
-    from pipeline.config import BuildConfig
 
     work = Path(tempfile.mkdtemp(prefix="atlas-bench-")) if args.keep is None else args.keep
     work.mkdir(parents=True, exist_ok=True)

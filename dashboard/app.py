@@ -33,7 +33,7 @@ from dashboard.views import map as map_tab  # noqa: E402
 from dashboard.views import papers as papers_view  # noqa: E402
 from dashboard.views import structure as structure_view  # noqa: E402
 from dashboard.views import topics as topics_view  # noqa: E402
-from dashboard.views.page import PLOTLY_CONFIG, Page  # noqa: E402
+from dashboard.views.page import Page  # noqa: E402
 from pipeline.cache import MANIFEST_FILE, CacheError, TopicCache  # noqa: E402
 
 DEFAULT_CACHE = REPO_ROOT / "caches" / "default"

@@ -9,11 +9,6 @@ import csv
 import io
 import os
 import re
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,6 +21,7 @@ if not CHROMIUM.is_file():
 playwright_api = pytest.importorskip("playwright.sync_api", reason="python playwright is not installed")
 
 from pipeline.build import run_build  # noqa: E402
+from tests.streamlit_server import streamlit_server  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 ICLR_PAPERS = REPO.parent / "shared" / "data" / "iclr2025" / "papers.parquet"
@@ -51,40 +47,11 @@ def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "cache"
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server_url(cache_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """`streamlit run dashboard/app.py` on a free port, stopped after the module."""
-    port = free_port()
-    log_path = tmp_path_factory.mktemp("streamlit-log") / "server.log"
-    command = [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.port", str(port), "--server.headless", "true", "--", "--cache", str(cache_dir)]
-    with open(log_path, "wb") as log:
-        server = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
-        try:
-            url = f"http://127.0.0.1:{port}"
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                        if response.status == 200:
-                            break
-                except OSError:
-                    pass
-                if server.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"streamlit did not start: {log_path.read_text(errors='replace')[-2000:]}")
-                time.sleep(0.5)
-            yield url
-        finally:
-            server.terminate()
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
+    with streamlit_server(cache_dir, tmp_path_factory.mktemp("streamlit-log") / "server.log") as (url, _):
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -9,13 +9,10 @@ the publication figure (DataMapPlot, no browser) must still download, and the se
 from __future__ import annotations
 
 import io
-import os
 import signal
 import socket
 import subprocess
-import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,6 +23,8 @@ CHROMIUM = Path("/usr/bin/chromium")
 if not CHROMIUM.is_file():
     pytest.skip("/usr/bin/chromium is not installed (apt-get install chromium); the browser test needs it", allow_module_level=True)
 playwright_api = pytest.importorskip("playwright.sync_api", reason="python playwright is not installed")
+
+from tests.streamlit_server import streamlit_server  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -55,30 +54,9 @@ def browser_pids(script: Path) -> list[int]:
 @pytest.fixture(scope="module")
 def server(seed_cache: Path, hanging_browser: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, subprocess.Popen]]:
     """`streamlit run dashboard/app.py` on the seed cache with the hanging browser and a 5 s export timeout."""
-    port = free_port()
-    log_path = tmp_path_factory.mktemp("streamlit-log") / "server.log"
-    environment = {**os.environ, "BROWSER_PATH": str(hanging_browser), "ATLAS_EXPORT_TIMEOUT_S": str(EXPORT_TIMEOUT_S)}
-    command = [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.port", str(port), "--server.headless", "true", "--", "--cache", str(seed_cache)]
-    with open(log_path, "wb") as log:
-        process = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, env=environment)
-        try:
-            url = f"http://127.0.0.1:{port}"
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                        if response.status == 200:
-                            break
-                except OSError:
-                    pass
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"streamlit did not start: {log_path.read_text(errors='replace')[-2000:]}")
-                time.sleep(0.5)
-            yield url, process
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait(10)
+    environment = {"BROWSER_PATH": str(hanging_browser), "ATLAS_EXPORT_TIMEOUT_S": str(EXPORT_TIMEOUT_S)}
+    with streamlit_server(seed_cache, tmp_path_factory.mktemp("streamlit-log") / "server.log", environment) as running:
+        yield running
 
 
 def test_hung_renderer_gives_a_message_and_the_server_still_stops(server, hanging_browser, tmp_path):

@@ -26,7 +26,6 @@ from hypothesis import strategies as st
 from pipeline import cache
 from pipeline.__main__ import run_guarded
 
-import pytest
 
 from pipeline.build import run_build
 from pipeline.config import BuildConfig

@@ -6,10 +6,6 @@ from __future__ import annotations
 import os
 import shutil
 import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from dataclasses import replace
 from pathlib import Path
 
@@ -20,6 +16,7 @@ from pipeline import cache
 from pipeline.build import run_build
 from pipeline.config import BuildConfig
 from tests.conftest import ROOT
+from tests.streamlit_server import streamlit_server
 
 pytestmark = pytest.mark.slow
 
@@ -82,36 +79,19 @@ def test_the_tab_in_a_real_browser(aligned_cache: Path, tmp_path: Path):
     playwright_api = pytest.importorskip("playwright.sync_api")
     from PIL import Image, ImageStat
 
-    port = free_port()
-    command = [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.port", str(port), "--server.headless", "true", "--", "--cache", str(aligned_cache)]
-    with open(tmp_path / "server.log", "wb") as log:
-        server = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
-                    break
-            except OSError:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError((tmp_path / "server.log").read_text(errors="replace")[-2000:])
-                time.sleep(0.5)
-        with playwright_api.sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"])
-            page = browser.new_page(viewport={"width": 1440, "height": 1500})
-            page.goto(f"http://127.0.0.1:{port}", wait_until="domcontentloaded", timeout=60_000)
-            page.wait_for_selector(".js-plotly-plot", timeout=60_000)
-            page.get_by_role("tab", name="What changed").click()
-            page.wait_for_selector(".sankey .sankey-node", timeout=60_000)
-            page.wait_for_timeout(1500)
-            shot = tmp_path / "what-changed.png"
-            page.screenshot(path=str(shot))
-            assert page.locator(".sankey .sankey-node").count() >= 4
-            assert page.locator('[data-testid="stException"]').count() == 0
-            browser.close()
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+    with streamlit_server(aligned_cache, tmp_path / "server.log") as (url, _), playwright_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page(viewport={"width": 1440, "height": 1500})
+        page.goto(url, wait_until="domcontentloaded", timeout=60_000)
+        page.wait_for_selector(".js-plotly-plot", timeout=60_000)
+        page.get_by_role("tab", name="What changed").click()
+        page.wait_for_selector(".sankey .sankey-node", timeout=60_000)
+        page.wait_for_timeout(1500)
+        shot = tmp_path / "what-changed.png"
+        page.screenshot(path=str(shot))
+        assert page.locator(".sankey .sankey-node").count() >= 4
+        assert page.locator('[data-testid="stException"]').count() == 0
+        browser.close()
     assert ImageStat.Stat(Image.open(shot).convert("L")).stddev[0] > 10
     if os.environ.get("ATLAS_SHOTS_DIR"):
         Path(os.environ["ATLAS_SHOTS_DIR"]).mkdir(parents=True, exist_ok=True)

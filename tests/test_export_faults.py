@@ -8,9 +8,7 @@ would be; nothing in the code under test is mocked.
 
 from __future__ import annotations
 
-import io
 import json
-import os
 import shutil
 import threading
 import time
