@@ -5,8 +5,9 @@
 Writes map-themes.png (the whole map, theme labels), map-drilled.png (the largest theme drilled into, its topics
 labelled), map-topics.png (topic labels), map-clicked.png (a point clicked: its paper in the sidebar, similar
 papers ringed), tree.png, tree-clicked.png (a theme node of the tree clicked: the map drilled), structure.png (the
-similarity heatmap), areas.png (topics x primary areas, papers between areas) and shared-view.png (an address
-copied from one browser, opened in another), at 1500 x 1000 CSS pixels.
+similarity heatmap), areas.png (topics x primary areas, papers between areas), shared-view.png (an address
+copied from one browser, opened in another), at 1500 x 1000 CSS pixels; then that view's publication figure as
+publication.pdf and publication-pdf.png (rendered by pdftoppm) and its Downloads tab as downloads.png.
 """
 
 from __future__ import annotations
@@ -23,6 +24,23 @@ from bench.dashboard import CHROMIUM, CHROMIUM_ARGS, MAP_DRAWN, VIEWPORT, start_
 def settle(page, extra_ms: int = 2500) -> None:
     page.wait_for_selector(MAP_DRAWN, state="attached", timeout=120_000)
     page.wait_for_timeout(extra_ms)
+
+
+def publication_figure(page, out: Path) -> None:
+    """The publication figure of the view ``page`` shows, from its Downloads tab: publication.pdf, rendered to
+    publication-pdf.png with pdftoppm (to compare with the view's screenshot), and downloads.png."""
+    import subprocess
+
+    page.get_by_role("tab", name="Downloads").click()
+    page.get_by_role("button", name="Draw the publication figure (PNG, SVG, PDF)").click(timeout=120_000)
+    save = page.get_by_role("button", name="Save PDF")
+    save.wait_for(timeout=300_000)
+    with page.expect_download(timeout=120_000) as download:
+        save.click()
+    pdf = out / "publication.pdf"
+    download.value.save_as(str(pdf))
+    page.screenshot(path=str(out / "downloads.png"), full_page=True)
+    subprocess.run(["pdftoppm", "-png", "-r", "80", "-singlefile", str(pdf), str(out / "publication-pdf")], check=True)
 
 
 def main() -> None:
@@ -85,6 +103,7 @@ def main() -> None:
             settle(again)
             again.screenshot(path=str(args.out / "shared-view.png"))
             print(f"shared address: {shared}")
+            publication_figure(again, args.out)
             fresh.close()
             browser.close()
     finally:

@@ -257,7 +257,8 @@ def cached_tokens(layouts: Any, texts: list[str]) -> Any:
     for text in texts:
         digest.update(text.encode("utf-8"))
         digest.update(b"\0")
-    return from_arrays(layouts.cached("tokens", {"texts": digest.hexdigest(), "n": len(texts)}, lambda: tokenize(texts).arrays()))
+    key = digest.hexdigest()
+    return from_arrays(layouts.cached("tokens", {"texts": key, "n": len(texts)}, lambda: tokenize(texts).arrays()), key)
 
 
 def content_word_check(counts: Any, doc_ids: list[str], prepared: Any, input_path: Path) -> list[str]:
@@ -411,7 +412,7 @@ def fit_topics_and_map(corpus: PreparedInput, tokens: Any, represented: Any, knn
         cluster_labels, probabilities = cluster(n, embeddings, embeddings_key, knn, config, layouts, timer)
         with timer.stage("topics"):
             import_bertopic_lean()
-            fit = fit_topic_model(corpus.texts, embeddings, cluster_labels, config, encoder=represented.representation, tokens=tokens)
+            fit = fit_topic_model(corpus.texts, embeddings, cluster_labels, config, encoder=represented.representation, tokens=tokens, store=layouts)
             for note in fit.notes:
                 log.info(note)
             corpus.warnings.extend(note for note in fit.notes if note.startswith("No topics"))

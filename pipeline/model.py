@@ -14,6 +14,7 @@ terms come from :class:`CoherentTerms` (exclusive, co-occurring terms), and outl
 from __future__ import annotations
 
 import logging
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -221,10 +222,10 @@ def manual_topic_model(config: BuildConfig, vectorizer: Any, ctfidf: Any, repres
     )
 
 
-def topic_vectorizer(texts: list[str], cluster_labels: np.ndarray, config: BuildConfig, tokens: Any, notes: list[str]) -> Any:
+def topic_vectorizer(texts: list[str], cluster_labels: np.ndarray, config: BuildConfig, tokens: Any, notes: list[str], store: Any = None) -> Any:
     """The c-TF-IDF vectorizer (pipeline.vocabulary.make_vectorizer) with the corpus's boilerplate words learned from
-    the clusters left out; ``tokens`` (pipeline.tokens, made here when None) spare tokenising again. Appends a note
-    naming the boilerplate words."""
+    the clusters left out; ``tokens`` (pipeline.tokens, made here when None) spare tokenising again, ``store`` (a
+    pipeline.layout.LayoutStore) keeps its counts for a rebuild. Appends a note naming the boilerplate words."""
     from pipeline.tokens import tokenize, word_counts
     from pipeline.vocabulary import boilerplate_terms
 
@@ -233,9 +234,9 @@ def topic_vectorizer(texts: list[str], cluster_labels: np.ndarray, config: Build
     if boilerplate:
         notes.append(f"{len(boilerplate)} boilerplate words learned and left out of topic terms: {', '.join(boilerplate[:30])}")
     try:
-        return make_vectorizer(texts, config.ngram_max, config.min_df or 1, config.max_df, boilerplate, tokens)
+        return make_vectorizer(texts, config.ngram_max, config.min_df or 1, config.max_df, boilerplate, tokens, store)
     except EmptyVocabularyError:
-        return make_vectorizer(texts, config.ngram_max, config.min_df or 1, config.max_df, tokens=tokens)
+        return make_vectorizer(texts, config.ngram_max, config.min_df or 1, config.max_df, tokens=tokens, store=store)
 
 
 def reduce_outliers(
@@ -271,7 +272,8 @@ def reduce_outliers(
 
 
 def fit_topic_model(
-    texts: list[str], embeddings: np.ndarray, cluster_labels: np.ndarray, config: BuildConfig, encoder: Any = None, tokens: Any = None
+    texts: list[str], embeddings: np.ndarray, cluster_labels: np.ndarray, config: BuildConfig, encoder: Any = None, tokens: Any = None,
+    store: Any = None,
 ) -> TopicFit:
     """Fit BERTopic's topic representations on given cluster labels, then reduce topics and outliers.
 
@@ -285,6 +287,8 @@ def fit_topic_model(
         ``encode(list[str])``, needed only by the "keybert" representations; kept on the model so it can embed new
         documents later.
     tokens : the texts' pipeline.tokens.TokenizedCorpus when already tokenised (the build's vocabulary stage).
+    store : the build's pipeline.layout.LayoutStore, which keeps the c-TF-IDF counts and sentence presence of a
+        vocabulary for a rebuild that learns the same one (most changes of clustering parameters do).
 
     Steps: learn boilerplate words from the clusters (vocabulary.boilerplate_terms); fix the vocabulary over
     documents; BERTopic in manual mode with ``ClassTfidfTransformer`` and the representation model of
@@ -302,7 +306,7 @@ def fit_topic_model(
     if nr_topics:
         notes.append(f"HDBSCAN found {len(found)} topics; merged to {nr_topics} by c-TF-IDF similarity (BERTopic reduce_topics)")
 
-    vectorizer = topic_vectorizer(texts, cluster_labels, config, tokens, notes)
+    vectorizer = topic_vectorizer(texts, cluster_labels, config, tokens, notes, store)
     if config.representation.startswith("keybert") and encoder is None:
         raise ValueError("the keybert representations need the corpus's representation passed as encoder (see pipeline.build)")
     ctfidf = ClassTfidfTransformer(bm25_weighting=config.bm25_weighting, reduce_frequent_words=config.reduce_frequent_words)
@@ -393,7 +397,9 @@ def hierarchy_table(topic_model: Any, texts: list[str], labels: dict[int, str]) 
         return pd.DataFrame(columns=HIERARCHY_COLUMNS)
     from pipeline.topic_distance import cosine_distance_matrix
 
-    with plain_ctfidf_terms(topic_model):
+    with plain_ctfidf_terms(topic_model), warnings.catch_warnings():
+        # BERTopic sets a column on a slice of its documents table once per merge; pandas 2 warns each time.
+        warnings.filterwarnings("ignore", category=pd.errors.SettingWithCopyWarning)
         tree = topic_model.hierarchical_topics(texts, distance_function=cosine_distance_matrix)
     tree = tree.rename(
         columns={

@@ -125,9 +125,12 @@ class LexicalModel:
     params: LexicalParams
 
     def vectorizer(self) -> Any:
-        """A scikit-learn TfidfVectorizer with this vocabulary and IDF, ready to transform (no refitting)."""
-        vectorizer = tfidf_vectorizer(self.params, vocabulary=self.vocabulary)
-        vectorizer.idf_ = self.idf
+        """A scikit-learn TfidfVectorizer with this vocabulary and IDF, ready to transform (no refitting); made on
+        the first call and kept (the dashboard transforms every query with it)."""
+        vectorizer = self.__dict__.get("_vectorizer")
+        if vectorizer is None:
+            vectorizer = self.__dict__["_vectorizer"] = tfidf_vectorizer(self.params, vocabulary=self.vocabulary)
+            vectorizer.idf_ = self.idf
         return vectorizer
 
     def transform(self, texts: list[str], tfidf: Any = None) -> np.ndarray:

@@ -41,6 +41,8 @@ class TokenizedCorpus:
     document_starts : int64, n + 1; document d's tokens are ids[document_starts[d]:document_starts[d + 1]].
     sentence_starts : int64, S + 1; the same for sentences, over the same ids.
     sentence_documents : int64, S; the document of each sentence.
+    key : what identifies the tokenised texts in a layout store ("" when they were not stored), so that counts made
+        from them can be stored too (pipeline.vocabulary.make_vectorizer).
     """
 
     words: np.ndarray
@@ -48,6 +50,7 @@ class TokenizedCorpus:
     document_starts: np.ndarray
     sentence_starts: np.ndarray
     sentence_documents: np.ndarray
+    key: str = ""  # what identifies these texts in a layout store (pipeline.build.cached_tokens); "" = not stored
 
     @property
     def n_documents(self) -> int:
@@ -79,9 +82,20 @@ def tokenize(texts: Iterable[str]) -> TokenizedCorpus:
     return TokenizedCorpus(seen[order], token_ids.astype(np.int32), np.asarray(document_starts, np.int64), np.asarray(sentence_starts, np.int64), np.asarray(sentence_documents, np.int64))
 
 
-def from_arrays(arrays: dict[str, np.ndarray]) -> TokenizedCorpus:
-    """The inverse of :meth:`TokenizedCorpus.arrays`."""
-    return TokenizedCorpus(arrays["words"], arrays["ids"].astype(np.int32), arrays["document_starts"], arrays["sentence_starts"], arrays["sentence_documents"])
+def from_arrays(arrays: dict[str, np.ndarray], key: str = "") -> TokenizedCorpus:
+    """The inverse of :meth:`TokenizedCorpus.arrays` (``key``: see TokenizedCorpus)."""
+    return TokenizedCorpus(arrays["words"], arrays["ids"].astype(np.int32), arrays["document_starts"], arrays["sentence_starts"], arrays["sentence_documents"], key)
+
+
+def sparse_arrays(matrix: sp.spmatrix) -> dict[str, np.ndarray]:
+    """A CSR matrix as plain arrays (for pipeline.layout.LayoutStore, which stores .npz without pickle)."""
+    matrix = sp.csr_matrix(matrix)
+    return {"data": matrix.data, "indices": matrix.indices, "indptr": matrix.indptr, "shape": np.asarray(matrix.shape, dtype=np.int64)}
+
+
+def from_sparse_arrays(arrays: dict[str, np.ndarray]) -> sp.csr_matrix:
+    """The inverse of :func:`sparse_arrays`."""
+    return sp.csr_matrix((arrays["data"], arrays["indices"], arrays["indptr"]), shape=tuple(int(size) for size in arrays["shape"]))
 
 
 def unit_of_tokens(starts: np.ndarray) -> np.ndarray:

@@ -76,16 +76,19 @@ class FixedVocabularyVectorizer(CountVectorizer):
             return super().fit_transform(raw_documents, y)
         return self.fit(raw_documents).transform(raw_documents)
 
-    def remember(self, texts: Sequence[str], matrix: sp.spmatrix, tokens: object = None, extra_stop_words: Sequence[str] = ()) -> None:
+    def remember(
+        self, texts: Sequence[str], matrix: sp.spmatrix, tokens: object = None, extra_stop_words: Sequence[str] = (), store: object = None, key: object = None
+    ) -> None:
         """Keep ``matrix`` (len(texts) x vocabulary, these texts' counts) to answer later transforms of the texts, and
-        the texts' pipeline.tokens.TokenizedCorpus (same order) for :meth:`sentence_presence_of`."""
+        the texts' pipeline.tokens.TokenizedCorpus (same order) for :meth:`sentence_presence_of`, whose result
+        ``store`` (a pipeline.layout.LayoutStore) keeps under ``key``."""
         memo = {text: row for row, text in enumerate(texts)}
         short = {len(text) for text in texts if len(text) < _PREFIX}
         prefixes: dict[str, list[str]] = {}
         for text in sorted(texts, key=len, reverse=True):
             prefixes.setdefault(text[:_PREFIX], []).append(text)
         self.__dict__.update(_memo=memo, _memo_matrix=sp.csr_matrix(matrix, dtype=np.int64), _prefixes=prefixes, _short=sorted(short, reverse=True))
-        self.__dict__.update(_tokens=tokens, _extra_stop_words=list(extra_stop_words), _sentences=None)
+        self.__dict__.update(_tokens=tokens, _extra_stop_words=list(extra_stop_words), _sentences=None, _store=store, _key=key)
 
     def _joined_rows(self, document: str) -> list[int] | None:
         """The remembered rows whose texts, joined by single spaces, make ``document`` (as BERTopic joins a topic's
@@ -137,7 +140,14 @@ class FixedVocabularyVectorizer(CountVectorizer):
         if not memo or tokens is None or any(text not in memo for text in texts):
             return None
         if self.__dict__["_sentences"] is None:
-            self.__dict__["_sentences"] = sentence_presence(tokens, list(self.vocabulary), self.__dict__["_extra_stop_words"])
+            from pipeline.tokens import from_sparse_arrays, sparse_arrays
+
+            def presence() -> dict[str, np.ndarray]:
+                return sparse_arrays(sentence_presence(tokens, list(self.vocabulary), self.__dict__["_extra_stop_words"]))
+
+            store, key = self.__dict__.get("_store"), self.__dict__.get("_key")
+            arrays = store.cached("sentences", key, presence) if store is not None and key else presence()
+            self.__dict__["_sentences"] = from_sparse_arrays(arrays).astype(np.float32)
         starts = np.searchsorted(tokens.sentence_documents, np.arange(tokens.n_documents + 1))
         rows = [np.arange(starts[memo[text]], starts[memo[text] + 1]) for text in texts]
         return self.__dict__["_sentences"][np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)]
@@ -147,7 +157,8 @@ _PREFIX = 48  # characters of a text that index it for :meth:`FixedVocabularyVec
 
 
 def make_vectorizer(
-    texts: list[str], ngram_max: int = 2, min_df: int = 2, max_df: float = 0.5, extra_stop_words: Sequence[str] = (), tokens: object = None
+    texts: list[str], ngram_max: int = 2, min_df: int = 2, max_df: float = 0.5, extra_stop_words: Sequence[str] = (), tokens: object = None,
+    store: object = None,
 ) -> FixedVocabularyVectorizer:
     """CountVectorizer for c-TF-IDF whose vocabulary is chosen over *documents*.
 
@@ -158,9 +169,10 @@ def make_vectorizer(
     ``max_df`` is 1.0 (a share means little there); if pruning leaves nothing, both limits are relaxed.
     ``extra_stop_words`` (e.g. from :func:`boilerplate_terms`) are removed like the English stop words, so they
     do not form bigrams either. ``tokens``: the texts' pipeline.tokens.TokenizedCorpus (same order), from which
-    single words and word pairs are counted without tokenising again (otherwise scikit-learn counts them). The
-    vectorizer remembers the texts' counts (:class:`FixedVocabularyVectorizer`), so BERTopic never tokenises a
-    corpus document again.
+    single words and word pairs are counted without tokenising again (otherwise scikit-learn counts them);
+    ``store`` (a pipeline.layout.LayoutStore) keeps those counts, and the sentence presence made from them, under the
+    tokens' key and the stop words, for a rebuild. The vectorizer remembers the texts' counts
+    (:class:`FixedVocabularyVectorizer`), so BERTopic never tokenises a corpus document again.
 
     Raises EmptyVocabularyError when no term is left even then.
     """
@@ -168,11 +180,11 @@ def make_vectorizer(
     stop_words = sorted(set(STOP_WORDS) | set(extra_stop_words))
     settings = dict(preprocessor=separate_cjk, token_pattern=TOKEN_PATTERN, stop_words=stop_words, ngram_range=(1, ngram_max))
     limits = ((min(min_df, max(1, n)), max_df if n >= 20 else 1.0), (1, 1.0))
+    key = None
     if tokens is not None and ngram_max == 2:
-        from pipeline.tokens import ngram_counts
-
         for low, high in limits:
-            terms, counts = ngram_counts(tokens, extra_stop_words, low, high)
+            key = {"tokens": getattr(tokens, "key", ""), "extra_stop_words": sorted(extra_stop_words), "min_df": low, "max_df": high}
+            terms, counts = stored_ngram_counts(tokens, extra_stop_words, low, high, store, key)
             if len(terms):
                 break
     else:
@@ -181,8 +193,24 @@ def make_vectorizer(
     if not len(terms):
         raise EmptyVocabularyError(f"No words left to describe topics after stop-word removal in {n} documents.")
     vectorizer = FixedVocabularyVectorizer(vocabulary=terms.tolist(), **settings)
-    vectorizer.remember(texts, counts, tokens, extra_stop_words)
+    vectorizer.remember(texts, counts, tokens, extra_stop_words, store if key and key["tokens"] else None, key)
     return vectorizer
+
+
+def stored_ngram_counts(tokens: object, extra_stop_words: Sequence[str], min_df: int, max_df: float, store: object, key: dict[str, object]) -> tuple[np.ndarray, sp.csr_matrix]:
+    """pipeline.tokens.ngram_counts, through ``store`` (a pipeline.layout.LayoutStore, stage "ngrams") when it is given
+    and the tokens have a key."""
+    from pipeline.tokens import from_sparse_arrays, ngram_counts, sparse_arrays
+
+    if store is None or not key.get("tokens"):
+        return ngram_counts(tokens, extra_stop_words, min_df, max_df)
+
+    def count() -> dict[str, np.ndarray]:
+        terms, counts = ngram_counts(tokens, extra_stop_words, min_df, max_df)
+        return {"terms": np.asarray(terms, dtype=str), **sparse_arrays(counts)}
+
+    stored = store.cached("ngrams", key, count)
+    return stored["terms"], from_sparse_arrays(stored).astype(np.int64)
 
 
 def vectorizer_for_vocabulary(texts: list[str], vocabulary: Sequence[str], stop_words: Sequence[str], ngram_max: int = 2, tokens: object = None) -> FixedVocabularyVectorizer:

@@ -175,7 +175,8 @@ def test_a_click_on_a_point_opens_its_paper_at_once(browser, server_url):
     page.wait_for_timeout(400)
     page.mouse.click(x, y)
     page.locator(".st-key-paper-panel").wait_for(timeout=30_000)
-    assert f"paper={doc_id}" in page.url  # the chosen paper is part of the shared view
+    # the chosen paper is part of the shared view (the address follows the panel within a rerun)
+    page.wait_for_function(f"() => location.search.includes('paper={doc_id}')", timeout=10_000)
     assert page.locator('[data-testid="stSidebar"] [data-testid="stText"]').count() >= 3  # title, topic, abstract...
     page.wait_for_function("() => Array.from(document.querySelectorAll('.js-plotly-plot .legendtext')).some(e => e.textContent.startsWith('chosen paper'))", timeout=30_000)
     assert page.locator('[data-testid="stException"]').count() == 0
