@@ -28,9 +28,9 @@ class BuildConfig:
     # topics against 2. Cost: 160 abstracts in 7.2-7.6 s against 6.8 s.
     embedding_batch_size: int = 1
     # The tfidf-svd block (pipeline.represent.LexicalParams): single words in at least 2 documents and at most half
-    # of them, 512 SVD dimensions, 2 power iterations. bench/representations.py: 256 dimensions find same-area papers
-    # as well (0.547 against 0.548) but a paper from its title less often (0.90 against 0.94); word pairs add
-    # little (see the README table) for a vocabulary ten times larger.
+    # of them, 512 SVD dimensions, 2 power iterations. bench/representations.py (README, "Representations"): 256
+    # dimensions find same-area papers about as well but a paper from its title clearly less often; word pairs add
+    # nothing for five times the cost.
     lexical_dims: int = 512
     # ... scaled down for small corpora: one dimension per 20 documents, at least 32 (pipeline.represent.LexicalParams).
     lexical_documents_per_dim: int = 20

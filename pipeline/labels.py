@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 OUTLIER_LABEL = "Outliers"
 
@@ -66,6 +66,28 @@ def _pattern(words: list[str]) -> re.Pattern[str]:
     return re.compile(r"(?<![^\W_])" + r"(?:\s+|\s*-\s*)".join(re.escape(word) for word in words) + r"(?![^\W_])", re.IGNORECASE)
 
 
+_WORD_CHARACTER = re.compile(r"[^\W_]")
+
+
+def _occurrences(words: list[str], text: str, lowered: str) -> Iterator[tuple[int, int]]:
+    """(start, end) in ``text`` of each occurrence of ``words`` as :func:`_pattern` finds them (non-overlapping, left
+    to right). ``lowered`` is ``text.lower()``: when it has the same length, the words are searched in it without
+    IGNORECASE and the left word boundary is checked by hand, which lets the regex engine skip ahead to the first
+    word (15-20 times faster on a topic's joined abstracts); otherwise :func:`_pattern` searches ``text``."""
+    if len(lowered) != len(text):
+        yield from (match.span() for match in _pattern(words).finditer(text))
+        return
+    pattern = re.compile(r"(?:\s+|\s*-\s*)".join(re.escape(word.lower()) for word in words) + r"(?![^\W_])")
+    position = 0
+    while (match := pattern.search(lowered, position)) is not None:
+        start = match.start()
+        if start and _WORD_CHARACTER.match(lowered, start - 1):
+            position = start + 1  # inside a longer word: look again from the next character
+            continue
+        yield match.span()
+        position = max(match.end(), start + 1)
+
+
 def _display_form(surfaces: list[str]) -> str:
     """How the papers write a phrase: its most common separators, and per word the most common spelling if that
     has a capital after its first letter ("LLMs", "fMRI", "EEG", "3D"), else lower case."""
@@ -94,20 +116,22 @@ def readable_term(term: str, documents: list[str]) -> str | None:
     return readable_in(term, DOCUMENT_JOIN.join(documents))
 
 
-def readable_in(term: str, text: str) -> str | None:
-    """:func:`readable_term` over the topic's documents already joined by DOCUMENT_JOIN (join them once per topic)."""
+def readable_in(term: str, text: str, lowered: str | None = None) -> str | None:
+    """:func:`readable_term` over the topic's documents already joined by DOCUMENT_JOIN (join them once per topic);
+    ``lowered``: ``text.lower()`` when already made (it is made here otherwise)."""
     words = term.split()
     if not words:
         return None
+    lowered = text.lower() if lowered is None else lowered
     surfaces: list[str] = []
     while True:
         surfaces = []
         neighbours = {"right": Counter(), "left": Counter()}
         hyphenated = {"right": Counter(), "left": Counter()}
-        for match in _pattern(words).finditer(text):
-            surfaces.append(match.group(0))
-            left = _LEFT.search(text[max(0, match.start() - 40):match.start()])
-            right = _RIGHT.search(text[match.end():match.end() + 40])
+        for start, end in _occurrences(words, text, lowered):
+            surfaces.append(text[start:end])
+            left = _LEFT.search(text[max(0, start - 40):start])
+            right = _RIGHT.search(text[end:end + 40])
             found = []
             if left:
                 found.append(("left", left.group(1), left.group(2)))
@@ -210,11 +234,12 @@ def label_terms(terms: list[str], text: str | None, n_terms: int = 3) -> tuple[l
     candidates = terms[:LABEL_CANDIDATES]
     readable: list[str] = []
     searched = 0
+    lowered = text.lower()
 
     def search_up_to(stop: int) -> None:
         nonlocal searched
         while searched < stop:
-            form = readable_in(candidates[searched], text)
+            form = readable_in(candidates[searched], text, lowered)
             searched += 1
             if form and form.lower() not in {existing.lower() for existing in readable}:
                 readable.append(form)

@@ -65,7 +65,8 @@ class LexicalParams:
         ``min_dims`` (and at most documents - 1 and terms - 1).
     documents_per_dim, min_dims : see ``dims``. Few documents cannot support many dimensions: on 300 and 951 ICLR
         abstracts the UMAP map of 512 SVD dimensions has trustworthiness 0.82 and 0.85, of 32 dimensions 0.91 and 0.96
-        (MiniLM: 0.91, 0.93), while 11,670 abstracts support 512 (0.97); bench/representations.py --sweep.
+        (MiniLM: 0.91, 0.93), while 11,670 abstracts support 512 (0.97): a sweep run once while choosing (README,
+        "Representations"), not a kept benchmark.
     ngram_max : longest word n-gram in the TF-IDF vocabulary (1 = single words).
     min_df : a term must occur in at least this many documents (1 below 50 documents).
     max_df : and in at most this share of them.

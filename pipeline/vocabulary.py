@@ -53,7 +53,7 @@ class FixedVocabularyVectorizer(CountVectorizer):
     - ``get_feature_names_out`` is computed once (scikit-learn rebuilds the array on every call, 0.4-0.6 s at
       170,000 terms, and BERTopic asks at every extraction).
 
-    The counts are exactly CountVectorizer's (tests/test_vocabulary.py compares them).
+    The counts are exactly CountVectorizer's (tests/test_tokens.py compares them).
     """
 
     def get_feature_names_out(self, input_features: object = None) -> np.ndarray:
@@ -116,20 +116,32 @@ class FixedVocabularyVectorizer(CountVectorizer):
         if not memo:
             return super().transform(documents)
         stored = self.__dict__["_memo_matrix"]
-        blocks, unknown = [], []
+        direct, direct_rows, joined, joined_rows, unknown = [], [], [], [], []
         for index, document in enumerate(documents):
             row = memo.get(document)
             rows = [row] if row is not None else self._joined_rows(document)
             if rows is None:
                 unknown.append(index)
-                blocks.append(None)
+            elif len(rows) == 1:
+                direct.append(index)
+                direct_rows.append(rows[0])
             else:
-                blocks.append(sp.csr_matrix(stored[rows].sum(axis=0)) if len(rows) > 1 else stored[rows])
+                joined.append(index)
+                joined_rows.append(rows)
+        if not documents:
+            return sp.csr_matrix((0, len(self.vocabulary)), dtype=np.int64)
+        # One fancy index for all single remembered documents (a row at a time cost 0.1 ms each), one sum per join.
+        parts = [stored[direct_rows]] if direct else []
+        parts += [sp.csr_matrix(stored[rows].sum(axis=0), dtype=np.int64) for rows in joined_rows]
         if unknown:
-            counted = super().transform([documents[index] for index in unknown]).astype(np.int64).tocsr()
-            for position, index in enumerate(unknown):
-                blocks[index] = counted[position]
-        return sp.vstack(blocks, format="csr", dtype=np.int64) if blocks else sp.csr_matrix((0, len(self.vocabulary)), dtype=np.int64)
+            parts.append(super().transform([documents[index] for index in unknown]).astype(np.int64).tocsr())
+        stacked = parts[0] if len(parts) == 1 else sp.vstack(parts, format="csr", dtype=np.int64)
+        order = np.asarray(direct + joined + unknown)
+        if np.array_equal(order, np.arange(len(documents))):
+            return sp.csr_matrix(stacked, dtype=np.int64)
+        position = np.empty(len(order), dtype=np.int64)
+        position[order] = np.arange(len(order))
+        return sp.csr_matrix(stacked[position], dtype=np.int64)
 
     def sentence_presence_of(self, texts: Sequence[str]) -> sp.csr_matrix | None:
         """Binary sentences x vocabulary (float32) of the remembered ``texts``' sentences, in order (pipeline.tokens),

@@ -58,3 +58,16 @@ def test_sentence_presence_equals_scikit_learn_per_sentence():
     sentences = [sentence for text in texts for sentence in split_sentences(text)]
     expected = (vectorizer.transform(sentences) > 0).astype(np.float32).toarray()
     assert np.array_equal(sentence_presence(tokenize(texts), vocabulary, extra).toarray(), expected)
+
+
+def test_the_remembering_vectorizer_counts_as_scikit_learn_in_any_mix_and_order():
+    """FixedVocabularyVectorizer.transform: remembered documents, joins of them (as BERTopic joins a topic's papers)
+    and unseen texts, interleaved, give CountVectorizer's counts row for row."""
+    from pipeline.vocabulary import make_vectorizer
+
+    texts = corpus_texts()[:80]
+    ours = make_vectorizer(texts, min_df=2, max_df=0.5, tokens=tokenize(texts))
+    reference = CountVectorizer(vocabulary=ours.vocabulary, preprocessor=separate_cjk, token_pattern=TOKEN_PATTERN, stop_words=ours.stop_words, ngram_range=(1, 2))
+    documents = [texts[5], " ".join(texts[10:14]), "graph neural networks for unseen text", texts[0], HOSTILE[0], " ".join([texts[3], texts[1]]), texts[5]]
+    for batch in (documents, texts[20:40], [texts[7]], []):
+        assert np.array_equal(ours.transform(batch).toarray(), reference.transform(batch).toarray())
