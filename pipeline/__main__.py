@@ -90,6 +90,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    from pipeline.threads import limit_threads_of_this_process
+
+    limit_threads_of_this_process()  # before numpy loads its BLAS (pipeline.threads)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", datefmt="%H:%M:%S")
     command = next((arg for arg in argv if arg in COMMAND_MODULES), "")
     debug = "--debug" in argv

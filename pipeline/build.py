@@ -543,6 +543,9 @@ def run_build(
     from pipeline.neighbors import cached_cosine_knn
     from pipeline.themes import assign_themes
 
+    from pipeline.threads import limit_threads
+
+    limit_threads()  # the same thread counts, so the same floats, whoever calls (pipeline.threads)
     input_path, cache_dir = check_paths(Path(input_path), Path(cache_dir), force)
     timer = StageTimer()
     layouts = LayoutStore(Path(embedding_store).parent / "layouts") if embedding_store is not None else None

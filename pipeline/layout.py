@@ -148,7 +148,10 @@ def umap_layout(
     """
     from umap import UMAP
 
+    from pipeline.threads import limit_threads
+
     enable_numba_cache()
+    limit_threads()  # scipy's BLAS (the spectral initialisation's eigensolver) and numba are loaded now
     n = embeddings.shape[0]
     knn = (knn_indices[:, :n_neighbors], np.clip(1.0 - knn_similarities[:, :n_neighbors], 0.0, 2.0).astype(np.float32), None)
     model = UMAP(

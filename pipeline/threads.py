@@ -13,6 +13,11 @@ that can start a pool is limited here, through its public API:
 - numba (UMAP's parallel kernels) with ``numba.set_num_threads``.
 
 ``ATLAS_THREADS`` overrides the count (e.g. 2 on an otherwise idle machine; measured in ``bench/build.py --contention``).
+
+The count is also part of what makes a build reproducible: UMAP's spectral initialisation (an ARPACK eigensolver
+over BLAS) gives other last bits with two BLAS threads than with one, and that was enough to give 57 topics instead
+of 59 on the whole conference. So ``pipeline.build.run_build`` and ``pipeline.layout.umap_layout`` limit the pools
+themselves, whoever calls them, and the command line sets the BLAS variables before any library is loaded.
 """
 
 from __future__ import annotations
@@ -48,6 +53,17 @@ def limit_threads(count: int | None = None) -> int:
 
         numba.set_num_threads(min(count, numba.config.NUMBA_NUM_THREADS))
     return count
+
+
+BLAS_ENVIRONMENT = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def limit_threads_of_this_process() -> None:
+    """Before numpy is loaded (the command line's first step): set the BLAS/OpenMP thread variables to
+    :func:`thread_count` unless already set, so every BLAS library the process loads later starts with that many
+    threads (threadpoolctl can limit only the libraries already loaded)."""
+    for variable in BLAS_ENVIRONMENT:
+        os.environ.setdefault(variable, str(thread_count()))
 
 
 @contextlib.contextmanager

@@ -183,3 +183,25 @@ def test_a_rebuild_reuses_the_cleaned_corpus_and_gets_the_same_documents(corpus:
     assert (first["layout_cache"]["hits"]["prepared"], second["layout_cache"]["hits"]["prepared"]) == (False, True)
     assert first["dropped_ids"] == second["dropped_ids"] and first["warnings"] == second["warnings"]
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "first" / "documents.parquet"), pd.read_parquet(tmp_path / "second" / "documents.parquet"))
+
+
+def test_a_build_runs_every_blas_pool_with_one_thread_whoever_calls_it(corpus: pd.DataFrame, tmp_path: Path):
+    """run_build limits the BLAS/OpenMP pools itself (pipeline.threads), including those loaded after it starts
+    (scipy's, under UMAP's spectral initialisation), so a caller's defaults cannot change the floats, and with them
+    the topics (two BLAS threads gave 57 topics instead of 59 on the whole conference)."""
+    path = tmp_path / "small.parquet"
+    corpus.head(60).to_parquet(path, index=False)
+    probe = (
+        "import os, sys\n"
+        "for name in ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS', 'ATLAS_THREADS'):\n    os.environ.pop(name, None)\n"
+        "import numpy\nfrom threadpoolctl import threadpool_info, threadpool_limits\n"
+        "threadpool_limits(limits=2)\n"
+        "from pipeline.build import run_build\n"
+        "run_build(sys.argv[1], sys.argv[2], embedding_store=sys.argv[3])\n"
+        "import numba\n"
+        "print('POOLS', sorted({(pool['internal_api'], pool['num_threads']) for pool in threadpool_info() if pool['internal_api'] == 'openblas'}), 'NUMBA', numba.get_num_threads())\n"
+    )
+    output = subprocess.run([sys.executable, "-c", probe, str(path), str(tmp_path / "cache"), str(tmp_path / "store" / "e.sqlite")], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert output.returncode == 0, output.stderr[-2000:]
+    report = output.stdout.split("POOLS", 1)[1].strip()
+    assert report == "[('openblas', 1)] NUMBA 1", report  # numpy's and scipy's OpenBLAS, and numba (UMAP's kernels)
