@@ -5,7 +5,7 @@
 Writes map-themes.png (the whole map, theme labels), map-drilled.png (the largest theme drilled into, its topics
 labelled), map-topics.png (topic labels), map-clicked.png (a point clicked: its paper in the sidebar, similar
 papers ringed), tree.png, tree-clicked.png (a theme node of the tree clicked: the map drilled), structure.png (the
-similarity heatmap), areas.png (topics x primary areas, papers between areas), shared-view.png (an address
+similarity heatmap), areas.png (topics x primary areas), between-areas.png (papers between areas), shared-view.png (an address
 copied from one browser, opened in another), at 1500 x 1000 CSS pixels; then that view's publication figure as
 publication.pdf and publication-pdf.png (rendered by pdftoppm) and its Downloads tab as downloads.png.
 """
@@ -82,7 +82,17 @@ def main() -> None:
             page.wait_for_selector(".js-plotly-plot", timeout=120_000)
             page.wait_for_timeout(4000)
             page.screenshot(path=str(args.out / "tree.png"))
-            page.screenshot(path=str(args.out / "structure.png"), full_page=True)
+            relate = page.get_by_text("How topics relate")  # the page scrolls inside Streamlit's main block, not the document
+            relate.first.scroll_into_view_if_needed()
+            page.wait_for_timeout(1500)
+            page.screenshot(path=str(args.out / "structure.png"))
+            between = page.get_by_text("Papers between areas")
+            if between.count():  # corpora with a primary area
+                between.first.scroll_into_view_if_needed()
+                page.wait_for_timeout(1000)
+                page.screenshot(path=str(args.out / "between-areas.png"))
+            page.get_by_text("The topic tree").first.scroll_into_view_if_needed()
+            page.wait_for_timeout(500)
             tree = page.locator(".js-plotly-plot").first.bounding_box()
             page.mouse.click(tree["x"] + tree["width"] * 0.5, tree["y"] + 30)  # the first theme's node
             page.wait_for_function("() => location.search.includes('theme=')", timeout=60_000)

@@ -80,22 +80,25 @@ PAGE_STYLE = """<style>
 </style>"""
 
 
-def header_line(atlas: TopicCache, n_matching: int) -> str:
-    """The one-line summary under the title: corpus, build date, papers, topics, themes, outliers, matching."""
+def header_line(atlas: TopicCache, n_matching: int, n_papers: int | None = None) -> str:
+    """The one-line summary under the title: corpus, build date, papers, topics, themes, outliers, matching.
+    ``n_papers``: the papers the page lists (the modelled documents and their listed copies; default: the
+    documents), so that "matching the filters" never exceeds it."""
     manifest = atlas.manifest
     created = str(manifest.get("created_at", ""))[:10]
     n_themes = atlas.topics.loc[atlas.topics["theme"] != map_view.OUTLIER_THEME, "theme"].nunique()
+    n_papers = int(manifest["n_documents"]) if n_papers is None else n_papers
     return (
-        f"{filters.corpus_name(manifest)} · built {created} · {int(manifest['n_documents']):,} papers · {int(manifest['n_topics']):,} topics "
+        f"{filters.corpus_name(manifest)} · built {created} · {n_papers:,} papers · {int(manifest['n_topics']):,} topics "
         f"in {n_themes:,} themes · {float(manifest['outlier_fraction']):.1%} outliers · {n_matching:,} matching the filters"
     )
 
 
-def show_header(atlas: TopicCache, n_matching: int) -> None:
-    """Title and one summary line, the no-topics notice; the build notes go to the sidebar's foot."""
+def show_header(atlas: TopicCache, n_matching: int, n_papers: int | None = None) -> None:
+    """Title and one summary line (see header_line), the no-topics notice; the build notes go to the sidebar's foot."""
     st.html(PAGE_STYLE)
     st.title("Topic Atlas")
-    st.caption(filters.markdown_escape(header_line(atlas, n_matching)), help=f"Cache folder: {atlas.path}")
+    st.caption(filters.markdown_escape(header_line(atlas, n_matching, n_papers)), help=f"Cache folder: {atlas.path}")
     manifest = atlas.manifest
     if filters.no_topics_found(manifest):
         st.warning(filters.markdown_escape(filters.no_topics_message(manifest)) + " The map shows every paper in grey.")
@@ -238,7 +241,7 @@ def main() -> None:
     if page.view.paper:
         with st.sidebar:
             papers_view.render_paper(page, page.view.paper)
-    show_header(atlas, len(page.matching))
+    show_header(atlas, len(page.matching), len(resources.listing(cache_key, atlas)))
     tabs = dict(zip(names, st.tabs(names, key="tab", on_change="rerun", default=first_tab if first_tab in names else None)))
     with tabs[MAP_TAB]:
         if open_tab(tabs[MAP_TAB]):

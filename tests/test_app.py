@@ -100,6 +100,23 @@ def map_spec(app: AppTest) -> dict:
     return json.loads(app.get("plotly_chart")[0].proto.spec)
 
 
+def test_the_header_counts_a_listed_copy_among_the_papers(tmp_path: Path, monkeypatch):
+    """A copy (the same abstract under another title) is one modelled document but a listed paper: the header's
+    paper count includes it, so "matching the filters" never exceeds the papers (the whole conference: 11,661 of
+    11,660 before)."""
+    if not ICLR_PAPERS.is_file():
+        pytest.skip(f"test corpus missing: {ICLR_PAPERS}")
+    papers = pd.read_parquet(ICLR_PAPERS).head(40)
+    copy = papers.iloc[[3]].assign(openreview_id="copy0000001", title="The same abstract, renamed")
+    path = tmp_path / "with-copy.parquet"
+    pd.concat([papers, copy], ignore_index=True).to_parquet(path, index=False)
+    run_build(path, tmp_path / "cache", embedding_store=embedding_store(tmp_path))
+    app = run_app(tmp_path / "cache", monkeypatch)
+    no_failure(app)
+    assert "· 41 papers ·" in header(app) and "41 matching the filters" in header(app), header(app)
+    assert len(papers_table(app)) == 41
+
+
 def test_page_renders_the_corpus(caches, monkeypatch):
     app = run_app(caches["iclr"], monkeypatch)
     no_failure(app)
