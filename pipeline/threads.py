@@ -14,10 +14,11 @@ that can start a pool is limited here, through its public API:
 
 ``ATLAS_THREADS`` overrides the count (e.g. 2 on an otherwise idle machine; measured in ``bench/build.py --contention``).
 
-The count is also part of what makes a build reproducible: UMAP's spectral initialisation (an ARPACK eigensolver
-over BLAS) gives other last bits with two BLAS threads than with one, and that was enough to give 57 topics instead
-of 59 on the whole conference. So ``pipeline.build.run_build`` and ``pipeline.layout.umap_layout`` limit the pools
-themselves, whoever calls them, and the command line sets the BLAS variables before any library is loaded.
+The count is also part of what makes a build reproducible: a build's floats depend on the BLAS thread count (the
+neighbour search's matrix products, UMAP's spectral initialisation, an ARPACK eigensolver over BLAS), and a command
+line build with two BLAS threads gave 57 topics on the whole conference where one with one thread gave 59. So
+``pipeline.build.run_build`` and ``pipeline.layout.umap_layout`` limit the pools themselves, whoever calls them, and
+the command line sets the BLAS variables before any library is loaded.
 """
 
 from __future__ import annotations
