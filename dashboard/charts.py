@@ -233,38 +233,6 @@ def _finish_map(figure: go.Figure, height: int, empty: bool) -> go.Figure:
     return figure
 
 
-def decision_map_figure(documents: pd.DataFrame, topics: pd.DataFrame, colours: dict[str, str], height: int = 640) -> go.Figure:
-    """The same map coloured by decision instead of topic, with a legend; topic labels stay at their places.
-
-    ``documents`` as for :func:`topic_map_figure` plus ``decision``; ``colours`` maps each decision (and
-    "Unknown", for missing ones) to a colour, in legend order. Every point carries its doc_id in ``customdata``.
-    """
-    labels = topic_labels(topics)
-    figure = go.Figure()
-    marker_size = _marker_size(len(documents))
-    decisions = documents["decision"].where(documents["decision"].isin(list(colours)), "Unknown")
-    for decision, colour in colours.items():
-        rows = documents[decisions == decision]
-        if rows.empty:
-            continue
-        figure.add_trace(
-            go.Scattergl(
-                x=rows["x"].to_numpy(),
-                y=rows["y"].to_numpy(),
-                mode="markers",
-                name=f"{decision} ({len(rows):,})",
-                customdata=rows["doc_id"].astype(str).to_numpy(),
-                hovertext=[f"{text}<br>Decision: {decision}" for text in hover_texts(rows, labels)],
-                hoverinfo="text",
-                marker={"size": marker_size, "color": colour, "opacity": 0.8, "line": {"width": 0}},
-            )
-        )
-    _add_topic_annotations(figure, topics, sorted({int(topic) for topic in documents["topic"]}))
-    _finish_map(figure, height, documents.empty)
-    figure.update_layout(showlegend=True, legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "left", "x": 0})
-    return figure
-
-
 def highlight_points(figure: go.Figure, points: pd.DataFrame, name: str, symbol: str = "star", colour: str = "#111111", size: int = 15) -> go.Figure:
     """A copy of a map with ``points`` drawn on top as large outlined markers (search hits, placed papers).
 

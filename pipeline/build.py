@@ -249,15 +249,12 @@ def cached_map_refinement(layouts: Any, embeddings_key: str, embeddings: np.ndar
 def cached_tokens(layouts: Any, texts: list[str]) -> Any:
     """The texts tokenised once (pipeline.tokens.tokenize), through the layout store when there is one (keyed by the
     texts and the tokeniser's settings), so a rebuild of the same corpus does not tokenise it again."""
+    from pipeline.layout import texts_fingerprint
     from pipeline.tokens import TOKENIZER_VERSION, from_arrays, tokenize
 
     if layouts is None:
         return tokenize(texts)
-    digest = hashlib.sha256(TOKENIZER_VERSION.encode("utf-8"))
-    for text in texts:
-        digest.update(text.encode("utf-8"))
-        digest.update(b"\0")
-    key = digest.hexdigest()
+    key = texts_fingerprint(texts, TOKENIZER_VERSION)
     return from_arrays(layouts.cached("tokens", {"texts": key, "n": len(texts)}, lambda: tokenize(texts).arrays()), key)
 
 

@@ -33,6 +33,7 @@ import os
 import tempfile
 import threading
 import warnings
+from collections.abc import Iterable
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
@@ -187,6 +188,16 @@ def fingerprint(embeddings: np.ndarray) -> str:
     matrix = np.ascontiguousarray(embeddings)
     digest = hashlib.sha256(f"{matrix.shape}|{matrix.dtype}|".encode())
     digest.update(memoryview(matrix).cast("B"))
+    return digest.hexdigest()
+
+
+def texts_fingerprint(texts: Iterable[str], header: str = "") -> str:
+    """SHA-256 hex of ``header`` then every text in order, each ended by a NUL byte: the key of what a layout store
+    keeps for a corpus's texts (its tokens, its lexical fit)."""
+    digest = hashlib.sha256(header.encode("utf-8"))
+    for text in texts:
+        digest.update(text.encode("utf-8"))
+        digest.update(b"\0")
     return digest.hexdigest()
 
 

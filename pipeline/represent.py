@@ -30,7 +30,6 @@ so a rebuild that changes only clustering parameters does not refit it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import math
@@ -329,11 +328,9 @@ class RepresentedCorpus:
 
 def lexical_fingerprint(texts: list[str], params: LexicalParams) -> str:
     """SHA-256 of the texts (in order), the parameters and the scikit-learn version: the key of a cached fit."""
-    digest = hashlib.sha256(json.dumps({"params": params.__dict__, "sklearn": version("scikit-learn"), "n": len(texts)}, sort_keys=True).encode())
-    for text in texts:
-        digest.update(text.encode("utf-8"))
-        digest.update(b"\0")
-    return digest.hexdigest()
+    from pipeline.layout import texts_fingerprint
+
+    return texts_fingerprint(texts, json.dumps({"params": params.__dict__, "sklearn": version("scikit-learn"), "n": len(texts)}, sort_keys=True))
 
 
 def cached_lexical_fit(texts: list[str], params: LexicalParams, layouts: Any = None, word_counts: Any = None) -> tuple[LexicalModel, np.ndarray, bool]:
