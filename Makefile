@@ -1,5 +1,6 @@
 # Topic Atlas: `make run` builds the default corpus's cache (if missing or stale) and serves the dashboard;
-# `make test` runs the test suite. Both create .venv from requirements.txt first, only when it changed.
+# `make test` runs the checks (ruff, mypy, import-linter) and the test suite. Both create .venv first, only when
+# requirements.txt or pyproject.toml changed; the project is installed editable, with its command `topic-atlas`.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -7,31 +8,39 @@ CACHE ?= caches/default
 # The default corpus: the whole conference, else its 951-paper sample, else the bundled 19 abstracts.
 INPUT ?= $(firstword $(wildcard ../shared/data/iclr2025/iclr2025_abstracts.parquet ../shared/data/iclr2025/papers.parquet) data/sample/iclr2025_seed_abstracts.txt)
 PORT ?= 8501
+# Every module of the pipeline, in every subfolder: a change to any of them rebuilds the cache.
+PIPELINE_SOURCES := $(shell find pipeline -name '*.py' -not -path '*/__pycache__/*')
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export ATLAS_EMBEDDING_CACHE ?= $(CURDIR)/.cache/embeddings.sqlite
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.cache/numba
 
-.PHONY: setup run cache test clean
+.PHONY: setup run cache lint test clean
 
 setup: $(VENV)/.installed
 
-$(VENV)/.installed: requirements.txt
+$(VENV)/.installed: requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	touch $@
 
 # Rebuild when the cache is missing or older than the input or the pipeline code.
-$(CACHE)/manifest.json: $(VENV)/.installed $(INPUT) $(wildcard pipeline/*.py)
-	$(BIN)/python -m pipeline build --input $(INPUT) --cache $(CACHE)
+$(CACHE)/manifest.json: $(VENV)/.installed $(INPUT) $(PIPELINE_SOURCES)
+	$(BIN)/topic-atlas build --input $(INPUT) --cache $(CACHE)
 
 cache: $(CACHE)/manifest.json
 
 run: cache
 	$(BIN)/streamlit run dashboard/app.py --server.address 127.0.0.1 --server.port $(PORT) -- --cache $(CACHE)
 
-test: setup
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+
+test: lint
 	$(BIN)/python -m pytest
 
 clean:

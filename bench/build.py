@@ -11,7 +11,7 @@
 
 Each child's wall time runs from its start to its exit (results on disk); its CPU seconds (user + sys) and peak
 RSS come from ``os.wait4``. Stage seconds are our manifest's ``timings_s`` and, for stock, embed/fit/save timed
-inside the child. Quality is the build's ``metrics`` (pipeline.evaluate) for ours and the same functions applied to
+inside the child. Quality is the build's ``metrics`` (pipeline.quality.metrics) for ours and the same functions applied to
 stock's topics afterwards (outside the timing; stock has no map, so no map metrics; default 10 terms per topic).
 
 Machine-level compile caches are shared by every run and reported: numba's (``NUMBA_CACHE_DIR``, default the
@@ -54,8 +54,8 @@ def child_stock(input_path: Path, out: Path) -> None:
     import numpy as np
     import pandas as pd
 
-    from pipeline.clean import prepare_documents
-    from pipeline.corpus import load_corpus
+    from pipeline.ingest.clean import prepare_documents
+    from pipeline.ingest.corpus import load_corpus
 
     texts = prepare_documents(load_corpus(input_path)).documents["text"].tolist()
     timings = {"load": time.perf_counter() - start}
@@ -73,13 +73,20 @@ def child_stock(input_path: Path, out: Path) -> None:
     topics, _ = topic_model.fit_transform(texts, embeddings=embeddings)
     timings["fit"] = time.perf_counter() - mark
     mark = time.perf_counter()
-    topic_model.save(str(out / "model"), serialization="safetensors", save_ctfidf=True, save_embedding_model="all-MiniLM-L6-v2")
+    topic_model.save(
+        str(out / "model"), serialization="safetensors", save_ctfidf=True, save_embedding_model="all-MiniLM-L6-v2"
+    )
     pd.DataFrame({"topic": np.asarray(topics, dtype=np.int64)}).to_parquet(out / "topics.parquet", index=False)
     np.save(out / "embeddings.npy", np.asarray(embeddings, dtype=np.float32))
-    terms = {str(topic): [str(term) for term, _ in pairs if str(term).strip()] for topic, pairs in (topic_model.get_topics() or {}).items()}
+    terms = {
+        str(topic): [str(term) for term, _ in pairs if str(term).strip()]
+        for topic, pairs in (topic_model.get_topics() or {}).items()
+    }
     (out / "terms.json").write_text(json.dumps(terms), encoding="utf-8")
     timings["save"] = time.perf_counter() - mark
-    (out / "timings.json").write_text(json.dumps({key: round(value, 3) for key, value in timings.items()}), encoding="utf-8")
+    (out / "timings.json").write_text(
+        json.dumps({key: round(value, 3) for key, value in timings.items()}), encoding="utf-8"
+    )
 
 
 def run_child(command: list[str], env: dict[str, str], log_path: Path) -> dict[str, Any]:
@@ -94,13 +101,34 @@ def run_child(command: list[str], env: dict[str, str], log_path: Path) -> dict[s
         wall = time.perf_counter() - start
     process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed ({process.returncode}):\n" + log_path.read_text(errors="replace")[-3000:])
-    return {"wall": wall, "user": usage.ru_utime, "sys": usage.ru_stime, "cpu": usage.ru_utime + usage.ru_stime, "rss_mb": usage.ru_maxrss / 1024}
+        raise RuntimeError(
+            f"{' '.join(command)} failed ({process.returncode}):\n" + log_path.read_text(errors="replace")[-3000:]
+        )
+    return {
+        "wall": wall,
+        "user": usage.ru_utime,
+        "sys": usage.ru_stime,
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "rss_mb": usage.ru_maxrss / 1024,
+    }
 
 
 def our_command(input_path: Path, cache_dir: Path, store: Path, extra: list[str]) -> list[str]:
     """The build command line of (b) and (c)."""
-    return [sys.executable, "-m", "pipeline", "build", "--input", str(input_path), "--cache", str(cache_dir), "--embedding-cache", str(store), "--force", *extra]
+    return [
+        sys.executable,
+        "-m",
+        "pipeline",
+        "build",
+        "--input",
+        str(input_path),
+        "--cache",
+        str(cache_dir),
+        "--embedding-cache",
+        str(store),
+        "--force",
+        *extra,
+    ]
 
 
 def stage_line(timings: dict[str, float]) -> str:
@@ -109,25 +137,39 @@ def stage_line(timings: dict[str, float]) -> str:
 
 
 def stock_metrics(input_path: Path, out: Path) -> dict[str, Any]:
-    """pipeline.evaluate metrics of a stock run's saved topics (texts as the build reads them; no map)."""
+    """pipeline.quality.metrics metrics of a stock run's saved topics (texts as the build reads them; no map)."""
     import numpy as np
     import pandas as pd
 
-    from pipeline.clean import prepare_documents
-    from pipeline.corpus import load_corpus
-    from pipeline.evaluate import evaluate_topics, reference_column
+    from pipeline.ingest.clean import prepare_documents
+    from pipeline.ingest.corpus import load_corpus
+    from pipeline.quality.metrics import evaluate_topics, reference_column
 
     documents = prepare_documents(load_corpus(input_path)).documents
     topics = pd.read_parquet(out / "topics.parquet")["topic"].to_numpy()
     terms = {int(topic): words for topic, words in json.loads((out / "terms.json").read_text()).items()}
     column = reference_column(documents)
     return evaluate_topics(
-        documents["text"].tolist(), topics, terms, np.load(out / "embeddings.npy"), None,
-        reference=documents[column].tolist() if column else None, reference_name=column,
+        documents["text"].tolist(),
+        topics,
+        terms,
+        np.load(out / "embeddings.npy"),
+        None,
+        reference=documents[column].tolist() if column else None,
+        reference_name=column,
     )
 
 
-QUALITY_KEYS = ("n_topics", "outlier_fraction", "npmi", "topic_diversity", "trustworthiness_2d", "knn_recall_2d", "nmi_reference", "knn_accuracy_embedding")
+QUALITY_KEYS = (
+    "n_topics",
+    "outlier_fraction",
+    "npmi",
+    "topic_diversity",
+    "trustworthiness_2d",
+    "knn_recall_2d",
+    "nmi_reference",
+    "knn_accuracy_embedding",
+)
 
 
 def describe_caches(env: dict[str, str]) -> str:
@@ -145,7 +187,7 @@ def scaled_corpus(input_path: Path, n: int, folder: Path) -> Path:
     import numpy as np
     import pandas as pd
 
-    from pipeline.corpus import load_corpus
+    from pipeline.ingest.corpus import load_corpus
 
     raw = load_corpus(input_path)
     table = pd.read_parquet(input_path) if input_path.suffix == ".parquet" else None
@@ -187,7 +229,9 @@ def contention_run(input_path: Path, work: Path, env: dict[str, str], extra: lis
         store.parent.mkdir(exist_ok=True)
         competing = busy_loops(load)
         try:
-            usage = run_child(our_command(input_path, work / f"contention-{load}", store, extra), env, work / f"contention-{load}.log")
+            usage = run_child(
+                our_command(input_path, work / f"contention-{load}", store, extra), env, work / f"contention-{load}.log"
+            )
         finally:
             for process in competing:
                 process.kill()
@@ -198,8 +242,10 @@ def contention_run(input_path: Path, work: Path, env: dict[str, str], extra: lis
         results[name] = usage
         report(f"ours cold, {name}", 0, usage)
     alone, loaded = results.values()
-    print(f"contention slowdown: {loaded['wall'] / alone['wall']:.2f}x wall ({alone['wall']:.1f} s -> {loaded['wall']:.1f} s; goal <= 2.5x), "
-          f"CPU {alone['cpu']:.1f} s -> {loaded['cpu']:.1f} s")
+    print(
+        f"contention slowdown: {loaded['wall'] / alone['wall']:.2f}x wall ({alone['wall']:.1f} s -> {loaded['wall']:.1f} s; goal <= 2.5x), "
+        f"CPU {alone['cpu']:.1f} s -> {loaded['cpu']:.1f} s"
+    )
     return 0
 
 
@@ -208,12 +254,34 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--input", type=Path, required=True, help="corpus file (any format the build reads)")
     parser.add_argument("--repeat", type=int, default=1, help="paired repetitions; medians are compared (default 1)")
-    parser.add_argument("--scale", type=int, nargs="+", default=None, help="instead: our build on this many resampled documents, for each size given (scaling test)")
-    parser.add_argument("--contention", action="store_true", help="instead: our cold build alone and beside two busy processes")
-    parser.add_argument("--min-cluster-size", type=int, default=None, help="HDBSCAN min_cluster_size of the warm rebuild (default: 0.7 x the build's)")
+    parser.add_argument(
+        "--scale",
+        type=int,
+        nargs="+",
+        default=None,
+        help="instead: our build on this many resampled documents, for each size given (scaling test)",
+    )
+    parser.add_argument(
+        "--contention", action="store_true", help="instead: our cold build alone and beside two busy processes"
+    )
+    parser.add_argument(
+        "--min-cluster-size",
+        type=int,
+        default=None,
+        help="HDBSCAN min_cluster_size of the warm rebuild (default: 0.7 x the build's)",
+    )
     parser.add_argument("--embedding-model", default=None, help="encoder of our builds (default: the build's default)")
-    parser.add_argument("--fresh-machine", action="store_true", help="empty numba and encoder caches for (a) and (b): a first build on a new machine")
-    parser.add_argument("--keep", type=Path, default=None, help="keep the runs' files in this folder (default: a temporary one, deleted)")
+    parser.add_argument(
+        "--fresh-machine",
+        action="store_true",
+        help="empty numba and encoder caches for (a) and (b): a first build on a new machine",
+    )
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        default=None,
+        help="keep the runs' files in this folder (default: a temporary one, deleted)",
+    )
     parser.add_argument("--child-stock", nargs=2, metavar=("INPUT", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child_stock:
@@ -230,7 +298,9 @@ def main(argv: list[str] | None = None) -> int:
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     input_path = args.input.resolve()
     extra = ["--embedding-model", args.embedding_model] if args.embedding_model else []
-    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start; python {sys.version.split()[0]}")
+    print(
+        f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start; python {sys.version.split()[0]}"
+    )
     print(describe_caches(env))
     try:
         if args.scale:
@@ -246,7 +316,19 @@ def main(argv: list[str] | None = None) -> int:
                 run_env["ATLAS_MODEL_CACHE"] = str(work / f"encoders-{repetition}")
             stock_out = work / f"stock-{repetition}"
             stock_out.mkdir(exist_ok=True)
-            usage = run_child([sys.executable, str(Path(__file__).resolve()), "--input", str(input_path), "--child-stock", str(input_path), str(stock_out)], run_env, work / f"stock-{repetition}.log")
+            usage = run_child(
+                [
+                    sys.executable,
+                    str(Path(__file__).resolve()),
+                    "--input",
+                    str(input_path),
+                    "--child-stock",
+                    str(input_path),
+                    str(stock_out),
+                ],
+                run_env,
+                work / f"stock-{repetition}.log",
+            )
             usage["stages"] = json.loads((stock_out / "timings.json").read_text())
             usage["out"] = stock_out
             results["stock"].append(usage)
@@ -255,7 +337,9 @@ def main(argv: list[str] | None = None) -> int:
             store = work / f"store-{repetition}" / "embeddings.sqlite"
             store.parent.mkdir(exist_ok=True)
             cache_dir = work / f"ours-{repetition}"
-            usage = run_child(our_command(input_path, cache_dir, store, extra), run_env, work / f"cold-{repetition}.log")
+            usage = run_child(
+                our_command(input_path, cache_dir, store, extra), run_env, work / f"cold-{repetition}.log"
+            )
             manifest = read_manifest(cache_dir)
             n_docs = manifest["n_documents"]
             usage.update(stages=manifest["timings_s"], manifest=manifest)
@@ -264,25 +348,42 @@ def main(argv: list[str] | None = None) -> int:
 
             chosen = manifest["params"]["min_cluster_size"]
             warm_size = args.min_cluster_size or max(3, round(0.7 * chosen))
-            usage = run_child(our_command(input_path, cache_dir, store, extra + ["--min-cluster-size", str(warm_size)]), run_env, work / f"warm-{repetition}.log")
+            usage = run_child(
+                our_command(input_path, cache_dir, store, extra + ["--min-cluster-size", str(warm_size)]),
+                run_env,
+                work / f"warm-{repetition}.log",
+            )
             manifest = read_manifest(cache_dir)
-            usage.update(stages=manifest["timings_s"], manifest=manifest, note=f"min_cluster_size {chosen} -> {warm_size}")
+            usage.update(
+                stages=manifest["timings_s"], manifest=manifest, note=f"min_cluster_size {chosen} -> {warm_size}"
+            )
             results["warm"].append(usage)
             report("ours warm", repetition, usage)
 
         print()
-        print("quality (pipeline.evaluate; stock: BERTopic() defaults, 10 terms per topic, no map):")
+        print("quality (pipeline.quality.metrics; stock: BERTopic() defaults, 10 terms per topic, no map):")
         stock = stock_metrics(input_path, results["stock"][-1]["out"])
-        columns = {"stock": stock, "ours cold": results["cold"][-1]["manifest"].get("metrics", {}), "ours warm": results["warm"][-1]["manifest"].get("metrics", {})}
+        columns = {
+            "stock": stock,
+            "ours cold": results["cold"][-1]["manifest"].get("metrics", {}),
+            "ours warm": results["warm"][-1]["manifest"].get("metrics", {}),
+        }
         print(f"  {'metric':<24}" + "".join(f"{name:>12}" for name in columns))
         for key in QUALITY_KEYS:
             print(f"  {key:<24}" + "".join(f"{_fmt(column.get(key)):>12}" for column in columns.values()))
         cold_manifest = results["cold"][-1]["manifest"]
-        print(f"  our encoder: {cold_manifest['embedding_model']}; warm rebuild: {results['warm'][-1]['note']}; layout cache hits: {results['warm'][-1]['manifest'].get('layout_cache', {}).get('hits')}")
+        print(
+            f"  our encoder: {cold_manifest['embedding_model']}; warm rebuild: {results['warm'][-1]['note']}; layout cache hits: {results['warm'][-1]['manifest'].get('layout_cache', {}).get('hits')}"
+        )
         print()
-        medians = {name: {key: statistics.median(run[key] for run in runs) for key in ("wall", "cpu", "rss_mb")} for name, runs in results.items()}
+        medians = {
+            name: {key: statistics.median(run[key] for run in runs) for key in ("wall", "cpu", "rss_mb")}
+            for name, runs in results.items()
+        }
         for name, values in medians.items():
-            print(f"median of {args.repeat}: {name:<6} wall {values['wall']:6.1f} s, cpu {values['cpu']:6.1f} s, peak RSS {values['rss_mb']:6.0f} MiB")
+            print(
+                f"median of {args.repeat}: {name:<6} wall {values['wall']:6.1f} s, cpu {values['cpu']:6.1f} s, peak RSS {values['rss_mb']:6.0f} MiB"
+            )
         cpu_cold = medians["stock"]["cpu"] / medians["cold"]["cpu"]
         cpu_warm = medians["stock"]["cpu"] / medians["warm"]["cpu"]
         print(f"cpu-time speedup vs stock: cold {cpu_cold:.1f}x, warm {cpu_warm:.1f}x")
@@ -313,7 +414,10 @@ def report(name: str, repetition: int, usage: dict[str, Any]) -> None:
     if manifest and manifest.get("cpu_s"):
         print(f"      stage CPU seconds (the thread that ran each): {stage_line(manifest['cpu_s'])}", flush=True)
     if manifest:
-        print(f"      embedding cache: {manifest['embedding_cache']}; layout cache hits: {manifest.get('layout_cache', {}).get('hits')}", flush=True)
+        print(
+            f"      embedding cache: {manifest['embedding_cache']}; layout cache hits: {manifest.get('layout_cache', {}).get('hits')}",
+            flush=True,
+        )
 
 
 def scale_run(args: argparse.Namespace, input_path: Path, work: Path, env: dict[str, str], extra: list[str]) -> int:
@@ -323,9 +427,11 @@ def scale_run(args: argparse.Namespace, input_path: Path, work: Path, env: dict[
 
     from pipeline.cache import read_manifest
 
-    print("SCALING TEST, NOT A QUALITY TEST: documents resampled with replacement from "
-          f"{input_path.name} and perturbed (a tenth of each text's words dropped, its row number appended) so that the "
-          "cleaner keeps them; topics and metrics mean nothing here.")
+    print(
+        "SCALING TEST, NOT A QUALITY TEST: documents resampled with replacement from "
+        f"{input_path.name} and perturbed (a tenth of each text's words dropped, its row number appended) so that the "
+        "cleaner keeps them; topics and metrics mean nothing here."
+    )
     past_embedding: dict[int, float] = {}
     for size in args.scale:
         corpus = scaled_corpus(input_path, size, work)
@@ -338,18 +444,27 @@ def scale_run(args: argparse.Namespace, input_path: Path, work: Path, env: dict[
         report(f"ours cold {size}", 0, usage)
         chosen = manifest["params"]["min_cluster_size"]
         warm_size = args.min_cluster_size or max(3, round(0.7 * chosen))
-        warm = run_child(our_command(corpus, cache_dir, store, extra + ["--min-cluster-size", str(warm_size)]), env, work / f"scale-warm-{size}.log")
+        warm = run_child(
+            our_command(corpus, cache_dir, store, extra + ["--min-cluster-size", str(warm_size)]),
+            env,
+            work / f"scale-warm-{size}.log",
+        )
         warm_manifest = read_manifest(cache_dir)
         warm.update(stages=warm_manifest["timings_s"], manifest=warm_manifest)
         report(f"ours warm {size}", 0, warm)
         past_embedding[size] = usage["wall"] - manifest["timings_s"].get("embed", 0.0)
-        print(f"scale build completed: {manifest['n_documents']} docs, {manifest['n_topics']} topics; cold {usage['wall']:.1f} s wall / {usage['cpu']:.1f} s cpu, "
-              f"peak RSS {usage['rss_mb']:.0f} MiB; warm (min_cluster_size {chosen} -> {warm_size}) {warm['wall']:.1f} s wall, peak RSS {warm['rss_mb']:.0f} MiB", flush=True)
+        print(
+            f"scale build completed: {manifest['n_documents']} docs, {manifest['n_topics']} topics; cold {usage['wall']:.1f} s wall / {usage['cpu']:.1f} s cpu, "
+            f"peak RSS {usage['rss_mb']:.0f} MiB; warm (min_cluster_size {chosen} -> {warm_size}) {warm['wall']:.1f} s wall, peak RSS {warm['rss_mb']:.0f} MiB",
+            flush=True,
+        )
     sizes = sorted(past_embedding)
     for small, large in zip(sizes, sizes[1:]):
         growth = past_embedding[large] / past_embedding[small]
         n_log_n = (large * math.log(large)) / (small * math.log(small))
-        print(f"growth past the embedding {small} -> {large}: {growth:.2f}x (n log n: {n_log_n:.2f}x) -> {'OK' if growth <= 1.1 * n_log_n else 'FASTER THAN n log n'}")
+        print(
+            f"growth past the embedding {small} -> {large}: {growth:.2f}x (n log n: {n_log_n:.2f}x) -> {'OK' if growth <= 1.1 * n_log_n else 'FASTER THAN n log n'}"
+        )
     return 0
 
 

@@ -33,7 +33,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 APP = str(ROOT / "dashboard" / "app.py")
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 VIEWPORT = {"width": 1500, "height": 1000}
 MAP_DRAWN = ".js-plotly-plot .gl-container canvas"
 
@@ -64,7 +70,16 @@ def server_times(cache_dir: Path, repeats: int) -> list[tuple[str, float]]:
         first.append(timed_run(at))
     results.append(("first render (fresh session, cached tables)", statistics.median(first)))
     results.append(("first render of a fresh server (reads the cache)", first[0]))
-    names = ("topic filter", "text search", "map selection", "paper opened", "colour by topic", "drill into a theme", "decision filter", "clear filters")
+    names = (
+        "topic filter",
+        "text search",
+        "map selection",
+        "paper opened",
+        "colour by topic",
+        "drill into a theme",
+        "decision filter",
+        "clear filters",
+    )
     steps: dict[str, list[float]] = {name: [] for name in names}
     topic_options = at.multiselect(key="topics").options
     n_themes = len(at.selectbox(key="theme").options) - 1
@@ -128,8 +143,23 @@ def start_server(cache_dir: Path) -> tuple[subprocess.Popen, int]:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     server = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", APP, "--server.port", str(port), "--server.headless", "true", "--", "--cache", str(cache_dir)],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            APP,
+            "--server.port",
+            str(port),
+            "--server.headless",
+            "true",
+            "--",
+            "--cache",
+            str(cache_dir),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -143,6 +173,7 @@ def start_server(cache_dir: Path) -> tuple[subprocess.Popen, int]:
 
 def open_page(browser, url: str, frames: Frames):
     page = browser.new_page(viewport=VIEWPORT)
+
     def watch(socket_) -> None:
         socket_.on("framereceived", frames.record)
         socket_.on("framesent", frames.record_sent)
@@ -156,7 +187,9 @@ def open_page(browser, url: str, frames: Frames):
 
 
 def legend_text(page) -> str:
-    return page.evaluate("() => Array.from(document.querySelectorAll('.js-plotly-plot .legend .legendtext')).map(e => e.textContent).join(' ')")
+    return page.evaluate(
+        "() => Array.from(document.querySelectorAll('.js-plotly-plot .legend .legendtext')).map(e => e.textContent).join(' ')"
+    )
 
 
 def click_a_point(page) -> None:
@@ -213,7 +246,14 @@ def browser_times(cache_dir: Path) -> list[tuple[str, float, float | None, int, 
             start = time.perf_counter()
             click_a_point(page)
             page.wait_for_selector(".st-key-paper-panel", timeout=60_000)
-            results.append(("click on a point -> paper shown", time.perf_counter() - start, *frames.since(start), *frames.first_sent(start)))
+            results.append(
+                (
+                    "click on a point -> paper shown",
+                    time.perf_counter() - start,
+                    *frames.since(start),
+                    *frames.first_sent(start),
+                )
+            )
             page.wait_for_selector(MAP_DRAWN, state="attached", timeout=60_000)
             page.wait_for_timeout(1500)
 
@@ -221,7 +261,9 @@ def browser_times(cache_dir: Path) -> list[tuple[str, float, float | None, int, 
             start = time.perf_counter()
             lasso_left_half(page)
             page.get_by_text("papers selected on the map").wait_for(timeout=60_000)
-            results.append(("lasso -> table updated", time.perf_counter() - start, *frames.since(start), *frames.first_sent(start)))
+            results.append(
+                ("lasso -> table updated", time.perf_counter() - start, *frames.since(start), *frames.first_sent(start))
+            )
             page.wait_for_timeout(1500)
 
             before = legend_text(page)
@@ -232,9 +274,17 @@ def browser_times(cache_dir: Path) -> list[tuple[str, float, float | None, int, 
             option.click()
             page.wait_for_function(
                 "before => { const t = Array.from(document.querySelectorAll('.js-plotly-plot .legend .legendtext')).map(e => e.textContent).join(' '); return t && t !== before; }",
-                arg=before, timeout=60_000,
+                arg=before,
+                timeout=60_000,
             )
-            results.append(("filter change -> map redrawn", time.perf_counter() - start, *frames.since(start), *frames.first_sent(start)))
+            results.append(
+                (
+                    "filter change -> map redrawn",
+                    time.perf_counter() - start,
+                    *frames.since(start),
+                    *frames.first_sent(start),
+                )
+            )
             browser.close()
     finally:
         server.terminate()
@@ -252,8 +302,12 @@ SERVER_STEP_OF = {
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cache", type=Path, required=True, help="cache folder (the goals are stated for the whole of ICLR 2025)")
-    parser.add_argument("--repeats", type=int, default=5, help="repetitions per server step; medians are reported (default 5)")
+    parser.add_argument(
+        "--cache", type=Path, required=True, help="cache folder (the goals are stated for the whole of ICLR 2025)"
+    )
+    parser.add_argument(
+        "--repeats", type=int, default=5, help="repetitions per server step; medians are reported (default 5)"
+    )
     parser.add_argument("--no-browser", action="store_true", help="skip the headless-Chromium measurements")
     args = parser.parse_args()
     from pipeline.cache import read_manifest
@@ -263,20 +317,30 @@ def main() -> None:
     results = server_times(args.cache, args.repeats)
     for name, seconds in results:
         goal = 2.0 if name.startswith("first") else 0.2
-        print(f"  server  {name:<48} {seconds * 1000:8.0f} ms   (goal <= {goal * 1000:.0f} ms: {'met' if seconds <= goal else 'MISSED'})")
+        print(
+            f"  server  {name:<48} {seconds * 1000:8.0f} ms   (goal <= {goal * 1000:.0f} ms: {'met' if seconds <= goal else 'MISSED'})"
+        )
     server = dict(results)
     if not args.no_browser and CHROMIUM.exists():
-        print("  browser (headless Chromium, software WebGL)  total  event sent  server  transfer  drawing    up / down")
+        print(
+            "  browser (headless Chromium, software WebGL)  total  event sent  server  transfer  drawing    up / down"
+        )
         for name, total, last_message, size, sent_at, sent_size in browser_times(args.cache):
             server_s = server.get(SERVER_STEP_OF.get(name, ""), 0.0)
-            before = sent_at or 0.0  # the browser's own work before it sends the event (plotly's selection, the event's JSON)
+            before = (
+                sent_at or 0.0
+            )  # the browser's own work before it sends the event (plotly's selection, the event's JSON)
             transfer = max((last_message or 0.0) - before - server_s, 0.0)
             drawing = total - (last_message or 0.0)
             goal = "" if name.startswith("first") else f"  (goal <= 1000 ms: {'met' if total <= 1.0 else 'MISSED'})"
-            print(f"  {name:<38} {total * 1000:7.0f} {before * 1000:9.0f} {server_s * 1000:8.0f} {transfer * 1000:8.0f} {drawing * 1000:8.0f}"
-                  f"  {sent_size / 1e6:5.2f} / {size / 1e6:4.2f} MB{goal}")
+            print(
+                f"  {name:<38} {total * 1000:7.0f} {before * 1000:9.0f} {server_s * 1000:8.0f} {transfer * 1000:8.0f} {drawing * 1000:8.0f}"
+                f"  {sent_size / 1e6:5.2f} / {size / 1e6:4.2f} MB{goal}"
+            )
     interactions = [seconds for name, seconds in results if not name.startswith("first")]
-    print(f"dashboard: first render {results[0][1] * 1000:.0f} ms, slowest server rerun {max(interactions) * 1000:.0f} ms ({n_documents} docs)")
+    print(
+        f"dashboard: first render {results[0][1] * 1000:.0f} ms, slowest server rerun {max(interactions) * 1000:.0f} ms ({n_documents} docs)"
+    )
 
 
 if __name__ == "__main__":

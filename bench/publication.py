@@ -20,7 +20,12 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from dashboard import export, filters, publication, render_process  # noqa: E402
+from dashboard.export import (
+    download_bytes,  # noqa: E402
+    render_process,
+)
+from dashboard.figures import publication
+from dashboard.tables import paper_table
 from pipeline.cache import read_cache  # noqa: E402
 
 
@@ -32,17 +37,21 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=300.0)
     args = parser.parse_args()
     atlas = read_cache(args.cache)
-    corpus = filters.corpus_name(atlas.manifest)
+    corpus = paper_table.corpus_name(atlas.manifest)
     caption = publication.caption_text(atlas.manifest, corpus, len(atlas.documents), "no filters")
-    view = publication.map_view_from_documents(atlas.documents, atlas.topics, title=f"Topic map of {corpus}", caption=caption)
+    view = publication.map_view_from_documents(
+        atlas.documents, atlas.topics, title=f"Topic map of {corpus}", caption=caption
+    )
     args.out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     ready = render_process.wait_until_ready(args.timeout)
-    print(f"render server ready: {ready} after {time.perf_counter() - started:.1f} s (imports plotly, kaleido, DataMapPlot once)")
+    print(
+        f"render server ready: {ready} after {time.perf_counter() - started:.1f} s (imports plotly, kaleido, DataMapPlot once)"
+    )
     print(f"{len(view.points):,} points, {publication.label_anchors(view.points).shape[0]} labels")
     for renderer in args.renderers.split(","):
         started = time.perf_counter()
-        images = export.publication_images(view, publication.FORMATS, renderer, timeout_s=args.timeout)
+        images = download_bytes.publication_images(view, publication.FORMATS, renderer, timeout_s=args.timeout)
         elapsed = time.perf_counter() - started
         for image_format, data in images.items():
             path = args.out / f"{renderer}.{image_format}"
@@ -50,7 +59,18 @@ def main() -> None:
             print(f"{renderer:12s} {image_format}  {len(data) / 1e6:6.2f} MB  -> {path}")
         print(f"{renderer:12s} all three formats in {elapsed:.1f} s (one job)")
         if shutil.which("pdftoppm"):
-            subprocess.run(["pdftoppm", "-png", "-r", "80", "-singlefile", str(args.out / f"{renderer}.pdf"), str(args.out / f"{renderer}-pdf")], check=True)
+            subprocess.run(
+                [
+                    "pdftoppm",
+                    "-png",
+                    "-r",
+                    "80",
+                    "-singlefile",
+                    str(args.out / f"{renderer}.pdf"),
+                    str(args.out / f"{renderer}-pdf"),
+                ],
+                check=True,
+            )
 
 
 if __name__ == "__main__":

@@ -5,9 +5,9 @@ Usage::
     .venv/bin/python bench/quality.py --input ../shared/data/iclr2025/iclr2025_abstracts.parquet
 
 Every model sees the same documents (read and cleaned as the build does) and is scored by the same functions of
-:mod:`pipeline.evaluate`, against the same reference columns (``primary_area`` and ``decision`` where present):
+:mod:`pipeline.quality.metrics`, against the same reference columns (``primary_area`` and ``decision`` where present):
 
-- ``ours``: ``pipeline.build.run_build`` into a temporary folder, default settings (its representation, by default
+- ``ours``: ``pipeline.operations.build.run_build`` into a temporary folder, default settings (its representation, by default
   tfidf-svd); its metrics are the build's ``evaluate`` stage, map metrics included.
 - ``stock``: ``BERTopic()`` with its defaults on all-MiniLM-L6-v2 embeddings (BERTopic's default model; computed one
   text per forward pass and read from the embedding cache, ``--store``). Two deviations, both needed to measure it:
@@ -55,7 +55,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from pipeline.config import BuildConfig  # noqa: E402
-from pipeline.evaluate import evaluate_topics, format_table, reference_column  # noqa: E402
+from pipeline.quality.metrics import evaluate_topics, format_table, reference_column  # noqa: E402
 
 log = logging.getLogger("bench.quality")
 SEED = 42
@@ -87,16 +87,18 @@ class Scored:
 def load(input_path: Path, encoder: Any, peer_model: str, store: Path) -> Corpus:
     """Read and clean the corpus exactly as the build does, and embed it for the peers with ``peer_model`` through
     the SQLite embedding cache ``store``."""
-    from pipeline.clean import prepare_documents
-    from pipeline.corpus import load_corpus
-    from pipeline.embed import embed_texts
-    from pipeline.evaluate import agreement_references
+    from pipeline.ingest.clean import prepare_documents
+    from pipeline.ingest.corpus import load_corpus
+    from pipeline.quality.metrics import agreement_references
+    from pipeline.represent.encoders import embed_texts
 
     documents = prepare_documents(load_corpus(input_path)).documents
     texts = documents["text"].tolist()
     embeddings = embed_texts(texts, peer_model, store_path=store, encoder=encoder, progress=True).embeddings
     column = reference_column(documents)
-    return Corpus(texts, embeddings, documents[column].tolist() if column else None, column, agreement_references(documents))
+    return Corpus(
+        texts, embeddings, documents[column].tolist() if column else None, column, agreement_references(documents)
+    )
 
 
 def seeded_umap() -> Any:
@@ -115,7 +117,13 @@ def model_terms(topic_model: Any, aspect: str | None = None) -> dict[int, list[s
 def score(corpus: Corpus, topics: Any, terms: dict[int, list[str]]) -> dict[str, Any]:
     """Topic metrics of a peer, with the kNN accuracy of the embeddings it clusters (no map of its own)."""
     return evaluate_topics(
-        corpus.texts, np.asarray(topics), terms, corpus.embeddings, None, reference=corpus.reference, reference_name=corpus.reference_name,
+        corpus.texts,
+        np.asarray(topics),
+        terms,
+        corpus.embeddings,
+        None,
+        reference=corpus.reference,
+        reference_name=corpus.reference_name,
         references=corpus.references,
     )
 
@@ -138,15 +146,20 @@ def fit_best_practice(corpus: Corpus, encoder: Any, min_cluster_size: int) -> di
     from hdbscan import HDBSCAN
     from sklearn.feature_extraction.text import CountVectorizer
 
-    from pipeline.model import embedding_backend
+    from pipeline.topics.model import embedding_backend
 
     start = time.perf_counter()
     vectorizer = CountVectorizer(stop_words="english", min_df=2, ngram_range=(1, 2))
-    representations = {"KeyBERT": KeyBERTInspired(top_n_words=TERMS, random_state=SEED), "MMR": MaximalMarginalRelevance(diversity=0.3, top_n_words=TERMS)}
+    representations = {
+        "KeyBERT": KeyBERTInspired(top_n_words=TERMS, random_state=SEED),
+        "MMR": MaximalMarginalRelevance(diversity=0.3, top_n_words=TERMS),
+    }
     topic_model = BERTopic(
         embedding_model=embedding_backend(encoder),
         umap_model=seeded_umap(),
-        hdbscan_model=HDBSCAN(min_cluster_size=min_cluster_size, metric="euclidean", cluster_selection_method="eom", prediction_data=True),
+        hdbscan_model=HDBSCAN(
+            min_cluster_size=min_cluster_size, metric="euclidean", cluster_selection_method="eom", prediction_data=True
+        ),
         vectorizer_model=vectorizer,
         representation_model=representations,
         top_n_words=TERMS,
@@ -156,7 +169,13 @@ def fit_best_practice(corpus: Corpus, encoder: Any, min_cluster_size: int) -> di
         topics = topic_model.reduce_outliers(corpus.texts, topics, strategy="embeddings", embeddings=corpus.embeddings)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            topic_model.update_topics(corpus.texts, topics=topics, top_n_words=TERMS, vectorizer_model=vectorizer, representation_model=representations)
+            topic_model.update_topics(
+                corpus.texts,
+                topics=topics,
+                top_n_words=TERMS,
+                vectorizer_model=vectorizer,
+                representation_model=representations,
+            )
     seconds = time.perf_counter() - start
     return {
         "main": Scored(score(corpus, topics, model_terms(topic_model)), seconds),
@@ -169,7 +188,7 @@ def fit_lda(corpus: Corpus, n_topics: int, config: BuildConfig) -> Scored:
     """LDA (scikit-learn, batch variational Bayes, defaults) over our c-TF-IDF vocabulary, ``n_topics`` topics."""
     from sklearn.decomposition import LatentDirichletAllocation
 
-    from pipeline.vocabulary import make_vectorizer
+    from pipeline.text.vocabulary import make_vectorizer
 
     resolved = config.resolved_for(len(corpus.texts))
     start = time.perf_counter()
@@ -178,16 +197,19 @@ def fit_lda(corpus: Corpus, n_topics: int, config: BuildConfig) -> Scored:
     lda = LatentDirichletAllocation(n_components=max(n_topics, 1), random_state=SEED)
     topics = lda.fit_transform(counts).argmax(axis=1)
     words = vectorizer.get_feature_names_out()
-    terms = {topic: [str(words[index]) for index in np.argsort(-weights, kind="stable")[:TERMS]] for topic, weights in enumerate(lda.components_)}
+    terms = {
+        topic: [str(words[index]) for index in np.argsort(-weights, kind="stable")[:TERMS]]
+        for topic, weights in enumerate(lda.components_)
+    }
     seconds = time.perf_counter() - start
     return Scored(score(corpus, topics, terms), seconds)
 
 
 def fit_ours(input_path: Path, config: BuildConfig) -> Scored:
     """Our pipeline end to end (``run_build`` into a temporary folder); metrics from its evaluate stage."""
-    from pipeline.build import run_build
     from pipeline.cache import read_cache
-    from pipeline.embed import DEFAULT_STORE
+    from pipeline.operations.build import run_build
+    from pipeline.represent.encoders import DEFAULT_STORE
 
     with tempfile.TemporaryDirectory(prefix="atlas-quality-") as folder:
         start = time.perf_counter()
@@ -226,17 +248,30 @@ def verdict(columns: dict[str, dict[str, Any]], labels: list[str]) -> list[str]:
     lines = []
     for key, better in (("npmi", "higher"), ("topic_diversity", "higher")):
         best_peer = max(peer[key] for peer in peers if peer.get(key) is not None)
-        lines.append(f"{key}: ours {ours[key]:.3f} vs best peer {best_peer:.3f} -> {'OK' if ours[key] >= best_peer else 'BEHIND'}")
-    lines.append(f"outlier_fraction: ours {ours['outlier_fraction']:.3f} (target <= 0.10) -> {'OK' if ours['outlier_fraction'] <= 0.10 else 'ABOVE'}")
+        lines.append(
+            f"{key}: ours {ours[key]:.3f} vs best peer {best_peer:.3f} -> {'OK' if ours[key] >= best_peer else 'BEHIND'}"
+        )
+    lines.append(
+        f"outlier_fraction: ours {ours['outlier_fraction']:.3f} (target <= 0.10) -> {'OK' if ours['outlier_fraction'] <= 0.10 else 'ABOVE'}"
+    )
     duplicates = len(labels) - len(set(labels))
     lines.append(f"duplicate labels: {duplicates}; topics at the top level: {ours['n_topics']} (at most 60)")
-    lines.append(f"topics: ours {ours['n_topics']} (target 20-60) -> {'OK' if 20 <= ours['n_topics'] <= 60 else 'OUTSIDE'}")
+    lines.append(
+        f"topics: ours {ours['n_topics']} (target 20-60) -> {'OK' if 20 <= ours['n_topics'] <= 60 else 'OUTSIDE'}"
+    )
     trust = ours.get("trustworthiness_2d")
     if trust is not None:
-        lines.append(f"trustworthiness_2d {trust:.3f} (target >= 0.95) -> {'OK' if trust >= 0.95 else 'BELOW'}; knn_recall_2d {ours.get('knn_recall_2d'):.3f}")
+        lines.append(
+            f"trustworthiness_2d {trust:.3f} (target >= 0.95) -> {'OK' if trust >= 0.95 else 'BELOW'}; knn_recall_2d {ours.get('knn_recall_2d'):.3f}"
+        )
     area = ours.get("references", {}).get("primary_area")
     peer_area = columns["stock"].get("references", {}).get("primary_area")
-    if area and peer_area and area.get("knn_accuracy_embedding") is not None and peer_area.get("knn_accuracy_embedding") is not None:
+    if (
+        area
+        and peer_area
+        and area.get("knn_accuracy_embedding") is not None
+        and peer_area.get("knn_accuracy_embedding") is not None
+    ):
         ok = area["knn_accuracy_embedding"] >= peer_area["knn_accuracy_embedding"]
         lines.append(
             f"primary-area kNN accuracy of the representation: ours {area['knn_accuracy_embedding']:.3f} vs MiniLM "
@@ -249,21 +284,41 @@ def main(argv: list[str] | None = None) -> int:
     """Fit and score the four models on ``--input``; print the table and the summary line. Returns 0."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--input", type=Path, required=True, help="corpus file (any format the build reads)")
-    parser.add_argument("--skip", nargs="*", default=[], choices=["stock", "best-practice", "lda"], help="peers to leave out (quick runs)")
-    parser.add_argument("--peer-embedding-model", default=PEER_MODEL, help=f"the peers' encoder (default {PEER_MODEL}, BERTopic's default)")
-    parser.add_argument("--store", type=Path, default=None, help="embedding cache of the peers' vectors (default: the build's, .cache/embeddings.sqlite)")
+    parser.add_argument(
+        "--skip",
+        nargs="*",
+        default=[],
+        choices=["stock", "best-practice", "lda"],
+        help="peers to leave out (quick runs)",
+    )
+    parser.add_argument(
+        "--peer-embedding-model",
+        default=PEER_MODEL,
+        help=f"the peers' encoder (default {PEER_MODEL}, BERTopic's default)",
+    )
+    parser.add_argument(
+        "--store",
+        type=Path,
+        default=None,
+        help="embedding cache of the peers' vectors (default: the build's, .cache/embeddings.sqlite)",
+    )
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s", datefmt="%H:%M:%S")
-    from pipeline.embed import DEFAULT_STORE, get_encoder
-    from pipeline.threads import limit_threads
+    logging.basicConfig(
+        level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s", datefmt="%H:%M:%S"
+    )
+    from pipeline.represent.encoders import DEFAULT_STORE, get_encoder
+    from pipeline.runtime.threads import limit_threads
 
     limit_threads()
     config = BuildConfig()
     encoder = get_encoder(args.peer_embedding_model)
     corpus = load(args.input, encoder, args.peer_embedding_model, args.store or DEFAULT_STORE)
     n = len(corpus.texts)
-    print(f"corpus: {args.input} ({n} documents, reference columns: {', '.join(corpus.references) or 'none'}; ours: {config.embedding_model}, "
-          f"peers: {args.peer_embedding_model})", flush=True)
+    print(
+        f"corpus: {args.input} ({n} documents, reference columns: {', '.join(corpus.references) or 'none'}; ours: {config.embedding_model}, "
+        f"peers: {args.peer_embedding_model})",
+        flush=True,
+    )
     ours = fit_ours(args.input, config)
     columns: dict[str, dict[str, Any]] = {"ours": ours.metrics}
     seconds = {"ours": ours.seconds}
@@ -282,7 +337,9 @@ def main(argv: list[str] | None = None) -> int:
     print(format_table({}, columns))
     print("fit seconds: " + ", ".join(f"{name} {value:.1f}" for name, value in seconds.items()))
     print("our build stages (s): " + ", ".join(f"{stage} {value:.1f}" for stage, value in ours.stages.items()))
-    print("best-practice = best of bp-main (c-TF-IDF), bp-KeyBERT and bp-MMR on each of npmi, topic_diversity, outlier_fraction")
+    print(
+        "best-practice = best of bp-main (c-TF-IDF), bp-KeyBERT and bp-MMR on each of npmi, topic_diversity, outlier_fraction"
+    )
     print(f"our labels: {'; '.join(ours.labels)}")
     if {"stock", "best-practice"} <= set(columns):
         for line in verdict(columns, ours.labels):

@@ -6,7 +6,7 @@ For every candidate (``--candidates``, default CANDIDATES) it prints one row:
 
 - ``knn_area``: accuracy of a k=10 nearest-neighbour majority vote (cosine) predicting each paper's OpenReview
   ``primary_area``, 10-fold stratified cross-validation, over every paper with an area (González-Márquez & Kobak
-  2024, arXiv 2404.08403, protocol; pipeline.evaluate.knn_accuracy). Vectors of the build's model text
+  2024, arXiv 2404.08403, protocol; pipeline.quality.metrics.knn_accuracy). Vectors of the build's model text
   ("title. abstract").
 - ``search@10``: for SEARCH_QUERIES random papers (seeded), the query is the paper's title alone and the documents
   are all abstracts alone: the share of queries whose own paper is among the 10 most cosine-similar abstracts.
@@ -18,7 +18,7 @@ For every candidate (``--candidates``, default CANDIDATES) it prints one row:
   (anything fitted on it).
 
 Quality figures use the embedding cache (``--store``) for encoder vectors, so a second run is quick; timing runs
-never use it. Thread pools are limited as in the build (pipeline.threads; ``ATLAS_THREADS``), so every candidate
+never use it. Thread pools are limited as in the build (pipeline.runtime.threads; ``ATLAS_THREADS``), so every candidate
 runs on the same budget. The whole conference with the MiniLM transformer costs about 25 minutes the first time
 (model texts and abstracts, one text per forward pass as the build embeds them).
 """
@@ -39,8 +39,8 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from pipeline.embed import DEFAULT_STORE, embed_texts, encoder_spec, get_encoder, normalise_rows  # noqa: E402
-from pipeline.represent import BLOCK_SEPARATOR, LexicalParams, concatenate_blocks, fit_lexical  # noqa: E402
+from pipeline.represent.encoders import DEFAULT_STORE, embed_texts, encoder_spec, get_encoder, normalise_rows  # noqa: E402
+from pipeline.represent.representation import BLOCK_SEPARATOR, LexicalParams, concatenate_blocks, fit_lexical  # noqa: E402
 
 SEARCH_QUERIES = 500
 SEARCH_K = 10
@@ -52,9 +52,16 @@ LEXICAL_VARIANTS = {
     "tfidf-svd-bigrams": replace(LexicalParams(), ngram_max=2),
 }
 CANDIDATES = (
-    "tfidf", "tfidf-svd", "tfidf-svd-256", "tfidf-svd-bigrams",
-    "all-MiniLM-L6-v2-static", "all-MiniLM-L6-v2-static-pca", "all-MiniLM-L6-v2-onnx-int8", "all-MiniLM-L6-v2",
-    "tfidf-svd+all-MiniLM-L6-v2-static-pca", "tfidf-svd+all-MiniLM-L6-v2",
+    "tfidf",
+    "tfidf-svd",
+    "tfidf-svd-256",
+    "tfidf-svd-bigrams",
+    "all-MiniLM-L6-v2-static",
+    "all-MiniLM-L6-v2-static-pca",
+    "all-MiniLM-L6-v2-onnx-int8",
+    "all-MiniLM-L6-v2",
+    "tfidf-svd+all-MiniLM-L6-v2-static-pca",
+    "tfidf-svd+all-MiniLM-L6-v2",
 )
 
 
@@ -82,8 +89,8 @@ class Vectors:
 
 def load(input_path: Path) -> Corpus:
     """Read and clean the corpus as the build does; keep the papers with a primary area, title and abstract."""
-    from pipeline.clean import model_text, prepare_documents
-    from pipeline.corpus import load_corpus
+    from pipeline.ingest.clean import model_text, prepare_documents
+    from pipeline.ingest.corpus import load_corpus
 
     documents = prepare_documents(load_corpus(input_path)).documents
     if "primary_area" not in documents.columns:
@@ -93,8 +100,11 @@ def load(input_path: Path) -> Corpus:
     rng = np.random.default_rng(SEED)
     queries = np.sort(rng.choice(len(documents), size=min(SEARCH_QUERIES, len(documents)), replace=False))
     return Corpus(
-        documents["text"].tolist(), [model_text(text) for text in documents["abstract"]], [model_text(text) for text in documents["title"]],
-        documents["primary_area"].astype(str).to_numpy(), queries,
+        documents["text"].tolist(),
+        [model_text(text) for text in documents["abstract"]],
+        [model_text(text) for text in documents["title"]],
+        documents["primary_area"].astype(str).to_numpy(),
+        queries,
     )
 
 
@@ -104,26 +114,40 @@ def lexical_vectors(corpus: Corpus, params: LexicalParams) -> Vectors:
     model, matrix = fit_lexical(corpus.texts, params)
     texts = model.transform(corpus.texts, tfidf=matrix)
     seconds = time.perf_counter() - start
-    return Vectors(texts, model.transform(corpus.abstracts), model.transform([corpus.titles[i] for i in corpus.queries]), 1000 * seconds / len(corpus.texts), False)
+    return Vectors(
+        texts,
+        model.transform(corpus.abstracts),
+        model.transform([corpus.titles[i] for i in corpus.queries]),
+        1000 * seconds / len(corpus.texts),
+        False,
+    )
 
 
 def raw_tfidf_vectors(corpus: Corpus) -> Vectors:
     """The sparse TF-IDF rows themselves (the lexical block's vectorizer, no SVD): the reference for the SVD."""
-    from pipeline.represent import tfidf_vectorizer
+    from pipeline.represent.representation import tfidf_vectorizer
 
     start = time.perf_counter()
     vectorizer = tfidf_vectorizer(LexicalParams().resolved_for(len(corpus.texts)))
     texts = vectorizer.fit_transform(corpus.texts)
     seconds = time.perf_counter() - start
-    return Vectors(texts, vectorizer.transform(corpus.abstracts), vectorizer.transform([corpus.titles[i] for i in corpus.queries]), 1000 * seconds / len(corpus.texts), False)
+    return Vectors(
+        texts,
+        vectorizer.transform(corpus.abstracts),
+        vectorizer.transform([corpus.titles[i] for i in corpus.queries]),
+        1000 * seconds / len(corpus.texts),
+        False,
+    )
 
 
 def encoder_vectors(corpus: Corpus, name: str, store: Path, timing_docs: int) -> Vectors:
-    """Embed with a pipeline.embed encoder: quality through the cache, speed on ``timing_docs`` texts without it."""
+    """Embed with a pipeline.represent.encoders encoder: quality through the cache, speed on ``timing_docs`` texts without it."""
     start = time.perf_counter()
     encoder = get_encoder(name)
     print(f"  {name}: loaded in {time.perf_counter() - start:.1f} s", flush=True)
-    sample = np.random.default_rng(SEED + 1).choice(len(corpus.texts), size=min(timing_docs, len(corpus.texts)), replace=False)
+    sample = np.random.default_rng(SEED + 1).choice(
+        len(corpus.texts), size=min(timing_docs, len(corpus.texts)), replace=False
+    )
     start = time.perf_counter()
     embed_texts([corpus.texts[i] for i in sample], name, store_path=None, encoder=encoder, progress=False)
     seconds = time.perf_counter() - start
@@ -136,10 +160,10 @@ def encoder_vectors(corpus: Corpus, name: str, store: Path, timing_docs: int) ->
 
 
 def knn_area_accuracy(vectors: object, areas: np.ndarray) -> float:
-    """k=10 cosine kNN accuracy of the primary area, 10-fold stratified CV (pipeline.evaluate.knn_accuracy)."""
+    """k=10 cosine kNN accuracy of the primary area, 10-fold stratified CV (pipeline.quality.metrics.knn_accuracy)."""
     import scipy.sparse as sp
 
-    from pipeline.evaluate import knn_accuracy
+    from pipeline.quality.metrics import knn_accuracy
 
     if sp.issparse(vectors):
         return knn_accuracy_sparse(vectors, areas)
@@ -152,7 +176,9 @@ def knn_accuracy_sparse(matrix: object, areas: np.ndarray) -> float:
     from sklearn.neighbors import KNeighborsClassifier
 
     classifier = KNeighborsClassifier(n_neighbors=10, metric="cosine", algorithm="brute")
-    return float(np.mean(cross_val_score(classifier, matrix, areas, cv=StratifiedKFold(10, shuffle=True, random_state=0))))
+    return float(
+        np.mean(cross_val_score(classifier, matrix, areas, cv=StratifiedKFold(10, shuffle=True, random_state=0)))
+    )
 
 
 def search_recall(abstracts: object, queries: object, query_rows: np.ndarray, k: int = SEARCH_K) -> float:
@@ -168,28 +194,48 @@ def search_recall(abstracts: object, queries: object, query_rows: np.ndarray, k:
 
 
 def combine(blocks: list[Vectors]) -> Vectors:
-    """Concatenated unit-normalised blocks (pipeline.represent.concatenate_blocks); times add up."""
+    """Concatenated unit-normalised blocks (pipeline.represent.representation.concatenate_blocks); times add up."""
     return Vectors(
-        concatenate_blocks([block.texts for block in blocks]), concatenate_blocks([block.abstracts for block in blocks]),
-        concatenate_blocks([block.queries for block in blocks]), sum(block.seconds_per_1k for block in blocks), all(block.own_text for block in blocks),
+        concatenate_blocks([block.texts for block in blocks]),
+        concatenate_blocks([block.abstracts for block in blocks]),
+        concatenate_blocks([block.queries for block in blocks]),
+        sum(block.seconds_per_1k for block in blocks),
+        all(block.own_text for block in blocks),
     )
 
 
 def main(argv: list[str] | None = None) -> int:
     """Print the representation table; returns 0."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--input", type=Path, required=True, help="corpus with title, abstract and primary_area columns")
-    parser.add_argument("--candidates", nargs="+", default=list(CANDIDATES), help=f"representations to compare (default: {' '.join(CANDIDATES)})")
-    parser.add_argument("--store", type=Path, default=DEFAULT_STORE, help=f"embedding cache for encoder quality figures (default {DEFAULT_STORE})")
-    parser.add_argument("--timing-docs", type=int, default=1000, help="texts embedded without cache to time an encoder (default 1000)")
+    parser.add_argument(
+        "--input", type=Path, required=True, help="corpus with title, abstract and primary_area columns"
+    )
+    parser.add_argument(
+        "--candidates",
+        nargs="+",
+        default=list(CANDIDATES),
+        help=f"representations to compare (default: {' '.join(CANDIDATES)})",
+    )
+    parser.add_argument(
+        "--store",
+        type=Path,
+        default=DEFAULT_STORE,
+        help=f"embedding cache for encoder quality figures (default {DEFAULT_STORE})",
+    )
+    parser.add_argument(
+        "--timing-docs", type=int, default=1000, help="texts embedded without cache to time an encoder (default 1000)"
+    )
     args = parser.parse_args(argv)
 
-    from pipeline.threads import limit_threads
+    from pipeline.runtime.threads import limit_threads
 
     threads = limit_threads()
     corpus = load(args.input)
-    print(f"corpus: {args.input.name}, {len(corpus.texts)} papers with a primary area ({len(set(corpus.areas))} areas), "
-          f"{len(corpus.queries)} search queries; {threads} thread(s) per library pool; load average {os.getloadavg()[0]:.1f}", flush=True)
+    print(
+        f"corpus: {args.input.name}, {len(corpus.texts)} papers with a primary area ({len(set(corpus.areas))} areas), "
+        f"{len(corpus.queries)} search queries; {threads} thread(s) per library pool; load average {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
     computed: dict[str, Vectors] = {}
 
     def block(name: str) -> Vectors:
@@ -215,8 +261,12 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(f"{'representation':<40}{'knn_area':>9}{'search@10':>10}{'s/1k':>9}{'dims':>8}  own text")
     for candidate, accuracy, recall, seconds, dims, own_text in rows:
-        print(f"{candidate:<40}{accuracy:>9.3f}{recall:>10.3f}{seconds:>9.2f}{dims:>8}  {'yes' if own_text else 'no (fitted on the corpus)'}")
-    print(f"majority class share: {np.unique(corpus.areas, return_counts=True)[1].max() / len(corpus.areas):.3f}; load average at the end {os.getloadavg()[0]:.1f}")
+        print(
+            f"{candidate:<40}{accuracy:>9.3f}{recall:>10.3f}{seconds:>9.2f}{dims:>8}  {'yes' if own_text else 'no (fitted on the corpus)'}"
+        )
+    print(
+        f"majority class share: {np.unique(corpus.areas, return_counts=True)[1].max() / len(corpus.areas):.3f}; load average at the end {os.getloadavg()[0]:.1f}"
+    )
     return 0
 
 

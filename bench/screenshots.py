@@ -82,7 +82,9 @@ def main() -> None:
             page.wait_for_selector(".js-plotly-plot", timeout=120_000)
             page.wait_for_timeout(4000)
             page.screenshot(path=str(args.out / "tree.png"))
-            relate = page.get_by_text("How topics relate")  # the page scrolls inside Streamlit's main block, not the document
+            relate = page.get_by_text(
+                "How topics relate"
+            )  # the page scrolls inside Streamlit's main block, not the document
             relate.first.scroll_into_view_if_needed()
             page.wait_for_timeout(1500)
             page.screenshot(path=str(args.out / "structure.png"))

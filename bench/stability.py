@@ -1,4 +1,4 @@
-"""Topic identity across rebuilds and adds (pipeline.align, pipeline.add), on one corpus, in one run.
+"""Topic identity across rebuilds and adds (pipeline.topics.align, pipeline.operations.add), on one corpus, in one run.
 
 ``python bench/stability.py --input ../shared/data/iclr2025/iclr2025_abstracts.parquet --embedding-model all-MiniLM-L6-v2-static``
 
@@ -39,11 +39,13 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 import pandas as pd  # noqa: E402
 
 
-def build(input_path: Path, target: Path, config: Any, encoder: Any, align: bool = True, source: Path | None = None) -> tuple[Any, float]:
+def build(
+    input_path: Path, target: Path, config: Any, encoder: Any, align: bool = True, source: Path | None = None
+) -> tuple[Any, float]:
     """Build ``input_path`` into ``target`` (a copy of ``source`` first, when given); returns (TopicCache, seconds)."""
-    from pipeline.build import run_build
     from pipeline.cache import read_cache
-    from pipeline.embed import DEFAULT_STORE
+    from pipeline.operations.build import run_build
+    from pipeline.represent.encoders import DEFAULT_STORE
 
     if target.exists():
         shutil.rmtree(target)
@@ -63,7 +65,10 @@ def same_id_share(before: pd.DataFrame, after: pd.DataFrame) -> float:
 def status_counts(atlas: Any) -> str:
     lineage = atlas.manifest.get("lineage") or {}
     counts = pd.Series([entry["status"] for entry in lineage.get("topics", [])]).value_counts().to_dict()
-    return " / ".join(str(counts.get(status, 0)) for status in ("kept", "split", "merged", "new")) + f" / {len(lineage.get('gone', []))}"
+    return (
+        " / ".join(str(counts.get(status, 0)) for status in ("kept", "split", "merged", "new"))
+        + f" / {len(lineage.get('gone', []))}"
+    )
 
 
 def part_a(input_path: Path, work: Path, config: Any, encoder: Any) -> tuple[Any, list[str]]:
@@ -78,7 +83,9 @@ def part_a(input_path: Path, work: Path, config: Any, encoder: Any) -> tuple[Any
 
 
 def part_b(input_path: Path, work: Path, config: Any, encoder: Any, first: Any, sizes: list[int]) -> list[str]:
-    lines = [f"(b) default min_cluster_size {first.manifest['params']['min_cluster_size']}: papers whose topic id is unchanged"]
+    lines = [
+        f"(b) default min_cluster_size {first.manifest['params']['min_cluster_size']}: papers whose topic id is unchanged"
+    ]
     for size in sizes:
         changed = replace(config, min_cluster_size=size)
         aligned, _ = build(input_path, work / f"b-{size}-aligned", changed, encoder, source=work / "a1")
@@ -103,8 +110,8 @@ def split_corpus(input_path: Path, work: Path, seed: int) -> tuple[Path, Path]:
 def part_c(input_path: Path, work: Path, config: Any, encoder: Any, seed: int) -> tuple[list[str], Path]:
     from sklearn.metrics import adjusted_rand_score
 
-    from pipeline.add import run_add
     from pipeline.cache import read_cache
+    from pipeline.operations.add import run_add
 
     old_path, new_path = split_corpus(input_path, work, seed)
     base, _ = build(old_path, work / "c90", config, encoder)
@@ -114,7 +121,9 @@ def part_c(input_path: Path, work: Path, config: Any, encoder: Any, seed: int) -
     old_after = grown.documents.iloc[: len(base.documents)]
     ari_old = adjusted_rand_score(base.documents["topic"], old_after["topic"])
     refit, _ = build(input_path, work / "c100-refit", config, encoder, source=work / "c90")
-    added = grown.documents.iloc[len(base.documents):][["doc_id", "topic"]].merge(refit.documents[["doc_id", "topic"]], on="doc_id", suffixes=("_add", "_refit"))
+    added = grown.documents.iloc[len(base.documents) :][["doc_id", "topic"]].merge(
+        refit.documents[["doc_id", "topic"]], on="doc_id", suffixes=("_add", "_refit")
+    )
     lines = [
         f"(c) 90/10: built on {len(base.documents)} papers, added {report['n_added']} ({report['n_misfits']} fit no topic well, refit due: {report['refit_due']})",
         f"    ARI of the old papers' topics before/after add: {ari_old:.4f} (ids equal: {(base.documents['topic'].to_numpy() == old_after['topic'].to_numpy()).mean():.2%})",
@@ -135,35 +144,59 @@ def part_d(work: Path, new_path: Path, counts: list[int]) -> list[str]:
             shutil.rmtree(target)
         shutil.copytree(work / "c90", target)
         start = time.perf_counter()
-        result = subprocess.run([sys.executable, "-m", "pipeline", "add", "--cache", str(target), "--input", str(sample)], cwd=ROOT, capture_output=True, text=True)
+        result = subprocess.run(
+            [sys.executable, "-m", "pipeline", "add", "--cache", str(target), "--input", str(sample)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
         seconds = time.perf_counter() - start
         if result.returncode != 0:
             raise RuntimeError(result.stderr[-2000:])
         stages = json.loads((target / "manifest.json").read_text())["add_history"][-1]["timings_s"]
-        lines.append(f"(d) add {min(count, len(held_out))} papers: {seconds:.1f} s whole process; stages " + ", ".join(f"{k} {v:.1f}" for k, v in stages.items()))
+        lines.append(
+            f"(d) add {min(count, len(held_out))} papers: {seconds:.1f} s whole process; stages "
+            + ", ".join(f"{k} {v:.1f}" for k, v in stages.items())
+        )
     return lines
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--input", type=Path, default=ROOT.parent / "shared" / "data" / "iclr2025" / "iclr2025_abstracts.parquet")
-    parser.add_argument("--embedding-model", default=None, help="encoder name (see python -m pipeline build --help); default: the build's")
-    parser.add_argument("--cluster-sizes", type=int, nargs="*", default=None, help="min_cluster_size values for (b) (default: 0.75x and 1.4x the corpus default)")
+    parser.add_argument(
+        "--input", type=Path, default=ROOT.parent / "shared" / "data" / "iclr2025" / "iclr2025_abstracts.parquet"
+    )
+    parser.add_argument(
+        "--embedding-model",
+        default=None,
+        help="encoder name (see python -m pipeline build --help); default: the build's",
+    )
+    parser.add_argument(
+        "--cluster-sizes",
+        type=int,
+        nargs="*",
+        default=None,
+        help="min_cluster_size values for (b) (default: 0.75x and 1.4x the corpus default)",
+    )
     parser.add_argument("--add-sizes", type=int, nargs="*", default=[100, 1000], help="papers per timed add in (d)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the 90/10 split")
-    parser.add_argument("--work", type=Path, default=Path("/tmp/atlas-stability"), help="folder for the caches (emptied first)")
+    parser.add_argument(
+        "--work", type=Path, default=Path("/tmp/atlas-stability"), help="folder for the caches (emptied first)"
+    )
     parser.add_argument("--parts", default="abcd", help="which parts to run (default abcd; c is needed by d)")
     args = parser.parse_args(argv)
     import logging
 
     logging.basicConfig(level=logging.WARNING)
     from pipeline.config import BuildConfig
-    from pipeline.embed import get_encoder
-    from pipeline.represent import block_names, is_lexical
+    from pipeline.represent.encoders import get_encoder
+    from pipeline.represent.representation import block_names, is_lexical
 
     config = replace(BuildConfig(), embedding_model=args.embedding_model) if args.embedding_model else BuildConfig()
     encoders = [block for block in block_names(config.embedding_model) if not is_lexical(block)]
-    encoder = get_encoder(encoders[0]) if encoders else None  # loaded once for every build (a lexical representation needs none)
+    encoder = (
+        get_encoder(encoders[0]) if encoders else None
+    )  # loaded once for every build (a lexical representation needs none)
     shutil.rmtree(args.work, ignore_errors=True)
     args.work.mkdir(parents=True)
     n = len(pd.read_parquet(args.input))

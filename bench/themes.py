@@ -15,7 +15,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from pipeline.cache import read_cache  # noqa: E402
-from pipeline.themes import MergeNode, cut_tree, merge_tree, theme_count, theme_name  # noqa: E402
+from pipeline.topics.themes import MergeNode, cut_tree, merge_tree, theme_count, theme_name  # noqa: E402
 
 
 def distance_cut(tree: dict[frozenset[int], MergeNode], n_themes: int) -> list[frozenset[int]]:
@@ -31,7 +31,9 @@ def distance_cut(tree: dict[frozenset[int], MergeNode], n_themes: int) -> list[f
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cache", type=Path, required=True)
-    parser.add_argument("--themes", type=int, default=None, help="themes to cut (default: the build's count for the cache's topics)")
+    parser.add_argument(
+        "--themes", type=int, default=None, help="themes to cut (default: the build's count for the cache's topics)"
+    )
     args = parser.parse_args()
     atlas = read_cache(args.cache)
     real = atlas.topics[atlas.topics["topic"] != -1]
@@ -41,11 +43,16 @@ def main() -> None:
     tree = merge_tree(atlas.hierarchy)
     total = sum(sizes.values())
     print(f"{args.cache}: {total:,} papers in {len(sizes)} topics, {n_themes} themes")
-    for name, themes in (("most papers first (the build)", cut_tree(tree, sizes, n_themes)), ("largest distance first", distance_cut(tree, n_themes))):
+    for name, themes in (
+        ("most papers first (the build)", cut_tree(tree, sizes, n_themes)),
+        ("largest distance first", distance_cut(tree, n_themes)),
+    ):
         papers = sorted(((sum(sizes[topic] for topic in theme), theme) for theme in themes), key=lambda item: -item[0])
         print(f"\n{name}: largest theme {papers[0][0] / total:.0%} of the papers, smallest {papers[-1][0]:,} papers")
         for count, theme in papers:
-            print(f"  {count:6,} papers {len(theme):3} topics  {theme_name([(labels[topic], sizes[topic]) for topic in theme])}")
+            print(
+                f"  {count:6,} papers {len(theme):3} topics  {theme_name([(labels[topic], sizes[topic]) for topic in theme])}"
+            )
 
 
 if __name__ == "__main__":

@@ -1,11 +1,11 @@
 """Topic Atlas: the Streamlit page over one topic cache. Layout, navigation and the view's address only; each
-view lives in dashboard.views, figures and tables come from pure builders cached in dashboard.resources.
+view lives in dashboard.views, figures and tables come from pure builders cached in dashboard.state.resources.
 
 Run: ``streamlit run dashboard/app.py -- --cache DIR``. The cache folder is ``--cache``, else the ``ATLAS_CACHE``
 environment variable, else ``caches/default`` under the repository root (what ``make run`` builds).
 Corpus text (titles, abstracts, keywords, labels) is shown as plain text: st.text, dataframes, or escaped Markdown.
 The view (filters, colour, label level, drilled theme, chosen paper, open tab) lives in the address
-(dashboard.url_state), so copying it reproduces the view.
+(dashboard.state.url_state), so copying it reproduces the view.
 """
 
 from __future__ import annotations
@@ -16,29 +16,34 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-if str(REPO_ROOT) not in sys.path:  # `streamlit run dashboard/app.py` puts dashboard/, not the repository, on sys.path
-    sys.path.insert(0, str(REPO_ROOT))
+from dashboard import display
+from dashboard.figures import topic_map
+from dashboard.state import resources, url_state
+from dashboard.tables import analytics, paper_table
+from dashboard.views import changes as changes_view
+from dashboard.views import decisions as decisions_view
+from dashboard.views import downloads as downloads_view
+from dashboard.views import find as find_view
+from dashboard.views import map as map_tab
+from dashboard.views import papers as papers_view
+from dashboard.views import structure as structure_view
+from dashboard.views import topics as topics_view
+from dashboard.views.page import Page
+from pipeline.cache import MANIFEST_FILE, CacheError, TopicCache
+from pipeline.runtime.paths import PROJECT_ROOT
 
-import pandas as pd  # noqa: E402
-
-from dashboard import analytics, charts, filters, map_view, resources, url_state  # noqa: E402
-from dashboard.views import changes as changes_view  # noqa: E402
-from dashboard.views import decisions as decisions_view  # noqa: E402
-from dashboard.views import downloads as downloads_view  # noqa: E402
-from dashboard.views import find as find_view  # noqa: E402
-from dashboard.views import map as map_tab  # noqa: E402
-from dashboard.views import papers as papers_view  # noqa: E402
-from dashboard.views import structure as structure_view  # noqa: E402
-from dashboard.views import topics as topics_view  # noqa: E402
-from dashboard.views.page import Page  # noqa: E402
-from pipeline.cache import MANIFEST_FILE, CacheError, TopicCache  # noqa: E402
-
-DEFAULT_CACHE = REPO_ROOT / "caches" / "default"
+DEFAULT_CACHE = PROJECT_ROOT / "caches" / "default"
 MAP_TAB, TOPICS_TAB, STRUCTURE_TAB, FIND_TAB, DECISIONS_TAB, DOWNLOADS_TAB, CHANGES_TAB = (
-    "Map and papers", "Topics", "Structure", "Find and place", "Decisions", "Downloads", "What changed",
+    "Map and papers",
+    "Topics",
+    "Structure",
+    "Find and place",
+    "Decisions",
+    "Downloads",
+    "What changed",
 )
 RESTORED_KEY = "_view_restored"
 
@@ -68,7 +73,9 @@ def manifest_mtime_ns(cache_dir: Path) -> int:
 def show_cache_error(error: CacheError) -> None:
     """The page for an unreadable cache: what is wrong and the command that rebuilds it; stops the script."""
     st.title("Topic Atlas")
-    st.error(f"The topic cache cannot be opened: {filters.markdown_escape(error.problem)}.  \nFolder: {filters.markdown_escape(error.cache_dir)}")
+    st.error(
+        f"The topic cache cannot be opened: {paper_table.markdown_escape(error.problem)}.  \nFolder: {paper_table.markdown_escape(error.cache_dir)}"
+    )
     st.markdown("Build (or rebuild) it from a corpus file with:")
     st.code(error.rebuild_command, language="bash")
     st.stop()
@@ -86,10 +93,10 @@ def header_line(atlas: TopicCache, n_matching: int, n_papers: int | None = None)
     documents), so that "matching the filters" never exceeds it."""
     manifest = atlas.manifest
     created = str(manifest.get("created_at", ""))[:10]
-    n_themes = atlas.topics.loc[atlas.topics["theme"] != map_view.OUTLIER_THEME, "theme"].nunique()
+    n_themes = atlas.topics.loc[atlas.topics["theme"] != topic_map.OUTLIER_THEME, "theme"].nunique()
     n_papers = int(manifest["n_documents"]) if n_papers is None else n_papers
     return (
-        f"{filters.corpus_name(manifest)} · built {created} · {n_papers:,} papers · {int(manifest['n_topics']):,} topics "
+        f"{paper_table.corpus_name(manifest)} · built {created} · {n_papers:,} papers · {int(manifest['n_topics']):,} topics "
         f"in {n_themes:,} themes · {float(manifest['outlier_fraction']):.1%} outliers · {n_matching:,} matching the filters"
     )
 
@@ -98,11 +105,15 @@ def show_header(atlas: TopicCache, n_matching: int, n_papers: int | None = None)
     """Title and one summary line (see header_line), the no-topics notice; the build notes go to the sidebar's foot."""
     st.html(PAGE_STYLE)
     st.title("Topic Atlas")
-    st.caption(filters.markdown_escape(header_line(atlas, n_matching, n_papers)), help=f"Cache folder: {atlas.path}")
+    st.caption(
+        paper_table.markdown_escape(header_line(atlas, n_matching, n_papers)), help=f"Cache folder: {atlas.path}"
+    )
     manifest = atlas.manifest
-    if filters.no_topics_found(manifest):
-        st.warning(filters.markdown_escape(filters.no_topics_message(manifest)) + " The map shows every paper in grey.")
-    messages = filters.build_messages(manifest)
+    if paper_table.no_topics_found(manifest):
+        st.warning(
+            paper_table.markdown_escape(paper_table.no_topics_message(manifest)) + " The map shows every paper in grey."
+        )
+    messages = paper_table.build_messages(manifest)
     if messages:
         with st.sidebar.expander(f"Build notes and warnings ({len(messages)})"):
             for message in messages:
@@ -124,11 +135,19 @@ def view_choices(atlas: TopicCache, cache_key: tuple[str, int], tabs: list[str])
     """What an address may ask of this cache."""
     documents, topics = atlas.documents, atlas.topics
     doc_ids = resources.doc_id_set(cache_key, resources.listing(cache_key, atlas))
-    colours = ["theme", "topic"] + (["decision"] if resources.decision_choices(cache_key, documents) else []) + (["primary_area"] if resources.area_choices(cache_key, documents) else [])
+    colours = (
+        ["theme", "topic"]
+        + (["decision"] if resources.decision_choices(cache_key, documents) else [])
+        + (["primary_area"] if resources.area_choices(cache_key, documents) else [])
+    )
     return url_state.Choices(
-        topics=frozenset(int(topic) for topic in topics["topic"]), themes=frozenset(int(theme) for theme in topics["theme"] if int(theme) != map_view.OUTLIER_THEME),
-        decisions=frozenset(resources.decision_choices(cache_key, documents)), areas=frozenset(resources.area_choices(cache_key, documents)),
-        colours=tuple(colours), tabs=tuple(tabs), is_paper=doc_ids.__contains__,
+        topics=frozenset(int(topic) for topic in topics["topic"]),
+        themes=frozenset(int(theme) for theme in topics["theme"] if int(theme) != topic_map.OUTLIER_THEME),
+        decisions=frozenset(resources.decision_choices(cache_key, documents)),
+        areas=frozenset(resources.area_choices(cache_key, documents)),
+        colours=tuple(colours),
+        tabs=tuple(tabs),
+        is_paper=doc_ids.__contains__,
     )
 
 
@@ -150,7 +169,10 @@ def publish_view(first_tab: str) -> None:
     if view.tab == first_tab:
         view = url_state.ViewState(**{**view.__dict__, "tab": None})
     wanted = url_state.to_query(view)
-    current = {key: (st.query_params.get_all(key) if isinstance(wanted.get(key), list) else st.query_params.get(key)) for key in st.query_params}
+    current = {
+        key: (st.query_params.get_all(key) if isinstance(wanted.get(key), list) else st.query_params.get(key))
+        for key in st.query_params
+    }
     if current != wanted:
         st.query_params.from_dict(wanted)
 
@@ -159,7 +181,7 @@ def sidebar_filters(atlas: TopicCache, cache_key: tuple[str, int]) -> None:
     """The sidebar's filter widgets (their values are read back from session state)."""
     with st.sidebar:
         st.header("Filters")
-        options = filters.topic_options(atlas.topics)
+        options = paper_table.topic_options(atlas.topics)
         st.multiselect("Topics", list(options), format_func=options.__getitem__, key="topics", placeholder="All topics")
         st.text_input("Search titles, abstracts and keywords", key="query", placeholder="e.g. diffusion")
         decisions = resources.decision_choices(cache_key, atlas.documents)
@@ -167,13 +189,23 @@ def sidebar_filters(atlas: TopicCache, cache_key: tuple[str, int]) -> None:
             st.multiselect("Decision", decisions, key="decisions", placeholder="All decisions")
         areas = resources.area_choices(cache_key, atlas.documents)
         if areas:
-            st.multiselect("Primary area", areas, format_func=lambda area: charts.shorten(area, 60), key="areas", placeholder="All primary areas")
+            st.multiselect(
+                "Primary area",
+                areas,
+                format_func=lambda area: display.shorten(area, 60),
+                key="areas",
+                placeholder="All primary areas",
+            )
 
 
-def selected_papers(view: url_state.ViewState, atlas: TopicCache, cache_key: tuple[str, int]) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+def selected_papers(
+    view: url_state.ViewState, atlas: TopicCache, cache_key: tuple[str, int]
+) -> tuple[pd.DataFrame, pd.DataFrame | None]:
     """(papers that pass the filters and the drilled theme, the other filtered papers around a drilled theme or None)."""
     papers = resources.listing(cache_key, atlas)
-    matching = filters.filter_documents(papers, view.topics, view.query, view.decisions, haystack=resources.search_text(cache_key, papers))
+    matching = paper_table.filter_documents(
+        papers, view.topics, view.query, view.decisions, haystack=resources.search_text(cache_key, papers)
+    )
     if view.areas:
         matching = matching[matching["primary_area"].isin(view.areas)]
     if view.theme is None:
@@ -195,9 +227,20 @@ def build_page(atlas: TopicCache, cache_key: tuple[str, int]) -> Page:
     papers = resources.listing(cache_key, atlas)
     if paper is not None and "neighbor_ids" in papers.columns:
         row = papers.loc[papers["doc_id"].astype(str) == paper].iloc[0]
-        similar = tuple(filters.as_text_list(row["neighbor_ids"]))
-    highlights = map_view.Highlights(search=tuple(hits["doc_id"].astype(str)), chosen=paper, similar=similar)
-    return Page(atlas, cache_key, view, matching, context, selected, shown, resources.area_choices(cache_key, atlas.documents), hits, highlights)
+        similar = tuple(display.as_text_list(row["neighbor_ids"]))
+    highlights = topic_map.Highlights(search=tuple(hits["doc_id"].astype(str)), chosen=paper, similar=similar)
+    return Page(
+        atlas,
+        cache_key,
+        view,
+        matching,
+        context,
+        selected,
+        shown,
+        resources.area_choices(cache_key, atlas.documents),
+        hits,
+        highlights,
+    )
 
 
 def downloads_figures(page: Page) -> None:
@@ -242,7 +285,9 @@ def main() -> None:
         with st.sidebar:
             papers_view.render_paper(page, page.view.paper)
     show_header(atlas, len(page.matching), len(resources.listing(cache_key, atlas)))
-    tabs = dict(zip(names, st.tabs(names, key="tab", on_change="rerun", default=first_tab if first_tab in names else None)))
+    tabs = dict(
+        zip(names, st.tabs(names, key="tab", on_change="rerun", default=first_tab if first_tab in names else None))
+    )
     with tabs[MAP_TAB]:
         if open_tab(tabs[MAP_TAB]):
             map_tab.render(page)

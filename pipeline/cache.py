@@ -12,11 +12,11 @@ Layout of a cache folder (``SCHEMA_VERSION`` 1)::
     hierarchy.parquet   BERTopic's ``hierarchical_topics`` merge table (see HIERARCHY_COLUMNS)
     topics_per_class.parquet  optional: topic, class, frequency, terms (BERTopic ``topics_per_class`` over decisions)
     lineage.parquet     optional: per paper of this atlas or the previous one, its topic in each (see LINEAGE_COLUMNS);
-                        written by an aligned rebuild or ``add`` (pipeline.align, pipeline.add), summarised in
+                        written by an aligned rebuild or ``add`` (pipeline.topics.align, pipeline.operations.add), summarised in
                         ``manifest["lineage"]``
     copies.parquet      optional: surplus copies of documents (same abstract), one row each, see COPY_COLUMNS
     embeddings.npy      float32 array, n_documents x dim, L2-normalised, rows in documents.parquet order
-    representation/     how a text becomes a vector (pipeline.represent: name, vocabulary, IDF, SVD components)
+    representation/     how a text becomes a vector (pipeline.represent.representation: name, vocabulary, IDF, SVD components)
     model/              the fitted BERTopic model, saved with safetensors (no pickle)
 
 Nothing here loads pickle: tables are Parquet, metadata JSON, arrays ``.npy`` read with ``allow_pickle=False``.
@@ -52,14 +52,14 @@ TOPICS_PER_CLASS_FILE = "topics_per_class.parquet"  # optional: only for corpora
 LINEAGE_FILE = "lineage.parquet"  # optional: only when the atlas was aligned to a previous one or had papers added
 COPIES_FILE = "copies.parquet"  # optional: only for corpora with duplicate abstracts
 MODEL_DIR = "model"
-REPRESENTATION_DIR = "representation"  # how texts become vectors: pipeline.represent (JSON + .npy)
+REPRESENTATION_DIR = "representation"  # how texts become vectors: pipeline.represent.representation (JSON + .npy)
 
 OUTLIER_TOPIC = -1
 
 # Required columns; optional metadata columns (keywords, decision, authors, ...) may follow.
 DOCUMENT_COLUMNS = ["doc_id", "title", "abstract", "topic", "probability", "x", "y"]
 TOPIC_COLUMNS = ["topic", "label", "size", "top_terms", "representative_doc_ids", "x", "y"]
-# A copy is an input record whose abstract another document already has (pipeline.clean): not modelled again, but
+# A copy is an input record whose abstract another document already has (pipeline.ingest.clean): not modelled again, but
 # listed with its own id, title and metadata at the kept document (copy_of)'s topic and position.
 COPY_COLUMNS = ["doc_id", "copy_of", "title", "abstract", "topic", "topic_label", "probability", "x", "y"]
 HIERARCHY_COLUMNS = [
@@ -73,11 +73,16 @@ HIERARCHY_COLUMNS = [
     "topics",
 ]
 # Per paper of this atlas or of the previous one: its topic id before and after (nullable Int64: <NA> = not in that
-# atlas). Both ids are in the same id space (pipeline.align keeps matched topics' ids).
+# atlas). Both ids are in the same id space (pipeline.topics.align keeps matched topics' ids).
 LINEAGE_COLUMNS = ["doc_id", "title", "previous_topic", "topic"]
-# Columns that hold topic ids, per table: a renumbering (pipeline.align) must map every one of them. The
-# hierarchy's leaf and node ids are renumbered apart (pipeline.align.renumber_hierarchy). Theme ids are not topic ids.
-TOPIC_ID_COLUMNS = {DOCUMENTS_FILE: ["topic"], TOPICS_FILE: ["topic"], TOPICS_PER_CLASS_FILE: ["topic"], LINEAGE_FILE: ["previous_topic", "topic"]}
+# Columns that hold topic ids, per table: a renumbering (pipeline.topics.align) must map every one of them. The
+# hierarchy's leaf and node ids are renumbered apart (pipeline.topics.align.renumber_hierarchy). Theme ids are not topic ids.
+TOPIC_ID_COLUMNS = {
+    DOCUMENTS_FILE: ["topic"],
+    TOPICS_FILE: ["topic"],
+    TOPICS_PER_CLASS_FILE: ["topic"],
+    LINEAGE_FILE: ["previous_topic", "topic"],
+}
 MANIFEST_KEYS = [
     "kind",
     "schema_version",
@@ -144,7 +149,9 @@ class TopicCache:
         except (OSError, ValueError) as error:
             raise CacheError(self.path, f"cannot read {EMBEDDINGS_FILE} ({error})") from error
         if matrix.shape[0] != len(self.documents):
-            raise CacheError(self.path, f"{EMBEDDINGS_FILE} has {matrix.shape[0]} rows, documents have {len(self.documents)}")
+            raise CacheError(
+                self.path, f"{EMBEDDINGS_FILE} has {matrix.shape[0]} rows, documents have {len(self.documents)}"
+            )
         return matrix
 
 
@@ -211,24 +218,51 @@ def read_cache(cache_dir: Path | str) -> TopicCache:
     documents = _read_table(cache_dir, DOCUMENTS_FILE, DOCUMENT_COLUMNS)
     topics = _read_table(cache_dir, TOPICS_FILE, TOPIC_COLUMNS)
     hierarchy_path = cache_dir / HIERARCHY_FILE
-    hierarchy = _read_table(cache_dir, HIERARCHY_FILE, HIERARCHY_COLUMNS) if hierarchy_path.exists() else pd.DataFrame(columns=HIERARCHY_COLUMNS)
+    hierarchy = (
+        _read_table(cache_dir, HIERARCHY_FILE, HIERARCHY_COLUMNS)
+        if hierarchy_path.exists()
+        else pd.DataFrame(columns=HIERARCHY_COLUMNS)
+    )
     per_class_path = cache_dir / TOPICS_PER_CLASS_FILE
-    topics_per_class = _read_table(cache_dir, TOPICS_PER_CLASS_FILE, ["topic", "class"]) if per_class_path.exists() else pd.DataFrame()
+    topics_per_class = (
+        _read_table(cache_dir, TOPICS_PER_CLASS_FILE, ["topic", "class"]) if per_class_path.exists() else pd.DataFrame()
+    )
     lineage_path = cache_dir / LINEAGE_FILE
-    lineage = _read_table(cache_dir, LINEAGE_FILE, LINEAGE_COLUMNS) if lineage_path.exists() else pd.DataFrame(columns=LINEAGE_COLUMNS)
-    copies = _read_table(cache_dir, COPIES_FILE, COPY_COLUMNS) if (cache_dir / COPIES_FILE).exists() else pd.DataFrame(columns=COPY_COLUMNS)
+    lineage = (
+        _read_table(cache_dir, LINEAGE_FILE, LINEAGE_COLUMNS)
+        if lineage_path.exists()
+        else pd.DataFrame(columns=LINEAGE_COLUMNS)
+    )
+    copies = (
+        _read_table(cache_dir, COPIES_FILE, COPY_COLUMNS)
+        if (cache_dir / COPIES_FILE).exists()
+        else pd.DataFrame(columns=COPY_COLUMNS)
+    )
     if len(documents) != manifest["n_documents"]:
-        raise CacheError(cache_dir, f"{DOCUMENTS_FILE} has {len(documents)} rows but the manifest says {manifest['n_documents']}")
+        raise CacheError(
+            cache_dir, f"{DOCUMENTS_FILE} has {len(documents)} rows but the manifest says {manifest['n_documents']}"
+        )
     topics = topics.copy()
     labels = display_labels(topics)
     topics["label"] = [labels[int(topic)] for topic in topics["topic"]]
     if "topic_label" in documents.columns:
         documents["topic_label"] = [labels.get(int(topic), f"Topic {int(topic)}") for topic in documents["topic"]]
-    topics["top_terms"] = topics["top_terms"].map(lambda pairs: [[str(pair["term"]), float(pair["weight"])] for pair in pairs])
+    topics["top_terms"] = topics["top_terms"].map(
+        lambda pairs: [[str(pair["term"]), float(pair["weight"])] for pair in pairs]
+    )
     topics["representative_doc_ids"] = topics["representative_doc_ids"].map(list)
     if len(copies):
         copies["topic_label"] = [labels.get(int(topic), f"Topic {int(topic)}") for topic in copies["topic"]]
-    return TopicCache(path=cache_dir, manifest=manifest, documents=documents, topics=topics, hierarchy=hierarchy, topics_per_class=topics_per_class, lineage=lineage, copies=copies)
+    return TopicCache(
+        path=cache_dir,
+        manifest=manifest,
+        documents=documents,
+        topics=topics,
+        hierarchy=hierarchy,
+        topics_per_class=topics_per_class,
+        lineage=lineage,
+        copies=copies,
+    )
 
 
 OUTLIER_LABEL = "Outliers"
@@ -345,13 +379,19 @@ def write_tables(
         raise ValueError(f"{embeddings.shape[0]} embeddings for {len(documents)} documents")
     documents.to_parquet(folder / DOCUMENTS_FILE, index=False)
     # Parquet lists hold one type: [term, weight] pairs are stored as structs and turned back into pairs on read.
-    topics = topics.assign(top_terms=[[{"term": str(term), "weight": float(weight)} for term, weight in pairs] for pairs in topics["top_terms"]])
+    topics = topics.assign(
+        top_terms=[
+            [{"term": str(term), "weight": float(weight)} for term, weight in pairs] for pairs in topics["top_terms"]
+        ]
+    )
     topics.to_parquet(folder / TOPICS_FILE, index=False)
     hierarchy.to_parquet(folder / HIERARCHY_FILE, index=False)
     if topics_per_class is not None and not topics_per_class.empty:
         topics_per_class.to_parquet(folder / TOPICS_PER_CLASS_FILE, index=False)
     if lineage is not None and not lineage.empty:
-        lineage[LINEAGE_COLUMNS].astype({"previous_topic": "Int64", "topic": "Int64"}).to_parquet(folder / LINEAGE_FILE, index=False)
+        lineage[LINEAGE_COLUMNS].astype({"previous_topic": "Int64", "topic": "Int64"}).to_parquet(
+            folder / LINEAGE_FILE, index=False
+        )
     if copies is not None and not copies.empty:
         missing = [column for column in COPY_COLUMNS if column not in copies.columns]
         if missing:

@@ -16,8 +16,8 @@ from typing import Any
 class BuildConfig:
     """Parameters of one build. ``None`` means "choose from the corpus size" (see resolved_for)."""
 
-    # Representation (pipeline.represent): "tfidf-svd" = TF-IDF -> truncated SVD fitted on the corpus, an encoder name
-    # of pipeline.embed (all-MiniLM-L6-v2, ...-static, ...-static-pca, ...-onnx-int8, ...-seq128), or blocks joined
+    # Representation (pipeline.represent.representation): "tfidf-svd" = TF-IDF -> truncated SVD fitted on the corpus, an encoder name
+    # of pipeline.represent.encoders (all-MiniLM-L6-v2, ...-static, ...-static-pca, ...-onnx-int8, ...-seq128), or blocks joined
     # by "+". Chosen from bench/representations.py on the whole conference (README, "Representations"): tfidf-svd
     # finds same-area papers as well as the MiniLM transformer and finds a paper from its title within a few points
     # of it, at a small fraction of its cost.
@@ -27,12 +27,12 @@ class BuildConfig:
     # whose cache was filled in other batches got different vectors, and 300 abstracts at UMAP seed 7 gave 12
     # topics against 2. Cost: 160 abstracts in 7.2-7.6 s against 6.8 s.
     embedding_batch_size: int = 1
-    # The tfidf-svd block (pipeline.represent.LexicalParams): single words in at least 2 documents and at most half
+    # The tfidf-svd block (pipeline.represent.representation.LexicalParams): single words in at least 2 documents and at most half
     # of them, 512 SVD dimensions, 2 power iterations. bench/representations.py (README, "Representations"): 256
     # dimensions find same-area papers about as well but a paper from its title clearly less often; word pairs add
     # nothing for five times the cost.
     lexical_dims: int = 512
-    # ... scaled down for small corpora: one dimension per 20 documents, at least 32 (pipeline.represent.LexicalParams).
+    # ... scaled down for small corpora: one dimension per 20 documents, at least 32 (pipeline.represent.representation.LexicalParams).
     lexical_documents_per_dim: int = 20
     lexical_ngram_max: int = 1
     lexical_min_df: int = 2
@@ -44,10 +44,10 @@ class BuildConfig:
     umap_n_components: int = 5
     umap_min_dist: float = 0.0
     # UMAP to 2D for the map. negative_sample_rate 15 (UMAP's default is 5) and min_dist 0.0 raised the map's
-    # trustworthiness (k=10) from 0.91 to 0.94 (951 abstracts) and 0.96 (titles) with MiniLM (pipeline.evaluate).
+    # trustworthiness (k=10) from 0.91 to 0.94 (951 abstracts) and 0.96 (titles) with MiniLM (pipeline.quality.metrics).
     map_min_dist: float = 0.0
     map_negative_sample_rate: int = 15
-    # Then NeRV refines the UMAP map for precision (pipeline.refine): trustworthiness 0.936 -> 0.954 on the 951
+    # Then NeRV refines the UMAP map for precision (pipeline.geometry.refine): trustworthiness 0.936 -> 0.954 on the 951
     # abstracts (two seeds: 0.934 -> 0.952), kNN recall 0.41 -> 0.42. Dense O(n^2), so only up to
     # map_refine_max_documents (about 3 s at 951 documents, 15 s at 2,000; 0 = never). Above it UMAP's map stands
     # alone (0.959 on the 11,671 titles). recall_weight is NeRV's lambda, alpha the map kernel's tail.
@@ -71,7 +71,7 @@ class BuildConfig:
 
     # c-TF-IDF vocabulary: uni- and bigrams, English stop words plus boilerplate learned from the corpus: words in at
     # least boilerplate_min_share of the documents that no cluster uses more than boilerplate_max_lift times as often
-    # (pipeline.vocabulary.boilerplate_terms: "propose", "novel", "demonstrate", "method"... on the 951 abstracts,
+    # (pipeline.text.vocabulary.boilerplate_terms: "propose", "novel", "demonstrate", "method"... on the 951 abstracts,
     # nothing on the titles). It replaced a hand list of 150 words at equal NPMI; a looser lift of 2.0 removed
     # 105 words and lowered NPMI from 0.095 to 0.067 (bench/quality.py), so only the clearest boilerplate goes.
     ngram_max: int = 2
@@ -87,7 +87,7 @@ class BuildConfig:
     bm25_weighting: bool = False
     reduce_frequent_words: bool = True
     # Topic terms: "coherent" = each term kept by the one topic it weighs most in, the leading ones chosen to occur
-    # in the same papers (pipeline.vocabulary.select_coherent_terms; the best NPMI and diversity in
+    # in the same papers (pipeline.text.vocabulary.select_coherent_terms; the best NPMI and diversity in
     # bench/quality.py), "c-tf-idf" = BERTopic's plain ranking, "keybert" / "keybert+mmr" = BERTopic's
     # KeyBERTInspired (+ MaximalMarginalRelevance), which need the encoder loaded.
     representation: str = "coherent"
@@ -95,7 +95,7 @@ class BuildConfig:
     coherence_weight: float = 3.0
     exclusive_terms: bool = True
 
-    # Outlier reduction (pipeline.model.reassign_outliers): HDBSCAN outliers move to the topic whose centroid they are
+    # Outlier reduction (pipeline.topics.model.reassign_outliers): HDBSCAN outliers move to the topic whose centroid they are
     # most cosine-similar to, most similar first, if at least outlier_threshold similar, until at most
     # max_outlier_fraction of the documents remain outliers (the least topical papers stay in -1).
     reduce_outliers: bool = True
@@ -111,7 +111,7 @@ class BuildConfig:
 
     adaptations: tuple[str, ...] = field(default=(), compare=False)
 
-    def resolved_for(self, n_documents: int) -> "BuildConfig":
+    def resolved_for(self, n_documents: int) -> BuildConfig:
         """Return a copy with size-dependent values chosen for ``n_documents`` documents.
 
         - ``min_cluster_size``: max(3, round(sqrt(n) / 2)) capped at n // 2 (about 15 for 951 docs,
@@ -131,26 +131,37 @@ class BuildConfig:
             changes["min_cluster_size"] = max(3, min(round(math.sqrt(n_documents) / 2), max(2, n_documents // 2)))
         elif self.min_cluster_size > n_documents:
             changes["min_cluster_size"] = max(2, n_documents // 2)
-            notes.append(f"min_cluster_size {self.min_cluster_size} -> {changes['min_cluster_size']} (only {n_documents} documents)")
+            notes.append(
+                f"min_cluster_size {self.min_cluster_size} -> {changes['min_cluster_size']} (only {n_documents} documents)"
+            )
         if self.min_samples is None:
             changes["min_samples"] = max(1, round(changes.get("min_cluster_size", self.min_cluster_size) / 3))
         if self.min_df is None:
             changes["min_df"] = 2 if n_documents >= 50 else 1
         if self.umap_n_neighbors > n_documents - 1:
             changes["umap_n_neighbors"] = max(2, n_documents - 1)
-            notes.append(f"UMAP n_neighbors {self.umap_n_neighbors} -> {changes['umap_n_neighbors']} (only {n_documents} documents)")
+            notes.append(
+                f"UMAP n_neighbors {self.umap_n_neighbors} -> {changes['umap_n_neighbors']} (only {n_documents} documents)"
+            )
         if self.umap_n_components > n_documents - 2:
             changes["umap_n_components"] = max(2, n_documents - 2)
-            notes.append(f"UMAP n_components {self.umap_n_components} -> {changes['umap_n_components']} (only {n_documents} documents)")
+            notes.append(
+                f"UMAP n_components {self.umap_n_components} -> {changes['umap_n_components']} (only {n_documents} documents)"
+            )
         return replace(self, **changes, adaptations=tuple(notes))
 
     def lexical_params(self) -> Any:
-        """The tfidf-svd block's settings (pipeline.represent.LexicalParams), seeded with random_state."""
-        from pipeline.represent import LexicalParams
+        """The tfidf-svd block's settings (pipeline.represent.representation.LexicalParams), seeded with random_state."""
+        from pipeline.represent.representation import LexicalParams
 
         return LexicalParams(
-            dims=self.lexical_dims, documents_per_dim=self.lexical_documents_per_dim, ngram_max=self.lexical_ngram_max, min_df=self.lexical_min_df,
-            max_df=self.lexical_max_df, n_iter=self.lexical_n_iter, seed=self.random_state,
+            dims=self.lexical_dims,
+            documents_per_dim=self.lexical_documents_per_dim,
+            ngram_max=self.lexical_ngram_max,
+            min_df=self.lexical_min_df,
+            max_df=self.lexical_max_df,
+            n_iter=self.lexical_n_iter,
+            seed=self.random_state,
         )
 
     def to_dict(self) -> dict[str, Any]:

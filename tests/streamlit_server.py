@@ -23,14 +23,31 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def streamlit_server(cache_dir: Path, log_path: Path, environment: dict[str, str] | None = None, timeout_s: float = 60) -> Iterator[tuple[str, subprocess.Popen]]:
+def streamlit_server(
+    cache_dir: Path, log_path: Path, environment: dict[str, str] | None = None, timeout_s: float = 60
+) -> Iterator[tuple[str, subprocess.Popen]]:
     """(the page's URL, the server process) once Streamlit answers its health check; the server is stopped on exit
     (terminated, killed if it does not stop within 10 s). Raises RuntimeError with the server log's tail when it
     does not start within ``timeout_s``."""
     port = free_port()
-    command = [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.port", str(port), "--server.headless", "true", "--", "--cache", str(cache_dir)]
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "dashboard/app.py",
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true",
+        "--",
+        "--cache",
+        str(cache_dir),
+    ]
     with open(log_path, "wb") as log:
-        process = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(environment or {})})
+        process = subprocess.Popen(
+            command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(environment or {})}
+        )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + timeout_s

@@ -16,11 +16,11 @@ import pandas as pd
 import pytest
 
 from pipeline import cache
-from pipeline.add import run_add
-from pipeline.errors import CorpusTooSmallError, InputError, TargetError
-from pipeline.evaluate import cache_texts
-from pipeline.place import place_file
-from pipeline.topic_update import fit_fixed_topics, topic_terms
+from pipeline.operations.add import run_add
+from pipeline.operations.place import place_file
+from pipeline.quality.metrics import cache_texts
+from pipeline.runtime.errors import CorpusTooSmallError, InputError, TargetError
+from pipeline.topics.update import fit_fixed_topics, topic_terms
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.slow
@@ -71,7 +71,11 @@ def added(atlas_270: Path, split_corpus, tmp_path_factory, encoder) -> tuple[Pat
 
 
 def folder_digest(folder: Path) -> dict[str, str]:
-    return {str(path.relative_to(folder)): hashlib.sha256(path.read_bytes()).hexdigest() for path in sorted(folder.rglob("*")) if path.is_file()}
+    return {
+        str(path.relative_to(folder)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
 
 
 def test_old_papers_keep_their_topics_coordinates_and_everything_else(added, atlas_270: Path):
@@ -87,7 +91,9 @@ def test_old_papers_keep_their_topics_coordinates_and_everything_else(added, atl
     assert after.topics[["topic", "label"]].values.tolist() == before.topics[["topic", "label"]].values.tolist()
     assert after.topics.set_index("topic")["size"].to_dict() == after.documents["topic"].value_counts().to_dict()
     for row in after.topics.itertuples():
-        assert set(row.representative_doc_ids) <= set(after.documents.loc[after.documents["topic"] == row.topic, "doc_id"])
+        assert set(row.representative_doc_ids) <= set(
+            after.documents.loc[after.documents["topic"] == row.topic, "doc_id"]
+        )
     assert after.manifest["outlier_fraction"] == pytest.approx((after.documents["topic"] == -1).mean(), abs=1e-4)
     assert after.manifest["n_documents_fitted"] == 270 and after.manifest["add_history"][-1]["n_added"] == 30
     assert after.hierarchy.equals(before.hierarchy)
@@ -103,23 +109,39 @@ def test_new_papers_are_placed_by_the_rule_of_place(added, atlas_270: Path, spli
     assert np.allclose(new[["x", "y"]].to_numpy(dtype=float), placed[["x", "y"]].to_numpy(dtype=float))
     # Their similar papers are searched among old and new papers alike; old papers' lists may now name new ones.
     all_ids = set(cache.read_cache(folder).documents["doc_id"])
-    assert all(len(ids) == 10 and set(ids) <= all_ids and doc_id not in ids for doc_id, ids in zip(new.index, new["neighbor_ids"]))
+    assert all(
+        len(ids) == 10 and set(ids) <= all_ids and doc_id not in ids
+        for doc_id, ids in zip(new.index, new["neighbor_ids"])
+    )
 
 
 def test_the_lineage_of_an_add_shows_the_new_papers_coming_in(added):
     folder, _ = added
     atlas = cache.read_cache(folder)
     lineage = atlas.manifest["lineage"]
-    assert lineage["kind"] == "add" and lineage["n_papers"] == {"shared": 270, "same_topic": 270, "added": 30, "removed": 0}
+    assert lineage["kind"] == "add" and lineage["n_papers"] == {
+        "shared": 270,
+        "same_topic": 270,
+        "added": 30,
+        "removed": 0,
+    }
     assert {entry["status"] for entry in lineage["topics"]} == {"kept"}
-    assert sum(entry["n_added"] for entry in lineage["topics"]) == int((atlas.documents.iloc[270:]["topic"] != -1).sum())
+    assert sum(entry["n_added"] for entry in lineage["topics"]) == int(
+        (atlas.documents.iloc[270:]["topic"] != -1).sum()
+    )
     assert atlas.lineage["previous_topic"].isna().sum() == 30
 
 
 def test_terms_for_fixed_topics_reproduce_the_build(atlas_270: Path):
     """topic_update recomputes terms as the build makes them: on the build's own assignments, the same terms."""
     atlas = cache.read_cache(atlas_270)
-    model, mapping = fit_fixed_topics(cache_texts(atlas.documents), atlas.embeddings(), atlas.documents["topic"].to_numpy(), atlas_270 / cache.MODEL_DIR, atlas.manifest["params"])
+    model, mapping = fit_fixed_topics(
+        cache_texts(atlas.documents),
+        atlas.embeddings(),
+        atlas.documents["topic"].to_numpy(),
+        atlas_270 / cache.MODEL_DIR,
+        atlas.manifest["params"],
+    )
     terms = topic_terms(model, mapping)
     for topic, stored in zip(atlas.topics["topic"], atlas.topics["top_terms"]):
         if topic != -1:
@@ -155,7 +177,11 @@ def test_papers_that_fit_no_topic_say_a_refit_is_due(atlas_copy: Path, tmp_path:
     pd.DataFrame({"abstract": OFF_TOPIC}).to_csv(path, index=False)  # no id column: the rows are named row-N
     report = run_add(atlas_copy, path, encoder=encoder).report
     assert report["n_added"] == len(OFF_TOPIC)
-    assert report["misfit_share"] > 0.5 and report["refit_due"] and "farther from every topic" in report["refit_reasons"][0]
+    assert (
+        report["misfit_share"] > 0.5
+        and report["refit_due"]
+        and "farther from every topic" in report["refit_reasons"][0]
+    )
     # A second file without ids names its rows row-1, row-2... again: the atlas holds those ids, for other papers.
     pd.DataFrame({"abstract": [text.upper() + " Also in winter." for text in OFF_TOPIC[:3]]}).to_csv(path, index=False)
     assert run_add(atlas_copy, path, encoder=encoder).report["n_added"] == 3
@@ -165,8 +191,22 @@ def test_papers_that_fit_no_topic_say_a_refit_is_due(atlas_copy: Path, tmp_path:
 
 def test_add_on_the_command_line(atlas_copy: Path, split_corpus, embedding_store: Path, tmp_path: Path):
     env = {**os.environ, "ATLAS_EMBEDDING_CACHE": str(embedding_store), "HF_HUB_OFFLINE": "1"}
-    result = subprocess.run([sys.executable, "-m", "pipeline", "add", "--cache", str(atlas_copy), "--input", str(split_corpus[1])], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [sys.executable, "-m", "pipeline", "add", "--cache", str(atlas_copy), "--input", str(split_corpus[1])],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     assert "added 30 papers" in result.stdout and "fit no topic well" in result.stdout
-    refused = subprocess.run([sys.executable, "-m", "pipeline", "add", "--cache", str(tmp_path / "none"), "--input", str(split_corpus[1])], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    refused = subprocess.run(
+        [sys.executable, "-m", "pipeline", "add", "--cache", str(tmp_path / "none"), "--input", str(split_corpus[1])],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert refused.returncode == 2 and "Traceback" not in refused.stderr and "cannot add" in refused.stderr

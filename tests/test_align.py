@@ -10,7 +10,16 @@ import pandas as pd
 import pytest
 
 from pipeline import cache
-from pipeline.align import AlignConfig, AtlasTables, align_to_previous, assign_ids, final_labels, match_topics, paper_keys, renumber_hierarchy
+from pipeline.topics.align import (
+    AlignConfig,
+    AtlasTables,
+    align_to_previous,
+    assign_ids,
+    final_labels,
+    match_topics,
+    paper_keys,
+    renumber_hierarchy,
+)
 
 DIM = 16
 RNG = np.random.default_rng(0)
@@ -28,34 +37,82 @@ def terms_for(subject: int) -> list[list]:
     return [[f"s{subject}-term{i}", 1.0 / (i + 1)] for i in range(10)]
 
 
-def atlas_tables(doc_ids: list[str], topics: list[int], subjects: list[int], terms: dict[int, list] | None = None, labels: dict[int, str] | None = None) -> AtlasTables:
+def atlas_tables(
+    doc_ids: list[str],
+    topics: list[int],
+    subjects: list[int],
+    terms: dict[int, list] | None = None,
+    labels: dict[int, str] | None = None,
+) -> AtlasTables:
     """The tables a build hands to the renumbering step, for constructed papers (``subjects`` give their terms)."""
     topic_ids = sorted(set(topics))
     terms = terms or {topic: terms_for(next(s for t, s in zip(topics, subjects) if t == topic)) for topic in topic_ids}
     labels = labels or {topic: ("Outliers" if topic == -1 else f"label of fit topic {topic}") for topic in topic_ids}
-    documents = pd.DataFrame({
-        "doc_id": doc_ids, "title": [f"title {d}" for d in doc_ids], "abstract": [f"abstract {d}" for d in doc_ids], "topic": topics,
-        "probability": 1.0, "x": 0.0, "y": 0.0, "topic_label": [labels[t] for t in topics],
-    })
-    topic_table = pd.DataFrame({
-        "topic": topic_ids, "label": [labels[t] for t in topic_ids], "size": [topics.count(t) for t in topic_ids], "top_terms": [terms[t] for t in topic_ids],
-        "representative_doc_ids": [[d for d, x in zip(doc_ids, topics) if x == t][:3] for t in topic_ids], "x": 0.0, "y": 0.0,
-        "theme": [100 + i for i in range(len(topic_ids))],  # an optional column of other ids (themes): never renumbered
-    })
+    documents = pd.DataFrame(
+        {
+            "doc_id": doc_ids,
+            "title": [f"title {d}" for d in doc_ids],
+            "abstract": [f"abstract {d}" for d in doc_ids],
+            "topic": topics,
+            "probability": 1.0,
+            "x": 0.0,
+            "y": 0.0,
+            "topic_label": [labels[t] for t in topics],
+        }
+    )
+    topic_table = pd.DataFrame(
+        {
+            "topic": topic_ids,
+            "label": [labels[t] for t in topic_ids],
+            "size": [topics.count(t) for t in topic_ids],
+            "top_terms": [terms[t] for t in topic_ids],
+            "representative_doc_ids": [[d for d, x in zip(doc_ids, topics) if x == t][:3] for t in topic_ids],
+            "x": 0.0,
+            "y": 0.0,
+            "theme": [
+                100 + i for i in range(len(topic_ids))
+            ],  # an optional column of other ids (themes): never renumbered
+        }
+    )
     real = [t for t in topic_ids if t != -1]
     hierarchy = pd.DataFrame(columns=cache.HIERARCHY_COLUMNS)
     if len(real) >= 2:  # a chain: node max+1 merges the first two topics, each next node adds one topic
         rows, node, members, left = [], max(real) + 1, [real[0]], real[0]
         for topic in real[1:]:
             members = members + [topic]
-            rows.append({"parent_id": node, "parent_name": f"node {node}", "child_left_id": left, "child_left_name": labels.get(left, f"node {left}"),
-                         "child_right_id": topic, "child_right_name": labels[topic], "distance": float(len(members)), "topics": list(members)})
+            rows.append(
+                {
+                    "parent_id": node,
+                    "parent_name": f"node {node}",
+                    "child_left_id": left,
+                    "child_left_name": labels.get(left, f"node {left}"),
+                    "child_right_id": topic,
+                    "child_right_name": labels[topic],
+                    "distance": float(len(members)),
+                    "topics": list(members),
+                }
+            )
             left, node = node, node + 1
         hierarchy = pd.DataFrame(rows, columns=cache.HIERARCHY_COLUMNS)
-    per_class = pd.DataFrame({"topic": topic_ids, "class": "Poster", "frequency": [topics.count(t) for t in topic_ids], "terms": [["a"]] * len(topic_ids)})
+    per_class = pd.DataFrame(
+        {
+            "topic": topic_ids,
+            "class": "Poster",
+            "frequency": [topics.count(t) for t in topic_ids],
+            "terms": [["a"]] * len(topic_ids),
+        }
+    )
     manifest = {
-        "created_at": "2026-01-01T00:00:00+00:00", "input_path": "constructed", "input_sha256": "0", "n_documents": len(doc_ids),
-        "n_topics": len(real), "outlier_fraction": topics.count(-1) / len(topics), "params": {}, "versions": {}, "timings_s": {}, "warnings": [],
+        "created_at": "2026-01-01T00:00:00+00:00",
+        "input_path": "constructed",
+        "input_sha256": "0",
+        "n_documents": len(doc_ids),
+        "n_topics": len(real),
+        "outlier_fraction": topics.count(-1) / len(topics),
+        "params": {},
+        "versions": {},
+        "timings_s": {},
+        "warnings": [],
         "metrics": {"npmi_by_topic": {str(t): 0.1 * t for t in real}},
     }
     return AtlasTables(documents, topic_table, hierarchy, per_class, manifest)
@@ -64,7 +121,16 @@ def atlas_tables(doc_ids: list[str], topics: list[int], subjects: list[int], ter
 def write_atlas(folder: Path, tables: AtlasTables, embeddings: np.ndarray) -> Path:
     """Write constructed tables as a real cache folder (what a previous build left)."""
     folder.mkdir(parents=True, exist_ok=True)
-    cache.write_tables(folder, tables.manifest, tables.documents, tables.topics, tables.hierarchy, embeddings, tables.topics_per_class, tables.lineage)
+    cache.write_tables(
+        folder,
+        tables.manifest,
+        tables.documents,
+        tables.topics,
+        tables.hierarchy,
+        embeddings,
+        tables.topics_per_class,
+        tables.lineage,
+    )
     return folder
 
 
@@ -77,7 +143,9 @@ def first_atlas(tmp_path: Path) -> tuple[Path, list[str], list[int]]:
 
 
 def realign(folder: Path, doc_ids: list[str], fit_topics: list[int], subjects: list[int], **kwargs) -> AtlasTables:
-    return align_to_previous(folder, atlas_tables(doc_ids, fit_topics, subjects, **kwargs), subject_embeddings(subjects, seed=2))
+    return align_to_previous(
+        folder, atlas_tables(doc_ids, fit_topics, subjects, **kwargs), subject_embeddings(subjects, seed=2)
+    )
 
 
 def status_of(tables: AtlasTables) -> dict[int, str]:
@@ -121,7 +189,12 @@ def test_a_merge_keeps_one_id_and_the_other_is_gone_into_it(tmp_path: Path):
     merged_id = next(topic for topic, status in statuses.items() if status == "merged")
     assert merged_id in (2, 3) and statuses == {0: "kept", 1: "kept", merged_id: "merged"}
     gone = aligned.manifest["lineage"]["gone"]
-    assert len(gone) == 1 and gone[0]["topic"] == 5 - merged_id and gone[0]["fate"] == "merged" and gone[0]["into"] == [merged_id]
+    assert (
+        len(gone) == 1
+        and gone[0]["topic"] == 5 - merged_id
+        and gone[0]["fate"] == "merged"
+        and gone[0]["into"] == [merged_id]
+    )
     assert gone[0]["to"] == [{"topic": merged_id, "n_papers": 40, "share": 1.0}]
     assert sorted(next(e for e in aligned.manifest["lineage"]["merges"])["from"]) == [2, 3]
 
@@ -135,7 +208,9 @@ def test_new_papers_on_a_new_subject_form_a_new_topic_and_removed_ones_leave_a_g
     statuses = status_of(aligned)
     assert statuses == {0: "kept", 1: "kept", 2: "kept", 4: "new"}  # never 3 again: fresh ids start above every id used
     gone = aligned.manifest["lineage"]["gone"]
-    assert [(g["topic"], g["fate"]) for g in gone] == [(3, "dissolved")] and gone[0]["to"] == [{"topic": None, "n_papers": 40, "share": 1.0}]
+    assert [(g["topic"], g["fate"]) for g in gone] == [(3, "dissolved")] and gone[0]["to"] == [
+        {"topic": None, "n_papers": 40, "share": 1.0}
+    ]
     assert aligned.manifest["lineage"]["n_papers"] == {"shared": 120, "same_topic": 120, "added": 40, "removed": 40}
     lineage = aligned.lineage
     assert len(lineage) == 200 and lineage["previous_topic"].isna().sum() == 40 and lineage["topic"].isna().sum() == 40
@@ -156,10 +231,19 @@ def test_a_weak_resemblance_below_the_floor_is_no_match():
     old = pd.Series([0] * 20 + [1] * 20, index=keys)
     new = pd.Series([0] * 3 + [1] * 17 + [0] * 17 + [1] * 3, index=keys)  # 3 of 20 papers stay together
     embeddings = subject_embeddings([0] * 40)  # one subject: centroids say nothing
-    scattered = match_topics(old, new, embeddings, {0: terms_for(0), 1: terms_for(1)}, {0: terms_for(5), 1: terms_for(6)})
+    scattered = match_topics(
+        old, new, embeddings, {0: terms_for(0), 1: terms_for(1)}, {0: terms_for(5), 1: terms_for(6)}
+    )
     assert scattered.matches == {0: 1, 1: 0}  # 17 of 20 shared: matched crosswise
     mixed = pd.Series([0, 1] * 20, index=keys)  # every topic half of each old one
-    none = match_topics(old, mixed, embeddings, {0: terms_for(0), 1: terms_for(1)}, {0: terms_for(5), 1: terms_for(6)}, AlignConfig(floor=0.4))
+    none = match_topics(
+        old,
+        mixed,
+        embeddings,
+        {0: terms_for(0), 1: terms_for(1)},
+        {0: terms_for(5), 1: terms_for(6)},
+        AlignConfig(floor=0.4),
+    )
     assert none.matches == {}
 
 
@@ -179,17 +263,29 @@ def test_renumbering_reaches_every_table_and_keeps_node_ids_apart(tmp_path: Path
     terms = {3: terms_for(0), 2: terms_for(1), 1: terms_for(2), 0: terms_for(3), 4: terms_for(9)}
     tables = atlas_tables(doc_ids, fit, subjects, terms=terms)
     aligned = align_to_previous(folder, tables, subject_embeddings(subjects, seed=2))
-    mapping = {int(fit_id): atlas for atlas, fit_id in ((int(a), f) for a, f in aligned.manifest["model_topic_ids"].items())}
-    assert mapping == {3: 0, 2: 1, 1: 2, 0: 3, 4: 8}  # the split-off topic: above every id ever used, and above BERTopic's node 8
+    mapping = {
+        int(fit_id): atlas for atlas, fit_id in ((int(a), f) for a, f in aligned.manifest["model_topic_ids"].items())
+    }
+    assert mapping == {
+        3: 0,
+        2: 1,
+        1: 2,
+        0: 3,
+        4: 8,
+    }  # the split-off topic: above every id ever used, and above BERTopic's node 8
     assert aligned.documents["topic"].tolist() == [mapping[t] for t in fit]
     assert aligned.topics["topic"].tolist() == [0, 1, 2, 3, 8]
-    assert aligned.topics["theme"].tolist() == tables.topics.set_index("topic").loc[[3, 2, 1, 0, 4], "theme"].tolist()  # themes travel, untouched
+    assert (
+        aligned.topics["theme"].tolist() == tables.topics.set_index("topic").loc[[3, 2, 1, 0, 4], "theme"].tolist()
+    )  # themes travel, untouched
     assert sorted(aligned.topics_per_class["topic"]) == [0, 1, 2, 3, 8]
     assert aligned.manifest["metrics"]["npmi_by_topic"] == {str(mapping[t]): 0.1 * t for t in range(5)}
     tree = aligned.hierarchy
     leaves = set(aligned.topics["topic"])
     nodes = set(tree["parent_id"])
-    assert not nodes & set(aligned.manifest["topic_ids_ever_used"]) and min(nodes) > max(aligned.manifest["topic_ids_ever_used"])
+    assert not nodes & set(aligned.manifest["topic_ids_ever_used"]) and min(nodes) > max(
+        aligned.manifest["topic_ids_ever_used"]
+    )
     assert set(tree["child_left_id"]) | set(tree["child_right_id"]) <= leaves | nodes
     assert sorted(tree.iloc[-1]["topics"]) == [0, 1, 2, 3, 8]
     labels = dict(zip(aligned.topics["topic"], aligned.topics["label"]))
@@ -206,7 +302,11 @@ def test_hierarchy_without_topics_is_left_empty():
 
 
 def test_labels_are_kept_unique_and_fit_ids_in_labels_follow_the_renumbering():
-    labels = final_labels({0: 4, 1: 9, 2: 10}, {0: "graphs", 1: "Topic 1 (no keywords)", 2: "graphs, nodes (topic 2)"}, {4: "graphs, nodes"})
+    labels = final_labels(
+        {0: 4, 1: 9, 2: 10},
+        {0: "graphs", 1: "Topic 1 (no keywords)", 2: "graphs, nodes (topic 2)"},
+        {4: "graphs, nodes"},
+    )
     assert labels == {4: "graphs, nodes", 9: "Topic 9 (no keywords)", 10: "graphs, nodes (topic 10)"}
     clash = final_labels({0: 4, 1: 5}, {0: "a", 1: "kept"}, {4: "kept"})
     assert clash == {4: "kept", 5: "kept (topic 5)"}
@@ -218,7 +318,10 @@ def test_user_renames_survive_an_aligned_rebuild_and_drop_with_their_topic(tmp_p
     import json
 
     manifest = json.loads(manifest_path.read_text())
-    manifest["label_overrides"] = {"1": {"label": "My own name", "automatic": "label of fit topic 1"}, "3": {"label": "Soon gone", "automatic": "x"}}
+    manifest["label_overrides"] = {
+        "1": {"label": "My own name", "automatic": "label of fit topic 1"},
+        "3": {"label": "Soon gone", "automatic": "x"},
+    }
     manifest_path.write_text(json.dumps(manifest))
     aligned = realign(folder, doc_ids[:120], [2 - s for s in subjects[:120]], subjects[:120])  # topic 3 gone
     labels = dict(zip(aligned.topics["topic"], aligned.topics["label"]))
@@ -227,7 +330,13 @@ def test_user_renames_survive_an_aligned_rebuild_and_drop_with_their_topic(tmp_p
 
 
 def test_generated_ids_are_recognised_by_their_text():
-    documents = pd.DataFrame({"doc_id": ["row-3", "abc", "row-7#9"], "title": ["A Title", "B", None], "abstract": ["Some text.", "x", "Other"]})
+    documents = pd.DataFrame(
+        {
+            "doc_id": ["row-3", "abc", "row-7#9"],
+            "title": ["A Title", "B", None],
+            "abstract": ["Some text.", "x", "Other"],
+        }
+    )
     moved = pd.DataFrame({"doc_id": ["row-1"], "title": ["a title"], "abstract": ["some  TEXT"]})
     keys = paper_keys(documents)
     assert keys[1] == "id:abc" and keys[0].startswith("text:") and keys[2].startswith("text:")
@@ -237,14 +346,22 @@ def test_generated_ids_are_recognised_by_their_text():
 def test_without_a_previous_atlas_the_model_ids_stay(tmp_path: Path):
     doc_ids = [f"p{i}" for i in range(40)]
     subjects = [i // 20 for i in range(40)]
-    tables = align_to_previous(tmp_path / "nothing-here", atlas_tables(doc_ids, subjects, subjects), subject_embeddings(subjects))
-    assert tables.documents["topic"].tolist() == subjects and tables.lineage is None and "lineage" not in tables.manifest
-    assert tables.manifest["topic_ids_ever_used"] == [0, 1] and tables.manifest["alignment"] == "first build of this atlas"
+    tables = align_to_previous(
+        tmp_path / "nothing-here", atlas_tables(doc_ids, subjects, subjects), subject_embeddings(subjects)
+    )
+    assert (
+        tables.documents["topic"].tolist() == subjects and tables.lineage is None and "lineage" not in tables.manifest
+    )
+    assert (
+        tables.manifest["topic_ids_ever_used"] == [0, 1] and tables.manifest["alignment"] == "first build of this atlas"
+    )
     unreadable = tmp_path / "broken"
     unreadable.mkdir()
     (unreadable / cache.MANIFEST_FILE).write_text("{not json")
     tables = align_to_previous(unreadable, atlas_tables(doc_ids, subjects, subjects), subject_embeddings(subjects))
-    assert "cannot be read" in tables.manifest["alignment"] and any("cannot be read" in w for w in tables.manifest["warnings"])
+    assert "cannot be read" in tables.manifest["alignment"] and any(
+        "cannot be read" in w for w in tables.manifest["warnings"]
+    )
 
 
 @pytest.mark.parametrize("dim", [8, 40])
@@ -252,5 +369,7 @@ def test_matching_does_not_depend_on_the_embedding_dimension(dim: int):
     keys = [f"id:p{i}" for i in range(30)]
     old = pd.Series([0] * 15 + [1] * 15, index=keys)
     embeddings = np.random.default_rng(3).normal(size=(30, dim)).astype(np.float32)
-    match = match_topics(old, old.map({0: 1, 1: 0}), embeddings, {0: terms_for(0), 1: terms_for(1)}, {1: terms_for(0), 0: terms_for(1)})
+    match = match_topics(
+        old, old.map({0: 1, 1: 0}), embeddings, {0: terms_for(0), 1: terms_for(1)}, {1: terms_for(0), 0: terms_for(1)}
+    )
     assert match.matches == {1: 0, 0: 1}

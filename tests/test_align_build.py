@@ -15,11 +15,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from dashboard.export import export_table
+from dashboard.export.download_bytes import export_table
 from pipeline import cache
-from pipeline.build import run_build
 from pipeline.config import BuildConfig
-from pipeline.rename import rename_topic
+from pipeline.operations.build import run_build
+from pipeline.operations.rename import rename_topic
 from tests.conftest import ROOT
 from tests.test_build import check_contract
 
@@ -29,10 +29,18 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def rebuild(tmp_path_factory, papers_slice: Path, slice_cache: Path, embedding_store: Path, encoder):
     """``rebuild(name, **config_changes)``: a copy of the slice's atlas rebuilt in place (aligned unless align=False)."""
+
     def run(name: str, align: bool = True, source: Path = slice_cache, **changes) -> Path:
         target = tmp_path_factory.mktemp("aligned") / name
         shutil.copytree(source, target)
-        run_build(papers_slice, target, replace(BuildConfig(), **changes), embedding_store=embedding_store, encoder=encoder, align=align)
+        run_build(
+            papers_slice,
+            target,
+            replace(BuildConfig(), **changes),
+            embedding_store=embedding_store,
+            encoder=encoder,
+            align=align,
+        )
         return target
 
     return run
@@ -89,7 +97,9 @@ def test_coarser_clusters_merge_old_topics(coarser: Path, slice_cache: Path):
     present = set(after.topics["topic"])
     for entry in gone:
         assert entry["topic"] not in present
-        assert sum(flow["share"] for flow in entry["to"]) <= 1.0 + 5e-5 * len(entry["to"])  # shares are rounded to 4 decimals
+        assert sum(flow["share"] for flow in entry["to"]) <= 1.0 + 5e-5 * len(
+            entry["to"]
+        )  # shares are rounded to 4 decimals
 
 
 def test_every_table_and_the_saved_model_agree_on_the_new_ids(finer: Path):
@@ -111,7 +121,9 @@ def test_every_table_and_the_saved_model_agree_on_the_new_ids(finer: Path):
 
 def test_no_align_numbers_afresh(rebuild, finer: Path, build_cache, papers_slice: Path):
     unaligned = cache.read_cache(rebuild("unaligned", align=False, min_cluster_size=5))
-    fresh = cache.read_cache(build_cache(papers_slice, "fresh-finer", config=replace(BuildConfig(), min_cluster_size=5)))
+    fresh = cache.read_cache(
+        build_cache(papers_slice, "fresh-finer", config=replace(BuildConfig(), min_cluster_size=5))
+    )
     assert unaligned.documents["topic"].tolist() == fresh.documents["topic"].tolist()
     assert "lineage" not in unaligned.manifest and unaligned.lineage.empty
     aligned = cache.read_cache(finer)
@@ -147,7 +159,10 @@ def test_a_renamed_topic_keeps_its_name_through_a_rebuild(rebuild, slice_cache: 
     assert rebuilt.topics.set_index("topic").loc[topic, "label"] == "My favourite topic"
     assert rebuilt.manifest["label_overrides"][str(topic)]["label"] == "My favourite topic"
     rename_topic(renamed, topic, None)
-    assert cache.read_cache(renamed).topics.set_index("topic").loc[topic, "label"] == cache.read_cache(slice_cache).topics.set_index("topic").loc[topic, "label"]
+    assert (
+        cache.read_cache(renamed).topics.set_index("topic").loc[topic, "label"]
+        == cache.read_cache(slice_cache).topics.set_index("topic").loc[topic, "label"]
+    )
 
 
 def test_rename_on_the_command_line(slice_cache: Path, tmp_path: Path):
@@ -156,12 +171,23 @@ def test_rename_on_the_command_line(slice_cache: Path, tmp_path: Path):
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
 
     def rename(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "pipeline", "rename", "--cache", str(target), *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+        return subprocess.run(
+            [sys.executable, "-m", "pipeline", "rename", "--cache", str(target), *args],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
 
     topic = str(int(cache.read_cache(target).topics.query("topic != -1")["topic"].iloc[-1]))
     done = rename("--topic", topic, "--label", "Chosen by hand")
     assert done.returncode == 0 and "'Chosen by hand'" in done.stdout
-    for args, message in ((["--topic", "999", "--label", "x"], "has no topic 999"), (["--topic", "-1", "--label", "x"], "outlier topic"), (["--topic", topic, "--label", " "], "empty")):
+    for args, message in (
+        (["--topic", "999", "--label", "x"], "has no topic 999"),
+        (["--topic", "-1", "--label", "x"], "outlier topic"),
+        (["--topic", topic, "--label", " "], "empty"),
+    ):
         refused = rename(*args)
         assert refused.returncode == 2 and message in refused.stderr and "Traceback" not in refused.stderr
     assert rename("--topic", topic, "--reset").returncode == 0

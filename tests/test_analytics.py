@@ -6,15 +6,28 @@ import math
 
 import pandas as pd
 
-from dashboard.analytics import acceptance_table, decision_counts, extremes, overall_rate, rating_table, wilson_interval
-from dashboard.analytics_charts import acceptance_rate_figure, decision_mix_figure, rating_figure
+from dashboard.figures.decision_charts import acceptance_rate_figure, decision_mix_figure, rating_figure
+from dashboard.tables.analytics import (
+    acceptance_table,
+    decision_counts,
+    extremes,
+    overall_rate,
+    rating_table,
+    wilson_interval,
+)
 
 
 def make_documents() -> tuple[pd.DataFrame, pd.DataFrame]:
     decisions = (
-        ["Oral"] * 2 + ["Poster"] * 2  # topic 0: 4 of 4 accepted (small)
-        + ["Poster"] * 120 + ["Reject"] * 80 + ["Withdrawn"] * 50  # topic 1: 120 of 200 decided
-        + ["Reject"] * 30 + ["Desk Rejected"] * 5 + ["Spotlight"] * 5 + [None] * 2  # topic 2: 5 of 40 decided
+        ["Oral"] * 2
+        + ["Poster"] * 2  # topic 0: 4 of 4 accepted (small)
+        + ["Poster"] * 120
+        + ["Reject"] * 80
+        + ["Withdrawn"] * 50  # topic 1: 120 of 200 decided
+        + ["Reject"] * 30
+        + ["Desk Rejected"] * 5
+        + ["Spotlight"] * 5
+        + [None] * 2  # topic 2: 5 of 40 decided
     )
     topics = [0] * 4 + [1] * 250 + [2] * 42
     documents = pd.DataFrame({"doc_id": [f"d{i}" for i in range(len(topics))], "topic": topics, "decision": decisions})
@@ -66,7 +79,15 @@ def test_figures_escape_labels_and_mark_the_overall_rate():
     assert any("&lt;b&gt;tiny&lt;/b&gt;" in name for name in rate_figure.data[0].y)
     assert rate_figure.layout.shapes and abs(rate_figure.layout.shapes[0].x0 - 129 / 244) < 1e-9
     mix = decision_mix_figure(table)
-    assert {trace.name for trace in mix.data} == {"Oral", "Spotlight", "Poster", "Reject", "Desk Rejected", "Withdrawn", "Unknown"}
+    assert {trace.name for trace in mix.data} == {
+        "Oral",
+        "Spotlight",
+        "Poster",
+        "Reject",
+        "Desk Rejected",
+        "Withdrawn",
+        "Unknown",
+    }
     assert len(rating_figure(documents, topics).data) == 2
 
 

@@ -20,8 +20,8 @@ import pytest
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
-from pipeline.build import run_build
 from pipeline.config import BuildConfig
+from pipeline.operations.build import run_build
 
 REPO = Path(__file__).resolve().parent.parent
 APP = REPO / "dashboard" / "app.py"
@@ -48,7 +48,9 @@ def caches(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     papers = pd.read_parquet(ICLR_PAPERS).head(SLICE_ROWS).copy()
     papers.loc[papers.index[0], "title"] = INJECTION_TITLE
     if ICLR_ALL.is_file():  # papers.parquet has no primary areas; the same papers in the whole-conference file do
-        areas = pd.read_parquet(ICLR_ALL, columns=["openreview_id", "primary_area"]).set_index("openreview_id")["primary_area"]
+        areas = pd.read_parquet(ICLR_ALL, columns=["openreview_id", "primary_area"]).set_index("openreview_id")[
+            "primary_area"
+        ]
         papers["primary_area"] = papers["openreview_id"].map(areas)
     sliced = root / "papers-120.parquet"
     papers.to_parquet(sliced, index=False)
@@ -125,7 +127,14 @@ def test_page_renders_the_corpus(caches, monkeypatch):
     assert len(papers_table(app)) == SLICE_ROWS
     assert app.multiselect(key="decisions").options  # the slice has decisions
     assert app.multiselect(key="areas").options  # and primary areas
-    assert [tab.label for tab in app.tabs] == ["Map and papers", "Topics", "Structure", "Find and place", "Decisions", "Downloads"]
+    assert [tab.label for tab in app.tabs] == [
+        "Map and papers",
+        "Topics",
+        "Structure",
+        "Find and place",
+        "Decisions",
+        "Downloads",
+    ]
     assert not app.warning  # topics were found
     assert dict(app.query_params) == {}  # the default view has a bare address
 
@@ -242,7 +251,11 @@ def test_the_view_round_trips_through_the_address(caches, monkeypatch):
         app.query_params[key] = value
     app.run()
     no_failure(app)
-    assert app.selectbox(key="colour").value == "topic" and app.selectbox(key="level").value == "topics" and app.selectbox(key="theme").value == 0
+    assert (
+        app.selectbox(key="colour").value == "topic"
+        and app.selectbox(key="level").value == "topics"
+        and app.selectbox(key="theme").value == 0
+    )
     assert app.multiselect(key="decisions").value == ["Poster", "Oral"]
     title = atlas.documents["title"].iloc[5]
     assert title in [element.value for element in app.sidebar.text]  # the shared paper is open
@@ -276,7 +289,9 @@ def test_colour_modes_levels_and_drilling_into_a_theme(caches, monkeypatch):
     assert 0 < len(table) < SLICE_ROWS  # drilling narrows the table to the theme
     spec = map_spec(app)
     assert spec["data"][0]["name"] == "rest of the map" and spec["data"][0]["hoverinfo"] == "skip"
-    assert len(spec["layout"]["annotations"]) == table.loc[table["topic"] != -1, "topic"].nunique()  # its topics labelled
+    assert (
+        len(spec["layout"]["annotations"]) == table.loc[table["topic"] != -1, "topic"].nunique()
+    )  # its topics labelled
 
 
 def test_a_kept_map_selection_narrows_the_table_and_clears(caches, monkeypatch):

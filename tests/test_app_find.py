@@ -45,7 +45,9 @@ def test_semantic_search_lists_the_exact_title_first(app: AppTest):
 def test_semantic_search_respects_the_topic_filter(app: AppTest):
     topic = next(option for option in app.multiselect(key="topics").options)
     app.multiselect(key="topics").select(topic).run()
-    next(widget for widget in app.text_input if widget.key == "semantic_query").input("diffusion models for images").run()
+    next(widget for widget in app.text_input if widget.key == "semantic_query").input(
+        "diffusion models for images"
+    ).run()
     hits = frame_with(app, "score")
     assert hits["topic_label"].nunique() == 1
 
@@ -60,7 +62,9 @@ def test_pasted_abstract_is_placed_with_its_nearest_paper(app: AppTest):
 
 
 def test_search_hits_are_starred_on_the_main_map(app: AppTest):
-    next(widget for widget in app.text_input if widget.key == "semantic_query").input("diffusion models for images").run()
+    next(widget for widget in app.text_input if widget.key == "semantic_query").input(
+        "diffusion models for images"
+    ).run()
     hits = frame_with(app, "score")
     app.session_state["tab"] = "Map and papers"
     app.run()

@@ -17,17 +17,27 @@ import pytest
 
 CHROMIUM = Path("/usr/bin/chromium")
 if not CHROMIUM.is_file():
-    pytest.skip("/usr/bin/chromium is not installed (apt-get install chromium); the browser test needs it", allow_module_level=True)
+    pytest.skip(
+        "/usr/bin/chromium is not installed (apt-get install chromium); the browser test needs it",
+        allow_module_level=True,
+    )
 playwright_api = pytest.importorskip("playwright.sync_api", reason="python playwright is not installed")
 
-from pipeline.build import run_build  # noqa: E402
+from pipeline.operations.build import run_build  # noqa: E402
 from tests.streamlit_server import streamlit_server  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 ICLR_PAPERS = REPO.parent / "shared" / "data" / "iclr2025" / "papers.parquet"
 SEED = REPO / "data" / "sample" / "iclr2025_seed_abstracts.txt"
 INJECTION_TITLE = "<script>alert(1)</script> <b>bold</b> **md** $x$"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +123,9 @@ def shown_papers(page) -> int:
 def test_lasso_selection_narrows_the_table_and_clears(browser, server_url):
     page = open_dashboard(browser, server_url, [])
     total = shown_papers(page)
-    page.locator('.js-plotly-plot .modebar-btn[data-val="lasso"]').first.click()  # dragging pans; the lasso is in the toolbar
+    page.locator(
+        '.js-plotly-plot .modebar-btn[data-val="lasso"]'
+    ).first.click()  # dragging pans; the lasso is in the toolbar
     lasso(page, [(0.01, 0.01), (0.5, 0.01), (0.5, 0.99), (0.01, 0.99)])
     caption = page.get_by_text("papers selected on the map")
     caption.wait_for(timeout=30_000)
@@ -143,7 +155,10 @@ def point_positions(page) -> list[tuple[float, float, str]]:
 
 
 def label_boxes(page) -> list[dict]:
-    return page.eval_on_selector_all(".js-plotly-plot .annotation .bg", "els => els.map(e => { const r = e.getBoundingClientRect(); return {x: r.x, y: r.y, w: r.width, h: r.height}; })")
+    return page.eval_on_selector_all(
+        ".js-plotly-plot .annotation .bg",
+        "els => els.map(e => { const r = e.getBoundingClientRect(); return {x: r.x, y: r.y, w: r.width, h: r.height}; })",
+    )
 
 
 def test_labels_never_overlap_never_cover_a_point_and_let_the_hover_through(browser, server_url):
@@ -156,14 +171,25 @@ def test_labels_never_overlap_never_cover_a_point_and_let_the_hover_through(brow
         boxes = label_boxes(page)
         assert boxes, "the map has no labels"
         for i, a in enumerate(boxes):
-            for b in boxes[i + 1:]:
-                apart = a["x"] + a["w"] <= b["x"] or b["x"] + b["w"] <= a["x"] or a["y"] + a["h"] <= b["y"] or b["y"] + b["h"] <= a["y"]
+            for b in boxes[i + 1 :]:
+                apart = (
+                    a["x"] + a["w"] <= b["x"]
+                    or b["x"] + b["w"] <= a["x"]
+                    or a["y"] + a["h"] <= b["y"]
+                    or b["y"] + b["h"] <= a["y"]
+                )
                 assert apart, f"{level}: labels overlap: {a} {b}"
         points = point_positions(page)
         for box in boxes:
-            inside = [doc for x, y, doc in points if box["x"] <= x <= box["x"] + box["w"] and box["y"] <= y <= box["y"] + box["h"]]
+            inside = [
+                doc
+                for x, y, doc in points
+                if box["x"] <= x <= box["x"] + box["w"] and box["y"] <= y <= box["y"] + box["h"]
+            ]
             assert not inside, f"{level}: a label covers points {inside[:3]}"
-            hit = page.evaluate(f"() => document.elementFromPoint({box['x'] + box['w'] / 2}, {box['y'] + box['h'] / 2}).getAttribute('class')")
+            hit = page.evaluate(
+                f"() => document.elementFromPoint({box['x'] + box['w'] / 2}, {box['y'] + box['h'] / 2}).getAttribute('class')"
+            )
             assert "nsewdrag" in (hit or ""), f"the label takes the pointer ({hit}); hover beneath it would be blocked"
     page.close()
 
@@ -178,7 +204,10 @@ def test_a_click_on_a_point_opens_its_paper_at_once(browser, server_url):
     # the chosen paper is part of the shared view (the address follows the panel within a rerun)
     page.wait_for_function(f"() => location.search.includes('paper={doc_id}')", timeout=10_000)
     assert page.locator('[data-testid="stSidebar"] [data-testid="stText"]').count() >= 3  # title, topic, abstract...
-    page.wait_for_function("() => Array.from(document.querySelectorAll('.js-plotly-plot .legendtext')).some(e => e.textContent.startsWith('chosen paper'))", timeout=30_000)
+    page.wait_for_function(
+        "() => Array.from(document.querySelectorAll('.js-plotly-plot .legendtext')).some(e => e.textContent.startsWith('chosen paper'))",
+        timeout=30_000,
+    )
     assert page.locator('[data-testid="stException"]').count() == 0
     page.close()
 
@@ -192,9 +221,15 @@ def test_a_shared_address_reopens_the_same_view_in_a_fresh_browser(browser, serv
     page.get_by_role("option", name="Topic", exact=True).click()
     page.wait_for_function("() => location.search.includes('colour=topic')", timeout=30_000)
     page.wait_for_timeout(2500)
-    shared, labels, heading = page.url, sorted(box.text_content() for box in page.locator(".js-plotly-plot .annotation-text").all()), shown_papers(page)
+    shared, labels, heading = (
+        page.url,
+        sorted(box.text_content() for box in page.locator(".js-plotly-plot .annotation-text").all()),
+        shown_papers(page),
+    )
     page.close()
-    fresh = browser.browser_type.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)  # another browser: a new session
+    fresh = browser.browser_type.launch(
+        executable_path=str(CHROMIUM), args=CHROMIUM_ARGS
+    )  # another browser: a new session
     try:
         again = fresh.new_page(viewport={"width": 1440, "height": 1400})
         again.goto(shared, wait_until="domcontentloaded", timeout=60_000)

@@ -21,13 +21,23 @@ import pytest
 
 CHROMIUM = Path("/usr/bin/chromium")
 if not CHROMIUM.is_file():
-    pytest.skip("/usr/bin/chromium is not installed (apt-get install chromium); the browser test needs it", allow_module_level=True)
+    pytest.skip(
+        "/usr/bin/chromium is not installed (apt-get install chromium); the browser test needs it",
+        allow_module_level=True,
+    )
 playwright_api = pytest.importorskip("playwright.sync_api", reason="python playwright is not installed")
 
 from tests.streamlit_server import streamlit_server  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 EXPORT_TIMEOUT_S = 5
 
 
@@ -52,7 +62,9 @@ def browser_pids(script: Path) -> list[int]:
 
 
 @pytest.fixture(scope="module")
-def server(seed_cache: Path, hanging_browser: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, subprocess.Popen]]:
+def server(
+    seed_cache: Path, hanging_browser: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, subprocess.Popen]]:
     """`streamlit run dashboard/app.py` on the seed cache with the hanging browser and a 5 s export timeout."""
     environment = {"BROWSER_PATH": str(hanging_browser), "ATLAS_EXPORT_TIMEOUT_S": str(EXPORT_TIMEOUT_S)}
     with streamlit_server(seed_cache, tmp_path_factory.mktemp("streamlit-log") / "server.log", environment) as running:
@@ -81,7 +93,10 @@ def test_hung_renderer_gives_a_message_and_the_server_still_stops(server, hangin
                 break
         assert browser_pids(hanging_browser), "the fake browser never started"
         assert waited < EXPORT_TIMEOUT_S + 15  # the timeout, killing the tree and a rerun; not minutes
-        assert not any(psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE for pid in browser_pids(hanging_browser))
+        assert not any(
+            psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+            for pid in browser_pids(hanging_browser)
+        )
 
         page.get_by_role("button", name="Draw the publication figure (PNG, SVG, PDF)").click()
         with page.expect_download(timeout=120_000) as download_info:
@@ -98,4 +113,6 @@ def test_hung_renderer_gives_a_message_and_the_server_still_stops(server, hangin
     process.send_signal(signal.SIGTERM)
     process.wait(timeout=20)  # raises TimeoutExpired when SIGTERM is ignored
     psutil.wait_procs(children, timeout=20)
-    assert not [child for child in children if child.is_running() and child.status() != psutil.STATUS_ZOMBIE], "the render server outlived the page"
+    assert not [child for child in children if child.is_running() and child.status() != psutil.STATUS_ZOMBIE], (
+        "the render server outlived the page"
+    )

@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 from pipeline import cache
-from pipeline.build import run_build
 from pipeline.config import BuildConfig
-from pipeline.errors import CorpusTooSmallError, EmptyVocabularyError, TargetError
+from pipeline.operations.build import run_build
+from pipeline.runtime.errors import CorpusTooSmallError, EmptyVocabularyError, TargetError
 from tests.conftest import CASES, PAPERS, SEED, needs_shared
 
 BAD_LABEL = re.compile(r"^-?\d+_*$|^\d+_")
@@ -57,15 +57,21 @@ def test_seed_builds_a_sensible_small_map(seed_cache: Path):
     # The default representation (tfidf-svd) reads every word of every abstract: nothing is truncated
     # (tests/test_robust_build.py builds the same seed with the transformer, which truncates 11 of them).
     assert topic_cache.manifest["embedding_cache"]["truncated"] == 0
-    assert not any("longer than the embedding model's window" in warning for warning in topic_cache.manifest["warnings"])
+    assert not any(
+        "longer than the embedding model's window" in warning for warning in topic_cache.manifest["warnings"]
+    )
 
 
 def test_slice_of_real_corpus_fulfils_the_contract(slice_cache: Path):
     topic_cache = check_contract(slice_cache, 300)
     documents, topics = topic_cache.documents, topic_cache.topics
     assert topic_cache.manifest["n_topics"] >= 3
-    assert {"keywords", "decision", "authors", "topic_label", "neighbor_ids", "neighbor_scores"} <= set(documents.columns)
-    assert all(len(ids) == 10 and doc_id not in ids for doc_id, ids in zip(documents["doc_id"], documents["neighbor_ids"]))
+    assert {"keywords", "decision", "authors", "topic_label", "neighbor_ids", "neighbor_scores"} <= set(
+        documents.columns
+    )
+    assert all(
+        len(ids) == 10 and doc_id not in ids for doc_id, ids in zip(documents["doc_id"], documents["neighbor_ids"])
+    )
     assert all(list(scores) == sorted(scores, reverse=True) for scores in documents["neighbor_scores"])
     real = topics[topics["topic"] != -1]
     assert (real["top_terms"].map(len) > 0).all()
@@ -94,7 +100,9 @@ def test_failed_build_leaves_the_previous_cache_readable(build_cache, tmp_path: 
     assert not [path for path in tmp_path.iterdir() if ".building-" in path.name]
 
 
-def test_failure_while_writing_leaves_previous_cache_and_no_staging(monkeypatch, tmp_path: Path, seed_cache: Path, embedding_store, encoder):
+def test_failure_while_writing_leaves_previous_cache_and_no_staging(
+    monkeypatch, tmp_path: Path, seed_cache: Path, embedding_store, encoder
+):
     """A crash inside the write stage (here: the hierarchy table cannot be written) must not touch the target."""
     target = tmp_path / "cache"
     shutil.copytree(seed_cache, target)
@@ -183,7 +191,10 @@ def test_refuses_to_replace_a_folder_that_is_not_a_cache(tmp_path: Path):
 def test_manifest_is_plain_json(seed_cache: Path):
     manifest = json.loads((seed_cache / cache.MANIFEST_FILE).read_text())
     assert manifest["input_sha256"] and len(manifest["input_sha256"]) == 64
-    assert manifest["embedding_model"].startswith("tfidf-svd@scikit-learn==") and manifest["embedding_model_name"] == "tfidf-svd"
+    assert (
+        manifest["embedding_model"].startswith("tfidf-svd@scikit-learn==")
+        and manifest["embedding_model_name"] == "tfidf-svd"
+    )
 
 
 def test_topics_per_class_over_decisions(slice_cache: Path):
@@ -200,10 +211,12 @@ def test_topics_per_class_over_decisions(slice_cache: Path):
 
 def test_no_cluster_may_hold_most_of_the_corpus():
     """HDBSCAN's eom selection keeps two touching blobs as one cluster of 89%; capped at half, they split."""
-    from pipeline.cluster import hdbscan_clusters
+    from pipeline.geometry.cluster import hdbscan_clusters
 
     rng = np.random.default_rng(0)
-    points = np.vstack([rng.normal([0, 0], 0.3, (120, 2)), rng.normal([1.2, 0], 0.3, (120, 2)), rng.normal([12, 12], 0.3, (30, 2))])
+    points = np.vstack(
+        [rng.normal([0, 0], 0.3, (120, 2)), rng.normal([1.2, 0], 0.3, (120, 2)), rng.normal([12, 12], 0.3, (30, 2))]
+    )
     uncapped, _ = hdbscan_clusters(points, 10, 3)
     capped, _ = hdbscan_clusters(points, 10, 3, max_cluster_share=0.5)
     assert np.bincount(uncapped[uncapped >= 0]).max() > 0.8 * len(points)
@@ -213,11 +226,13 @@ def test_no_cluster_may_hold_most_of_the_corpus():
 
 def test_a_vector_depends_on_its_text_alone(encoder):
     """Embedded with others or alone, a text gets the same vector bit for bit (one text per forward pass)."""
-    from pipeline.embed import embed_texts
+    from pipeline.represent.encoders import embed_texts
 
     needs_shared(PAPERS)
     papers = pd.read_parquet(PAPERS).head(40)
     texts = papers["title"].tolist() + papers["abstract"].tolist()  # lengths from 5 to 256+ word pieces: padding varies
     together = embed_texts(texts, store_path=None, encoder=encoder, progress=False).embeddings
-    alone = np.vstack([embed_texts([text], store_path=None, encoder=encoder, progress=False).embeddings for text in texts[:3]])
+    alone = np.vstack(
+        [embed_texts([text], store_path=None, encoder=encoder, progress=False).embeddings for text in texts[:3]]
+    )
     assert np.array_equal(together[:3], alone)

@@ -24,14 +24,17 @@ from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from pipeline import cache
-from pipeline.__main__ import run_guarded
-
-
-from pipeline.build import run_build
+from pipeline.commands.main import run_guarded
 from pipeline.config import BuildConfig
+from pipeline.operations.build import run_build
 from tests.conftest import SEED
 
-SENTENCES = [sentence for paragraph in SEED.read_text(encoding="utf-8").split("\n\n")[1:] for sentence in re.split(r"(?<=\.)\s+", paragraph.strip()) if len(sentence) > 40]
+SENTENCES = [
+    sentence
+    for paragraph in SEED.read_text(encoding="utf-8").split("\n\n")[1:]
+    for sentence in re.split(r"(?<=\.)\s+", paragraph.strip())
+    if len(sentence) > 40
+]
 OTHER_SCRIPTS = [
     "我们提出了一种新的图神经网络方法用于分子性质预测，并在多个数据集上验证了其有效性。",
     "深層学習を用いた画像分類の新しい手法を提案し、複数のデータセットで評価した。",
@@ -42,7 +45,10 @@ PLACEHOLDERS = ["We have withdrawn our paper.", "none", "-", "xx", "Abstract."]
 
 ABSTRACT = st.tuples(st.just("abstract"), st.integers(0, len(SENTENCES) - 1), st.integers(1, 4))
 ROW = st.one_of(
-    ABSTRACT, ABSTRACT, ABSTRACT, ABSTRACT,  # most rows are real abstracts
+    ABSTRACT,
+    ABSTRACT,
+    ABSTRACT,
+    ABSTRACT,  # most rows are real abstracts
     st.tuples(st.just("copy"), st.integers(0, 59), st.just(0)),
     st.tuples(st.just("empty"), st.sampled_from(["", "   ", None, "NaN"]), st.just(0)),
     st.tuples(st.just("placeholder"), st.sampled_from(PLACEHOLDERS), st.just(0)),
@@ -52,8 +58,22 @@ ROW = st.one_of(
 # Sizes uniform over 1-60 (hypothesis alone favours tiny lists), and sometimes one abstract repeated.
 SIZED = st.integers(1, 60).flatmap(lambda n: st.lists(ROW, min_size=n, max_size=n))
 CORPUS = st.one_of(SIZED, SIZED, SIZED, st.integers(2, 12).map(lambda n: [("abstract", 3, 2)] * n))
-KINDS = [("abstract", 0, 2), ("copy", 1, 0), ("empty", None, 0), ("placeholder", "none", 0), ("script", 1, 0), ("long", 5, 0), ("abstract", 9, 1), ("abstract", 17, 3)]
-MIXED_60 = [KINDS[i % len(KINDS)][:1] + ((i * 7) % len(SENTENCES) if KINDS[i % len(KINDS)][0] in ("abstract", "long") else KINDS[i % len(KINDS)][1],) + KINDS[i % len(KINDS)][2:] for i in range(60)]
+KINDS = [
+    ("abstract", 0, 2),
+    ("copy", 1, 0),
+    ("empty", None, 0),
+    ("placeholder", "none", 0),
+    ("script", 1, 0),
+    ("long", 5, 0),
+    ("abstract", 9, 1),
+    ("abstract", 17, 3),
+]
+MIXED_60 = [
+    KINDS[i % len(KINDS)][:1]
+    + ((i * 7) % len(SENTENCES) if KINDS[i % len(KINDS)][0] in ("abstract", "long") else KINDS[i % len(KINDS)][1],)
+    + KINDS[i % len(KINDS)][2:]
+    for i in range(60)
+]
 TOPICAL_24 = [("abstract", i % 12, 2) for i in range(24)]
 
 
@@ -64,7 +84,11 @@ def corpus_records(rows: list[tuple]) -> list[dict]:
         if kind == "abstract":
             abstract = " ".join(SENTENCES[(value + offset) % len(SENTENCES)] for offset in range(span))
         elif kind == "copy":
-            earlier = [record["abstract"] for record in records if isinstance(record["abstract"], str) and record["abstract"].strip()]
+            earlier = [
+                record["abstract"]
+                for record in records
+                if isinstance(record["abstract"], str) and record["abstract"].strip()
+            ]
             abstract = earlier[value % len(earlier)] if earlier else SENTENCES[value % len(SENTENCES)]
         elif kind == "long":
             abstract = " ".join(SENTENCES[(value + offset) % len(SENTENCES)] for offset in range(40))
@@ -81,7 +105,7 @@ DEFAULT = BuildConfig()
 
 
 def guarded_build(path: Path, target: Path, **kwargs) -> tuple[int, str]:
-    """run_build behind the command line's guard (pipeline.__main__.run_guarded): (exit code, stderr)."""
+    """run_build behind the command line's guard (pipeline.commands.main.run_guarded): (exit code, stderr)."""
     stderr = io.StringIO()
     with redirect_stderr(stderr):
         code = run_guarded(lambda: run_build(path, target, **kwargs) and 0, "build", ["build", "--input", str(path)])
@@ -96,7 +120,12 @@ def same_cache(first: cache.TopicCache, second: cache.TopicCache) -> None:
     assert first.manifest["dropped_ids"] == second.manifest["dropped_ids"]
 
 
-@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large])
+@settings(
+    max_examples=25,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large],
+)
 @given(rows=CORPUS)
 @example(rows=MIXED_60)
 @example(rows=TOPICAL_24)
@@ -106,7 +135,8 @@ def test_any_small_corpus_builds_or_is_refused_and_nothing_is_lost(rows, embeddi
         path = Path(folder) / "corpus.jsonl"
         path.write_text("\n".join(json.dumps(record, ensure_ascii=False) for record in records), encoding="utf-8")
         code, stderr = guarded_build(path, Path(folder) / "first", config=DEFAULT, embedding_store=embedding_store)
-        event(f"exit code {code}"); event(f"{len(rows)} rows")
+        event(f"exit code {code}")
+        event(f"{len(rows)} rows")
         if code != 0:  # a refusal: our one-line error, never an unexpected failure
             lines = [line for line in stderr.splitlines() if line.strip()]
             assert code == 2 and lines and lines[-1].startswith("error: ") and "unexpected" not in lines[-1], stderr

@@ -13,8 +13,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from pipeline import cache
-from pipeline.build import run_build
 from pipeline.config import BuildConfig
+from pipeline.operations.build import run_build
 from tests.conftest import ROOT
 from tests.streamlit_server import streamlit_server
 
@@ -28,7 +28,13 @@ CHROMIUM = Path("/usr/bin/chromium")
 def aligned_cache(tmp_path_factory, papers_slice: Path, slice_cache: Path, embedding_store: Path, encoder) -> Path:
     target = tmp_path_factory.mktemp("changes") / "atlas"
     shutil.copytree(slice_cache, target)
-    run_build(papers_slice, target, replace(BuildConfig(), min_cluster_size=5), embedding_store=embedding_store, encoder=encoder)
+    run_build(
+        papers_slice,
+        target,
+        replace(BuildConfig(), min_cluster_size=5),
+        embedding_store=embedding_store,
+        encoder=encoder,
+    )
     return target
 
 
@@ -47,9 +53,13 @@ def test_the_tab_shows_what_changed(aligned_cache: Path, monkeypatch):
     lineage = cache.read_manifest(aligned_cache)["lineage"]
     metrics = {metric.label: metric.value for metric in app.metric}
     for status in ("kept", "split", "merged", "new"):
-        assert metrics[f"{status.capitalize()} topics"] == str(sum(entry["status"] == status for entry in lineage["topics"]))
+        assert metrics[f"{status.capitalize()} topics"] == str(
+            sum(entry["status"] == status for entry in lineage["topics"])
+        )
     assert metrics["Gone topics"] == str(len(lineage["gone"]))
-    split_expander = next(expander for expander in app.expander if expander.label.startswith("Topics split from one previous topic"))
+    split_expander = next(
+        expander for expander in app.expander if expander.label.startswith("Topics split from one previous topic")
+    )
     assert f"({sum(e['status'] == 'split' for e in lineage['topics'])})" in split_expander.label
     # Per topic, the papers that moved in and out: the table follows the chosen topic.
     chosen = next(entry for entry in lineage["topics"] if entry["status"] == "new")
@@ -59,7 +69,9 @@ def test_the_tab_shows_what_changed(aligned_cache: Path, monkeypatch):
     assert not app.exception
     app.session_state["tab"] = "Downloads"
     app.run()
-    assert any("Topic flow since the previous build" in markdown.value for markdown in app.markdown)  # offered for download
+    assert any(
+        "Topic flow since the previous build" in markdown.value for markdown in app.markdown
+    )  # offered for download
 
 
 def test_a_cache_without_lineage_has_no_such_tab(slice_cache: Path, monkeypatch):
@@ -79,7 +91,10 @@ def test_the_tab_in_a_real_browser(aligned_cache: Path, tmp_path: Path):
     playwright_api = pytest.importorskip("playwright.sync_api")
     from PIL import Image, ImageStat
 
-    with streamlit_server(aligned_cache, tmp_path / "server.log") as (url, _), playwright_api.sync_playwright() as playwright:
+    with (
+        streamlit_server(aligned_cache, tmp_path / "server.log") as (url, _),
+        playwright_api.sync_playwright() as playwright,
+    ):
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"])
         page = browser.new_page(viewport={"width": 1440, "height": 1500})
         page.goto(url, wait_until="domcontentloaded", timeout=60_000)

@@ -1,12 +1,13 @@
-"""dashboard.charts: figures are built from the tables, map points carry doc_ids, corpus text is escaped."""
+"""dashboard.figures.charts: figures are built from the tables, map points carry doc_ids, corpus text is escaped."""
 
 from __future__ import annotations
 
-import plotly.graph_objects as go
 import pandas as pd
+import plotly.graph_objects as go
 import pytest
 
-from dashboard import charts
+from dashboard import display
+from dashboard.figures import charts
 
 INJECTION = "<script>alert(1)</script> <b>bold</b> **md** $x$"
 
@@ -31,9 +32,17 @@ def topics() -> pd.DataFrame:
     return pd.DataFrame(
         {
             "topic": [-1, 0, 1],
-            "label": ["Outliers", "<i>attention</i>, heads", "graphs, nodes, a very long label that goes on and on and on"],
+            "label": [
+                "Outliers",
+                "<i>attention</i>, heads",
+                "graphs, nodes, a very long label that goes on and on and on",
+            ],
             "size": [2, 2, 2],
-            "top_terms": [[], [["<i>attention</i>", 0.5], ["heads", 0.25]], [["graphs", 0.4], ["nodes", 0.3], ["edges", 0.1]]],
+            "top_terms": [
+                [],
+                [["<i>attention</i>", 0.5], ["heads", 0.25]],
+                [["graphs", 0.4], ["nodes", 0.3], ["edges", 0.1]],
+            ],
             "representative_doc_ids": [[], ["aaaaBBBB01"], ["aaaaBBBB03"]],
             "x": [float("nan"), 0.5, 2.5],
             "y": [float("nan"), 4.5, 2.5],
@@ -42,10 +51,10 @@ def topics() -> pd.DataFrame:
 
 
 def test_palette_has_sixty_distinct_colours_and_grey_outliers():
-    colours = [charts.topic_colour(topic) for topic in range(60)]
+    colours = [display.topic_colour(topic) for topic in range(60)]
     assert len(set(colours)) == 60
-    assert charts.topic_colour(-1) == charts.OUTLIER_COLOUR
-    assert charts.OUTLIER_COLOUR not in colours
+    assert display.topic_colour(-1) == display.OUTLIER_COLOUR
+    assert display.OUTLIER_COLOUR not in colours
 
 
 def test_map_colours_each_point_by_its_topic_with_outliers_beneath(documents, topics):
@@ -57,8 +66,8 @@ def test_map_colours_each_point_by_its_topic_with_outliers_beneath(documents, to
     last = points.marker.cmax
     topic_of = dict(zip(documents["doc_id"], documents["topic"]))
     for doc_id, value in zip(points.customdata, points.marker.color):
-        assert scale[round(value / last * (len(scale) - 1))] == charts.topic_colour(topic_of[doc_id])
-    assert outliers.marker.color == charts.OUTLIER_COLOUR
+        assert scale[round(value / last * (len(scale) - 1))] == display.topic_colour(topic_of[doc_id])
+    assert outliers.marker.color == display.OUTLIER_COLOUR
     assert outliers.marker.opacity < figure.data[1].marker.opacity
     assert outliers.marker.size < figure.data[1].marker.size
     assert figure.layout.dragmode in ("lasso", "select")
@@ -95,7 +104,7 @@ def test_map_labels_are_escaped_annotations_with_a_halo(documents, topics):
     texts = [annotation.text for annotation in annotations]
     assert "&lt;i&gt;attention&lt;/i&gt;, heads" in texts
     assert all(annotation.bgcolor and annotation.showarrow is False for annotation in annotations)
-    assert all(len(text) <= charts.MAP_LABEL_CHARS + 20 for text in texts)
+    assert all(len(text) <= display.MAP_LABEL_CHARS + 20 for text in texts)
     assert (annotations[0].x, annotations[0].y) == (0.5, 4.5)
 
 
@@ -143,6 +152,6 @@ def test_top_terms_without_topics_shows_a_notice(topics):
 
 
 def test_shorten_cuts_at_a_word():
-    assert charts.shorten("alpha beta gamma", 100) == "alpha beta gamma"
-    assert charts.shorten("alpha beta gamma", 12) == "alpha beta…"
-    assert len(charts.shorten("x" * 50, 10)) == 10
+    assert display.shorten("alpha beta gamma", 100) == "alpha beta gamma"
+    assert display.shorten("alpha beta gamma", 12) == "alpha beta…"
+    assert len(display.shorten("x" * 50, 10)) == 10

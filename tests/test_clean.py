@@ -7,10 +7,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from pipeline.clean import duplicate_key, is_non_latin, model_text, prepare_documents
-from pipeline.corpus import load_corpus
+from pipeline.ingest.clean import duplicate_key, is_non_latin, model_text, prepare_documents
+from pipeline.ingest.corpus import load_corpus
+from pipeline.text.vocabulary import make_vectorizer
 from tests.conftest import needs_shared
-from pipeline.vocabulary import make_vectorizer
 
 
 def test_model_text_strips_markup_but_display_text_is_kept(tmp_path: Path):
@@ -42,7 +42,9 @@ def test_exact_and_near_exact_duplicates_are_collapsed_counted_and_traceable(tmp
 
 def test_repeated_ids_are_made_unique_with_a_warning(tmp_path: Path):
     path = tmp_path / "ids.csv"
-    pd.DataFrame({"id": ["x", "x"], "abstract": ["First paper on graphs.", "Second paper on corals."]}).to_csv(path, index=False)
+    pd.DataFrame({"id": ["x", "x"], "abstract": ["First paper on graphs.", "Second paper on corals."]}).to_csv(
+        path, index=False
+    )
     corpus = load_corpus(path)
     assert corpus.records["doc_id"].tolist() == ["x", "x#2"]
     assert any("repeated" in warning for warning in corpus.warnings)
@@ -50,21 +52,35 @@ def test_repeated_ids_are_made_unique_with_a_warning(tmp_path: Path):
 
 def test_other_scripts_are_reported_and_cjk_is_tokenised_per_character(tmp_path: Path):
     path = tmp_path / "mixed.jsonl"
-    texts = ["Graph neural networks for molecules.", "我们提出了一种新的图神经网络方法用于分子性质预测。", "Нейронные сети для графов."]
-    pd.DataFrame({"id": ["en", "zh", "ru"], "abstract": texts}).to_json(path, orient="records", lines=True, force_ascii=False)
+    texts = [
+        "Graph neural networks for molecules.",
+        "我们提出了一种新的图神经网络方法用于分子性质预测。",
+        "Нейронные сети для графов.",
+    ]
+    pd.DataFrame({"id": ["en", "zh", "ru"], "abstract": texts}).to_json(
+        path, orient="records", lines=True, force_ascii=False
+    )
     prepared = prepare_documents(load_corpus(path))
     warning = next(warning for warning in prepared.warnings if "not in English" in warning)
     assert "2 documents" in warning and "zh 1: zh" in warning and "ru 1: ru" in warning
-    assert prepared.documents["language"].tolist() == ["en", "zh", "ru"] and prepared.languages == {"en": 1, "zh": 1, "ru": 1}
+    assert prepared.documents["language"].tolist() == ["en", "zh", "ru"] and prepared.languages == {
+        "en": 1,
+        "zh": 1,
+        "ru": 1,
+    }
     assert is_non_latin(texts[1]) and not is_non_latin(texts[0])
     vocabulary = make_vectorizer(texts, min_df=1).get_feature_names_out()
-    chinese = [term for term in vocabulary if is_non_latin(term) and not any("\u0400" <= char <= "\u04ff" for char in term)]
+    chinese = [
+        term for term in vocabulary if is_non_latin(term) and not any("\u0400" <= char <= "\u04ff" for char in term)
+    ]
     assert chinese and max(len(term.replace(" ", "")) for term in chinese) <= 2
     assert "神" in vocabulary and "神 经" in vocabulary
 
 
 def test_number_tokens_are_not_terms():
-    vocabulary = make_vectorizer(["In 2023 we trained GPT4 on 100 graphs", "graphs again in 2024"], min_df=1).get_feature_names_out()
+    vocabulary = make_vectorizer(
+        ["In 2023 we trained GPT4 on 100 graphs", "graphs again in 2024"], min_df=1
+    ).get_feature_names_out()
     assert "2023" not in vocabulary and "100" not in vocabulary and "gpt4" in vocabulary
 
 
@@ -80,12 +96,32 @@ REAL = "We study diel pH swings on shallow reef flats and show that corals pre-c
 
 
 def test_placeholder_abstracts_are_dropped_with_their_reason(tmp_path: Path):
-    placeholders = ["We have withdrawn our paper.", "none", "-", "xx", "...", "Abstract.", "N/A",
-                    "We thank the reviewers for their valuable feedback. We have decided to withdraw the submission from ICLR after careful consideration."]
+    placeholders = [
+        "We have withdrawn our paper.",
+        "none",
+        "-",
+        "xx",
+        "...",
+        "Abstract.",
+        "N/A",
+        "We thank the reviewers for their valuable feedback. We have decided to withdraw the submission from ICLR after careful consideration.",
+    ]
     records = [{"id": f"x{i}", "title": f"Paper {i}", "abstract": text} for i, text in enumerate(placeholders)]
     records.append({"id": "real", "title": "Reef flats", "abstract": REAL})
-    records.append({"id": "short", "title": "Automata", "abstract": "We define a congruence for language models and learn its quotient efficiently."})
-    records.append({"id": "drug", "title": "Withdrawal", "abstract": "Opioid withdrawal in mice alters sleep architecture; we map the circuits involved over four weeks of recordings."})
+    records.append(
+        {
+            "id": "short",
+            "title": "Automata",
+            "abstract": "We define a congruence for language models and learn its quotient efficiently.",
+        }
+    )
+    records.append(
+        {
+            "id": "drug",
+            "title": "Withdrawal",
+            "abstract": "Opioid withdrawal in mice alters sleep architecture; we map the circuits involved over four weeks of recordings.",
+        }
+    )
     prepared = prepare_documents(load_corpus(write_jsonl(tmp_path / "p.jsonl", records)))
     assert prepared.dropped_ids == {"placeholder, not an abstract": [f"x{i}" for i in range(len(placeholders))]}
     assert prepared.documents["doc_id"].tolist() == ["real", "short", "drug"]
@@ -108,20 +144,27 @@ def test_the_same_abstract_under_another_title_is_one_paper_and_its_copy_stays_l
     records = [
         {"id": "a", "title": "Reef flats", "abstract": REAL, "decision": "Poster"},
         {"id": "b", "title": "Corals under acidification (renamed)", "abstract": REAL, "decision": "Reject"},
-        {"id": "c", "title": "Graph attention", "abstract": "Attention coefficients over edges improve robustness to noisy graph structure."},
+        {
+            "id": "c",
+            "title": "Graph attention",
+            "abstract": "Attention coefficients over edges improve robustness to noisy graph structure.",
+        },
     ]
     prepared = prepare_documents(load_corpus(write_jsonl(tmp_path / "d.jsonl", records)))
     assert prepared.documents["doc_id"].tolist() == ["a", "c"]
     assert prepared.documents.loc[0, "duplicate_ids"] == ["b"]
     assert prepared.copies["doc_id"].tolist() == ["b"] and prepared.copies["copy_of"].tolist() == ["a"]
-    assert prepared.copies.loc[0, "title"] == "Corals under acidification (renamed)" and prepared.copies.loc[0, "decision"] == "Reject"
+    assert (
+        prepared.copies.loc[0, "title"] == "Corals under acidification (renamed)"
+        and prepared.copies.loc[0, "decision"] == "Reject"
+    )
     ids = set(prepared.documents["doc_id"]) | {doc_id for ids in prepared.dropped_ids.values() for doc_id in ids}
     assert ids == {"a", "b", "c"}
 
 
 def test_a_corpus_of_one_repeated_abstract_is_refused(tmp_path: Path, embedding_store):
-    from pipeline.build import run_build
-    from pipeline.errors import CorpusTooSmallError
+    from pipeline.operations.build import run_build
+    from pipeline.runtime.errors import CorpusTooSmallError
 
     records = [{"id": f"r{i}", "title": f"Title {i}", "abstract": REAL} for i in range(6)]
     path = write_jsonl(tmp_path / "same.jsonl", records)
@@ -139,16 +182,31 @@ def test_an_abstract_far_longer_than_the_rest_is_named(tmp_path: Path):
 
 
 def test_latex_ties_escapes_and_quotes_leave_the_modelled_text():
-    text = model_text(r"We cut error by 50\% (see Fig.~3) and \emph{improve} ``robustness'' \cite{a,b}; cost \$5 vs $O(n)$.")
+    text = model_text(
+        r"We cut error by 50\% (see Fig.~3) and \emph{improve} ``robustness'' \cite{a,b}; cost \$5 vs $O(n)$."
+    )
     assert "~" not in text and "\\" not in text and "cite" not in text and "emph" not in text
-    assert "50%" in text and "Fig. 3" in text and "improve" in text and '"robustness"' in text and "$5" in text and "O(n)" not in text
+    assert (
+        "50%" in text
+        and "Fig. 3" in text
+        and "improve" in text
+        and '"robustness"' in text
+        and "$5" in text
+        and "O(n)" not in text
+    )
 
 
 def test_german_and_other_latin_script_languages_are_counted_and_flagged(tmp_path: Path):
     records = [
         {"id": "en", "abstract": REAL},
-        {"id": "de", "abstract": "Wir untersuchen tägliche pH-Schwankungen auf flachen Riffen und zeigen, dass vorbelastete Korallen unter Versauerung schneller verkalken."},
-        {"id": "fr", "abstract": "Nous étudions les variations quotidiennes du pH sur les récifs peu profonds et montrons que les coraux calcifient plus vite."},
+        {
+            "id": "de",
+            "abstract": "Wir untersuchen tägliche pH-Schwankungen auf flachen Riffen und zeigen, dass vorbelastete Korallen unter Versauerung schneller verkalken.",
+        },
+        {
+            "id": "fr",
+            "abstract": "Nous étudions les variations quotidiennes du pH sur les récifs peu profonds et montrons que les coraux calcifient plus vite.",
+        },
     ]
     prepared = prepare_documents(load_corpus(write_jsonl(tmp_path / "lang.jsonl", records)))
     assert prepared.documents["language"].tolist() == ["en", "de", "fr"]

@@ -19,7 +19,9 @@ from tests.conftest import CASES, ROOT, SEED, needs_shared
 
 def run_cli(*args: str, env_store: Path, timeout: int = 300) -> subprocess.CompletedProcess:
     env = {**os.environ, "ATLAS_EMBEDDING_CACHE": str(env_store), "HF_HUB_OFFLINE": "1"}
-    return subprocess.run([sys.executable, "-m", "pipeline", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "pipeline", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def test_help_lists_every_command(embedding_store: Path):
@@ -66,7 +68,9 @@ def test_refuses_a_foreign_folder_unless_forced(tmp_path: Path, embedding_store:
 
 
 @pytest.mark.parametrize("stage", ["embed", "topics", "save_model"])
-def test_sigkill_during_a_stage_leaves_the_previous_cache(stage: str, tmp_path: Path, seed_cache: Path, embedding_store: Path):
+def test_sigkill_during_a_stage_leaves_the_previous_cache(
+    stage: str, tmp_path: Path, seed_cache: Path, embedding_store: Path
+):
     """Kill -9 the build when a stage starts; the previous cache stays byte-identical and readable."""
     target = tmp_path / "cache"
     shutil.copytree(seed_cache, target)
@@ -74,7 +78,11 @@ def test_sigkill_during_a_stage_leaves_the_previous_cache(stage: str, tmp_path: 
     env = {**os.environ, "ATLAS_EMBEDDING_CACHE": str(embedding_store), "HF_HUB_OFFLINE": "1", "PYTHONUNBUFFERED": "1"}
     process = subprocess.Popen(
         [sys.executable, "-m", "pipeline", "build", "--input", str(SEED), "--cache", str(target), "--seed", "7"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     deadline = time.monotonic() + 240
     killed = False

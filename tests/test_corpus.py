@@ -8,14 +8,26 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from pipeline.clean import prepare_documents
-from pipeline.corpus import load_corpus, split_paragraphs
-from pipeline.errors import InputError
+from pipeline.ingest.clean import prepare_documents
+from pipeline.ingest.corpus import load_corpus, split_paragraphs
+from pipeline.runtime.errors import InputError
 from tests.conftest import CASES, PAPERS, SEED, needs_shared
 
 RECORDS = [
-    {"id": "a1", "title": "Graph attention", "abstract": "Attention over edges.", "keywords": ["graphs", "attention"], "decision": "ICLR 2025 Poster"},
-    {"id": "a2", "title": "Reef flats", "abstract": "Diel pH swings on reef flats.", "keywords": "corals; ocean acidification", "decision": "Submitted to ICLR 2025"},
+    {
+        "id": "a1",
+        "title": "Graph attention",
+        "abstract": "Attention over edges.",
+        "keywords": ["graphs", "attention"],
+        "decision": "ICLR 2025 Poster",
+    },
+    {
+        "id": "a2",
+        "title": "Reef flats",
+        "abstract": "Diel pH swings on reef flats.",
+        "keywords": "corals; ocean acidification",
+        "decision": "Submitted to ICLR 2025",
+    },
 ]
 
 
@@ -33,9 +45,13 @@ def test_every_tabular_format_gives_the_same_records(tmp_path: Path, suffix: str
     frame = pd.DataFrame(RECORDS)
     path = tmp_path / f"corpus{suffix}"
     if suffix == ".csv":
-        frame.assign(keywords=frame["keywords"].map(lambda k: "; ".join(k) if isinstance(k, list) else k)).to_csv(path, index=False)
+        frame.assign(keywords=frame["keywords"].map(lambda k: "; ".join(k) if isinstance(k, list) else k)).to_csv(
+            path, index=False
+        )
     elif suffix == ".tsv":
-        frame.assign(keywords=frame["keywords"].map(lambda k: "; ".join(k) if isinstance(k, list) else k)).to_csv(path, index=False, sep="\t")
+        frame.assign(keywords=frame["keywords"].map(lambda k: "; ".join(k) if isinstance(k, list) else k)).to_csv(
+            path, index=False, sep="\t"
+        )
     elif suffix == ".json":
         path.write_text(json.dumps(RECORDS), encoding="utf-8")
     elif suffix == ".jsonl":
@@ -61,7 +77,9 @@ def test_real_corpus_parquet_reads_all_951_with_metadata():
 
 def test_titles_only_corpus_models_titles(tmp_path: Path):
     path = tmp_path / "titles.csv"
-    pd.DataFrame({"Title": ["A", "Graph attention networks"], "Decision": ["Reject", "Poster"]}).to_csv(path, index=False)
+    pd.DataFrame({"Title": ["A", "Graph attention networks"], "Decision": ["Reject", "Poster"]}).to_csv(
+        path, index=False
+    )
     corpus = load_corpus(path)
     assert corpus.text_column == "title"
     assert prepare_documents(corpus).documents["text"].tolist() == ["A", "Graph attention networks"]
@@ -73,7 +91,13 @@ def test_missing_text_column_lists_columns_found_and_accepted(tmp_path: Path):
     with pytest.raises(InputError) as error:
         load_corpus(path)
     message = str(error.value)
-    assert "wrong.csv" in message and "'paper'" in message and "'year'" in message and "abstract" in message and "title" in message
+    assert (
+        "wrong.csv" in message
+        and "'paper'" in message
+        and "'year'" in message
+        and "abstract" in message
+        and "title" in message
+    )
 
 
 def test_empty_nan_rows_case_drops_and_reports_by_id():
@@ -183,7 +207,11 @@ def test_unknown_extension_and_missing_file(tmp_path: Path):
 
 
 def test_split_paragraphs_joins_wrapped_lines():
-    assert split_paragraphs("first line\nwrapped\n\n  \nsecond\r\n\r\nthird") == ["first line wrapped", "second", "third"]
+    assert split_paragraphs("first line\nwrapped\n\n  \nsecond\r\n\r\nthird") == [
+        "first line wrapped",
+        "second",
+        "third",
+    ]
 
 
 # ---- issue 13: a short first abstract is not a heading; unclosed quotes count records; other JSON kinds
@@ -191,8 +219,11 @@ def test_split_paragraphs_joins_wrapped_lines():
 
 def test_a_short_one_line_first_abstract_is_kept(tmp_path: Path):
     path = tmp_path / "short_first.txt"
-    path.write_text("We study reef flats.\n\nGraph attention over noisy edges improves robustness in node classification benchmarks.\n\n"
-                    "Cathode coatings of thin alumina suppress electrolyte decomposition at high voltage.\n", encoding="utf-8")
+    path.write_text(
+        "We study reef flats.\n\nGraph attention over noisy edges improves robustness in node classification benchmarks.\n\n"
+        "Cathode coatings of thin alumina suppress electrolyte decomposition at high voltage.\n",
+        encoding="utf-8",
+    )
     corpus = load_corpus(path)
     assert corpus.skipped == {}
     assert corpus.records["abstract"].tolist()[0] == "We study reef flats."
@@ -224,7 +255,12 @@ def test_a_plotly_figure_is_not_a_corpus(tmp_path: Path):
     with pytest.raises(InputError, match="plotly figure"):
         load_corpus(path)
     traces = tmp_path / "traces.json"
-    traces.write_text(json.dumps([{"name": "Topics", "x": [1, 2, 3], "y": [3, 1, 2]}, {"name": "Outliers", "x": [4, 5], "y": [1, 1]}]), encoding="utf-8")
+    traces.write_text(
+        json.dumps(
+            [{"name": "Topics", "x": [1, 2, 3], "y": [3, 1, 2]}, {"name": "Outliers", "x": [4, 5], "y": [1, 1]}]
+        ),
+        encoding="utf-8",
+    )
     with pytest.raises(InputError, match="arrays of numbers"):
         load_corpus(traces)
 

@@ -10,12 +10,16 @@ import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipeline.clean import prepare_documents
-from pipeline.corpus import load_corpus
-from pipeline.errors import InputError
+from pipeline.ingest.clean import prepare_documents
+from pipeline.ingest.corpus import load_corpus
+from pipeline.runtime.errors import InputError
 
-COLUMN_NAMES = st.sampled_from(["abstract", "Title", "\ufeffabstract", "id", "keywords", "decision", "text", "x", "", " title ", "Abstract"])
-CELLS = st.one_of(st.none(), st.text(max_size=40), st.integers(), st.floats(allow_nan=True), st.lists(st.text(max_size=8), max_size=3))
+COLUMN_NAMES = st.sampled_from(
+    ["abstract", "Title", "\ufeffabstract", "id", "keywords", "decision", "text", "x", "", " title ", "Abstract"]
+)
+CELLS = st.one_of(
+    st.none(), st.text(max_size=40), st.integers(), st.floats(allow_nan=True), st.lists(st.text(max_size=8), max_size=3)
+)
 RECORDS = st.lists(st.dictionaries(COLUMN_NAMES, CELLS, max_size=5), max_size=6)
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -56,7 +60,11 @@ def test_random_tables(records: list[dict], suffix: str):
 
 
 @FUZZ
-@given(text=st.text(max_size=300), encoding=st.sampled_from(["utf-8", "utf-16", "latin-1"]), suffix=st.sampled_from([".txt", ".csv", ".json", ".jsonl"]))
+@given(
+    text=st.text(max_size=300),
+    encoding=st.sampled_from(["utf-8", "utf-16", "latin-1"]),
+    suffix=st.sampled_from([".txt", ".csv", ".json", ".jsonl"]),
+)
 def test_random_bytes_and_text(text: str, encoding: str, suffix: str):
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / f"corpus{suffix}"

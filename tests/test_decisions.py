@@ -1,10 +1,10 @@
-"""Decision normalisation (pipeline/decisions.py) of venue strings and decision-note values."""
+"""Decision normalisation (pipeline/ingest/decisions.py) of venue strings and decision-note values."""
 
 from __future__ import annotations
 
 import pytest
 
-from pipeline.decisions import ACCEPTED, DECISION_ORDER, decision_of_submission, normalise_decision
+from pipeline.ingest.decisions import ACCEPTED, DECISION_ORDER, decision_of_submission, normalise_decision
 
 V = "ICLR.cc/2025/Conference"
 

@@ -10,7 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dashboard import charts, export, filters
+from dashboard import display
+from dashboard.export import download_bytes
+from dashboard.figures import charts
+from dashboard.tables import paper_table
 
 
 @pytest.fixture
@@ -19,7 +22,12 @@ def documents() -> pd.DataFrame:
         {
             "doc_id": ["doc000001", "doc000002", "doc000003", "doc000004"],
             "title": ['The "Curse" of depth', "Plain title", "Another", "Fourth"],
-            "abstract": [r"We cut error by 50\% (Fig.~3) with \emph{sparse} heads \cite{smith}; cost $O(n)$.", "abs two", "abs three", "abs four"],
+            "abstract": [
+                r"We cut error by 50\% (Fig.~3) with \emph{sparse} heads \cite{smith}; cost $O(n)$.",
+                "abs two",
+                "abs three",
+                "abs four",
+            ],
             "topic": [0, 1, 2, -1],
             "probability": [1.0, 0.9, 0.8, 0.0],
             "x": [0.0, 1.0, 2.0, 3.0],
@@ -49,9 +57,9 @@ def topics() -> pd.DataFrame:
 
 
 def test_every_view_shows_the_same_unique_non_empty_label(documents, topics):
-    labels = charts.topic_labels(topics)
+    labels = display.topic_labels(topics)
     assert labels == {-1: "Outliers", 0: "Topic 0", 1: "Graphs, nodes", 2: "graphs, nodes (topic 2)", 3: "Topic 3"}
-    options = filters.topic_options(topics)
+    options = paper_table.topic_options(topics)
     assert options[0] == "0 · Topic 0 (1)" and options[2].startswith("2 · graphs, nodes (topic 2)")
     figure = charts.topic_map_figure(documents, topics)
     annotations = {annotation.text for annotation in figure.layout.annotations}
@@ -60,9 +68,13 @@ def test_every_view_shows_the_same_unique_non_empty_label(documents, topics):
     assert "Topic: Topic 0" in hovers and "Topic: graphs, nodes (topic 2)" in hovers and "nan" not in hovers
     bars = charts.topic_size_figure(topics).data[0].y
     assert "0 · Topic 0" in bars and "3 · Topic 3" in bars and not any(label.endswith("· ") for label in bars)
-    table = filters.drilldown_table(documents, topics)
-    csv = pd.read_csv(io.BytesIO(export.csv_bytes(export.export_table(documents, topics))))
-    assert table["topic_label"].tolist() == csv["topic_label"].tolist() == ["Topic 0", "Graphs, nodes", "graphs, nodes (topic 2)", "Outliers"]
+    table = paper_table.drilldown_table(documents, topics)
+    csv = pd.read_csv(io.BytesIO(download_bytes.csv_bytes(download_bytes.export_table(documents, topics))))
+    assert (
+        table["topic_label"].tolist()
+        == csv["topic_label"].tolist()
+        == ["Topic 0", "Graphs, nodes", "graphs, nodes (topic 2)", "Outliers"]
+    )
 
 
 def test_the_cache_reader_gives_display_labels(tmp_path):
@@ -73,9 +85,9 @@ def test_the_cache_reader_gives_display_labels(tmp_path):
 
 
 def test_hover_keeps_double_quotes_and_escapes_markup(documents, topics):
-    hover = charts.hover_texts(documents, charts.topic_labels(topics))[0]
+    hover = display.hover_texts(documents, display.topic_labels(topics))[0]
     assert '"Curse"' in hover and "&quot;" not in hover
-    assert charts.plotly_escape('<b> & "x"') == '&lt;b&gt; &amp; "x"'
+    assert display.plotly_escape('<b> & "x"') == '&lt;b&gt; &amp; "x"'
 
 
 def test_a_topic_without_keywords_says_so_in_its_panel(topics):
@@ -84,45 +96,54 @@ def test_a_topic_without_keywords_says_so_in_its_panel(topics):
 
 
 def test_generated_ids_get_no_openreview_links(documents, topics):
-    assert "link" not in filters.drilldown_table(documents, topics).columns
-    assert "link" not in export.export_table(documents, topics).columns
-    assert filters.paper_details(documents, topics, "doc000001")["link"] is None
+    assert "link" not in paper_table.drilldown_table(documents, topics).columns
+    assert "link" not in download_bytes.export_table(documents, topics).columns
+    assert paper_table.paper_details(documents, topics, "doc000001")["link"] is None
     real = documents.assign(doc_id=["rUxr9Ll5FQ", "53kUa92R7J", "9mOs2Bxd3Q", "KJ4hQAfqVa"])
-    assert filters.drilldown_table(real, topics)["link"].iloc[0] == "https://openreview.net/forum?id=rUxr9Ll5FQ"
-    assert filters.corpus_uses_openreview_ids(["p01", "p02"], id_column="openreview_id")
-    assert not filters.corpus_uses_openreview_ids(["doc000001", "paper-0002", "row-3"])
-    assert filters.links_enabled({"id_column": "id"}, documents) is False
+    assert paper_table.drilldown_table(real, topics)["link"].iloc[0] == "https://openreview.net/forum?id=rUxr9Ll5FQ"
+    assert paper_table.corpus_uses_openreview_ids(["p01", "p02"], id_column="openreview_id")
+    assert not paper_table.corpus_uses_openreview_ids(["doc000001", "paper-0002", "row-3"])
+    assert paper_table.links_enabled({"id_column": "id"}, documents) is False
 
 
 def test_copies_are_listed_searched_selected_and_exported(documents, topics):
     copies = pd.DataFrame(
-        {"doc_id": ["doc000005"], "copy_of": ["doc000001"], "title": ["Cross-listed under another title"], "abstract": [documents.at[0, "abstract"]],
-         "topic": [0], "topic_label": ["Topic 0"], "probability": [1.0], "x": [0.0], "y": [3.0]}
+        {
+            "doc_id": ["doc000005"],
+            "copy_of": ["doc000001"],
+            "title": ["Cross-listed under another title"],
+            "abstract": [documents.at[0, "abstract"]],
+            "topic": [0],
+            "topic_label": ["Topic 0"],
+            "probability": [1.0],
+            "x": [0.0],
+            "y": [3.0],
+        }
     )
-    listing = filters.with_copies(charts.with_hover_texts(documents, topics), copies, topics)
+    listing = paper_table.with_copies(display.with_hover_texts(documents, topics), copies, topics)
     assert listing["doc_id"].tolist()[-1] == "doc000005" and listing["copy_of"].tolist() == [None] * 4 + ["doc000001"]
     assert "Cross-listed" in listing["hover"].iloc[-1]
-    found = filters.filter_documents(listing, query="cross-listed")
+    found = paper_table.filter_documents(listing, query="cross-listed")
     assert found["doc_id"].tolist() == ["doc000005"]
-    selected = filters.filter_documents(listing, selected_ids={"doc000001"})
+    selected = paper_table.filter_documents(listing, selected_ids={"doc000001"})
     assert selected["doc_id"].tolist() == ["doc000001", "doc000005"]
-    table = filters.drilldown_table(listing, topics)
+    table = paper_table.drilldown_table(listing, topics)
     assert table.loc[4, "copy_of"] == "doc000001" and table.loc[4, "topic_label"] == "Topic 0"
-    csv = pd.read_csv(io.BytesIO(export.csv_bytes(export.export_table(listing, topics))))
+    csv = pd.read_csv(io.BytesIO(download_bytes.csv_bytes(download_bytes.export_table(listing, topics))))
     assert csv["doc_id"].tolist()[-1] == "doc000005" and csv["copy_of"].tolist()[-1] == "doc000001"
 
 
 def test_the_paper_view_reads_latex_and_says_when_a_paper_was_truncated(documents, topics):
-    details = filters.paper_details(documents, topics, "doc000001", window=256)
+    details = paper_table.paper_details(documents, topics, "doc000001", window=256)
     assert details["abstract"] == "We cut error by 50% (Fig. 3) with sparse heads; cost $O(n)$."
     assert details["abstract_as_written"] == documents.at[0, "abstract"]
     assert "256 of its 412 word pieces" in details["embedding_note"]
     assert details["copies"] == ["doc000005"]
-    assert filters.paper_details(documents, topics, "doc000002")["embedding_note"] is None
-    assert filters.drilldown_table(documents, topics)["truncated"].tolist() == [True, False, False, False]
+    assert paper_table.paper_details(documents, topics, "doc000002")["embedding_note"] is None
+    assert paper_table.drilldown_table(documents, topics)["truncated"].tolist() == [True, False, False, False]
 
 
 def test_the_no_topics_notice_gives_the_builds_reason():
     why = "No topics found: the papers are on unrelated subjects. 6 candidate topics were not kept because ..."
-    assert filters.no_topics_message({"notes": ["other", why]}) == why
-    assert "--min-cluster-size" in filters.no_topics_message({"notes": []})
+    assert paper_table.no_topics_message({"notes": ["other", why]}) == why
+    assert "--min-cluster-size" in paper_table.no_topics_message({"notes": []})

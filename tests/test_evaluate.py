@@ -16,7 +16,7 @@ from sklearn.manifold import trustworthiness as sklearn_trustworthiness
 from sklearn.metrics import adjusted_rand_score
 
 from pipeline import cache
-from pipeline.evaluate import (
+from pipeline.quality.metrics import (
     drop_self,
     evaluate_cache,
     evaluate_topics,
@@ -43,7 +43,9 @@ def test_topic_diversity_is_the_share_of_unique_terms():
 
 
 def test_reference_tokens_keep_stop_words_and_split_hyphens():
-    assert reference_tokens(["The fine-tuning of a model, again."]) == [["the", "fine", "tuning", "of", "model", "again"]]
+    assert reference_tokens(["The fine-tuning of a model, again."]) == [
+        ["the", "fine", "tuning", "of", "model", "again"]
+    ]
 
 
 def test_npmi_is_high_for_terms_that_always_cooccur_and_low_for_terms_that_never_do():
@@ -57,7 +59,9 @@ def test_npmi_is_high_for_terms_that_always_cooccur_and_low_for_terms_that_never
 
 def test_npmi_skips_terms_the_reference_lacks_and_topics_left_with_one_term():
     tokens = reference_tokens(["apple banana cherry"] * 4 + ["date elder"] * 4)
-    coherence = npmi_coherence({0: ["apple pie", "apple", "banana"], 1: ["date", "fig tree"], -1: ["apple", "banana"]}, tokens)
+    coherence = npmi_coherence(
+        {0: ["apple pie", "apple", "banana"], 1: ["date", "fig tree"], -1: ["apple", "banana"]}, tokens
+    )
     assert list(coherence.per_topic) == [0]  # "apple pie" skipped, topic 0 scored on 2 terms
     assert coherence.skipped == [1]
     assert coherence.terms_scored_mean == 2.0
@@ -112,7 +116,11 @@ def test_drop_self_removes_each_row_wherever_it_sits():
 def test_reference_agreement_is_one_for_identical_partitions_and_skips_missing():
     topics = [0, 0, 1, 1, 2, 2]
     perfect = reference_agreement(topics, ["a", "a", "b", "b", "c", "c"])
-    assert perfect == {"nmi_reference": pytest.approx(1.0), "ami_reference": pytest.approx(1.0), "ari_reference": pytest.approx(1.0)}
+    assert perfect == {
+        "nmi_reference": pytest.approx(1.0),
+        "ami_reference": pytest.approx(1.0),
+        "ari_reference": pytest.approx(1.0),
+    }
     with_missing = reference_agreement(topics + [5], ["a", "a", "b", "b", "c", "c", None])
     assert with_missing["ari_reference"] == pytest.approx(1.0)
 
@@ -126,8 +134,20 @@ def test_knn_accuracy_on_separated_groups_and_too_few_documents():
 
 
 def test_evaluate_topics_is_json_ready_and_skips_what_it_cannot_measure():
-    texts = ["graph neural networks on molecules", "graph networks for molecules", "coral reefs and ocean acidification", "ocean reefs bleach"]
-    metrics = evaluate_topics(texts, [0, 0, 1, 1], {0: ["graph", "molecules"], 1: ["reefs", "ocean"]}, np.eye(4), circle(4), reference=["a", "b", "a", "b"])
+    texts = [
+        "graph neural networks on molecules",
+        "graph networks for molecules",
+        "coral reefs and ocean acidification",
+        "ocean reefs bleach",
+    ]
+    metrics = evaluate_topics(
+        texts,
+        [0, 0, 1, 1],
+        {0: ["graph", "molecules"], 1: ["reefs", "ocean"]},
+        np.eye(4),
+        circle(4),
+        reference=["a", "b", "a", "b"],
+    )
     json.dumps(metrics, allow_nan=False)
     assert metrics["n_topics"] == 2 and metrics["topic_diversity"] == 1.0
     assert metrics["trustworthiness_2d"] is None and metrics["knn_recall_2d"] is None  # k=10 needs more than 20 papers
@@ -145,21 +165,27 @@ def test_format_table_lists_the_scalar_metrics():
 
 
 def test_coherent_term_selection_is_exclusive_and_prefers_co_occurring_terms():
-    from pipeline.vocabulary import select_coherent_terms
+    from pipeline.text.vocabulary import select_coherent_terms
 
     # Terms: 0 "graph" (topic 0), 1 "node" (co-occurs with graph), 2 "noise" (weighty, never with graph),
     # 3 "shared" (weighs more in topic 1), 4 "reef" (topic 1).
     weights = np.array([[1.0, 0.5, 0.6, 0.4, 0.0], [0.0, 0.0, 0.0, 0.9, 1.0]])
-    presence = sp.csr_matrix(np.array([[1, 1, 0, 0, 0], [1, 1, 0, 0, 0], [0, 0, 1, 0, 0], [0, 0, 0, 1, 1]], dtype=np.float32))
-    chosen = select_coherent_terms(weights, presence, row=0, rows=[0, 1], n_terms=2, n_candidates=10, coherence_weight=3.0)
+    presence = sp.csr_matrix(
+        np.array([[1, 1, 0, 0, 0], [1, 1, 0, 0, 0], [0, 0, 1, 0, 0], [0, 0, 0, 1, 1]], dtype=np.float32)
+    )
+    chosen = select_coherent_terms(
+        weights, presence, row=0, rows=[0, 1], n_terms=2, n_candidates=10, coherence_weight=3.0
+    )
     assert chosen == [0, 1]  # "node" beats the heavier "noise"; "shared" belongs to topic 1
-    plain = select_coherent_terms(weights, presence, row=0, rows=[0, 1], n_terms=3, coherence_weight=0.0, exclusive=False)
+    plain = select_coherent_terms(
+        weights, presence, row=0, rows=[0, 1], n_terms=3, coherence_weight=0.0, exclusive=False
+    )
     assert plain == [0, 2, 1]
 
 
 def test_boilerplate_words_are_common_everywhere_but_topical_words_are_not():
-    from pipeline.tokens import count_words
-    from pipeline.vocabulary import boilerplate_terms
+    from pipeline.text.tokens import count_words
+    from pipeline.text.vocabulary import boilerplate_terms
 
     topics = {"graph nodes": 0, "coral reefs": 1, "speech audio": 2}
     texts, groups = [], []
@@ -174,7 +200,7 @@ def test_boilerplate_words_are_common_everywhere_but_topical_words_are_not():
 
 
 def test_outlier_reassignment_keeps_the_least_similar_papers_as_outliers():
-    from pipeline.model import reassign_outliers
+    from pipeline.topics.model import reassign_outliers
 
     embeddings = np.array([[1, 0], [1, 0], [0, 1], [0, 1], [0.9, 0.1], [0.7, 0.7], [0.2, 0.98]], dtype=np.float32)
     embeddings /= np.linalg.norm(embeddings, axis=1, keepdims=True)
@@ -190,12 +216,24 @@ def test_outlier_reassignment_keeps_the_least_similar_papers_as_outliers():
 
 
 def test_build_stores_metrics_and_the_command_reproduces_them(slice_cache: Path, tmp_path: Path, capsys):
-    from pipeline.__main__ import main
+    from pipeline.commands.main import main
 
     manifest = cache.read_manifest(slice_cache)
     metrics = manifest["metrics"]
     assert "evaluate" in manifest["timings_s"]
-    for key in ("npmi", "topic_diversity", "outlier_fraction", "n_topics", "largest_topic_share", "trustworthiness_2d", "knn_recall_2d", "nmi_reference", "ari_reference", "knn_accuracy_embedding", "knn_accuracy_2d"):
+    for key in (
+        "npmi",
+        "topic_diversity",
+        "outlier_fraction",
+        "n_topics",
+        "largest_topic_share",
+        "trustworthiness_2d",
+        "knn_recall_2d",
+        "nmi_reference",
+        "ari_reference",
+        "knn_accuracy_embedding",
+        "knn_accuracy_2d",
+    ):
         assert metrics[key] is not None, key
     assert metrics["n_topics"] == manifest["n_topics"] and metrics["reference_column"] == "decision"
     copy = tmp_path / "cache"
@@ -218,7 +256,7 @@ def test_embedding_knn_accuracy_is_the_cosine_classifiers(slice_cache: Path):
 
 
 def test_evaluate_command_explains_a_missing_cache(tmp_path: Path, capsys):
-    from pipeline.__main__ import main
+    from pipeline.commands.main import main
 
     assert main(["evaluate", "--cache", str(tmp_path / "nothing")]) == 2
     assert "Rebuild it with" in capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""dashboard.export: CSV without formula injection, standalone HTML, PNG/SVG through kaleido and Chromium."""
+"""dashboard.export.download_bytes: CSV without formula injection, standalone HTML, PNG/SVG through kaleido and Chromium."""
 
 from __future__ import annotations
 
@@ -12,24 +12,26 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from dashboard import export
+from dashboard.export import download_bytes, kaleido_images
 
 CHROMIUM = Path("/usr/bin/chromium")
-needs_chromium = pytest.mark.skipif(not CHROMIUM.is_file(), reason="/usr/bin/chromium is not installed (apt-get install chromium)")
+needs_chromium = pytest.mark.skipif(
+    not CHROMIUM.is_file(), reason="/usr/bin/chromium is not installed (apt-get install chromium)"
+)
 
 
 def parse_csv(data: bytes) -> list[list[str]]:
     return list(csv.reader(io.StringIO(data.decode("utf-8"))))
 
 
-@pytest.mark.parametrize("value", ["=1+1", "+SUM(A1)", "-2+3", "@cmd", "\tx", "\rx", "=HYPERLINK(\"http://x\")"])
+@pytest.mark.parametrize("value", ["=1+1", "+SUM(A1)", "-2+3", "@cmd", "\tx", "\rx", '=HYPERLINK("http://x")'])
 def test_formula_prefixes_get_a_quote(value):
-    assert export.neutralise_formula(value) == "'" + value
+    assert download_bytes.neutralise_formula(value) == "'" + value
 
 
 @pytest.mark.parametrize("value", ["plain", " =space first", "a=b", "", "'already"])
 def test_other_text_is_unchanged(value):
-    assert export.neutralise_formula(value) == value
+    assert download_bytes.neutralise_formula(value) == value
 
 
 def test_csv_bytes_neutralises_quotes_joins_and_keeps_utf8():
@@ -41,7 +43,7 @@ def test_csv_bytes_neutralises_quotes_joins_and_keeps_utf8():
             "score": [0.5, float("nan"), -1.25],
         }
     )
-    rows = parse_csv(export.csv_bytes(table))
+    rows = parse_csv(download_bytes.csv_bytes(table))
     assert rows[0] == ["title", "keywords", "topic", "score"]
     assert rows[1] == ["'=cmd|' /C calc'!A0", "'-neg; ok", "-1", "0.5"]
     assert rows[2] == ["Café, “quotes” and 中文", "a; b", "2", ""]
@@ -50,7 +52,7 @@ def test_csv_bytes_neutralises_quotes_joins_and_keeps_utf8():
 
 def test_csv_round_trips_through_pandas():
     table = pd.DataFrame({"title": ["multi\nline, with comma", 'say "hi"'], "topic": [0, 1]})
-    back = pd.read_csv(io.BytesIO(export.csv_bytes(table)))
+    back = pd.read_csv(io.BytesIO(download_bytes.csv_bytes(table)))
     assert back["title"].tolist() == table["title"].tolist()
     assert back["topic"].tolist() == [0, 1]
 
@@ -70,8 +72,18 @@ def test_export_table_columns():
         }
     )
     topics = pd.DataFrame({"topic": [-1, 0], "label": ["Outliers", "zero"], "size": [1, 1]})
-    table = export.export_table(documents, topics)
-    assert list(table.columns) == ["doc_id", "title", "abstract", "topic", "topic_label", "keywords", "probability", "decision", "link"]
+    table = download_bytes.export_table(documents, topics)
+    assert list(table.columns) == [
+        "doc_id",
+        "title",
+        "abstract",
+        "topic",
+        "topic_label",
+        "keywords",
+        "probability",
+        "decision",
+        "link",
+    ]
     assert table["topic_label"].tolist() == ["zero", "Outliers"]
     assert table["keywords"].tolist() == ["k1; k2", ""]
     assert table["link"].iloc[0] == "https://openreview.net/forum?id=rUxr9Ll5FQ" and pd.isna(table["link"].iloc[1])
@@ -83,43 +95,45 @@ def figure() -> go.Figure:
 
 
 def test_html_is_standalone(figure):
-    page = export.figure_html_bytes(figure, "Topic <sizes>")
+    page = download_bytes.figure_html_bytes(figure, "Topic <sizes>")
     assert page.lstrip().lower().startswith((b"<!doctype html", b"<html"))
     assert b"<title>Topic &lt;sizes&gt;</title>" in page
     assert b"<script src=" not in page and len(page) > 1_000_000  # plotly.js is inlined, nothing fetched
 
 
 def test_download_name_is_safe():
-    assert export.download_name("topic atlas/../x", "csv") == "topic-atlas----x.csv"
-    assert export.download_name("", "png") == "topic-atlas.png"
+    assert download_bytes.download_name("topic atlas/../x", "csv") == "topic-atlas----x.csv"
+    assert download_bytes.download_name("", "png") == "topic-atlas.png"
 
 
 def test_missing_browser_gives_the_install_hint(figure, monkeypatch):
     monkeypatch.setenv("BROWSER_PATH", "/nonexistent/chromium")
-    assert not export.image_export_available()
-    with pytest.raises(export.ImageExportUnavailable, match="PNG/SVG export needs Chromium: apt-get install chromium"):
-        export.figure_image_bytes(figure, "png")
+    assert not kaleido_images.image_export_available()
+    with pytest.raises(
+        download_bytes.ImageExportUnavailable, match="PNG/SVG export needs Chromium: apt-get install chromium"
+    ):
+        kaleido_images.figure_image_bytes(figure, "png")
 
 
 def test_unknown_image_format(figure):
     with pytest.raises(ValueError):
-        export.figure_image_bytes(figure, "gif")
+        kaleido_images.figure_image_bytes(figure, "gif")
 
 
 @needs_chromium
 def test_browser_path_defaults_to_debian_chromium(monkeypatch):
     monkeypatch.delenv("BROWSER_PATH", raising=False)
-    assert export.ensure_browser_path() == str(CHROMIUM)
+    assert kaleido_images.ensure_browser_path() == str(CHROMIUM)
     assert os.environ["BROWSER_PATH"] == str(CHROMIUM)
 
 
 @needs_chromium
 def test_png_and_svg_through_kaleido(figure, monkeypatch):
     monkeypatch.delenv("BROWSER_PATH", raising=False)
-    png = export.figure_image_bytes(figure, "png", width=400)
+    png = kaleido_images.figure_image_bytes(figure, "png", width=400)
     assert png.startswith(b"\x89PNG\r\n\x1a\n")
     from PIL import Image
 
     assert Image.open(io.BytesIO(png)).size == (400, 300)
-    svg = export.figure_image_bytes(figure, "SVG", width=400)
+    svg = kaleido_images.figure_image_bytes(figure, "SVG", width=400)
     assert svg.lstrip().startswith(b"<svg") and b"</svg>" in svg

@@ -20,7 +20,8 @@ import psutil
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard import export, publication, render_process
+from dashboard.export import download_bytes, kaleido_images, render_process
+from dashboard.figures import publication
 
 REPO = Path(__file__).resolve().parent.parent
 APP = REPO / "dashboard" / "app.py"
@@ -50,7 +51,9 @@ def hanging_browser(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def failing_browser(tmp_path: Path) -> Path:
-    return fake_browser(tmp_path, "failing-chromium", 'echo "chromium: error while loading shared libraries: libnss3.so" >&2\nexit 127')
+    return fake_browser(
+        tmp_path, "failing-chromium", 'echo "chromium: error while loading shared libraries: libnss3.so" >&2\nexit 127'
+    )
 
 
 def started_pids(script: Path) -> list[int]:
@@ -71,7 +74,15 @@ def chart() -> go.Figure:
 
 
 def small_view() -> publication.MapView:
-    points = pd.DataFrame({"x": [0.0, 1.0, 0.5, 4.0], "y": [0.0, 0.5, 1.0, 4.0], "colour": ["#1F77B4", "#1F77B4", "#1F77B4", "#9E9E9E"], "label": ["topic a", "topic a", "topic a", ""], "highlight": [False, True, False, False]})
+    points = pd.DataFrame(
+        {
+            "x": [0.0, 1.0, 0.5, 4.0],
+            "y": [0.0, 0.5, 1.0, 4.0],
+            "colour": ["#1F77B4", "#1F77B4", "#1F77B4", "#9E9E9E"],
+            "label": ["topic a", "topic a", "topic a", ""],
+            "highlight": [False, True, False, False],
+        }
+    )
     return publication.MapView(points=points, title="Four papers", caption="4 papers of test.csv · filters: no filters")
 
 
@@ -81,8 +92,8 @@ def small_view() -> publication.MapView:
 def test_hung_browser_is_stopped_at_the_timeout_with_everything_it_started(chart, hanging_browser, monkeypatch):
     monkeypatch.setenv("BROWSER_PATH", str(hanging_browser))
     started = time.monotonic()
-    with pytest.raises(export.ExportTimedOut, match=f"not ready after {SHORT_TIMEOUT_S:.0f} s"):
-        export.figure_images(chart, ["png"], "PNG of the test chart", timeout_s=SHORT_TIMEOUT_S)
+    with pytest.raises(download_bytes.ExportTimedOut, match=f"not ready after {SHORT_TIMEOUT_S:.0f} s"):
+        download_bytes.figure_images(chart, ["png"], "PNG of the test chart", timeout_s=SHORT_TIMEOUT_S)
     assert time.monotonic() - started < SHORT_TIMEOUT_S + TIMEOUT_SLACK_S
     assert started_pids(hanging_browser), "the fake browser never started"
     assert all(gone(pid) for pid in started_pids(hanging_browser)), "the hung browser outlived its job"
@@ -90,18 +101,18 @@ def test_hung_browser_is_stopped_at_the_timeout_with_everything_it_started(chart
 
 def test_browser_that_fails_to_start_gives_a_message(chart, failing_browser, monkeypatch):
     monkeypatch.setenv("BROWSER_PATH", str(failing_browser))
-    with pytest.raises(export.ExportFailed, match="closed right after it started") as raised:
-        export.figure_images(chart, ["png", "svg"], "PNG of the test chart", timeout_s=60)
+    with pytest.raises(download_bytes.ExportFailed, match="closed right after it started") as raised:
+        download_bytes.figure_images(chart, ["png", "svg"], "PNG of the test chart", timeout_s=60)
     assert str(failing_browser) in str(raised.value)
     assert started_pids(failing_browser)
 
 
 def test_missing_browser_says_what_to_install(chart, tmp_path, monkeypatch):
     monkeypatch.setenv("BROWSER_PATH", str(tmp_path / "no-such-chromium"))
-    with pytest.raises(export.ImageExportUnavailable, match="apt-get install chromium"):
-        export.figure_images(chart, ["png"], "PNG of the test chart")
-    with pytest.raises(export.ImageExportUnavailable, match="apt-get install chromium"):
-        export.publication_images(small_view(), ["png"], "plotly")
+    with pytest.raises(download_bytes.ImageExportUnavailable, match="apt-get install chromium"):
+        download_bytes.figure_images(chart, ["png"], "PNG of the test chart")
+    with pytest.raises(download_bytes.ImageExportUnavailable, match="apt-get install chromium"):
+        download_bytes.publication_images(small_view(), ["png"], "plotly")
 
 
 def test_render_child_killed_midway_gives_a_message_and_takes_its_browser_along(chart, hanging_browser, monkeypatch):
@@ -111,7 +122,7 @@ def test_render_child_killed_midway_gives_a_message_and_takes_its_browser_along(
 
     def export_in_background() -> None:
         try:
-            export.figure_images(chart, ["png"], "PNG of the test chart", timeout_s=120)
+            download_bytes.figure_images(chart, ["png"], "PNG of the test chart", timeout_s=120)
         except BaseException as error:  # noqa: BLE001 - the test inspects whatever it was
             outcome["error"] = error
 
@@ -124,11 +135,13 @@ def test_render_child_killed_midway_gives_a_message_and_takes_its_browser_along(
     assert started_pids(hanging_browser), "the fake browser never started"
     time.sleep(1.0)  # the parent refreshes its list of the child's processes every 0.5 s
     browser = psutil.Process(started_pids(hanging_browser)[0])
-    render_child = next(process for process in browser.parents() if "dashboard.render_worker" in " ".join(process.cmdline()))  # the nearest: the fork, not the server
+    render_child = next(
+        process for process in browser.parents() if "dashboard.export.render_worker" in " ".join(process.cmdline())
+    )  # the nearest: the fork, not the server
     render_child.kill()
     worker.join(60)
     assert not worker.is_alive()
-    assert isinstance(outcome.get("error"), export.ExportFailed), outcome
+    assert isinstance(outcome.get("error"), download_bytes.ExportFailed), outcome
     assert "stopped without an image" in str(outcome["error"])
     assert time.monotonic() - started < 60
     psutil.wait_procs([browser], timeout=10)
@@ -137,10 +150,10 @@ def test_render_child_killed_midway_gives_a_message_and_takes_its_browser_along(
 
 def test_render_server_that_died_is_started_again():
     for process in psutil.Process().children(recursive=True):
-        if "dashboard.render_worker" in " ".join(process.cmdline()):
+        if "dashboard.export.render_worker" in " ".join(process.cmdline()):
             process.kill()
             process.wait(10)
-    images = export.publication_images(small_view(), ["png", "svg"], timeout_s=240)
+    images = download_bytes.publication_images(small_view(), ["png", "svg"], timeout_s=240)
     assert images["png"].startswith(b"\x89PNG") and b"Four papers" in images["svg"]
 
 
@@ -148,9 +161,9 @@ def test_a_renderer_error_becomes_the_message(monkeypatch):
     view = small_view()
     broken = publication.MapView(points=view.points.assign(colour="not-a-colour"), title=view.title)
     with pytest.raises(ValueError, match="#RRGGBB"):  # checked before any process starts
-        export.publication_images(broken, ["png"])
+        download_bytes.publication_images(broken, ["png"])
     with pytest.raises(ValueError, match="renderer"):
-        export.publication_images(view, ["png"], renderer="gnuplot")
+        download_bytes.publication_images(view, ["png"], renderer="gnuplot")
 
 
 # --- the page (AppTest) ---
@@ -180,7 +193,9 @@ def page_cache(seed_cache: Path, tmp_path: Path) -> Path:
 
 
 def test_page_with_a_hung_browser_says_so_within_the_timeout(page_cache, hanging_browser, monkeypatch):
-    app = run_page(page_cache, monkeypatch, BROWSER_PATH=str(hanging_browser), ATLAS_EXPORT_TIMEOUT_S=str(SHORT_TIMEOUT_S))
+    app = run_page(
+        page_cache, monkeypatch, BROWSER_PATH=str(hanging_browser), ATLAS_EXPORT_TIMEOUT_S=str(SHORT_TIMEOUT_S)
+    )
     assert page_errors(app) == []
     started = time.monotonic()
     app.button(key="map-draw").click().run()
@@ -201,13 +216,17 @@ def test_page_with_a_failing_browser_says_so(page_cache, failing_browser, monkey
 
 def test_page_without_a_browser_still_draws_the_publication_figure(page_cache, tmp_path, monkeypatch):
     app = run_page(page_cache, monkeypatch, BROWSER_PATH=str(tmp_path / "no-such-chromium"))
-    assert any(export.CHROMIUM_MISSING in info.value for info in app.info)
+    assert any(kaleido_images.CHROMIUM_MISSING in info.value for info in app.info)
     assert app.button(key="map-draw").disabled
     app.button(key="publication-draw").click().run()
     assert page_errors(app) == []
     images = app.session_state["downloads-images"]["publication"]["images"]
     assert images["png"].startswith(b"\x89PNG") and images["pdf"].startswith(b"%PDF")
-    assert [button.proto.label for button in app.get("download_button") if button.proto.label.startswith("Save")] == ["Save PNG", "Save SVG", "Save PDF"]
+    assert [button.proto.label for button in app.get("download_button") if button.proto.label.startswith("Save")] == [
+        "Save PNG",
+        "Save SVG",
+        "Save PDF",
+    ]
     app.radio(key="publication-renderer").set_value("plotly").run()
     app.button(key="publication-draw").click().run()
     errors = page_errors(app)
@@ -220,7 +239,7 @@ def test_publication_figure_names_corpus_and_filters(page_cache, monkeypatch):
     app.button(key="publication-draw").click().run()
     assert page_errors(app) == []
     svg = app.session_state["downloads-images"]["publication"]["images"]["svg"].decode("utf-8")
-    assert "filters: search \"language\"" in svg and "iclr2025_seed_abstracts.txt" in svg
+    assert 'filters: search "language"' in svg and "iclr2025_seed_abstracts.txt" in svg
     app.text_input(key="query").set_value("").run()  # another view: the old figure is no longer offered
     assert not [button for button in app.get("download_button") if button.proto.label.startswith("Save")]
 

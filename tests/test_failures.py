@@ -14,15 +14,22 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline.__main__ import run_guarded
-from pipeline.build import StageTimer
-from pipeline.errors import stage_of
+from pipeline.commands.main import run_guarded
+from pipeline.operations.build import StageTimer
+from pipeline.runtime.errors import stage_of
 from tests.conftest import CASES, ROOT, SEED, needs_shared
 
 
 def run_cli(*args: str, env: dict[str, str] | None = None, timeout: int = 300) -> subprocess.CompletedProcess:
     environment = {**os.environ, "HF_HUB_OFFLINE": "1", **(env or {})}
-    return subprocess.run([sys.executable, "-m", "pipeline", *args], cwd=ROOT, env=environment, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "pipeline", *args],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def last_line(stderr: str) -> str:
@@ -36,7 +43,15 @@ def test_an_unexpected_failure_names_its_stage_and_the_log(tmp_path: Path):
     logs = tmp_path / "logs"
     # The transformer opens the embedding cache (the default tfidf-svd representation keeps none).
     result = run_cli(
-        "build", "--input", str(SEED), "--cache", str(tmp_path / "cache"), "--embedding-cache", str(store), "--embedding-model", "all-MiniLM-L6-v2",
+        "build",
+        "--input",
+        str(SEED),
+        "--cache",
+        str(tmp_path / "cache"),
+        "--embedding-cache",
+        str(store),
+        "--embedding-model",
+        "all-MiniLM-L6-v2",
         env={"ATLAS_LOG_DIR": str(logs)},
     )
     assert result.returncode == 2
@@ -79,7 +94,9 @@ def fake_broken_llvmlite(folder: Path, version: str = "0.43.0") -> Path:
     a mismatched binary does (numba imports llvmlite first)."""
     package = folder / "llvmlite"
     package.mkdir(parents=True)
-    (package / "__init__.py").write_text("raise SystemError('initialization of ffi failed without raising an exception')\n", encoding="utf-8")
+    (package / "__init__.py").write_text(
+        "raise SystemError('initialization of ffi failed without raising an exception')\n", encoding="utf-8"
+    )
     info = folder / f"llvmlite-{version}.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: llvmlite\nVersion: {version}\n", encoding="utf-8")
@@ -92,7 +109,11 @@ def test_a_broken_numba_stack_is_named_with_versions(tmp_path: Path):
     path = CASES / "01-tiny-corpus" / "abstracts_5.txt"
     needs_shared(path)
     shadow = fake_broken_llvmlite(tmp_path / "shadow")
-    env = {"PYTHONPATH": f"{shadow}{os.pathsep}{ROOT}", "ATLAS_EMBEDDING_CACHE": str(tmp_path / "store" / "embeddings.sqlite"), "ATLAS_LOG_DIR": str(tmp_path / "logs")}
+    env = {
+        "PYTHONPATH": f"{shadow}{os.pathsep}{ROOT}",
+        "ATLAS_EMBEDDING_CACHE": str(tmp_path / "store" / "embeddings.sqlite"),
+        "ATLAS_LOG_DIR": str(tmp_path / "logs"),
+    }
     result = run_cli("build", "--input", str(path), "--cache", str(tmp_path / "cache"), env=env)
     assert result.returncode == 2, result.stderr[-2000:]
     assert "Traceback" not in result.stderr
@@ -105,7 +126,7 @@ def test_a_broken_numba_stack_is_named_with_versions(tmp_path: Path):
 
 
 def test_requirement_mismatches_agree_on_this_machine():
-    from pipeline.environment import requirement_mismatches
+    from pipeline.runtime.environment import requirement_mismatches
 
     assert requirement_mismatches() == []
 
@@ -118,8 +139,14 @@ def identical_topic_texts(seed: int) -> tuple[list[str], np.ndarray]:
     sequence = list(rng.permutation([word for word in words for _ in range(int(rng.integers(1, 4)))]))
     bag = sequence + sequence  # each topic's two documents share their words, so both are coherent topics
     half = len(sequence)
-    texts = [" ".join(bag[:half]), " ".join(bag[half:]), " ".join(bag[: half + 3]), " ".join(bag[half + 3 :]),
-             "graph neural network message passing over graph nodes", "graph neural network attention over graph nodes"]
+    texts = [
+        " ".join(bag[:half]),
+        " ".join(bag[half:]),
+        " ".join(bag[: half + 3]),
+        " ".join(bag[half + 3 :]),
+        "graph neural network message passing over graph nodes",
+        "graph neural network attention over graph nodes",
+    ]
     return texts, np.array([0, 0, 1, 1, 2, 2])
 
 
@@ -127,9 +154,9 @@ def test_topics_with_identical_ctfidf_vectors_get_a_hierarchy():
     """Item 2's crash at its root: 1 - cosine similarity of identical rows is -4e-16, which BERTopic refuses."""
     from sklearn.metrics.pairwise import cosine_similarity
 
-    from pipeline.build import import_bertopic_lean
+    from pipeline.adapters.bertopic_import import import_bertopic_lean
     from pipeline.config import BuildConfig
-    from pipeline.model import fit_topic_model, hierarchy_table
+    from pipeline.topics.model import fit_topic_model, hierarchy_table
 
     import_bertopic_lean()
     config = BuildConfig(reduce_outliers=False, learn_stop_words=False).resolved_for(6)

@@ -14,16 +14,17 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.__main__ import main
-from pipeline.fetch import COLUMNS, note_to_row, parse_rating, parts_dir_for
+from pipeline.commands.main import main
+from pipeline.ingest.openreview import COLUMNS, note_to_row, parse_rating, parts_dir_for
 
 FIXTURES = Path(__file__).parent / "fixtures" / "openreview"
 VENUE = "ICLR.cc/2025/Conference"
@@ -146,7 +147,11 @@ def test_note_to_row_reads_recorded_v2_notes() -> None:
     rows = {row["openreview_id"]: row for row in (note_to_row(note, names) for note in notes)}
     assert set(rows) == set(EXPECTED)
     for doc_id, (decision, raw, ratings) in EXPECTED.items():
-        assert (rows[doc_id]["decision"], rows[doc_id]["decision_raw"], rows[doc_id]["ratings"]) == (decision, raw, ratings)
+        assert (rows[doc_id]["decision"], rows[doc_id]["decision_raw"], rows[doc_id]["ratings"]) == (
+            decision,
+            raw,
+            ratings,
+        )
     oral = rows["Xq3LmVa8Rt"]
     assert oral["title"] == "Sparse Routing for Long-Context Transformers"
     assert oral["keywords"] == ["transformers", "sparse attention", "long context"]
@@ -195,7 +200,7 @@ def test_fetch_pages_through_all_submissions(fake: tuple[FakeOpenReview, str], t
 
 
 def test_output_is_readable_by_the_corpus_loader(fake: tuple[FakeOpenReview, str], tmp_path: Path) -> None:
-    corpus = pytest.importorskip("pipeline.corpus")
+    corpus = pytest.importorskip("pipeline.ingest.corpus")
     _, baseurl = fake
     out = tmp_path / "iclr2025.parquet"
     assert fetch(baseurl, out) == 0
@@ -290,11 +295,15 @@ def test_unreachable_host(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert fetch(f"http://127.0.0.1:{port}", tmp_path / "x.parquet") == 2
     error = error_line(capsys.readouterr().err)
     assert error.startswith(f"error: cannot reach 127.0.0.1:{port}: ")
-    assert error.endswith("fetch needs internet access; run it where the internet is reachable and copy the Parquet here")
+    assert error.endswith(
+        "fetch needs internet access; run it where the internet is reachable and copy the Parquet here"
+    )
     assert time.monotonic() - started < 5  # no backoff when the host was never reached
 
 
-def test_missing_openreview_py(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_missing_openreview_py(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setitem(sys.modules, "openreview", None)  # makes `import openreview` fail
     assert fetch("http://127.0.0.1:9", tmp_path / "x.parquet") == 2
     assert "openreview-py is not installed" in error_line(capsys.readouterr().err)
@@ -305,13 +314,22 @@ def test_help_lists_every_option(capsys: pytest.CaptureFixture[str]) -> None:
         main(["fetch", "--help"])
     assert exit_info.value.code == 0
     text = capsys.readouterr().out
-    for option in ("--venue", "--out", "--page-size", "--max-retries", "--backoff", "--baseurl", "--username", "--password"):
+    for option in (
+        "--venue",
+        "--out",
+        "--page-size",
+        "--max-retries",
+        "--backoff",
+        "--baseurl",
+        "--username",
+        "--password",
+    ):
         assert option in text
     assert "OPENREVIEW_USERNAME" in text and "OPENREVIEW_PASSWORD" in text
 
 
 def test_import_does_not_load_openreview() -> None:
-    code = "import sys, pipeline.fetch; print(sorted(m for m in ('openreview', 'requests', 'pyarrow') if m in sys.modules))"
+    code = "import sys, pipeline.ingest.openreview; print(sorted(m for m in ('openreview', 'requests', 'pyarrow') if m in sys.modules))"
     root = Path(__file__).parents[1]
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root)
     assert result.stdout.strip() == "[]"

@@ -1,4 +1,4 @@
-"""dashboard.filters: filtering semantics and the tables the page shows."""
+"""dashboard.tables.paper_table: filtering semantics and the tables the page shows."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dashboard import filters
+from dashboard.tables import paper_table
 
 
 @pytest.fixture
@@ -15,14 +15,24 @@ def documents() -> pd.DataFrame:
         {
             "doc_id": ["rUxr9Ll5FQ", "ykuc5q381b", "row-3", "row-4"],
             "title": ["Diffusion Models (v2)", "Graph nets", None, "A [bracketed] title.*"],
-            "abstract": ["We study denoising.", "Message passing on GRAPHS.", "Only an abstract about Diffusion here.", None],
+            "abstract": [
+                "We study denoising.",
+                "Message passing on GRAPHS.",
+                "Only an abstract about Diffusion here.",
+                None,
+            ],
             "keywords": [np.array(["generative", "score matching"]), [], None, np.array(["Transformers"])],
             "decision": ["Oral", "Reject", None, "Poster"],
             "topic": [0, 1, 0, -1],
             "probability": [1.0, 1.0, 0.5, 0.0],
             "x": [0.0, 1.0, 2.0, 3.0],
             "y": [0.0, 1.0, 2.0, 3.0],
-            "neighbor_ids": [np.array(["row-3", "ykuc5q381b"]), np.array(["rUxr9Ll5FQ"]), np.array([], dtype=object), np.array(["missing"])],
+            "neighbor_ids": [
+                np.array(["row-3", "ykuc5q381b"]),
+                np.array(["rUxr9Ll5FQ"]),
+                np.array([], dtype=object),
+                np.array(["missing"]),
+            ],
             "neighbor_scores": [np.array([0.9, 0.4]), np.array([0.5]), np.array([]), np.array([0.1])],
         }
     )
@@ -48,42 +58,44 @@ def ids(frame: pd.DataFrame) -> list[str]:
 
 
 def test_empty_filters_keep_everything(documents):
-    assert ids(filters.filter_documents(documents)) == ids(documents)
-    assert ids(filters.filter_documents(documents, topics=[], query="  ", decisions=[], selected_ids=set())) == ids(documents)
+    assert ids(paper_table.filter_documents(documents)) == ids(documents)
+    assert ids(paper_table.filter_documents(documents, topics=[], query="  ", decisions=[], selected_ids=set())) == ids(
+        documents
+    )
 
 
 def test_topic_filter_includes_outliers_on_request(documents):
-    assert ids(filters.filter_documents(documents, topics=[0])) == ["rUxr9Ll5FQ", "row-3"]
-    assert ids(filters.filter_documents(documents, topics=[-1, 1])) == ["ykuc5q381b", "row-4"]
+    assert ids(paper_table.filter_documents(documents, topics=[0])) == ["rUxr9Ll5FQ", "row-3"]
+    assert ids(paper_table.filter_documents(documents, topics=[-1, 1])) == ["ykuc5q381b", "row-4"]
 
 
 def test_query_is_case_insensitive_over_title_abstract_and_keywords(documents):
-    assert ids(filters.filter_documents(documents, query="DIFFUSION")) == ["rUxr9Ll5FQ", "row-3"]
-    assert ids(filters.filter_documents(documents, query="graphs")) == ["ykuc5q381b"]
-    assert ids(filters.filter_documents(documents, query="score match")) == ["rUxr9Ll5FQ"]
-    assert ids(filters.filter_documents(documents, query="transformers")) == ["row-4"]
+    assert ids(paper_table.filter_documents(documents, query="DIFFUSION")) == ["rUxr9Ll5FQ", "row-3"]
+    assert ids(paper_table.filter_documents(documents, query="graphs")) == ["ykuc5q381b"]
+    assert ids(paper_table.filter_documents(documents, query="score match")) == ["rUxr9Ll5FQ"]
+    assert ids(paper_table.filter_documents(documents, query="transformers")) == ["row-4"]
 
 
 def test_query_is_a_plain_substring_not_a_regex(documents):
-    assert ids(filters.filter_documents(documents, query="(v2)")) == ["rUxr9Ll5FQ"]
-    assert ids(filters.filter_documents(documents, query="[bracketed] title.*")) == ["row-4"]
-    assert ids(filters.filter_documents(documents, query=".*")) == ["row-4"]
-    assert ids(filters.filter_documents(documents, query="[")) == ["row-4"]
+    assert ids(paper_table.filter_documents(documents, query="(v2)")) == ["rUxr9Ll5FQ"]
+    assert ids(paper_table.filter_documents(documents, query="[bracketed] title.*")) == ["row-4"]
+    assert ids(paper_table.filter_documents(documents, query=".*")) == ["row-4"]
+    assert ids(paper_table.filter_documents(documents, query="[")) == ["row-4"]
 
 
 def test_decision_and_selection_filters_combine(documents):
-    assert ids(filters.filter_documents(documents, decisions=["Oral", "Poster"])) == ["rUxr9Ll5FQ", "row-4"]
-    assert ids(filters.filter_documents(documents, topics=[0], decisions=["Oral", "Poster"])) == ["rUxr9Ll5FQ"]
-    assert ids(filters.filter_documents(documents, selected_ids={"row-3", "row-4"})) == ["row-3", "row-4"]
-    assert ids(filters.filter_documents(documents, query="diffusion", selected_ids={"row-3", "row-4"})) == ["row-3"]
+    assert ids(paper_table.filter_documents(documents, decisions=["Oral", "Poster"])) == ["rUxr9Ll5FQ", "row-4"]
+    assert ids(paper_table.filter_documents(documents, topics=[0], decisions=["Oral", "Poster"])) == ["rUxr9Ll5FQ"]
+    assert ids(paper_table.filter_documents(documents, selected_ids={"row-3", "row-4"})) == ["row-3", "row-4"]
+    assert ids(paper_table.filter_documents(documents, query="diffusion", selected_ids={"row-3", "row-4"})) == ["row-3"]
 
 
 def test_decision_filter_without_a_decision_column_matches_nothing(documents):
-    assert filters.filter_documents(documents.drop(columns="decision"), decisions=["Oral"]).empty
+    assert paper_table.filter_documents(documents.drop(columns="decision"), decisions=["Oral"]).empty
 
 
 def test_filter_returns_a_copy_with_the_original_index(documents):
-    result = filters.filter_documents(documents, topics=[1])
+    result = paper_table.filter_documents(documents, topics=[1])
     assert list(result.index) == [1]
     result.loc[1, "title"] = "changed"
     assert documents.loc[1, "title"] == "Graph nets"
@@ -91,22 +103,33 @@ def test_filter_returns_a_copy_with_the_original_index(documents):
 
 def test_selected_doc_ids_reads_customdata():
     points = [{"customdata": "a"}, {"customdata": ["b", 3]}, {"x": 1}, {"customdata": None}]
-    assert filters.selected_doc_ids(points) == {"a", "b"}
-    assert filters.selected_doc_ids([]) == set()
+    assert paper_table.selected_doc_ids(points) == {"a", "b"}
+    assert paper_table.selected_doc_ids([]) == set()
 
 
 @pytest.mark.parametrize(
     ("doc_id", "expected"),
-    [("rUxr9Ll5FQ", True), ("ykuc5q381b", True), ("E4LAVLXAHW", True), ("row-3", False), ("row-1234", False),
-     ("abstract", False), ("12345678", False), ("o01", False), ("has space1", False), ("id#7abcdEF", False), (None, False)],
+    [
+        ("rUxr9Ll5FQ", True),
+        ("ykuc5q381b", True),
+        ("E4LAVLXAHW", True),
+        ("row-3", False),
+        ("row-1234", False),
+        ("abstract", False),
+        ("12345678", False),
+        ("o01", False),
+        ("has space1", False),
+        ("id#7abcdEF", False),
+        (None, False),
+    ],
 )
 def test_openreview_id_detection(doc_id, expected):
-    assert filters.is_openreview_id(doc_id) is expected
-    assert (filters.openreview_link(doc_id) == f"https://openreview.net/forum?id={doc_id}") is expected
+    assert paper_table.is_openreview_id(doc_id) is expected
+    assert (paper_table.openreview_link(doc_id) == f"https://openreview.net/forum?id={doc_id}") is expected
 
 
 def test_drilldown_table(documents, topics):
-    table = filters.drilldown_table(documents, topics, links=True)
+    table = paper_table.drilldown_table(documents, topics, links=True)
     assert list(table.columns) == ["doc_id", "title", "topic", "topic_label", "decision", "keywords", "link"]
     assert list(table.index) == [0, 1, 2, 3]
     assert table.loc[2, "title"] == "Only an abstract about Diffusion here."
@@ -118,63 +141,73 @@ def test_drilldown_table(documents, topics):
 
 def test_drilldown_table_leaves_out_empty_optional_columns(documents, topics):
     bare = documents.drop(columns=["decision", "keywords"]).assign(doc_id=["row-1", "row-2", "row-3", "row-4"])
-    assert list(filters.drilldown_table(bare, topics).columns) == ["doc_id", "title", "topic", "topic_label"]
+    assert list(paper_table.drilldown_table(bare, topics).columns) == ["doc_id", "title", "topic", "topic_label"]
 
 
 def test_topic_options_label_sizes_and_put_outliers_last(topics):
-    options = filters.topic_options(topics)
+    options = paper_table.topic_options(topics)
     assert list(options) == [0, 1, -1]
     assert options[0] == "0 · diffusion, denoising (2)"
     assert options[-1] == "Outliers (1)"
 
 
 def test_decision_options_follow_review_order(documents):
-    assert filters.decision_options(documents) == ["Oral", "Poster", "Reject"]
-    assert filters.decision_options(documents.assign(decision=[None, "Zeta", "Oral", None])) == ["Oral", "Zeta"]
-    assert filters.decision_options(documents.drop(columns="decision")) == []
+    assert paper_table.decision_options(documents) == ["Oral", "Poster", "Reject"]
+    assert paper_table.decision_options(documents.assign(decision=[None, "Zeta", "Oral", None])) == ["Oral", "Zeta"]
+    assert paper_table.decision_options(documents.drop(columns="decision")) == []
 
 
 def test_paper_details_are_plain_fields(documents, topics):
-    details = filters.paper_details(documents, topics, "rUxr9Ll5FQ", links=True)
+    details = paper_table.paper_details(documents, topics, "rUxr9Ll5FQ", links=True)
     assert details["title"] == "Diffusion Models (v2)"
     assert details["keywords"] == ["generative", "score matching"]
     assert details["topic_label"] == "diffusion, denoising"
     assert details["link"].endswith("rUxr9Ll5FQ")
-    assert filters.paper_details(documents, topics, "row-4")["abstract"] is None
-    assert filters.paper_details(documents, topics, "nope") is None
+    assert paper_table.paper_details(documents, topics, "row-4")["abstract"] is None
+    assert paper_table.paper_details(documents, topics, "nope") is None
 
 
 def test_similar_papers_follow_neighbour_order(documents, topics):
-    similar = filters.similar_papers(documents, topics, "rUxr9Ll5FQ", links=True)
+    similar = paper_table.similar_papers(documents, topics, "rUxr9Ll5FQ", links=True)
     assert similar["title"].tolist() == ["Only an abstract about Diffusion here.", "Graph nets"]
     assert similar["similarity"].tolist() == [0.9, 0.4]
     assert pd.isna(similar["link"].iloc[0]) and similar["link"].iloc[1] == "https://openreview.net/forum?id=ykuc5q381b"
-    assert filters.similar_papers(documents, topics, "row-4").empty  # its only neighbour is unknown
-    assert filters.similar_papers(documents.drop(columns=["neighbor_ids", "neighbor_scores"]), topics, "row-3").empty
+    assert paper_table.similar_papers(documents, topics, "row-4").empty  # its only neighbour is unknown
+    assert paper_table.similar_papers(
+        documents.drop(columns=["neighbor_ids", "neighbor_scores"]), topics, "row-3"
+    ).empty
 
 
 def test_representative_papers_in_topic_order(documents, topics):
-    table = filters.representative_papers(documents, topics, [1, 0])
+    table = paper_table.representative_papers(documents, topics, [1, 0])
     assert table["topic"].tolist() == [1, 0, 0]
     assert table["title"].tolist() == ["Graph nets", "Diffusion Models (v2)", "Only an abstract about Diffusion here."]
 
 
 def test_markdown_escape_neutralises_markup():
-    escaped = filters.markdown_escape("**bold** $x$ <b>t</b> [a](b)\n_i_")
+    escaped = paper_table.markdown_escape("**bold** $x$ <b>t</b> [a](b)\n_i_")
     assert "\\*\\*bold\\*\\*" in escaped and "\\$x\\$" in escaped and "\\<b\\>" in escaped and "\n" not in escaped
 
 
 def test_manifest_helpers():
-    manifest = {"input_path": "/data/iclr2025/papers.parquet", "n_topics": 3, "notes": ["n1"], "warnings": ["w1", "n1"], "dropped": {"empty": 2}}
-    assert filters.corpus_name(manifest) == "iclr2025/papers.parquet"
-    assert not filters.no_topics_found(manifest)
-    assert filters.no_topics_found({"n_topics": 0, "notes": []})
-    assert filters.no_topics_found({"n_topics": 1, "notes": ["No topics found: all 5 documents ..."]})
-    assert filters.build_messages(manifest) == ["n1", "w1", "Records dropped while cleaning: empty: 2"]
+    manifest = {
+        "input_path": "/data/iclr2025/papers.parquet",
+        "n_topics": 3,
+        "notes": ["n1"],
+        "warnings": ["w1", "n1"],
+        "dropped": {"empty": 2},
+    }
+    assert paper_table.corpus_name(manifest) == "iclr2025/papers.parquet"
+    assert not paper_table.no_topics_found(manifest)
+    assert paper_table.no_topics_found({"n_topics": 0, "notes": []})
+    assert paper_table.no_topics_found({"n_topics": 1, "notes": ["No topics found: all 5 documents ..."]})
+    assert paper_table.build_messages(manifest) == ["n1", "w1", "Records dropped while cleaning: empty: 2"]
 
 
 def test_precomputed_haystack_gives_the_same_rows(documents):
-    haystack = filters.search_haystack(documents)
+    haystack = paper_table.search_haystack(documents)
     subset = documents.iloc[[0, 2, 3]]
     for query in ("diffusion", "TRANSFORMERS", "(v2)", "absent"):
-        assert ids(filters.filter_documents(subset, query=query, haystack=haystack)) == ids(filters.filter_documents(subset, query=query))
+        assert ids(paper_table.filter_documents(subset, query=query, haystack=haystack)) == ids(
+            paper_table.filter_documents(subset, query=query)
+        )

@@ -1,4 +1,4 @@
-"""Label placement beside the points (dashboard.label_layout): order, spacing, sides, no overlap, no cover."""
+"""Label placement beside the points (dashboard.figures.label_layout): order, spacing, sides, no overlap, no cover."""
 
 from __future__ import annotations
 
@@ -6,7 +6,14 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dashboard.label_layout import choose_sides, dense_anchor, isotonic_increasing, place_labels, stack_column, text_size_px
+from dashboard.figures.label_layout import (
+    choose_sides,
+    dense_anchor,
+    isotonic_increasing,
+    place_labels,
+    stack_column,
+    text_size_px,
+)
 
 
 def test_isotonic_regression_pools_adjacent_violators():
@@ -35,15 +42,32 @@ def test_sides_split_the_labels_in_half_by_their_clusters_position():
 def test_placed_labels_never_overlap_each_other_or_cover_the_points(n_labels, seed):
     rng = np.random.default_rng(seed)
     anchors = rng.uniform(0, 10, size=(n_labels, 2))
-    sizes = np.array([text_size_px(["a label of some words"][: 1 + (index % 2)] * (1 + index % 2), 12.0) for index in range(n_labels)])
+    sizes = np.array(
+        [
+            text_size_px(["a label of some words"][: 1 + (index % 2)] * (1 + index % 2), 12.0)
+            for index in range(n_labels)
+        ]
+    )
     placement = place_labels(anchors, sizes, (0.0, 10.0, 0.0, 10.0), height_px=760)
     scale = placement.pixels_per_unit
     left_x = np.where(placement.side < 0, placement.text_xy[:, 0] - sizes[:, 0] / scale, placement.text_xy[:, 0])
-    boxes = np.column_stack([left_x, left_x + sizes[:, 0] / scale, placement.text_xy[:, 1] - sizes[:, 1] / 2 / scale, placement.text_xy[:, 1] + sizes[:, 1] / 2 / scale])
+    boxes = np.column_stack(
+        [
+            left_x,
+            left_x + sizes[:, 0] / scale,
+            placement.text_xy[:, 1] - sizes[:, 1] / 2 / scale,
+            placement.text_xy[:, 1] + sizes[:, 1] / 2 / scale,
+        ]
+    )
     assert np.all((boxes[:, 1] <= 0.0) | (boxes[:, 0] >= 10.0))  # every label beside the points, none on them
     for i in range(n_labels):
         for j in range(i + 1, n_labels):
-            apart = boxes[i, 1] <= boxes[j, 0] or boxes[j, 1] <= boxes[i, 0] or boxes[i, 3] <= boxes[j, 2] or boxes[j, 3] <= boxes[i, 2]
+            apart = (
+                boxes[i, 1] <= boxes[j, 0]
+                or boxes[j, 1] <= boxes[i, 0]
+                or boxes[i, 3] <= boxes[j, 2]
+                or boxes[j, 3] <= boxes[i, 2]
+            )
             assert apart, (i, j)
     assert placement.x_range[0] <= boxes[:, 0].min() and boxes[:, 1].max() <= placement.x_range[1]
 

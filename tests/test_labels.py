@@ -1,8 +1,8 @@
-"""Topic labels (pipeline.labels): readable phrases from c-TF-IDF terms, unique across topics."""
+"""Topic labels (pipeline.topics.labels): readable phrases from c-TF-IDF terms, unique across topics."""
 
 from __future__ import annotations
 
-from pipeline.labels import OUTLIER_LABEL, make_labels, readable_term, readable_terms
+from pipeline.topics.labels import OUTLIER_LABEL, make_labels, readable_term, readable_terms
 
 DOCUMENTS = [
     "Large language models (LLMs) excel at in-context learning. We study in-context learning in LLMs.",
@@ -35,7 +35,10 @@ def test_terms_the_papers_never_write_and_long_fragments_are_dropped():
 
 
 def test_readable_terms_fall_back_to_the_terms_when_none_is_written():
-    assert readable_terms(["large language", "llms", "large language models"], DOCUMENTS) == ["large language models", "LLMs"]
+    assert readable_terms(["large language", "llms", "large language models"], DOCUMENTS) == [
+        "large language models",
+        "LLMs",
+    ]
     assert readable_terms(["qqq zzz"], DOCUMENTS) == ["qqq zzz"]
 
 
@@ -55,7 +58,7 @@ def test_phrases_never_run_across_two_documents():
 
 
 def test_cjk_particles_are_never_labels_and_cjk_terms_are_written_joined():
-    from pipeline.labels import is_function_term
+    from pipeline.topics.labels import is_function_term
 
     topics = {0: ["た", "の", "を", "学 習", "深 層"], 1: ["的", "了", "图 神", "神 经"]}
     labels = make_labels(topics, documents={0: ["深層学習を用いた"], 1: ["图神经网络的"]})
@@ -69,7 +72,11 @@ def test_labels_differing_only_in_case_or_spacing_are_made_distinct():
 
 
 def test_cjk_function_characters_are_stop_words_of_the_vectorizer():
-    from pipeline.vocabulary import make_vectorizer
+    from pipeline.text.vocabulary import make_vectorizer
 
-    vocabulary = set(make_vectorizer(["深層学習を用いた画像の分類を行った。", "深層学習による音声の認識を行った。"], min_df=1).get_feature_names_out())
+    vocabulary = set(
+        make_vectorizer(
+            ["深層学習を用いた画像の分類を行った。", "深層学習による音声の認識を行った。"], min_df=1
+        ).get_feature_names_out()
+    )
     assert not vocabulary & {"の", "を", "た", "っ"} and {"学", "学 習"} <= vocabulary

@@ -1,7 +1,6 @@
-"""Topics must cohere and outliers join a topic only above its floor (issue 13, item 7): pipeline.membership."""
+"""Topics must cohere and outliers join a topic only above its floor (issue 13, item 7): pipeline.topics.membership."""
 
 from __future__ import annotations
-
 
 import numpy as np
 import pytest
@@ -26,13 +25,15 @@ GRAPHS = [
     "Link prediction with graph neural networks on molecular graphs and citation graphs.",
 ]
 CLINICAL = "A randomised trial of early mobilisation after hip fracture surgery reduced delirium in elderly inpatients."
-REEF_OUTLIER = "Night-time pH on reef flats falls below levels that slow coral calcification during acidification events."
+REEF_OUTLIER = (
+    "Night-time pH on reef flats falls below levels that slow coral calcification during acidification events."
+)
 
 
 def fit(encoder, texts: list[str], clusters: list[int]):
-    from pipeline.build import import_bertopic_lean
-    from pipeline.embed import embed_texts
-    from pipeline.model import fit_topic_model
+    from pipeline.adapters.bertopic_import import import_bertopic_lean
+    from pipeline.represent.encoders import embed_texts
+    from pipeline.topics.model import fit_topic_model
 
     import_bertopic_lean()
     embeddings = embed_texts(texts, store_path=None, encoder=encoder, progress=False).embeddings
@@ -83,7 +84,7 @@ def test_24_unrelated_abstracts_give_no_topics_with_default_settings(build_cache
 def test_shared_term_share_and_floor_are_relative_to_the_topic():
     import scipy.sparse as sp
 
-    from pipeline.membership import dissolve, incoherent_topics, leave_one_out_similarities
+    from pipeline.topics.membership import dissolve, incoherent_topics, leave_one_out_similarities
 
     presence = sp.csr_matrix(np.array([[1, 1, 0, 0], [1, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]))
     vocabulary = {"reef": 0, "coral": 1, "ink": 2, "ash": 3}

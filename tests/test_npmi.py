@@ -1,4 +1,4 @@
-"""pipeline.npmi against gensim's own c_npmi on real abstracts: the same figures, without the per-window loop."""
+"""pipeline.quality.npmi against gensim's own c_npmi on real abstracts: the same figures, without the per-window loop."""
 
 from __future__ import annotations
 
@@ -7,11 +7,10 @@ import logging
 import numpy as np
 import pandas as pd
 import pytest
-
-from pipeline.evaluate import npmi_coherence, reference_tokens
-from pipeline.npmi import window_counts
-
 from conftest import PAPERS, needs_shared
+
+from pipeline.quality.metrics import npmi_coherence, reference_tokens
+from pipeline.quality.npmi import window_counts
 
 
 def gensim_npmi(topics: dict[int, list[str]], tokens: list[list[str]]) -> list[float]:
@@ -20,7 +19,14 @@ def gensim_npmi(topics: dict[int, list[str]], tokens: list[list[str]]) -> list[f
     from gensim.models.coherencemodel import CoherenceModel
 
     logging.getLogger("gensim").setLevel(logging.WARNING)
-    model = CoherenceModel(topics=list(topics.values()), texts=tokens, dictionary=Dictionary(tokens), coherence="c_npmi", topn=10, processes=1)
+    model = CoherenceModel(
+        topics=list(topics.values()),
+        texts=tokens,
+        dictionary=Dictionary(tokens),
+        coherence="c_npmi",
+        topn=10,
+        processes=1,
+    )
     return [float(value) for value in model.get_coherence_per_topic()]
 
 
@@ -40,6 +46,8 @@ def test_npmi_equals_gensim_on_real_abstracts():
     rng = np.random.default_rng(0)
     vocabulary = sorted({token for document in tokens for token in document})
     common = pd.Series([token for document in tokens for token in document]).value_counts().index[:300].tolist()
-    topics = {topic: list(rng.choice(common if topic % 2 else vocabulary, size=10, replace=False)) for topic in range(12)}
+    topics = {
+        topic: list(rng.choice(common if topic % 2 else vocabulary, size=10, replace=False)) for topic in range(12)
+    }
     ours = npmi_coherence(topics, tokens)
     assert list(ours.per_topic.values()) == pytest.approx(gensim_npmi(topics, tokens), abs=1e-9)

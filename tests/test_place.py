@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
-import os
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from pipeline import cache
-from pipeline.place import embed_queries, place_file, semantic_search
+from pipeline.operations.place import embed_queries, place_file, semantic_search
 from tests.conftest import ROOT, SEED
 
 
@@ -55,7 +55,9 @@ def test_search_by_exact_title_returns_that_paper_first(slice_cache: Path, encod
 
 def test_search_finds_papers_by_meaning(slice_cache: Path, encoder):
     topic_cache = cache.read_cache(slice_cache)
-    query = embed_queries(["robustness of reinforcement learning agents to distribution shift"], topic_cache, encoder=encoder)[0]
+    query = embed_queries(
+        ["robustness of reinforcement learning agents to distribution shift"], topic_cache, encoder=encoder
+    )[0]
     hits = semantic_search(topic_cache, query, k=10)
     text = " ".join((hits["title"] + " " + hits["abstract"]).str.lower())
     assert "reinforcement" in text or "policy" in text or "agent" in text
@@ -65,9 +67,26 @@ def test_place_command_writes_parquet(slice_cache: Path, embedding_store: Path, 
     out = tmp_path / "placed.parquet"
     env = {**os.environ, "ATLAS_EMBEDDING_CACHE": str(embedding_store), "HF_HUB_OFFLINE": "1"}
     result = subprocess.run(
-        [sys.executable, "-m", "pipeline", "place", "--cache", str(slice_cache), "--input", str(SEED), "--out", str(out)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pipeline",
+            "place",
+            "--cache",
+            str(slice_cache),
+            "--input",
+            str(SEED),
+            "--out",
+            str(out),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode == 0, result.stderr
     placed = pd.read_parquet(out)
-    assert len(placed) == 19 and {"topic", "topic_label", "probability", "x", "y", "neighbor_ids"} <= set(placed.columns)
+    assert len(placed) == 19 and {"topic", "topic_label", "probability", "x", "y", "neighbor_ids"} <= set(
+        placed.columns
+    )

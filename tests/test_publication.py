@@ -1,4 +1,4 @@
-"""dashboard.publication: the MapView contract, the view of today's map, and both renderers' real output."""
+"""dashboard.figures.publication: the MapView contract, the view of today's map, and both renderers' real output."""
 
 from __future__ import annotations
 
@@ -13,11 +13,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dashboard import publication
-from dashboard.charts import OUTLIER_COLOUR, topic_colour
+from dashboard.display import OUTLIER_COLOUR, topic_colour
+from dashboard.export import publication_images
+from dashboard.figures import publication
 
 CHROMIUM = Path("/usr/bin/chromium")
-needs_chromium = pytest.mark.skipif(not CHROMIUM.is_file(), reason="/usr/bin/chromium is not installed (apt-get install chromium)")
+needs_chromium = pytest.mark.skipif(
+    not CHROMIUM.is_file(), reason="/usr/bin/chromium is not installed (apt-get install chromium)"
+)
 
 
 def clustered_view(n_per_cluster: int = 100, legend: list[tuple[str, str]] | None = None) -> publication.MapView:
@@ -32,7 +35,12 @@ def clustered_view(n_per_cluster: int = 100, legend: list[tuple[str, str]] | Non
         rows.append({"x": x, "y": y, "colour": OUTLIER_COLOUR, "label": "", "highlight": False})
     points = pd.DataFrame(rows)
     points.loc[[0, n_per_cluster + 1], "highlight"] = True
-    return publication.MapView(points=points, legend=legend or [], title="Test map: three clusters", caption="310 papers of test/corpus.csv · filters: no filters")
+    return publication.MapView(
+        points=points,
+        legend=legend or [],
+        title="Test map: three clusters",
+        caption="310 papers of test/corpus.csv · filters: no filters",
+    )
 
 
 def pixel_spread(png: bytes) -> float:
@@ -64,7 +72,15 @@ def test_check_view_rejects_a_bad_legend():
 
 
 def test_label_anchors_are_group_means_largest_first_without_unlabelled():
-    points = pd.DataFrame({"x": [0.0, 2.0, 10.0, 0.0], "y": [0.0, 2.0, 10.0, 5.0], "colour": ["#111111", "#111111", "#222222", "#999999"], "label": ["a", "a", "b", ""], "highlight": False})
+    points = pd.DataFrame(
+        {
+            "x": [0.0, 2.0, 10.0, 0.0],
+            "y": [0.0, 2.0, 10.0, 5.0],
+            "colour": ["#111111", "#111111", "#222222", "#999999"],
+            "label": ["a", "a", "b", ""],
+            "highlight": False,
+        }
+    )
     anchors = publication.label_anchors(points)
     assert anchors["label"].tolist() == ["a", "b"]
     assert anchors[["x", "y"]].to_numpy().tolist() == [[1.0, 1.0], [10.0, 10.0]]
@@ -84,13 +100,15 @@ def test_view_round_trips_through_a_job_folder(tmp_path):
 
 @pytest.fixture
 def documents() -> pd.DataFrame:
-    return pd.DataFrame({
-        "doc_id": ["a", "b", "c", "d"],
-        "x": [0.0, 1.0, 2.0, 3.0],
-        "y": [0.0, 1.0, 0.0, 1.0],
-        "topic": [0, 0, 7, -1],
-        "decision": ["Oral", "Reject", None, "Poster"],
-    })
+    return pd.DataFrame(
+        {
+            "doc_id": ["a", "b", "c", "d"],
+            "x": [0.0, 1.0, 2.0, 3.0],
+            "y": [0.0, 1.0, 0.0, 1.0],
+            "topic": [0, 0, 7, -1],
+            "decision": ["Oral", "Reject", None, "Poster"],
+        }
+    )
 
 
 @pytest.fixture
@@ -108,7 +126,13 @@ def test_map_view_by_topic_uses_the_map_palette_and_topic_labels(documents, topi
 
 
 def test_map_view_by_decision_has_a_legend_of_the_decisions_present(documents, topics):
-    colours = {"Oral": "#1b7837", "Spotlight": "#5aae61", "Poster": "#a6dba0", "Reject": "#d6604d", "Unknown": "#dddddd"}
+    colours = {
+        "Oral": "#1b7837",
+        "Spotlight": "#5aae61",
+        "Poster": "#a6dba0",
+        "Reject": "#d6604d",
+        "Unknown": "#dddddd",
+    }
     view = publication.map_view_from_documents(documents, topics, colour_by="Decision", decision_colours=colours)
     assert view.points["colour"].tolist() == ["#1B7837", "#D6604D", "#DDDDDD", "#A6DBA0"]
     assert [name for name, _ in view.legend] == ["Oral", "Poster", "Reject", "Unknown"]
@@ -119,8 +143,13 @@ def test_caption_and_filter_note():
     note = publication.filter_note(["diffusion"], ' "graph" ', ["Oral", "Poster"], 12)
     assert note == 'topic: diffusion; search ""graph""; decisions: Oral, Poster; 12 papers selected on the map'
     assert publication.filter_note() == "no filters"
-    caption = publication.caption_text({"created_at": "2026-11-30T10:00:00"}, "iclr2025/papers.parquet", 1, "no filters", today=date(2026, 12, 1))
-    assert caption == "1 paper of iclr2025/papers.parquet (built 2026-11-30) · filters: no filters · drawn 2026-12-01 by Topic Atlas"
+    caption = publication.caption_text(
+        {"created_at": "2026-11-30T10:00:00"}, "iclr2025/papers.parquet", 1, "no filters", today=date(2026, 12, 1)
+    )
+    assert (
+        caption
+        == "1 paper of iclr2025/papers.parquet (built 2026-11-30) · filters: no filters · drawn 2026-12-01 by Topic Atlas"
+    )
 
 
 # --- the renderers ---
@@ -141,7 +170,7 @@ def test_plotly_figure_shows_points_labels_title_caption_and_legend():
 @pytest.fixture(scope="module")
 def datamapplot_images() -> dict[str, bytes]:
     """The clustered view drawn once by DataMapPlot in all three formats (DataMapPlot's import costs 5-15 s)."""
-    return publication.render_all(clustered_view(), publication.FORMATS, "datamapplot")
+    return publication_images.render_all(clustered_view(), publication.FORMATS, "datamapplot")
 
 
 def test_datamapplot_png_is_300_dpi_with_content(datamapplot_images):
@@ -169,7 +198,10 @@ def test_datamapplot_pdf_renders_to_a_page_with_content(datamapplot_images, tmp_
     if shutil.which("pdftoppm") is None:
         pytest.skip("pdftoppm (poppler-utils) is not installed")
     (tmp_path / "figure.pdf").write_bytes(pdf)
-    subprocess.run(["pdftoppm", "-png", "-r", "50", "-singlefile", str(tmp_path / "figure.pdf"), str(tmp_path / "page")], check=True)
+    subprocess.run(
+        ["pdftoppm", "-png", "-r", "50", "-singlefile", str(tmp_path / "figure.pdf"), str(tmp_path / "page")],
+        check=True,
+    )
     assert pixel_spread((tmp_path / "page.png").read_bytes()) > 10
 
 
@@ -178,20 +210,30 @@ def test_datamapplot_draws_tiny_unlabelled_and_one_label_maps(labels):
     """Maps of a filtered view: DataMapPlot 0.7.3 alone fails on one label group (NaN ring placement, 0-d font
     sizes) and on no label at all; all of these must draw."""
     n_points = len(labels)
-    points = pd.DataFrame({"x": np.arange(n_points, dtype=float) ** 2, "y": np.zeros(n_points), "colour": OUTLIER_COLOUR, "label": labels, "highlight": False})
-    png = publication.render(publication.MapView(points=points, title="A tiny map", caption=f"{n_points} papers"), "png")
+    points = pd.DataFrame(
+        {
+            "x": np.arange(n_points, dtype=float) ** 2,
+            "y": np.zeros(n_points),
+            "colour": OUTLIER_COLOUR,
+            "label": labels,
+            "highlight": False,
+        }
+    )
+    png = publication_images.render(
+        publication.MapView(points=points, title="A tiny map", caption=f"{n_points} papers"), "png"
+    )
     assert pixel_spread(png) > 3  # title and caption at least, whatever the points
 
 
 def test_unknown_renderer_and_format():
     with pytest.raises(ValueError, match="renderer"):
-        publication.render(clustered_view(5), "png", renderer="matplotlib")
+        publication_images.render(clustered_view(5), "png", renderer="matplotlib")
     with pytest.raises(ValueError, match="format"):
-        publication.render(clustered_view(5), "gif")
+        publication_images.render(clustered_view(5), "gif")
 
 
 @needs_chromium
 def test_plotly_renderer_draws_all_three_formats():
-    images = publication.render_all(clustered_view(20), publication.FORMATS, "plotly", browser_path=str(CHROMIUM))
+    images = publication_images.render_all(clustered_view(20), publication.FORMATS, "plotly", browser_path=str(CHROMIUM))
     assert images["png"].startswith(b"\x89PNG") and pixel_spread(images["png"]) > 3
     assert b"</svg>" in images["svg"] and images["pdf"].startswith(b"%PDF")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dashboard.quality_panel import METRICS, faithfulness_note, format_value, metrics_table, render
+from dashboard.views.quality_panel import METRICS, faithfulness_note, format_value, metrics_table, render
 
 METRICS_951 = {
     "n_documents": 951,
@@ -89,12 +89,30 @@ def test_render_draws_note_and_table_or_a_hint():
 
 
 def test_primary_area_figures_come_from_the_references_block_and_only_from_it():
-    from dashboard.quality_panel import reference_table
+    from dashboard.views.quality_panel import reference_table
 
-    metrics = dict(METRICS_951, references={"primary_area": {"nmi": 0.21, "ami": 0.2, "ari": 0.08, "knn_accuracy_embedding": 0.45, "knn_accuracy_2d": None, "majority_share": 0.12, "n_classes": 21}})
+    metrics = dict(
+        METRICS_951,
+        references={
+            "primary_area": {
+                "nmi": 0.21,
+                "ami": 0.2,
+                "ari": 0.08,
+                "knn_accuracy_embedding": 0.45,
+                "knn_accuracy_2d": None,
+                "majority_share": 0.12,
+                "n_classes": 21,
+            }
+        },
+    )
     table = reference_table(metrics)
     assert table["metric"].tolist() == [
-        "Classes", "Topics vs primary area (NMI)", "Topics vs primary area (AMI)", "Topics vs primary area (ARI)", "Primary area from similar papers", "Commonest primary area",
+        "Classes",
+        "Topics vs primary area (NMI)",
+        "Topics vs primary area (AMI)",
+        "Topics vs primary area (ARI)",
+        "Primary area from similar papers",
+        "Commonest primary area",
     ]
     assert table["value"].tolist() == ["21", "0.210", "0.200", "0.080", "45.0%", "12.0%"]
     assert reference_table(METRICS_951).empty  # a cache built before the references block: nothing shown

@@ -1,4 +1,4 @@
-"""NeRV map refinement (pipeline.refine) on real MiniLM embeddings of ICLR abstracts."""
+"""NeRV map refinement (pipeline.geometry.refine) on real MiniLM embeddings of ICLR abstracts."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import pytest
 
 from pipeline.cache import read_cache
 from pipeline.config import BuildConfig
-from pipeline.evaluate import knn_recall, trustworthiness
-from pipeline.layout import umap_layout
-from pipeline.neighbors import cosine_knn
-from pipeline.refine import NervObjective, nerv_refine, neighbour_distribution
+from pipeline.geometry.neighbors import cosine_knn
+from pipeline.geometry.refine import NervObjective, neighbour_distribution, nerv_refine
+from pipeline.geometry.umap_layout import umap_layout
+from pipeline.quality.metrics import knn_recall, trustworthiness
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +56,16 @@ def test_gradient_matches_finite_differences(slice_embeddings: np.ndarray):
 def test_refinement_raises_trustworthiness_of_the_umap_map(slice_embeddings: np.ndarray):
     config = BuildConfig()
     indices, similarities = cosine_knn(slice_embeddings, config.umap_n_neighbors)
-    umap_map = umap_layout(slice_embeddings, indices, similarities, 2, config.umap_n_neighbors, config.map_min_dist, 42, config.map_negative_sample_rate)
+    umap_map = umap_layout(
+        slice_embeddings,
+        indices,
+        similarities,
+        2,
+        config.umap_n_neighbors,
+        config.map_min_dist,
+        42,
+        config.map_negative_sample_rate,
+    )
     refined = nerv_refine(slice_embeddings, umap_map)
     assert refined.dtype == np.float32 and refined.shape == umap_map.shape
     before, after = trustworthiness(slice_embeddings, umap_map), trustworthiness(slice_embeddings, refined)

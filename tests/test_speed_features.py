@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pipeline.build import run_build
 from pipeline.config import BuildConfig
-from pipeline.embed import ENCODER_NAMES, embed_texts, encoder_spec, get_encoder, model_id
+from pipeline.operations.build import run_build
+from pipeline.represent.encoders import ENCODER_NAMES, embed_texts, encoder_spec, get_encoder, model_id
 from tests.conftest import PAPERS, ROOT, needs_shared
 
 N_DOCS = 80
@@ -47,7 +47,9 @@ def first_build(tmp_path_factory: pytest.TempPathFactory, corpus: pd.DataFrame) 
 def layout_hits(manifest: dict) -> dict[str, bool]:
     """The layout store's hits of a build for what depends on the input alone (the c-TF-IDF counts, "ngrams" and
     "sentences", depend on the clusters' boilerplate words too)."""
-    return {stage: hit for stage, hit in manifest["layout_cache"]["hits"].items() if stage not in ("ngrams", "sentences")}
+    return {
+        stage: hit for stage, hit in manifest["layout_cache"]["hits"].items() if stage not in ("ngrams", "sentences")
+    }
 
 
 def test_cold_build_embeds_everything_and_names_its_encoder(first_build):
@@ -57,7 +59,14 @@ def test_cold_build_embeds_everything_and_names_its_encoder(first_build):
     assert manifest["embedding_model"] == model_id("all-MiniLM-L6-v2-static")
     encoder = manifest["embedding_encoder"]["all-MiniLM-L6-v2-static"]
     assert encoder["kind"] == "static" and len(encoder["weights_sha256"]) == 64 and Path(encoder["path"]).is_dir()
-    assert layout_hits(manifest) == {"prepared": False, "tokens": False, "neighbours": False, "umap_cluster_space": False, "map_2d": False, "map_refine": False}
+    assert layout_hits(manifest) == {
+        "prepared": False,
+        "tokens": False,
+        "neighbours": False,
+        "umap_cluster_space": False,
+        "map_2d": False,
+        "map_refine": False,
+    }
 
 
 def test_adding_and_changing_documents_embeds_only_those(first_build, corpus: pd.DataFrame, tmp_path: Path):
@@ -77,12 +86,28 @@ def test_changing_only_hdbscan_parameters_reuses_the_layouts(first_build, corpus
     path = tmp_path / "same.parquet"
     corpus.head(N_DOCS).to_parquet(path, index=False)
     smaller = max(3, manifest["params"]["min_cluster_size"] - 2)
-    again = run_build(path, tmp_path / "cache", replace(STATIC, min_cluster_size=smaller), embedding_store=store).manifest
+    again = run_build(
+        path, tmp_path / "cache", replace(STATIC, min_cluster_size=smaller), embedding_store=store
+    ).manifest
     assert again["embedding_cache"]["embedded"] == 0
-    assert layout_hits(again) == {"prepared": True, "tokens": True, "neighbours": True, "umap_cluster_space": True, "map_2d": True, "map_refine": True}
+    assert layout_hits(again) == {
+        "prepared": True,
+        "tokens": True,
+        "neighbours": True,
+        "umap_cluster_space": True,
+        "map_2d": True,
+        "map_refine": True,
+    }
     assert again["params"]["min_cluster_size"] == smaller
     reseeded = run_build(path, tmp_path / "cache2", replace(STATIC, random_state=7), embedding_store=store).manifest
-    assert layout_hits(reseeded) == {"prepared": True, "tokens": True, "neighbours": True, "umap_cluster_space": False, "map_2d": False, "map_refine": False}
+    assert layout_hits(reseeded) == {
+        "prepared": True,
+        "tokens": True,
+        "neighbours": True,
+        "umap_cluster_space": False,
+        "map_2d": False,
+        "map_refine": False,
+    }
 
 
 def _no_network(*args, **kwargs):
@@ -130,7 +155,13 @@ def test_build_imports_no_plotting_or_transformer_libraries(first_build, tmp_pat
         "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'torch', 'transformers', 'sentence_transformers', 'plotly', 'matplotlib', 'umap'})\n"
         "print('HEAVY', heavy)\n"
     )
-    output = subprocess.run([sys.executable, "-c", probe, str(path), str(tmp_path / "cache"), str(store)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    output = subprocess.run(
+        [sys.executable, "-c", probe, str(path), str(tmp_path / "cache"), str(store)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert output.returncode == 0, output.stderr[-2000:]
     assert "HEAVY []" in output.stdout, output.stdout[-500:]
 
@@ -158,10 +189,13 @@ def test_two_umap_fits_in_two_threads_match_them_one_after_the_other(corpus: pd.
 
     import umap.layouts
 
-    from pipeline.layout import enable_numba_cache, umap_layout
-    from pipeline.neighbors import cosine_knn
+    from pipeline.adapters.umap_kernels import enable_numba_cache
+    from pipeline.geometry.neighbors import cosine_knn
+    from pipeline.geometry.umap_layout import umap_layout
 
-    embeddings = embed_texts(corpus["abstract"].head(N_DOCS).tolist(), "all-MiniLM-L6-v2-static", store_path=None, progress=False).embeddings
+    embeddings = embed_texts(
+        corpus["abstract"].head(N_DOCS).tolist(), "all-MiniLM-L6-v2-static", store_path=None, progress=False
+    ).embeddings
     indices, similarities = cosine_knn(embeddings, 15)
     enable_numba_cache()
     assert umap.layouts._nb_optimize_layout_euclidean_single_epoch.targetoptions.get("nogil") is True
@@ -174,7 +208,7 @@ def test_two_umap_fits_in_two_threads_match_them_one_after_the_other(corpus: pd.
 
 
 def test_a_rebuild_reuses_the_cleaned_corpus_and_gets_the_same_documents(corpus: pd.DataFrame, tmp_path: Path):
-    """The second build of one file skips cleaning (pipeline.preparation_cache) and writes the same documents table."""
+    """The second build of one file skips cleaning (pipeline.store.prepared) and writes the same documents table."""
     path = tmp_path / "papers.parquet"
     corpus.to_parquet(path, index=False)
     store = tmp_path / "store" / "embeddings.sqlite"
@@ -182,11 +216,14 @@ def test_a_rebuild_reuses_the_cleaned_corpus_and_gets_the_same_documents(corpus:
     second = run_build(path, tmp_path / "second", embedding_store=store).manifest
     assert (first["layout_cache"]["hits"]["prepared"], second["layout_cache"]["hits"]["prepared"]) == (False, True)
     assert first["dropped_ids"] == second["dropped_ids"] and first["warnings"] == second["warnings"]
-    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "first" / "documents.parquet"), pd.read_parquet(tmp_path / "second" / "documents.parquet"))
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(tmp_path / "first" / "documents.parquet"),
+        pd.read_parquet(tmp_path / "second" / "documents.parquet"),
+    )
 
 
 def test_a_build_runs_every_blas_pool_with_one_thread_whoever_calls_it(corpus: pd.DataFrame, tmp_path: Path):
-    """run_build limits the BLAS/OpenMP pools itself (pipeline.threads), including those loaded after it starts
+    """run_build limits the BLAS/OpenMP pools itself (pipeline.runtime.threads), including those loaded after it starts
     (scipy's, under UMAP's spectral initialisation), so a caller's defaults cannot change the floats, and with them
     the topics (two BLAS threads gave 57 topics instead of 59 on the whole conference)."""
     path = tmp_path / "small.parquet"
@@ -196,12 +233,18 @@ def test_a_build_runs_every_blas_pool_with_one_thread_whoever_calls_it(corpus: p
         "for name in ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS', 'ATLAS_THREADS'):\n    os.environ.pop(name, None)\n"
         "import numpy\nfrom threadpoolctl import threadpool_info, threadpool_limits\n"
         "threadpool_limits(limits=2)\n"
-        "from pipeline.build import run_build\n"
+        "from pipeline.operations.build import run_build\n"
         "run_build(sys.argv[1], sys.argv[2], embedding_store=sys.argv[3])\n"
         "import numba\n"
         "print('POOLS', sorted({(pool['internal_api'], pool['num_threads']) for pool in threadpool_info() if pool['internal_api'] == 'openblas'}), 'NUMBA', numba.get_num_threads())\n"
     )
-    output = subprocess.run([sys.executable, "-c", probe, str(path), str(tmp_path / "cache"), str(tmp_path / "store" / "e.sqlite")], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    output = subprocess.run(
+        [sys.executable, "-c", probe, str(path), str(tmp_path / "cache"), str(tmp_path / "store" / "e.sqlite")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert output.returncode == 0, output.stderr[-2000:]
     report = output.stdout.split("POOLS", 1)[1].strip()
     assert report == "[('openblas', 1)] NUMBA 1", report  # numpy's and scipy's OpenBLAS, and numba (UMAP's kernels)

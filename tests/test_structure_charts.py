@@ -1,4 +1,4 @@
-"""The structure figures and tables (dashboard.structure_charts) on small synthetic tables."""
+"""The structure figures and tables (dashboard.figures.structure_charts) on small synthetic tables."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dashboard import structure_charts as structure
+from dashboard.figures import structure_charts as structure
 from tests.test_map_view import TOPICS, documents
 from tests.test_themes import hierarchy_of
 
@@ -14,7 +14,16 @@ from tests.test_themes import hierarchy_of
 def test_the_tree_has_all_papers_then_themes_then_topics_and_its_nodes_say_what_they_filter():
     figure = structure.topic_tree_figure(TOPICS)
     icicle = figure.data[0]
-    assert icicle.ids[0] == "all" and set(icicle.ids) == {"all", "theme:0", "theme:1", "theme:2", "topic:5", "topic:9", "topic:40", "topic:41"}
+    assert icicle.ids[0] == "all" and set(icicle.ids) == {
+        "all",
+        "theme:0",
+        "theme:1",
+        "theme:2",
+        "topic:5",
+        "topic:9",
+        "topic:40",
+        "topic:41",
+    }
     parents = dict(zip(icicle.ids, icicle.parents))
     assert parents["topic:9"] == "theme:1" and parents["theme:1"] == "all"
     assert dict(zip(icicle.ids, icicle.values))["theme:1"] == 60
@@ -30,7 +39,9 @@ def test_similarity_puts_a_themes_topics_together_and_centres_the_embeddings():
     docs = documents()
     rng = np.random.default_rng(1)
     direction = {5: 0, 9: 0, 40: 1, 41: 2, -1: 3}
-    embeddings = np.stack([np.eye(4)[direction[topic]] * 0.2 + 5.0 + rng.normal(0, 0.01, 4) for topic in docs["topic"]])  # a large shared direction
+    embeddings = np.stack(
+        [np.eye(4)[direction[topic]] * 0.2 + 5.0 + rng.normal(0, 0.01, 4) for topic in docs["topic"]]
+    )  # a large shared direction
     ids = [5, 9, 40, 41]
     vectors = structure.topic_vectors(docs, embeddings, ids)
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0)
@@ -48,7 +59,10 @@ def test_topics_against_areas_count_and_normalise_both_ways():
     docs = documents()
     counts = structure.area_crosstab(docs, TOPICS, by="theme")
     assert list(counts.columns) == ["optimization", "generative models"]
-    assert counts.to_numpy().sum() == docs["primary_area"].notna().sum() - docs.loc[docs["theme"] == -1, "primary_area"].notna().sum()
+    assert (
+        counts.to_numpy().sum()
+        == docs["primary_area"].notna().sum() - docs.loc[docs["theme"] == -1, "primary_area"].notna().sum()
+    )
     by_theme = np.asarray(structure.area_share_figure(counts, "theme").data[0].z, dtype=float)
     by_area = np.asarray(structure.area_share_figure(counts, "area").data[0].z, dtype=float)
     assert np.allclose(by_theme.sum(axis=0), 1.0) and np.allclose(by_area.sum(axis=1), 1.0)
@@ -57,11 +71,15 @@ def test_topics_against_areas_count_and_normalise_both_ways():
 
 
 def test_papers_between_areas_are_those_whose_neighbours_mostly_carry_one_other_area():
-    docs = pd.DataFrame({
-        "doc_id": ["a", "b", "c", "d", "e"], "title": ["A", "B", "C", "D", "E"], "topic": [5, 5, 9, 9, 9],
-        "primary_area": ["vision", "vision", "language", "language", "speech"],
-        "neighbor_ids": [["c", "d", "b"], ["a", "c", "e"], ["d", "a"], ["c", "e"], ["a", "b", "c"]],
-    })
+    docs = pd.DataFrame(
+        {
+            "doc_id": ["a", "b", "c", "d", "e"],
+            "title": ["A", "B", "C", "D", "E"],
+            "topic": [5, 5, 9, 9, 9],
+            "primary_area": ["vision", "vision", "language", "language", "speech"],
+            "neighbor_ids": [["c", "d", "b"], ["a", "c", "e"], ["d", "a"], ["c", "e"], ["a", "b", "c"]],
+        }
+    )
     between = structure.papers_between_areas(docs, TOPICS)
     assert between["doc_id"].tolist() == ["e", "a"]  # e: all 3 vision; a: 2 of 3 language. b: 1 of each, no majority
     assert between.set_index("doc_id").loc["a", "neighbour_area"] == "language"

@@ -1,4 +1,4 @@
-"""Themes cut from the topic hierarchy (pipeline.themes): tree reading, the cut, names, odd topic ids, old caches."""
+"""Themes cut from the topic hierarchy (pipeline.topics.themes): tree reading, the cut, names, odd topic ids, old caches."""
 
 from __future__ import annotations
 
@@ -6,13 +6,30 @@ import pandas as pd
 import pytest
 
 from pipeline.cache import HIERARCHY_COLUMNS
-from pipeline.themes import OUTLIER_THEME, assign_themes, cut_tree, has_themes, merge_tree, theme_count, theme_name
+from pipeline.topics.themes import (
+    OUTLIER_THEME,
+    assign_themes,
+    cut_tree,
+    has_themes,
+    merge_tree,
+    theme_count,
+    theme_name,
+)
 
 
 def hierarchy_of(merges: list[tuple[int, int, int, list[int], float]]) -> pd.DataFrame:
     """A hierarchy table from (parent id, left id, right id, topics below, distance) rows."""
     rows = [
-        {"parent_id": parent, "parent_name": "", "child_left_id": left, "child_left_name": "", "child_right_id": right, "child_right_name": "", "distance": distance, "topics": topics}
+        {
+            "parent_id": parent,
+            "parent_name": "",
+            "child_left_id": left,
+            "child_left_name": "",
+            "child_right_id": right,
+            "child_right_name": "",
+            "distance": distance,
+            "topics": topics,
+        }
         for parent, left, right, topics, distance in merges
     ]
     return pd.DataFrame(rows, columns=HIERARCHY_COLUMNS)
@@ -20,23 +37,33 @@ def hierarchy_of(merges: list[tuple[int, int, int, list[int], float]]) -> pd.Dat
 
 def topics_of(sizes: dict[int, int], labels: dict[int, str] | None = None) -> pd.DataFrame:
     labels = labels or {topic: f"term{topic}, more{topic}" for topic in sizes}
-    return pd.DataFrame({"topic": list(sizes), "label": [labels[topic] for topic in sizes], "size": list(sizes.values())})
+    return pd.DataFrame(
+        {"topic": list(sizes), "label": [labels[topic] for topic in sizes], "size": list(sizes.values())}
+    )
 
 
 # Six topics with ids that are neither contiguous nor below the merged nodes' ids: merged node 7 is also a topic id.
 SIZES = {-1: 50, 3: 100, 7: 80, 12: 60, 40: 300, 41: 20, 90: 25}
-TREE = hierarchy_of([
-    (95, 93, 94, [3, 7, 12, 40, 41, 90], 0.9),
-    (94, 40, 92, [40, 41, 90], 0.6),
-    (93, 7, 91, [3, 7, 12], 0.7),
-    (92, 41, 90, [41, 90], 0.3),
-    (91, 3, 12, [3, 12], 0.2),
-])
+TREE = hierarchy_of(
+    [
+        (95, 93, 94, [3, 7, 12, 40, 41, 90], 0.9),
+        (94, 40, 92, [40, 41, 90], 0.6),
+        (93, 7, 91, [3, 7, 12], 0.7),
+        (92, 41, 90, [41, 90], 0.3),
+        (91, 3, 12, [3, 12], 0.2),
+    ]
+)
 
 
 def test_merge_tree_reads_children_from_topic_sets_not_ids():
     tree = merge_tree(TREE)
-    assert set(tree) == {frozenset({3, 7, 12, 40, 41, 90}), frozenset({40, 41, 90}), frozenset({3, 7, 12}), frozenset({41, 90}), frozenset({3, 12})}
+    assert set(tree) == {
+        frozenset({3, 7, 12, 40, 41, 90}),
+        frozenset({40, 41, 90}),
+        frozenset({3, 7, 12}),
+        frozenset({41, 90}),
+        frozenset({3, 12}),
+    }
     assert set(tree[frozenset({3, 7, 12})].children) == {frozenset({7}), frozenset({3, 12})}
     assert merge_tree(pd.DataFrame(columns=HIERARCHY_COLUMNS)) == {}
 
@@ -82,7 +109,9 @@ def test_names_never_repeat_a_term_and_duplicates_get_another_term():
     assert names.nunique() == 2 and set(names) == {"a, b", "a, b (2)"}
 
 
-@pytest.mark.parametrize(("n_topics", "expected"), [(0, 0), (1, 1), (2, 1), (5, 3), (12, 6), (30, 10), (45, 15), (60, 20), (90, 20)])
+@pytest.mark.parametrize(
+    ("n_topics", "expected"), [(0, 0), (1, 1), (2, 1), (5, 3), (12, 6), (30, 10), (45, 15), (60, 20), (90, 20)]
+)
 def test_theme_count_is_about_ten_to_twenty(n_topics, expected):
     assert theme_count(n_topics) == expected
 
@@ -102,12 +131,15 @@ def test_a_build_writes_themes_cut_from_its_own_hierarchy(slice_cache):
     real = topics[topics["topic"] != -1]
     assert (real["theme"] >= 0).all() and (topics.loc[topics["topic"] == -1, "theme"] == OUTLIER_THEME).all()
     assert real["theme"].nunique() == theme_count(len(real))
-    assert real.groupby("theme")["theme_label"].nunique().eq(1).all() and real.drop_duplicates("theme")["theme_label"].is_unique
+    assert (
+        real.groupby("theme")["theme_label"].nunique().eq(1).all()
+        and real.drop_duplicates("theme")["theme_label"].is_unique
+    )
     recomputed = assign_themes(topics.drop(columns=["theme", "theme_label"]), atlas.hierarchy)
     assert recomputed["theme"].tolist() == topics["theme"].tolist()  # what the dashboard computes for an older cache
 
 
 def test_leaf_order_keeps_each_subtree_together():
-    from pipeline.themes import leaf_order
+    from pipeline.topics.themes import leaf_order
 
     assert leaf_order(TREE, [90, 41, 40, 12, 7, 3, -1, 5]) == [3, 12, 7, 41, 90, 40, 5]

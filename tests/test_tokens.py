@@ -1,4 +1,4 @@
-"""pipeline.tokens: counts made from word ids equal scikit-learn's CountVectorizer on the same texts."""
+"""pipeline.text.tokens: counts made from word ids equal scikit-learn's CountVectorizer on the same texts."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pandas as pd
 from conftest import PAPERS, needs_shared
 from sklearn.feature_extraction.text import CountVectorizer
 
-from pipeline.tokens import ngram_counts, sentence_presence, tokenize, word_counts
-from pipeline.vocabulary import STOP_WORDS, TOKEN_PATTERN, separate_cjk, split_sentences
+from pipeline.text.tokens import ngram_counts, sentence_presence, tokenize, word_counts
+from pipeline.text.words import STOP_WORDS, TOKEN_PATTERN, separate_cjk, split_sentences
 
 HOSTILE = [
     "Graph neural networks (GNNs) learn on graphs. GNNs are graph models! 2023 results?",
@@ -19,9 +19,16 @@ HOSTILE = [
 ]
 
 
-def sklearn_counts(texts: list[str], extra: list[str], ngram_max: int, min_df: int = 1, max_df: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+def sklearn_counts(
+    texts: list[str], extra: list[str], ngram_max: int, min_df: int = 1, max_df: float = 1.0
+) -> tuple[np.ndarray, np.ndarray]:
     vectorizer = CountVectorizer(
-        preprocessor=separate_cjk, token_pattern=TOKEN_PATTERN, stop_words=sorted(set(STOP_WORDS) | set(extra)), ngram_range=(1, ngram_max), min_df=min_df, max_df=max_df
+        preprocessor=separate_cjk,
+        token_pattern=TOKEN_PATTERN,
+        stop_words=sorted(set(STOP_WORDS) | set(extra)),
+        ngram_range=(1, ngram_max),
+        min_df=min_df,
+        max_df=max_df,
     )
     matrix = vectorizer.fit_transform(texts)
     return vectorizer.get_feature_names_out(), matrix.toarray()
@@ -54,7 +61,13 @@ def test_sentence_presence_equals_scikit_learn_per_sentence():
     extra = ["model"]
     names, _ = sklearn_counts(texts, extra, 2)
     vocabulary = names.tolist()[::3]
-    vectorizer = CountVectorizer(vocabulary=vocabulary, preprocessor=separate_cjk, token_pattern=TOKEN_PATTERN, stop_words=sorted(set(STOP_WORDS) | set(extra)), ngram_range=(1, 2))
+    vectorizer = CountVectorizer(
+        vocabulary=vocabulary,
+        preprocessor=separate_cjk,
+        token_pattern=TOKEN_PATTERN,
+        stop_words=sorted(set(STOP_WORDS) | set(extra)),
+        ngram_range=(1, 2),
+    )
     sentences = [sentence for text in texts for sentence in split_sentences(text)]
     expected = (vectorizer.transform(sentences) > 0).astype(np.float32).toarray()
     assert np.array_equal(sentence_presence(tokenize(texts), vocabulary, extra).toarray(), expected)
@@ -63,11 +76,25 @@ def test_sentence_presence_equals_scikit_learn_per_sentence():
 def test_the_remembering_vectorizer_counts_as_scikit_learn_in_any_mix_and_order():
     """FixedVocabularyVectorizer.transform: remembered documents, joins of them (as BERTopic joins a topic's papers)
     and unseen texts, interleaved, give CountVectorizer's counts row for row."""
-    from pipeline.vocabulary import make_vectorizer
+    from pipeline.text.vocabulary import make_vectorizer
 
     texts = corpus_texts()[:80]
     ours = make_vectorizer(texts, min_df=2, max_df=0.5, tokens=tokenize(texts))
-    reference = CountVectorizer(vocabulary=ours.vocabulary, preprocessor=separate_cjk, token_pattern=TOKEN_PATTERN, stop_words=ours.stop_words, ngram_range=(1, 2))
-    documents = [texts[5], " ".join(texts[10:14]), "graph neural networks for unseen text", texts[0], HOSTILE[0], " ".join([texts[3], texts[1]]), texts[5]]
+    reference = CountVectorizer(
+        vocabulary=ours.vocabulary,
+        preprocessor=separate_cjk,
+        token_pattern=TOKEN_PATTERN,
+        stop_words=ours.stop_words,
+        ngram_range=(1, 2),
+    )
+    documents = [
+        texts[5],
+        " ".join(texts[10:14]),
+        "graph neural networks for unseen text",
+        texts[0],
+        HOSTILE[0],
+        " ".join([texts[3], texts[1]]),
+        texts[5],
+    ]
     for batch in (documents, texts[20:40], [texts[7]], []):
         assert np.array_equal(ours.transform(batch).toarray(), reference.transform(batch).toarray())

@@ -1,23 +1,37 @@
-"""The view in the address (dashboard.url_state): round trips, defaults left out, foreign values dropped."""
+"""The view in the address (dashboard.state.url_state): round trips, defaults left out, foreign values dropped."""
 
 from __future__ import annotations
 
-from dashboard.url_state import Choices, ViewState, from_query, from_session, to_query, to_session
+from dashboard.state.url_state import Choices, ViewState, from_query, from_session, to_query, to_session
 
 CHOICES = Choices(
-    topics=frozenset({-1, 0, 3, 12}), themes=frozenset({0, 1}), decisions=frozenset({"Oral", "Poster"}),
+    topics=frozenset({-1, 0, 3, 12}),
+    themes=frozenset({0, 1}),
+    decisions=frozenset({"Oral", "Poster"}),
     areas=frozenset({"optimization", "alignment, fairness, safety, privacy, and societal considerations"}),
-    colours=("theme", "topic", "decision", "primary_area"), tabs=("Map and papers", "Structure"), is_paper={"abcDEF1234"}.__contains__,
+    colours=("theme", "topic", "decision", "primary_area"),
+    tabs=("Map and papers", "Structure"),
+    is_paper={"abcDEF1234"}.__contains__,
 )
 VIEW = ViewState(
-    topics=(3, 12), query="diffusion & flows", decisions=("Oral",), areas=("alignment, fairness, safety, privacy, and societal considerations",),
-    theme=1, colour="primary_area", level="topics", paper="abcDEF1234", find="robust RL", tab="Structure",
+    topics=(3, 12),
+    query="diffusion & flows",
+    decisions=("Oral",),
+    areas=("alignment, fairness, safety, privacy, and societal considerations",),
+    theme=1,
+    colour="primary_area",
+    level="topics",
+    paper="abcDEF1234",
+    find="robust RL",
+    tab="Structure",
 )
 
 
 def test_a_view_survives_the_address_and_the_session():
     query = to_query(VIEW)
-    assert query["topic"] == ["3", "12"] and query["area"] == ["alignment, fairness, safety, privacy, and societal considerations"]
+    assert query["topic"] == ["3", "12"] and query["area"] == [
+        "alignment, fairness, safety, privacy, and societal considerations"
+    ]
     assert from_query(query, CHOICES) == VIEW
     assert from_session(to_session(VIEW)) == VIEW
 
@@ -28,8 +42,16 @@ def test_the_default_view_has_an_empty_address():
 
 
 def test_values_the_cache_does_not_have_are_dropped():
-    asked = {"topic": ["3", "99", "x", "12,0"], "decision": ["Oral", "Maybe"], "area": ["astrology"], "theme": "7", "colour": "rainbow",
-             "level": "galaxies", "paper": "not-a-paper", "tab": "Nowhere"}
+    asked = {
+        "topic": ["3", "99", "x", "12,0"],
+        "decision": ["Oral", "Maybe"],
+        "area": ["astrology"],
+        "theme": "7",
+        "colour": "rainbow",
+        "level": "galaxies",
+        "paper": "not-a-paper",
+        "tab": "Nowhere",
+    }
     view = from_query(asked, CHOICES)
     assert view.topics == (3, 12, 0) and view.decisions == ("Oral",) and view.areas == ()
     assert (view.theme, view.colour, view.level, view.paper, view.tab) == (None, "theme", "themes", None, None)

@@ -1,12 +1,12 @@
 """The "What changed" view: the previous atlas's topics against this one's, shown when the cache holds a lineage
-(an aligned rebuild or an add; see dashboard.lineage for the builders and pipeline.align for how topics match)."""
+(an aligned rebuild or an add; see dashboard.tables.lineage for the builders and pipeline.topics.align for how topics match)."""
 
 from __future__ import annotations
 
 import plotly.graph_objects as go
 import streamlit as st
 
-from dashboard import lineage as changes
+from dashboard.tables import lineage as changes
 from pipeline.cache import TopicCache
 
 PLOTLY_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["toImage"]}
@@ -26,25 +26,40 @@ def available(atlas: TopicCache) -> bool:
 
 def _summary(lineage: dict, counts: dict[str, int]) -> None:
     previous = lineage.get("previous") or {}
-    what = "papers were added without a refit" if lineage.get("kind") == "add" else "the topics were refitted and matched to the previous ones"
+    what = (
+        "papers were added without a refit"
+        if lineage.get("kind") == "add"
+        else "the topics were refitted and matched to the previous ones"
+    )
     st.caption(
         f"Compared with the previous atlas of {str(previous.get('created_at', '?'))[:16].replace('T', ' ')} "
         f"({previous.get('n_documents', '?')} papers, {previous.get('n_topics', '?')} topics): {what}. "
         "A topic that kept its id is the same topic, so links and exports that name it stay valid."
     )
     columns = st.columns(6)
-    for column, key, name in zip(columns, ("kept", "split", "merged", "new", "gone"), ("Kept", "Split", "Merged", "New", "Gone")):
+    for column, key, name in zip(
+        columns, ("kept", "split", "merged", "new", "gone"), ("Kept", "Split", "Merged", "New", "Gone")
+    ):
         column.metric(f"{name} topics", counts.get(key, 0))
     shared, same = counts.get("papers_shared", 0), counts.get("papers_same_topic", 0)
-    columns[5].metric("Same topic", f"{same / shared:.0%}" if shared else "—", help=f"{same:,} of the {shared:,} papers in both atlases")
-    st.caption(f"{counts.get('papers_added', 0):,} papers are new to the corpus; {counts.get('papers_removed', 0):,} are no longer in it.")
+    columns[5].metric(
+        "Same topic",
+        f"{same / shared:.0%}" if shared else "—",
+        help=f"{same:,} of the {shared:,} papers in both atlases",
+    )
+    st.caption(
+        f"{counts.get('papers_added', 0):,} papers are new to the corpus; {counts.get('papers_removed', 0):,} are no longer in it."
+    )
 
 
 def _tables(tables: dict) -> None:
     config = {
-        "label": st.column_config.TextColumn("Topic", width=260), "kept_share": st.column_config.NumberColumn("Share of its papers kept", format="percent"),
-        "sources": st.column_config.TextColumn("Where its papers were before", width=420), "went_to": st.column_config.TextColumn("Where its papers went", width=420),
-        "split_or_merged_from": st.column_config.TextColumn("Split or merged from", width=260), "into": st.column_config.TextColumn("Into", width=260),
+        "label": st.column_config.TextColumn("Topic", width=260),
+        "kept_share": st.column_config.NumberColumn("Share of its papers kept", format="percent"),
+        "sources": st.column_config.TextColumn("Where its papers were before", width=420),
+        "went_to": st.column_config.TextColumn("Where its papers went", width=420),
+        "split_or_merged_from": st.column_config.TextColumn("Split or merged from", width=260),
+        "into": st.column_config.TextColumn("Into", width=260),
     }
     for status in ("new", "split", "merged", "gone", "kept"):
         table = tables[status]
@@ -66,9 +81,21 @@ def _moved(atlas: TopicCache, old_labels: dict[int, str], new_labels: dict[int, 
     moved_in, moved_out = changes.moved_papers(atlas.lineage, chosen, old_labels, new_labels)
     left, right = st.columns(2)
     left.markdown(f"**Moved in** ({len(moved_in):,})")
-    left.dataframe(moved_in, hide_index=True, column_order=["title", "came_from"], column_config={"title": st.column_config.TextColumn("Title", width=340), "came_from": "Came from"}, key="changes-in")
+    left.dataframe(
+        moved_in,
+        hide_index=True,
+        column_order=["title", "came_from"],
+        column_config={"title": st.column_config.TextColumn("Title", width=340), "came_from": "Came from"},
+        key="changes-in",
+    )
     right.markdown(f"**Moved out** ({len(moved_out):,})")
-    right.dataframe(moved_out, hide_index=True, column_order=["title", "went_to"], column_config={"title": st.column_config.TextColumn("Title", width=340), "went_to": "Went to"}, key="changes-out")
+    right.dataframe(
+        moved_out,
+        hide_index=True,
+        column_order=["title", "went_to"],
+        column_config={"title": st.column_config.TextColumn("Title", width=340), "went_to": "Went to"},
+        key="changes-out",
+    )
 
 
 FLOW_NAME = "Topic flow since the previous build"
@@ -76,7 +103,7 @@ FLOW_NAME = "Topic flow since the previous build"
 
 def flow_figure(atlas: TopicCache) -> go.Figure:
     """The Sankey of papers from the previous atlas's topics to this one's (small flows folded; see
-    dashboard.lineage.sankey_figure), for the view and for the downloads."""
+    dashboard.tables.lineage.sankey_figure), for the view and for the downloads."""
     lineage = atlas.manifest["lineage"]
     old_labels = changes.previous_labels(lineage)
     new_labels = {int(topic): str(label) for topic, label in zip(atlas.topics["topic"], atlas.topics["label"])}

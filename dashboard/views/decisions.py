@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import analytics, analytics_charts, filters, resources
+from dashboard.figures import decision_charts
+from dashboard.state import resources
+from dashboard.tables import analytics, paper_table
 from dashboard.views.page import PLOTLY_CONFIG, Page
 
 
@@ -21,27 +23,56 @@ def render(page: Page) -> None:
     st.plotly_chart(rate_figure, theme=None, config=PLOTLY_CONFIG, key="acceptance-rate")
     st.plotly_chart(mix_figure, theme=None, config=PLOTLY_CONFIG, key="decision-mix")
     st.dataframe(
-        table, hide_index=True,
-        column_order=["rank", "label", "size", "decided", "accepted", "rate", "rate_low", "rate_high", "withdrawn", "small"],
-        column_config={"label": st.column_config.TextColumn("Topic", width=300), "rate": st.column_config.NumberColumn("Acceptance rate", format="percent"),
-                       "rate_low": st.column_config.NumberColumn("95% CI low", format="percent"), "rate_high": st.column_config.NumberColumn("95% CI high", format="percent"),
-                       "small": st.column_config.CheckboxColumn("Under 30 decided")},
+        table,
+        hide_index=True,
+        column_order=[
+            "rank",
+            "label",
+            "size",
+            "decided",
+            "accepted",
+            "rate",
+            "rate_low",
+            "rate_high",
+            "withdrawn",
+            "small",
+        ],
+        column_config={
+            "label": st.column_config.TextColumn("Topic", width=300),
+            "rate": st.column_config.NumberColumn("Acceptance rate", format="percent"),
+            "rate_low": st.column_config.NumberColumn("95% CI low", format="percent"),
+            "rate_high": st.column_config.NumberColumn("95% CI high", format="percent"),
+            "small": st.column_config.CheckboxColumn("Under 30 decided"),
+        },
     )
-    page.figures.update({"acceptance-rate": ("Acceptance rate per topic", rate_figure), "decision-mix": ("Decision mix per topic", mix_figure)})
+    page.figures.update(
+        {
+            "acceptance-rate": ("Acceptance rate per topic", rate_figure),
+            "decision-mix": ("Decision mix per topic", mix_figure),
+        }
+    )
     if not analytics.rating_table(documents, topics).empty:
-        rating_figure = analytics_charts.rating_figure(documents, topics)
+        rating_figure = decision_charts.rating_figure(documents, topics)
         st.plotly_chart(rating_figure, theme=None, config=PLOTLY_CONFIG, key="ratings")
         page.figures["ratings"] = ("Reviewer ratings per topic", rating_figure)
     per_class = atlas.topics_per_class
     if not per_class.empty:
         st.subheader("What each class of paper talks about, per topic")
-        st.caption("BERTopic's topics per class: the topic's c-TF-IDF terms among its orals, posters, rejects… (averaged with the topic's overall terms).")
-        options = filters.topic_options(topics[topics["topic"].isin(per_class["topic"])])
+        st.caption(
+            "BERTopic's topics per class: the topic's c-TF-IDF terms among its orals, posters, rejects… (averaged with the topic's overall terms)."
+        )
+        options = paper_table.topic_options(topics[topics["topic"].isin(per_class["topic"])])
         chosen = st.selectbox("Topic", list(options), format_func=options.__getitem__, key="class_topic")
         rows = per_class[per_class["topic"] == chosen]
         order = {decision: rank for rank, decision in enumerate(analytics.DECISION_ORDER)}
         rows = rows.assign(order=rows["class"].map(order)).sort_values("order")
         st.dataframe(
-            rows.assign(terms=rows["terms"].map(", ".join)), hide_index=True, column_order=["class", "frequency", "terms"],
-            column_config={"class": "Decision", "frequency": "Papers", "terms": st.column_config.TextColumn("Top terms", width=700)},
+            rows.assign(terms=rows["terms"].map(", ".join)),
+            hide_index=True,
+            column_order=["class", "frequency", "terms"],
+            column_config={
+                "class": "Decision",
+                "frequency": "Papers",
+                "terms": st.column_config.TextColumn("Top terms", width=700),
+            },
         )

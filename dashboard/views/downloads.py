@@ -2,7 +2,7 @@
 as PNG / SVG / PDF.
 
 CSV and HTML are made in the server process when their button is clicked (pure Python, they cannot hang). Every
-image is drawn by :mod:`dashboard.export` in a child process with a timeout, during the rerun that the "Draw"
+image is drawn by :mod:`dashboard.export.download_bytes` in a child process with a timeout, during the rerun that the "Draw"
 button starts, under a spinner: a missing, failing or hung renderer ends as a message on the page within the
 timeout, and the images it drew are offered as ready downloads (and the figure previewed) until the view changes.
 """
@@ -18,20 +18,27 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from dashboard import analytics_charts, export, filters, map_view, publication
-from dashboard.charts import topic_labels
+from dashboard.display import topic_labels
+from dashboard.export import download_bytes, kaleido_images
+from dashboard.figures import decision_charts, publication, topic_map
+from dashboard.tables import paper_table
 from dashboard.views.page import Page
 from pipeline.cache import TopicCache
 
 CHART_FORMATS = ("png", "svg")
-RENDERER_NAMES = {"datamapplot": "DataMapPlot (labels placed around the clusters; no browser needed)", "plotly": "plotly (the page's own look; needs Chromium)"}
+RENDERER_NAMES = {
+    "datamapplot": "DataMapPlot (labels placed around the clusters; no browser needed)",
+    "plotly": "plotly (the page's own look; needs Chromium)",
+}
 STATE_KEY = "downloads-images"  # session state: {job key: {"id": view id, "images": {...}} | {"id": ..., "error": str}}
 
 
 def view_id(view: publication.MapView) -> str:
     """A short fingerprint of everything a publication figure shows (points, legend, title, caption)."""
     digest = hashlib.sha256()
-    digest.update(pd.util.hash_pandas_object(view.points[list(publication.POINT_COLUMNS)], index=False).to_numpy().tobytes())
+    digest.update(
+        pd.util.hash_pandas_object(view.points[list(publication.POINT_COLUMNS)], index=False).to_numpy().tobytes()
+    )
     digest.update(repr((view.legend, view.title, view.caption)).encode("utf-8"))
     return digest.hexdigest()[:16]
 
@@ -49,29 +56,46 @@ def filter_note(topics: pd.DataFrame, state: Mapping[str, Any] | None) -> str:
 def current_map_view(atlas: TopicCache, documents: pd.DataFrame, note: str) -> publication.MapView:
     """The MapView of the map the page shows today: ``documents`` (the papers on the map) coloured as the map's
     "Colour points by" choice says, labelled by topic, with a title and a caption (corpus, build date, filters)."""
-    corpus = filters.corpus_name(atlas.manifest)
+    corpus = paper_table.corpus_name(atlas.manifest)
     colour_by = str(st.session_state.get("colour_by") or "Topic")
     caption = publication.caption_text(atlas.manifest, corpus, len(documents), note)
     title = f"Topic map of {corpus}" + (" by decision" if colour_by == "Decision" else "")
-    return publication.map_view_from_documents(documents, atlas.topics, colour_by=colour_by, decision_colours=analytics_charts.DECISION_COLOURS, title=title, caption=caption)
+    return publication.map_view_from_documents(
+        documents,
+        atlas.topics,
+        colour_by=colour_by,
+        decision_colours=decision_charts.DECISION_COLOURS,
+        title=title,
+        caption=caption,
+    )
 
 
 def page_map_view(page: Page) -> publication.MapView:
     """The publication view of exactly the page's map: its papers (and the grey context around a drilled theme),
-    colours, labels of the current level and highlights (dashboard.map_view), with a title and a caption naming the
+    colours, labels of the current level and highlights (dashboard.figures.topic_map), with a title and a caption naming the
     corpus, the build date and every filter."""
     atlas, view = page.atlas, page.view
-    corpus = filters.corpus_name(atlas.manifest)
+    corpus = paper_table.corpus_name(atlas.manifest)
     labels = topic_labels(atlas.topics)
     theme = ""
     if view.theme is not None and "theme" in atlas.topics.columns:
         names = atlas.topics.loc[atlas.topics["theme"] == view.theme, "theme_label"]
         theme = str(names.iloc[0]) if len(names) else str(view.theme)
-    note = publication.filter_note([labels.get(int(topic), str(topic)) for topic in view.topics], view.query, view.decisions, areas=view.areas, theme=theme)
-    points = map_view.publication_points(page.matching, atlas.topics, page.map_state, page.highlights, page.context, page.areas)
-    legend = map_view.legend_entries(page.matching, atlas.topics, page.map_state, page.areas)
+    note = publication.filter_note(
+        [labels.get(int(topic), str(topic)) for topic in view.topics],
+        view.query,
+        view.decisions,
+        areas=view.areas,
+        theme=theme,
+    )
+    points = topic_map.publication_points(
+        page.matching, atlas.topics, page.map_state, page.highlights, page.context, page.areas
+    )
+    legend = topic_map.legend_entries(page.matching, atlas.topics, page.map_state, page.areas)
     title = f"Topic map of {corpus}, coloured by {page.map_state.colour_by.lower()}"
-    return publication.MapView(points, legend, title, publication.caption_text(atlas.manifest, corpus, len(page.matching), note))
+    return publication.MapView(
+        points, legend, title, publication.caption_text(atlas.manifest, corpus, len(page.matching), note)
+    )
 
 
 def render_page(page: Page) -> None:
@@ -88,10 +112,10 @@ def _drawn(job_key: str, current_id: str) -> dict[str, Any] | None:
 def _draw(job_key: str, current_id: str, make_images, what: str) -> None:
     """Run ``make_images()`` under a spinner and remember its images or its error message for this view."""
     store = st.session_state.setdefault(STATE_KEY, {})
-    with st.spinner(f"Drawing the {what} (at most {export.export_timeout_s():.0f} s)…"):
+    with st.spinner(f"Drawing the {what} (at most {download_bytes.export_timeout_s():.0f} s)…"):
         try:
             store[job_key] = {"id": current_id, "images": make_images()}
-        except export.ExportError as error:
+        except download_bytes.ExportError as error:
             store[job_key] = {"id": current_id, "error": str(error)}
         except ValueError as error:  # an invalid view or format: a bug, but still a message, not a traceback
             store[job_key] = {"id": current_id, "error": f"The {what} cannot be drawn: {error}"}
@@ -99,16 +123,30 @@ def _draw(job_key: str, current_id: str, make_images, what: str) -> None:
 
 def _image_buttons(columns: Sequence[Any], images: Mapping[str, bytes], stem: str, key: str) -> None:
     for column, (image_format, data) in zip(columns, images.items()):
-        column.download_button(f"Save {image_format.upper()}", data=data, file_name=export.download_name(stem, image_format), mime=export.MIME_TYPES[image_format], on_click="ignore", key=f"{key}-save-{image_format}", width="stretch")
+        column.download_button(
+            f"Save {image_format.upper()}",
+            data=data,
+            file_name=download_bytes.download_name(stem, image_format),
+            mime=download_bytes.MIME_TYPES[image_format],
+            on_click="ignore",
+            key=f"{key}-save-{image_format}",
+            width="stretch",
+        )
 
 
 def show_csv(atlas: TopicCache, shown: pd.DataFrame) -> None:
     """The CSV of the listed papers, made when the button is clicked."""
-    st.markdown(f"**Papers as CSV** — the {len(shown):,} papers the table lists (filters and map selection applied), with abstracts.")
+    st.markdown(
+        f"**Papers as CSV** — the {len(shown):,} papers the table lists (filters and map selection applied), with abstracts."
+    )
     st.download_button(
         "Download CSV",
-        data=lambda: export.csv_bytes(export.export_table(shown, atlas.topics, links=filters.links_enabled(atlas.manifest, atlas.documents))),
-        file_name=export.download_name(f"topic-atlas-papers-{Path(str(atlas.path)).name}", "csv"),
+        data=lambda: download_bytes.csv_bytes(
+            download_bytes.export_table(
+                shown, atlas.topics, links=paper_table.links_enabled(atlas.manifest, atlas.documents)
+            )
+        ),
+        file_name=download_bytes.download_name(f"topic-atlas-papers-{Path(str(atlas.path)).name}", "csv"),
         mime="text/csv",
         on_click="ignore",
         key="csv",
@@ -118,12 +156,25 @@ def show_csv(atlas: TopicCache, shown: pd.DataFrame) -> None:
 def show_publication_figure(view: publication.MapView) -> None:
     """The publication figure of the map: renderer choice, one Draw button for PNG + SVG + PDF, then the three
     downloads and a preview, or the message saying why there is no figure."""
-    st.markdown("**Publication figure of the map** — exactly the papers, colours and labels on the map, with a title and a caption; PNG (300 dpi), SVG and PDF (vector text).")
+    st.markdown(
+        "**Publication figure of the map** — exactly the papers, colours and labels on the map, with a title and a caption; PNG (300 dpi), SVG and PDF (vector text)."
+    )
     st.caption(f"Caption: {view.caption}")
-    renderer = st.radio("Drawn by", list(RENDERER_NAMES), format_func=RENDERER_NAMES.__getitem__, key="publication-renderer", horizontal=True)
+    renderer = st.radio(
+        "Drawn by",
+        list(RENDERER_NAMES),
+        format_func=RENDERER_NAMES.__getitem__,
+        key="publication-renderer",
+        horizontal=True,
+    )
     current = f"{view_id(view)}-{renderer}"
     if st.button("Draw the publication figure (PNG, SVG, PDF)", key="publication-draw", type="primary"):
-        _draw("publication", current, lambda: export.publication_images(view, publication.FORMATS, renderer), "publication figure")
+        _draw(
+            "publication",
+            current,
+            lambda: download_bytes.publication_images(view, publication.FORMATS, renderer),
+            "publication figure",
+        )
     drawn = _drawn("publication", current)
     if drawn is None:
         return
@@ -137,12 +188,24 @@ def show_publication_figure(view: publication.MapView) -> None:
 def chart_row(name: str, figure: go.Figure, key: str, images_possible: bool) -> None:
     """One chart: HTML at once, PNG and SVG drawn in a child process when "Draw PNG + SVG" is clicked."""
     columns = st.columns([3, 1, 1, 1, 1], vertical_alignment="center")
-    columns[0].markdown(f"**{filters.markdown_escape(name)}**")
-    columns[1].download_button("HTML", data=lambda: export.figure_html_bytes(figure, f"Topic Atlas: {name}"), file_name=export.download_name(f"topic-atlas-{key}", "html"),
-                               mime="text/html", on_click="ignore", key=f"{key}-html", width="stretch")
+    columns[0].markdown(f"**{paper_table.markdown_escape(name)}**")
+    columns[1].download_button(
+        "HTML",
+        data=lambda: download_bytes.figure_html_bytes(figure, f"Topic Atlas: {name}"),
+        file_name=download_bytes.download_name(f"topic-atlas-{key}", "html"),
+        mime="text/html",
+        on_click="ignore",
+        key=f"{key}-html",
+        width="stretch",
+    )
     current = f"{id(figure)}-{len(figure.data)}"
     if columns[2].button("Draw PNG + SVG", key=f"{key}-draw", disabled=not images_possible, width="stretch"):
-        _draw(key, current, lambda: export.figure_images(figure, CHART_FORMATS, f"PNG and SVG of “{name}”"), f"PNG and SVG of “{name}”")
+        _draw(
+            key,
+            current,
+            lambda: download_bytes.figure_images(figure, CHART_FORMATS, f"PNG and SVG of “{name}”"),
+            f"PNG and SVG of “{name}”",
+        )
     drawn = _drawn(key, current)
     if drawn is None:
         return
@@ -152,8 +215,15 @@ def chart_row(name: str, figure: go.Figure, key: str, images_possible: bool) -> 
     _image_buttons(columns[3:], drawn["images"], f"topic-atlas-{key}", key)
 
 
-def render(atlas: TopicCache, shown: pd.DataFrame, figures: Mapping[str, tuple[str, go.Figure]], *, map_documents: pd.DataFrame | None = None,
-           map_view: publication.MapView | None = None, filter_state: Mapping[str, Any] | None = None) -> None:
+def render(
+    atlas: TopicCache,
+    shown: pd.DataFrame,
+    figures: Mapping[str, tuple[str, go.Figure]],
+    *,
+    map_documents: pd.DataFrame | None = None,
+    map_view: publication.MapView | None = None,
+    filter_state: Mapping[str, Any] | None = None,
+) -> None:
     """The Downloads view.
 
     ``shown``: the papers the table lists (CSV). ``figures``: {key: (name, plotly figure)} of the page's charts.
@@ -161,15 +231,23 @@ def render(atlas: TopicCache, shown: pd.DataFrame, figures: Mapping[str, tuple[s
     the map of ``map_documents`` (default ``shown``) as the page colours it, captioned with ``filter_state``
     ({"topics", "query", "decisions"}).
     """
-    export.warm_up()
+    download_bytes.warm_up()
     show_csv(atlas, shown)
     st.divider()
-    view = map_view if map_view is not None else current_map_view(atlas, shown if map_documents is None else map_documents, filter_note(atlas.topics, filter_state))
+    view = (
+        map_view
+        if map_view is not None
+        else current_map_view(
+            atlas, shown if map_documents is None else map_documents, filter_note(atlas.topics, filter_state)
+        )
+    )
     show_publication_figure(view)
     st.divider()
-    st.markdown("**Charts** — HTML is interactive and works offline (plotly.js inlined); PNG and SVG are drawn by Chromium when you ask.")
-    images_possible = export.image_export_available()
+    st.markdown(
+        "**Charts** — HTML is interactive and works offline (plotly.js inlined); PNG and SVG are drawn by Chromium when you ask."
+    )
+    images_possible = kaleido_images.image_export_available()
     if not images_possible:
-        st.info(export.CHROMIUM_MISSING)
+        st.info(kaleido_images.CHROMIUM_MISSING)
     for key, (name, figure) in figures.items():
         chart_row(name, figure, key, images_possible)

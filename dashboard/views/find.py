@@ -5,7 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboard import charts, filters, find, resources
+from dashboard import display
+from dashboard.figures import charts
+from dashboard.state import resources
+from dashboard.tables import find, paper_table
 from dashboard.views.page import PLOTLY_CONFIG, Page
 
 SEARCH_KEY = "semantic_query"
@@ -13,7 +16,7 @@ N_HITS = 20
 
 
 def best_hits(page_matching: pd.DataFrame, ranked: pd.DataFrame, k: int = N_HITS) -> pd.DataFrame:
-    """The ``k`` best of ``ranked`` (all papers, best first) among the papers that match the filters."""
+    """The ``k`` best of ``ranked`` (all papers, best first) among the papers that match the paper_table."""
     return ranked[ranked["doc_id"].isin(set(page_matching["doc_id"]))].head(k)
 
 
@@ -28,48 +31,92 @@ def render(page: Page, base_map) -> None:
     """The search box and its hits, then placement of an uploaded file or a pasted abstract."""
     atlas, cache_key = page.atlas, page.cache_key
     st.subheader("Search by meaning")
-    query = st.text_input("Describe the papers you are looking for", key=SEARCH_KEY, placeholder="e.g. robustness of reinforcement learning to distribution shift", persist_state="session")
+    query = st.text_input(
+        "Describe the papers you are looking for",
+        key=SEARCH_KEY,
+        placeholder="e.g. robustness of reinforcement learning to distribution shift",
+        persist_state="session",
+    )
     upload = st.session_state.get("upload")
     pasted = st.session_state.get("pasted_abstract") or ""
     # The representation is loaded only once something needs it, so the first page render stays fast.
     wanted = query.strip() or upload is not None or pasted.strip()
     representation, problem = resources.representation_or_problem(cache_key, atlas) if wanted else (None, None)
     if problem:
-        st.info(f"Semantic search and placement need the embedding model, which is unavailable ({problem}). The keyword search in the sidebar still works.")
+        st.info(
+            f"Semantic search and placement need the embedding model, which is unavailable ({problem}). The keyword search in the sidebar still works."
+        )
     elif query.strip():
         hits = page.search_hits
-        st.caption(f"The {len(hits)} papers closest in meaning among the {len(page.matching):,} matching the filters (cosine similarity of embeddings); they are starred on the map.")
-        table = filters.drilldown_table(hits, atlas.topics, links=resources.links(cache_key, atlas)).assign(score=hits["score"].to_numpy())
+        st.caption(
+            f"The {len(hits)} papers closest in meaning among the {len(page.matching):,} matching the filters (cosine similarity of embeddings); they are starred on the map."
+        )
+        table = paper_table.drilldown_table(hits, atlas.topics, links=resources.links(cache_key, atlas)).assign(
+            score=hits["score"].to_numpy()
+        )
         st.dataframe(
-            table, hide_index=True, column_order=["score", "title", "topic_label", "decision", "link"],
-            column_config={"score": st.column_config.NumberColumn("Similarity", format="%.3f"), "title": st.column_config.TextColumn("Title", width=480),
-                           "topic_label": st.column_config.TextColumn("Topic"), "link": st.column_config.LinkColumn("OpenReview", display_text="open ↗")},
+            table,
+            hide_index=True,
+            column_order=["score", "title", "topic_label", "decision", "link"],
+            column_config={
+                "score": st.column_config.NumberColumn("Similarity", format="%.3f"),
+                "title": st.column_config.TextColumn("Title", width=480),
+                "topic_label": st.column_config.TextColumn("Topic"),
+                "link": st.column_config.LinkColumn("OpenReview", display_text="open ↗"),
+            },
         )
     st.subheader("Place new papers on this map")
-    st.caption("Each paper gets the topic of its nearest papers (by embedding) and a position among them; the cache is not changed.")
-    upload = st.file_uploader("A file of papers: CSV, TSV, JSON, JSONL, Parquet, or text with one abstract per paragraph", type=["csv", "tsv", "json", "jsonl", "parquet", "txt"], key="upload")
+    st.caption(
+        "Each paper gets the topic of its nearest papers (by embedding) and a position among them; the cache is not changed."
+    )
+    upload = st.file_uploader(
+        "A file of papers: CSV, TSV, JSON, JSONL, Parquet, or text with one abstract per paragraph",
+        type=["csv", "tsv", "json", "jsonl", "parquet", "txt"],
+        key="upload",
+    )
     pasted = st.text_area("…or paste an abstract", key="pasted_abstract", height=120)
     placed = None
     if representation is not None and (upload is not None or pasted.strip()):
-        from pipeline.errors import AtlasError
+        from pipeline.runtime.errors import AtlasError
 
         try:
-            placed = resources.placed_papers(cache_key, upload.name, upload.getvalue(), atlas) if upload is not None else resources.placed_abstract(cache_key, pasted, atlas)
+            placed = (
+                resources.placed_papers(cache_key, upload.name, upload.getvalue(), atlas)
+                if upload is not None
+                else resources.placed_abstract(cache_key, pasted, atlas)
+            )
         except AtlasError as error:
             st.error(f"Cannot place these papers: {error}")
     if placed is not None and not placed.empty:
-        titles = dict(zip(atlas.documents["doc_id"], atlas.documents["title"].fillna(atlas.documents["abstract"].str[:90])))
+        titles = dict(
+            zip(atlas.documents["doc_id"], atlas.documents["title"].fillna(atlas.documents["abstract"].str[:90]))
+        )
         listing = placed.assign(
-            paper=[charts.document_heading(title, abstract) for title, abstract in zip(placed["title"], placed["abstract"])],
+            paper=[
+                display.document_heading(title, abstract) for title, abstract in zip(placed["title"], placed["abstract"])
+            ],
             nearest=[titles.get(ids[0], "") for ids in placed["neighbor_ids"]],
             nearest_similarity=[scores[0] for scores in placed["neighbor_scores"]],
         )
         st.dataframe(
-            listing, hide_index=True, column_order=["paper", "topic_label", "probability", "nearest", "nearest_similarity"],
-            column_config={"paper": st.column_config.TextColumn("New paper", width=360), "topic_label": st.column_config.TextColumn("Placed in topic"),
-                           "probability": st.column_config.NumberColumn("Topic share of its neighbours", format="%.2f"),
-                           "nearest": st.column_config.TextColumn("Nearest paper on the map", width=360), "nearest_similarity": st.column_config.NumberColumn("Similarity", format="%.3f")},
+            listing,
+            hide_index=True,
+            column_order=["paper", "topic_label", "probability", "nearest", "nearest_similarity"],
+            column_config={
+                "paper": st.column_config.TextColumn("New paper", width=360),
+                "topic_label": st.column_config.TextColumn("Placed in topic"),
+                "probability": st.column_config.NumberColumn("Topic share of its neighbours", format="%.2f"),
+                "nearest": st.column_config.TextColumn("Nearest paper on the map", width=360),
+                "nearest_similarity": st.column_config.NumberColumn("Similarity", format="%.3f"),
+            },
         )
-        figure = charts.highlight_points(base_map, find.overlay_points(placed.assign(doc_id=""), "new paper"), "new papers", symbol="diamond", colour="#d62728", size=16)
+        figure = charts.highlight_points(
+            base_map,
+            find.overlay_points(placed.assign(doc_id=""), "new paper"),
+            "new papers",
+            symbol="diamond",
+            colour="#d62728",
+            size=16,
+        )
         st.plotly_chart(figure, key="find-map", theme=None, config=PLOTLY_CONFIG)
         page.figures["find-map"] = ("Map with new papers", figure)

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import filters, map_view, quality_panel, resources
+from dashboard.figures import topic_map
+from dashboard.state import resources
+from dashboard.tables import paper_table
+from dashboard.views import quality_panel
 from dashboard.views.page import MAP_CONFIG, Page
 
 MAP_KEY = "map"
@@ -31,7 +34,7 @@ def on_map_select() -> None:
     event = st.session_state.get(map_key()) or {}
     selection = event.get("selection", {}) if hasattr(event, "get") else {}
     points = selection.get("points", []) or []
-    doc_ids = filters.selected_doc_ids(points)
+    doc_ids = paper_table.selected_doc_ids(points)
     if selection.get("box") or selection.get("lasso"):
         st.session_state[SELECTION_KEY] = sorted(doc_ids)
     elif len(points) == 1 and doc_ids:
@@ -60,17 +63,19 @@ def drawn_selection(page: Page) -> tuple[str, ...]:
 def theme_options(page: Page) -> dict[int | None, str]:
     """{theme id: name (papers)} for the drill-down picker, None first ("All themes")."""
     topics = page.atlas.topics
-    real = topics[topics["theme"] != map_view.OUTLIER_THEME]
+    real = topics[topics["theme"] != topic_map.OUTLIER_THEME]
     sizes = real.groupby("theme")["size"].sum()
     names = real.drop_duplicates("theme").set_index("theme")["theme_label"]
-    return {None: "All themes (the whole map)"} | {int(theme): f"{names[theme]} ({int(sizes[theme]):,})" for theme in sorted(sizes.index)}
+    return {None: "All themes (the whole map)"} | {
+        int(theme): f"{names[theme]} ({int(sizes[theme]):,})" for theme in sorted(sizes.index)
+    }
 
 
 def colour_options(page: Page) -> list[str]:
     """The colour modes this corpus offers: theme and topic, decision and primary area when it has them."""
     documents = page.atlas.documents
     options = ["theme", "topic"]
-    if filters.decision_options(documents):
+    if paper_table.decision_options(documents):
         options.append("decision")
     if page.areas:
         options.append("primary_area")
@@ -80,31 +85,69 @@ def colour_options(page: Page) -> list[str]:
 def render_controls(page: Page) -> None:
     """Colour mode, label level and the drilled theme, on one row above the map."""
     columns = st.columns([2, 2, 5])
-    columns[0].selectbox("Colour points by", colour_options(page), format_func=map_view.COLOUR_MODES.__getitem__, key="colour", persist_state="session")
-    columns[1].selectbox("Label", list(map_view.LEVELS), format_func=map_view.LEVELS.__getitem__, key="level", persist_state="session",
-                         help="Themes: the 10-20 groups cut from the topic hierarchy. Topics: every topic. Drilling into a theme labels its topics.")
+    columns[0].selectbox(
+        "Colour points by",
+        colour_options(page),
+        format_func=topic_map.COLOUR_MODES.__getitem__,
+        key="colour",
+        persist_state="session",
+    )
+    columns[1].selectbox(
+        "Label",
+        list(topic_map.LEVELS),
+        format_func=topic_map.LEVELS.__getitem__,
+        key="level",
+        persist_state="session",
+        help="Themes: the 10-20 groups cut from the topic hierarchy. Topics: every topic. Drilling into a theme labels its topics.",
+    )
     options = theme_options(page)
-    columns[2].selectbox("Drill into a theme", list(options), format_func=options.__getitem__, key="theme", persist_state="session")
+    columns[2].selectbox(
+        "Drill into a theme", list(options), format_func=options.__getitem__, key="theme", persist_state="session"
+    )
 
 
 def figure_of(page: Page) -> object:
     """The map of the page's view (cached per filters, view, highlights and selection)."""
-    highlights = map_view.highlight_rows(page.atlas.documents, page.highlights)
+    highlights = topic_map.highlight_rows(page.atlas.documents, page.highlights)
     view_key = (page.filter_key, page.highlights)
-    return resources.map_figure(page.cache_key, view_key, page.map_state, page.matching, page.context, highlights, drawn_selection(page), page.atlas.topics, page.areas)
+    return resources.map_figure(
+        page.cache_key,
+        view_key,
+        page.map_state,
+        page.matching,
+        page.context,
+        highlights,
+        drawn_selection(page),
+        page.atlas.topics,
+        page.areas,
+    )
 
 
 def render(page: Page) -> object:
     """Draw the controls and the map; returns the map's figure."""
     render_controls(page)
     figure = figure_of(page)
-    st.plotly_chart(figure, on_select=on_map_select, selection_mode=("points", "box", "lasso"), key=map_key(), theme=None, config=MAP_CONFIG)
+    st.plotly_chart(
+        figure,
+        on_select=on_map_select,
+        selection_mode=("points", "box", "lasso"),
+        key=map_key(),
+        theme=None,
+        config=MAP_CONFIG,
+    )
     left, right = st.columns([5, 1], vertical_alignment="center")
     if page.selected:
         left.caption(f"{len(page.shown):,} papers selected on the map; the table lists only them.")
     else:
-        hint = "No map selection: the table lists every paper matching the filters. Click a point to read its paper; drag to pan, scroll to zoom, double-click to zoom out; the lasso and box in the chart's toolbar select papers."
-        left.caption(hint + (" " + quality_panel.faithfulness_note(page.atlas.manifest["metrics"]) if page.atlas.manifest.get("metrics") else ""))
+        hint = "No map selection: the table lists every paper matching the paper_table. Click a point to read its paper; drag to pan, scroll to zoom, double-click to zoom out; the lasso and box in the chart's toolbar select papers."
+        left.caption(
+            hint
+            + (
+                " " + quality_panel.faithfulness_note(page.atlas.manifest["metrics"])
+                if page.atlas.manifest.get("metrics")
+                else ""
+            )
+        )
     right.button("Clear selection", on_click=clear_selection, disabled=not page.selected, width="stretch")
     page.figures["map"] = ("Topic map", figure)
     return figure

@@ -7,9 +7,9 @@ from typing import Any
 
 import pandas as pd
 
-from dashboard.filters import corpus_name
-from dashboard.map_view import Highlights, MapState, view_description
-from dashboard.url_state import ViewState
+from dashboard.figures.topic_map import Highlights, MapState, view_description
+from dashboard.state.url_state import ViewState
+from dashboard.tables.paper_table import corpus_name
 from pipeline.cache import TopicCache
 
 PLOTLY_CONFIG = {"displaylogo": False, "scrollZoom": True, "modeBarButtonsToRemove": ["toImage"]}
@@ -48,8 +48,17 @@ class Page:
     def description(self) -> str:
         """One line naming the corpus, the papers shown and every filter in use (a publication figure's caption)."""
         view = self.view
-        return view_description(len(self.shown), self.atlas.topics, corpus_name(self.atlas.manifest), view.topics, view.query, view.decisions,
-                                view.areas, view.theme, len(self.selected))
+        return view_description(
+            len(self.shown),
+            self.atlas.topics,
+            corpus_name(self.atlas.manifest),
+            view.topics,
+            view.query,
+            view.decisions,
+            view.areas,
+            view.theme,
+            len(self.selected),
+        )
 
     @property
     def filter_key(self) -> tuple[Any, ...]:

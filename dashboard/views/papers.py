@@ -13,7 +13,9 @@ from functools import partial
 
 import streamlit as st
 
-from dashboard import charts, filters, resources
+from dashboard import display
+from dashboard.state import resources
+from dashboard.tables import paper_table
 from dashboard.views.page import Page
 
 PAPER_KEY = "paper"
@@ -21,7 +23,10 @@ PAPER_KEY = "paper"
 
 def table_key(page: Page) -> str:
     """The table's widget key: a new one whenever its rows change, so a row selection never points elsewhere."""
-    return "papers-" + hashlib.sha256(repr((page.cache_key, page.filter_key, sorted(page.selected))).encode()).hexdigest()[:16]
+    return (
+        "papers-"
+        + hashlib.sha256(repr((page.cache_key, page.filter_key, sorted(page.selected))).encode()).hexdigest()[:16]
+    )
 
 
 def on_row_select(key: str, doc_ids: list[str]) -> None:
@@ -35,7 +40,9 @@ def on_row_select(key: str, doc_ids: list[str]) -> None:
 def render(page: Page) -> None:
     """The table of the papers shown (filters, drilled theme and map selection applied), one row selectable."""
     key = table_key(page)
-    table = resources.papers_table(page.cache_key, key, page.shown, page.atlas.topics, resources.links(page.cache_key, page.atlas))
+    table = resources.papers_table(
+        page.cache_key, key, page.shown, page.atlas.topics, resources.links(page.cache_key, page.atlas)
+    )
     st.subheader(f"Papers ({len(table):,})")
     column_config = {
         "title": st.column_config.TextColumn("Title", width=420),
@@ -44,13 +51,29 @@ def render(page: Page) -> None:
         "primary_area": st.column_config.TextColumn("Primary area", width=200),
         "link": st.column_config.LinkColumn("OpenReview", display_text="open ↗", width=95),
         "keywords": st.column_config.TextColumn("Keywords", width=260),
-        "copy_of": st.column_config.TextColumn("Copy of", width=110, help="This paper's abstract is another paper's (a duplicate): it shares that paper's topic and place."),
-        "truncated": st.column_config.CheckboxColumn("Cut", width=50, help="Longer than the encoder's window: only its beginning was embedded."),
+        "copy_of": st.column_config.TextColumn(
+            "Copy of",
+            width=110,
+            help="This paper's abstract is another paper's (a duplicate): it shares that paper's topic and place.",
+        ),
+        "truncated": st.column_config.CheckboxColumn(
+            "Cut", width=50, help="Longer than the encoder's window: only its beginning was embedded."
+        ),
     }
-    order = [column for column in ("title", "topic_label", "decision", "primary_area", "link", "keywords", "copy_of", "truncated") if column in table.columns]
+    order = [
+        column
+        for column in ("title", "topic_label", "decision", "primary_area", "link", "keywords", "copy_of", "truncated")
+        if column in table.columns
+    ]
     st.dataframe(
-        table, column_config=column_config, column_order=order, hide_index=True, on_select=partial(on_row_select, key, table["doc_id"].tolist()),
-        selection_mode="single-row", key=key, height=420,
+        table,
+        column_config=column_config,
+        column_order=order,
+        hide_index=True,
+        on_select=partial(on_row_select, key, table["doc_id"].tolist()),
+        selection_mode="single-row",
+        key=key,
+        height=420,
     )
     st.caption("Choose a row, or click a point on the map, to read the paper in the sidebar.")
 
@@ -65,7 +88,7 @@ def render_paper(page: Page, doc_id: str) -> None:
     atlas = page.atlas
     papers, links = resources.listing(page.cache_key, atlas), resources.links(page.cache_key, atlas)
     window = (atlas.manifest.get("embedding_cache") or {}).get("max_seq_length")
-    details = filters.paper_details(papers, atlas.topics, doc_id, links=links, window=window)
+    details = paper_table.paper_details(papers, atlas.topics, doc_id, links=links, window=window)
     if details is None:
         return
     row = papers.loc[papers["doc_id"].astype(str) == str(doc_id)].iloc[0]
@@ -74,11 +97,20 @@ def render_paper(page: Page, doc_id: str) -> None:
         top[0].caption("Chosen paper (red star on the map)")
         top[1].button("Close", key="close-paper", on_click=close_paper, width="stretch")
         st.text(details["title"] or "(no title)")
-        topic = f"{details['topic']} · {details['topic_label']}" if details["topic"] != charts.OUTLIER_TOPIC else details["topic_label"]
+        topic = (
+            f"{details['topic']} · {details['topic_label']}"
+            if details["topic"] != display.OUTLIER_TOPIC
+            else details["topic_label"]
+        )
         theme = atlas.topics.loc[atlas.topics["topic"] == details["topic"], "theme_label"]
         st.caption("Topic")
-        st.text(topic + (f"  (theme: {theme.iloc[0]})" if len(theme) and details["topic"] != charts.OUTLIER_TOPIC else ""))
-        facts = [("Decision", details["decision"]), ("Primary area", row.get("primary_area") if isinstance(row.get("primary_area"), str) else None)]
+        st.text(
+            topic + (f"  (theme: {theme.iloc[0]})" if len(theme) and details["topic"] != display.OUTLIER_TOPIC else "")
+        )
+        facts = [
+            ("Decision", details["decision"]),
+            ("Primary area", row.get("primary_area") if isinstance(row.get("primary_area"), str) else None),
+        ]
         for name, value in facts:
             if value:
                 st.caption(name)
@@ -101,13 +133,23 @@ def render_paper(page: Page, doc_id: str) -> None:
             st.caption(details["embedding_note"])
         if details["link"]:
             st.link_button("Open on OpenReview", details["link"])
-    similar = filters.similar_papers(papers, atlas.topics, doc_id, links=links)
+    similar = paper_table.similar_papers(papers, atlas.topics, doc_id, links=links)
     if not similar.empty:
         known = resources.doc_id_set(page.cache_key, papers)
-        neighbour_ids = [other for other in filters.as_text_list(row.get("neighbor_ids")) if other in known]
-        st.caption("Similar papers (rings on the map; cosine similarity of the abstracts' embeddings). Choose one to open it.")
+        neighbour_ids = [other for other in display.as_text_list(row.get("neighbor_ids")) if other in known]
+        st.caption(
+            "Similar papers (rings on the map; cosine similarity of the abstracts' embeddings). Choose one to open it."
+        )
         key = f"similar-{doc_id}"
         st.dataframe(
-            similar, hide_index=True, on_select=partial(on_row_select, key, neighbour_ids), selection_mode="single-row", key=key,
-            column_order=["title", "similarity"], column_config={"title": st.column_config.TextColumn("Title"), "similarity": st.column_config.NumberColumn("Sim.", format="%.2f", width=50)},
+            similar,
+            hide_index=True,
+            on_select=partial(on_row_select, key, neighbour_ids),
+            selection_mode="single-row",
+            key=key,
+            column_order=["title", "similarity"],
+            column_config={
+                "title": st.column_config.TextColumn("Title"),
+                "similarity": st.column_config.NumberColumn("Sim.", format="%.2f", width=50),
+            },
         )

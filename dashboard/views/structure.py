@@ -7,7 +7,9 @@ from functools import partial
 
 import streamlit as st
 
-from dashboard import filters, resources, structure_charts
+from dashboard.figures import structure_charts
+from dashboard.state import resources
+from dashboard.tables import paper_table
 from dashboard.views.page import PLOTLY_CONFIG, Page
 
 TREE_KEY = "topic-tree"
@@ -39,10 +41,19 @@ def render(page: Page) -> None:
         "Click a theme to drill the map and the table into it, a topic to filter to it, “All papers” to clear both."
     )
     tree = resources.tree_figure(cache_key, atlas.topics)
-    st.plotly_chart(tree, on_select=partial(on_tree_select, atlas.topics), selection_mode=("points",), key=TREE_KEY, theme=None, config=PLOTLY_CONFIG)
+    st.plotly_chart(
+        tree,
+        on_select=partial(on_tree_select, atlas.topics),
+        selection_mode=("points",),
+        key=TREE_KEY,
+        theme=None,
+        config=PLOTLY_CONFIG,
+    )
     page.figures["topic-tree"] = ("Topic tree", tree)
     st.subheader("How topics relate")
-    st.caption("Cosine similarity of the topics' mean embeddings (the corpus mean removed), topics in the tree's order; each theme is an outlined block.")
+    st.caption(
+        "Cosine similarity of the topics' mean embeddings (the corpus mean removed), topics in the tree's order; each theme is an outlined block."
+    )
     similarity = resources.similarity_figure(cache_key, atlas)
     st.plotly_chart(similarity, theme=None, config=PLOTLY_CONFIG, key="topic-similarity")
     page.figures["topic-similarity"] = ("Topic similarity", similarity)
@@ -55,10 +66,22 @@ def render_areas(page: Page) -> None:
     atlas, cache_key = page.atlas, page.cache_key
     st.subheader("Topics and primary areas")
     columns = st.columns(2)
-    by = columns[0].radio("Columns", ["theme", "topic"], format_func={"theme": "Themes", "topic": "Topics"}.__getitem__, horizontal=True, key="areas_by")
+    by = columns[0].radio(
+        "Columns",
+        ["theme", "topic"],
+        format_func={"theme": "Themes", "topic": "Topics"}.__getitem__,
+        horizontal=True,
+        key="areas_by",
+    )
     normalise = columns[1].radio(
-        "Shares", ["theme", "area"], horizontal=True, key="areas_normalise",
-        format_func={"theme": "of each theme's papers: which areas it draws from", "area": "of each area's papers: which themes hold it"}.__getitem__,
+        "Shares",
+        ["theme", "area"],
+        horizontal=True,
+        key="areas_normalise",
+        format_func={
+            "theme": "of each theme's papers: which areas it draws from",
+            "area": "of each area's papers: which themes hold it",
+        }.__getitem__,
     )
     areas = resources.area_figure(cache_key, by, normalise, atlas)
     st.plotly_chart(areas, theme=None, config=PLOTLY_CONFIG, key="topics-areas")
@@ -70,16 +93,34 @@ def render_areas(page: Page) -> None:
         "Worth a second look when assigning reviewers."
     )
     st.dataframe(
-        summary, hide_index=True, column_order=["primary_area", "papers", "between", "share", "leans_to"],
-        column_config={"primary_area": st.column_config.TextColumn("Primary area", width=380), "papers": "Papers", "between": "Between areas",
-                       "share": st.column_config.NumberColumn("Share", format="percent"), "leans_to": st.column_config.TextColumn("Most lean to", width=380)},
+        summary,
+        hide_index=True,
+        column_order=["primary_area", "papers", "between", "share", "leans_to"],
+        column_config={
+            "primary_area": st.column_config.TextColumn("Primary area", width=380),
+            "papers": "Papers",
+            "between": "Between areas",
+            "share": st.column_config.NumberColumn("Share", format="percent"),
+            "leans_to": st.column_config.TextColumn("Most lean to", width=380),
+        },
     )
-    chosen = st.selectbox("Area", page.areas, key="between_area", format_func=lambda area: f"{area} ({int((between['primary_area'] == area).sum())})")
+    chosen = st.selectbox(
+        "Area",
+        page.areas,
+        key="between_area",
+        format_func=lambda area: f"{area} ({int((between['primary_area'] == area).sum())})",
+    )
     rows = between[between["primary_area"] == chosen]
-    table = rows.assign(link=[filters.openreview_link(doc_id) for doc_id in rows["doc_id"]])
+    table = rows.assign(link=[paper_table.openreview_link(doc_id) for doc_id in rows["doc_id"]])
     st.dataframe(
-        table, hide_index=True, column_order=["title", "neighbour_area", "other_share", "topic_label", "link"],
-        column_config={"title": st.column_config.TextColumn("Title", width=420), "neighbour_area": st.column_config.TextColumn("Its similar papers' area", width=300),
-                       "other_share": st.column_config.NumberColumn("Of its neighbours", format="percent"), "topic_label": "Topic",
-                       "link": st.column_config.LinkColumn("OpenReview", display_text="open ↗")},
+        table,
+        hide_index=True,
+        column_order=["title", "neighbour_area", "other_share", "topic_label", "link"],
+        column_config={
+            "title": st.column_config.TextColumn("Title", width=420),
+            "neighbour_area": st.column_config.TextColumn("Its similar papers' area", width=300),
+            "other_share": st.column_config.NumberColumn("Of its neighbours", format="percent"),
+            "topic_label": "Topic",
+            "link": st.column_config.LinkColumn("OpenReview", display_text="open ↗"),
+        },
     )

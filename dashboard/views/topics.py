@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import charts, filters, quality_panel, resources
+from dashboard import display
+from dashboard.state import resources
+from dashboard.tables import paper_table
+from dashboard.views import quality_panel
 from dashboard.views.page import PLOTLY_CONFIG, Page
 
 DEFAULT_TERM_TOPICS = 6
@@ -13,11 +16,11 @@ DEFAULT_TERM_TOPICS = 6
 def render(page: Page) -> None:
     """Sizes, the compared topics' terms and representative papers, then "How good is this map?"."""
     atlas, cache_key = page.atlas, page.cache_key
-    real_topics = atlas.topics[atlas.topics["topic"] != charts.OUTLIER_TOPIC].sort_values("size", ascending=False)
+    real_topics = atlas.topics[atlas.topics["topic"] != display.OUTLIER_TOPIC].sort_values("size", ascending=False)
     sizes = resources.size_figure(cache_key, atlas.topics)
     st.plotly_chart(sizes, theme=None, config=PLOTLY_CONFIG)
     page.figures["topic-sizes"] = ("Topic sizes", sizes)
-    options = filters.topic_options(real_topics)
+    options = paper_table.topic_options(real_topics)
     preselected = [topic for topic in page.view.topics if topic in options] or list(options)[:DEFAULT_TERM_TOPICS]
     st.subheader("Top terms and representative papers")
     compared = st.multiselect("Topics to compare", list(options), default=preselected, format_func=options.__getitem__)

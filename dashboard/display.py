@@ -1,0 +1,174 @@
+"""Display text and style shared by the page's figures and tables: topic labels and colours, paper headings, hover
+text, shortening, and the one escape rule for text that reaches plotly.
+
+Plotly renders a subset of HTML (``<b>``, ``<br>``, ``<a>`` ...) in hover labels, annotations and category tick
+labels, so every string that comes from the corpus goes through :func:`plotly_escape` before it reaches a figure.
+Plotly decodes ``&amp;``, ``&lt;`` and ``&gt;`` but not ``&quot;`` or ``&#x27;``, so quotes are left as they are (7
+ICLR 2025 titles have a double quote). Topic labels come from :func:`topic_labels` (pipeline.cache.display_labels),
+the same unique, non-empty text everywhere.
+"""
+
+from __future__ import annotations
+
+import html
+import textwrap
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from pipeline.cache import display_labels
+
+OUTLIER_TOPIC = -1
+OUTLIER_COLOUR = "#9E9E9E"
+OUTLIER_LABEL = "Outliers"
+
+# 60 qualitative colours readable on white: plotly's D3, Dark24, Alphabet, Set1, Dark2, Bold, Vivid, Prism and
+# Safe palettes, keeping a colour only when it has some chroma (not grey, which marks outliers), CIE L* between
+# 25 and 80, and a CIE76 distance of at least 15 from every colour already kept.
+TOPIC_PALETTE: tuple[str, ...] = (
+    "#1F77B4",
+    "#FF7F0E",
+    "#2CA02C",
+    "#D62728",
+    "#9467BD",
+    "#8C564B",
+    "#E377C2",
+    "#BCBD22",
+    "#17BECF",
+    "#2E91E5",
+    "#E15F99",
+    "#FB0D0D",
+    "#DA16FF",
+    "#B68100",
+    "#750D86",
+    "#EB663B",
+    "#511CFB",
+    "#00A08B",
+    "#FB00D1",
+    "#FC0080",
+    "#6C7C32",
+    "#862A16",
+    "#A777F1",
+    "#DA60CA",
+    "#6C4516",
+    "#AF0038",
+    "#AA0DFE",
+    "#3283FE",
+    "#85660D",
+    "#782AB6",
+    "#1C8356",
+    "#DEA0FD",
+    "#FEAF16",
+    "#F8A19F",
+    "#90AD1C",
+    "#B10DA1",
+    "#C075A6",
+    "#B00068",
+    "#A65628",
+    "#7570B3",
+    "#66A61E",
+    "#7F3C8D",
+    "#E73F74",
+    "#80BA5A",
+    "#008695",
+    "#CF1C90",
+    "#F97B72",
+    "#24796C",
+    "#479B55",
+    "#00B5F7",
+    "#86CE00",
+    "#E48F72",
+    "#CC503E",
+    "#94346E",
+    "#6F4070",
+    "#88CCEE",
+    "#CC6677",
+    "#999933",
+    "#3366CC",
+    "#0099C6",
+)
+
+HOVER_SNIPPET_CHARS = 100
+HOVER_LINE_CHARS = 70
+MAP_LABEL_CHARS = 34
+FONT_FAMILY = "Inter, 'Source Sans Pro', Arial, sans-serif"
+
+
+def topic_colour(topic: int) -> str:
+    """Colour of a topic id: grey for the outlier topic -1, else ``TOPIC_PALETTE[topic % 60]`` (distinct up to 60 topics)."""
+    if topic == OUTLIER_TOPIC:
+        return OUTLIER_COLOUR
+    return TOPIC_PALETTE[int(topic) % len(TOPIC_PALETTE)]
+
+
+def shorten(text: str, max_chars: int) -> str:
+    """``text`` cut at a word boundary to at most ``max_chars`` characters, with "…" when cut."""
+    text = " ".join(str(text).split())
+    if len(text) <= max_chars:
+        return text
+    cut = text[: max_chars - 1].rsplit(" ", 1)[0] if " " in text[: max_chars - 1] else text[: max_chars - 1]
+    return cut.rstrip(" ,;:") + "…"
+
+
+def plotly_escape(text: Any) -> str:
+    """``text`` with ``&``, ``<`` and ``>`` escaped, so plotly shows it literally; quotes stay (plotly does not decode
+    ``&quot;``, so :func:`html.escape`'s default would show it as ``&quot;``)."""
+    return html.escape(str(text), quote=False)
+
+
+def escaped_lines(text: str, width: int = HOVER_LINE_CHARS) -> str:
+    """Escape ``text`` (:func:`plotly_escape`) and wrap it at ``width`` characters with ``<br>`` (the only markup in the result)."""
+    return "<br>".join(plotly_escape(line) for line in textwrap.wrap(" ".join(str(text).split()), width) or [""])
+
+
+def topic_labels(topics: pd.DataFrame) -> dict[int, str]:
+    """{topic id: label} from a topics table (columns topic, label): the outlier topic is "Outliers", an empty or
+    missing label "Topic N", a repeated one "label (topic N)" (pipeline.cache.display_labels)."""
+    labels = display_labels(topics)
+    labels[OUTLIER_TOPIC] = OUTLIER_LABEL
+    return labels
+
+
+def document_heading(title: Any, abstract: Any, max_chars: int = HOVER_SNIPPET_CHARS) -> str:
+    """What names a document in one line: its title, else the first ``max_chars`` characters of its abstract, else "(no text)". Not escaped."""
+    if isinstance(title, str) and title.strip():
+        return " ".join(title.split())
+    if isinstance(abstract, str) and abstract.strip():
+        return shorten(abstract, max_chars)
+    return "(no text)"
+
+
+def hover_texts(documents: pd.DataFrame, labels: dict[int, str]) -> list[str]:
+    """Escaped hover text per document row: heading (title or abstract start), then "Topic: label".
+
+    ``documents`` needs columns title, abstract, topic. Returns one string per row, in row order. When
+    ``documents`` has a ``hover`` column (see :func:`with_hover_texts`) it is returned as is.
+    """
+    if "hover" in documents.columns:
+        return documents["hover"].tolist()
+    texts = []
+    for title, abstract, topic in zip(documents["title"], documents["abstract"], documents["topic"]):
+        heading = escaped_lines(document_heading(title, abstract))
+        label = plotly_escape(labels.get(int(topic), f"Topic {int(topic)}"))
+        texts.append(f"<b>{heading}</b><br>Topic: {label}")
+    return texts
+
+
+def with_hover_texts(documents: pd.DataFrame, topics: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``documents`` with a ``hover`` column, so maps of any subset skip rebuilding hover text
+    (about 0.2 s for 11,672 papers)."""
+    return documents.assign(hover=hover_texts(documents.drop(columns="hover", errors="ignore"), topic_labels(topics)))
+
+
+def as_text_list(value: Any) -> list[str]:
+    """A list cell as a list of non-empty strings: accepts list, tuple, numpy array, a single string or None/NaN."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value] if value.strip() else []
+    if isinstance(value, (list, tuple, np.ndarray, pd.Series)):
+        return [str(item) for item in value if item is not None and str(item).strip()]
+    if isinstance(value, float) and np.isnan(value):
+        return []
+    return [str(value)]

@@ -1,0 +1,235 @@
+"""Bytes for the dashboard's downloads: the filtered papers as CSV, figures as HTML, PNG, SVG and PDF, with timeouts.
+
+PNG, SVG and PDF of plotly charts go through kaleido 1.x, which drives a Chromium-family browser. kaleido (through
+choreographer's ``get_browser_path``) takes the browser from the ``BROWSER_PATH`` environment variable when it is
+set, else searches PATH for Chrome/Chromium names; :func:`ensure_browser_path` points it at Debian's
+``/usr/bin/chromium``. Publication figures (:mod:`dashboard.figures.publication`) are drawn by DataMapPlot or plotly.
+
+The page never renders an image in its own process. :func:`run_render_job` runs each render in a child process
+forked from a render server that imported the renderers once (:mod:`dashboard.export.render_process`), waits at most the
+export timeout (``ATLAS_EXPORT_TIMEOUT_S``, default 90 s), and on expiry kills the child and every process it
+started (a hung Chromium included). A missing renderer, a hang and a failure each raise an :class:`ExportError` whose message is
+meant for the page; the script thread is back within the timeout, and no server thread is ever left waiting.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import os
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from dashboard.display import as_text_list, topic_labels
+from dashboard.export.errors import ExportError, ExportFailed, ExportTimedOut, ImageExportUnavailable  # noqa: F401 - raised to the page
+from dashboard.export.kaleido_images import CHROMIUM_MISSING, IMAGE_FORMATS, ensure_browser_path
+from dashboard.tables.paper_table import COPY_COLUMN, corpus_uses_openreview_ids, openreview_link
+
+if TYPE_CHECKING:
+    from dashboard.figures.publication import MapView
+
+MIME_TYPES = {
+    "csv": "text/csv",
+    "html": "text/html",
+    "png": "image/png",
+    "svg": "image/svg+xml",
+    "pdf": "application/pdf",
+}
+EXPORT_TIMEOUT_ENV = "ATLAS_EXPORT_TIMEOUT_S"
+# A whole-conference publication figure takes 5-30 s on two busy cores (DataMapPlot, bench/publication.py); the
+# first job of a server also waits for the fork server's imports (5-15 s). 90 s leaves room for both.
+DEFAULT_EXPORT_TIMEOUT_S = 90.0
+# OWASP "CSV Injection": cells starting with these characters are read as formulas by spreadsheet programs.
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+LIST_SEPARATOR = "; "
+
+
+
+
+
+
+
+
+
+
+def neutralise_formula(value: str) -> str:
+    """``value`` with a leading single quote when it starts with = + - @ tab or carriage return (OWASP CSV injection)."""
+    return "'" + value if value.startswith(FORMULA_PREFIXES) else value
+
+
+def _csv_cell(value: Any) -> Any:
+    """One cell for the CSV writer: text neutralised, lists joined, missing values empty, numbers as they are."""
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    if isinstance(value, str):
+        return neutralise_formula(value)
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return neutralise_formula(LIST_SEPARATOR.join(as_text_list(value)))
+    return value
+
+
+def csv_bytes(table: pd.DataFrame) -> bytes:
+    """``table`` as UTF-8 CSV bytes (header row, no index, RFC 4180 quoting, "\\n" line ends).
+
+    Text cells and headers that a spreadsheet would run as a formula get a leading single quote; list cells
+    are joined with "; "; None/NaN become empty cells; numbers are written as numbers.
+    """
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow([neutralise_formula(str(column)) for column in table.columns])
+    for row in table.itertuples(index=False, name=None):
+        writer.writerow([_csv_cell(value) for value in row])
+    return buffer.getvalue().encode("utf-8")
+
+
+def export_table(documents: pd.DataFrame, topics: pd.DataFrame, links: bool | None = None) -> pd.DataFrame:
+    """The filtered papers as a flat table for CSV export, one row per document, columns
+
+    doc_id, title, abstract, topic, topic_label, probability, then when present decision, keywords ("; "-joined),
+    authors, primary_area, copy_of (for copies listed by dashboard.tables.paper_table.with_copies), truncated, and link
+    (OpenReview URL, only for a corpus of OpenReview ids: ``links``, None = decided from these ids).
+    """
+    labels = topic_labels(topics)
+    table = pd.DataFrame(
+        {
+            "doc_id": documents["doc_id"].astype(str).tolist(),
+            "title": [value if isinstance(value, str) else None for value in documents["title"]],
+            "abstract": [value if isinstance(value, str) else None for value in documents["abstract"]],
+            "topic": documents["topic"].astype(int).tolist(),
+            "topic_label": [labels.get(int(topic), str(topic)) for topic in documents["topic"]],
+            "probability": documents["probability"].astype(float).round(4).tolist(),
+        }
+    )
+    for column in ("decision", "authors", "primary_area"):
+        if column in documents.columns:
+            table[column] = [value if isinstance(value, str) else None for value in documents[column]]
+    if "keywords" in documents.columns:
+        table.insert(
+            table.columns.get_loc("topic_label") + 1,
+            "keywords",
+            [LIST_SEPARATOR.join(as_text_list(value)) for value in documents["keywords"]],
+        )
+    if COPY_COLUMN in documents.columns and documents[COPY_COLUMN].notna().any():
+        table[COPY_COLUMN] = [value if isinstance(value, str) else None for value in documents[COPY_COLUMN]]
+    if "truncated" in documents.columns and documents["truncated"].fillna(False).astype(bool).any():
+        table["truncated"] = documents["truncated"].fillna(False).astype(bool).tolist()
+    enabled = corpus_uses_openreview_ids(table["doc_id"]) if links is None else links
+    urls = [openreview_link(doc_id, enabled) for doc_id in table["doc_id"]]
+    if any(urls):
+        table["link"] = urls
+    return table
+
+
+def figure_html_bytes(figure: go.Figure, title: str = "Topic Atlas") -> bytes:
+    """A standalone HTML page of ``figure`` with plotly.js inlined (works offline), as UTF-8 bytes (about 5 MB)."""
+    page = figure.to_html(include_plotlyjs=True, full_html=True, config={"displaylogo": False})
+    return page.replace("<head>", f"<head><title>{html.escape(title)}</title>", 1).encode("utf-8")
+
+
+
+
+
+
+
+
+
+
+
+
+def download_name(stem: str, extension: str) -> str:
+    """A safe download file name: ``stem`` reduced to letters, digits, "-" and "_", plus ".extension"."""
+    safe = (
+        "".join(character if character.isalnum() or character in "-_" else "-" for character in stem).strip("-")
+        or "topic-atlas"
+    )
+    return f"{safe}.{extension}"
+
+
+# --- rendering in a child process, with a timeout ---------------------------------------------------------------
+
+
+def export_timeout_s() -> float:
+    """The export timeout in seconds: $ATLAS_EXPORT_TIMEOUT_S when it is a positive number, else 90."""
+    try:
+        value = float(os.environ.get(EXPORT_TIMEOUT_ENV, ""))
+    except ValueError:
+        return DEFAULT_EXPORT_TIMEOUT_S
+    return value if value > 0 else DEFAULT_EXPORT_TIMEOUT_S
+
+
+def warm_up() -> None:
+    """Start the render server in the background (after the page's first paint), so the first export does not
+    wait for its imports (see :func:`dashboard.export.render_process.warm_up`)."""
+    from dashboard.export import render_process
+
+    render_process.warm_up()
+
+
+def run_render_job(job: dict[str, Any], write_inputs, what: str, timeout_s: float | None = None) -> dict[str, bytes]:
+    """Run one render job in a child process with at most ``timeout_s`` seconds (default :func:`export_timeout_s`)
+    and return {format: bytes}; see :func:`dashboard.export.render_process.run_job`. Raises ExportError subclasses."""
+    from dashboard.export import render_process
+
+    return render_process.run_job(job, write_inputs, what, export_timeout_s() if timeout_s is None else timeout_s)
+
+
+def figure_images(
+    figure: go.Figure,
+    formats: Iterable[str],
+    what: str,
+    width: int = 1400,
+    height: int | None = None,
+    timeout_s: float | None = None,
+) -> dict[str, bytes]:
+    """A plotly ``figure`` as {format: bytes} for each of ``formats`` (png, svg, pdf), drawn by kaleido in a child
+    process with a timeout (:func:`run_render_job`). Raises ValueError for an unknown format, and ExportError."""
+    formats = [str(image_format).lower() for image_format in formats]
+    unknown = [image_format for image_format in formats if image_format not in IMAGE_FORMATS]
+    if unknown:
+        raise ValueError(f"image formats must be among {IMAGE_FORMATS}, not {unknown}")
+    browser = ensure_browser_path()
+    if browser is None:
+        raise ImageExportUnavailable(CHROMIUM_MISSING)
+    job = {
+        "kind": "figure",
+        "formats": formats,
+        "browser_path": browser,
+        "width": int(width),
+        "height": int(height or figure.layout.height or 800),
+    }
+    text = figure.to_json()
+    return run_render_job(
+        job, lambda folder: (folder / "figure.json").write_text(text, encoding="utf-8"), what, timeout_s
+    )
+
+
+def publication_images(
+    view: MapView, formats: Iterable[str], renderer: str | None = None, timeout_s: float | None = None
+) -> dict[str, bytes]:
+    """The publication figure of ``view`` as {format: bytes} (png, svg, pdf), drawn by ``renderer`` (default
+    :data:`dashboard.figures.publication.DEFAULT_RENDERER`) in a child process with a timeout. Raises ValueError for an
+    invalid view, renderer or format, and ExportError."""
+    from dashboard.figures import publication
+
+    renderer = renderer or publication.DEFAULT_RENDERER
+    if renderer not in publication.RENDERERS:
+        raise ValueError(f"renderer must be one of {publication.RENDERERS}, not {renderer!r}")
+    formats = [publication.checked_format(image_format) for image_format in formats]
+    publication.check_view(view)
+    browser = ensure_browser_path()
+    if renderer == "plotly" and browser is None:
+        raise ImageExportUnavailable(CHROMIUM_MISSING)
+    job = {
+        "kind": "publication",
+        "formats": formats,
+        "renderer": renderer,
+        "browser_path": browser,
+        "width": 0,
+        "height": 0,
+    }
+    return run_render_job(job, lambda folder: publication.save_view(view, folder), "publication figure", timeout_s)

@@ -1,0 +1,591 @@
+"""The topic map of the current view, as a plotly figure and as plain points for a publication figure. Pure.
+
+A view (:class:`MapState`) says how points are coloured (topic, theme, decision or primary area), which level is
+labelled (themes or topics) and which theme, if any, is drilled into. Labels go beside the points with leader
+lines (:mod:`dashboard.figures.label_layout`), so they never cover a point or each other and never take the hover; each
+label says its group's name, and a label's border has its group's colour when points are coloured by that group.
+Search hits, the chosen paper and its similar papers are drawn on top.
+
+Figures are built from plain dicts with plotly's validation off (``go.Figure(..., _validate=False)``: validating
+11,672 points in 30 traces costs more than a page rerun may take); every value put here is already of the type
+plotly.js reads. Strings from the corpus are HTML-escaped before they reach the figure.
+"""
+
+from __future__ import annotations
+
+import html
+import textwrap
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from dashboard.display import FONT_FAMILY, OUTLIER_COLOUR, OUTLIER_LABEL, OUTLIER_TOPIC, TOPIC_PALETTE, shorten
+from dashboard.figures.decision_charts import DECISION_COLOURS
+from dashboard.figures.label_layout import dense_anchor, place_labels, text_size_px
+from pipeline.topics.themes import OUTLIER_THEME, assign_themes, has_themes
+
+COLOUR_MODES = {"theme": "Theme", "topic": "Topic", "decision": "Decision", "primary_area": "Primary area"}
+LEVELS = {"themes": "Themes", "topics": "Topics"}
+UNKNOWN = "Unknown"
+CONTEXT_COLOUR = "#D5D5D5"
+PLOT_HEIGHT_PX = 760  # three quarters of a 1000-pixel-high window and more
+AREA_NAME_CHARS = 44
+THEME_LABEL_LINE_CHARS = 24
+TOPIC_LABEL_LINE_CHARS = 28
+LEGEND_ROW_PX = 21
+LEGEND_CHAR_PX = 6.6
+HIGHLIGHT_STYLES = {  # kind -> (legend name, symbol, colour, size); drawn in this order, the chosen paper last
+    "similar": ("similar papers", "circle-open", "#111111", 12),
+    "search": ("search hits", "star", "#111111", 14),
+    "chosen": ("chosen paper", "star", "#D62728", 20),
+}
+
+
+@dataclass(frozen=True)
+class MapState:
+    """What the map shows: ``colour_by`` (a key of COLOUR_MODES), ``level`` (a key of LEVELS) and the drilled
+    ``theme`` id (None: the whole map)."""
+
+    colour_by: str = "theme"
+    level: str = "themes"
+    theme: int | None = None
+
+
+@dataclass(frozen=True)
+class Highlights:
+    """doc_ids drawn on top of the map: search hits, the chosen paper and its similar papers."""
+
+    search: tuple[str, ...] = ()
+    chosen: str | None = None
+    similar: tuple[str, ...] = ()
+
+    def kinds(self) -> dict[str, tuple[str, ...]]:
+        """{kind: doc_ids} in drawing order (see HIGHLIGHT_STYLES)."""
+        return {"similar": self.similar, "search": self.search, "chosen": (self.chosen,) if self.chosen else ()}
+
+
+def themed_topics(topics: pd.DataFrame, hierarchy: pd.DataFrame) -> pd.DataFrame:
+    """``topics`` with theme columns: as the cache has them, else computed with the build's own function."""
+    return topics if has_themes(topics) else assign_themes(topics, hierarchy)
+
+
+def with_themes(documents: pd.DataFrame, topics: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``documents`` with a ``theme`` column from ``topics``' topic -> theme (outliers and unknown: -1)."""
+    theme_of = dict(zip(topics["topic"].astype(int), topics["theme"].astype(int)))
+    return documents.assign(theme=documents["topic"].map(theme_of).fillna(OUTLIER_THEME).astype("int64"))
+
+
+def _ranked_colours(keys: Iterable[Any]) -> dict[Any, str]:
+    return {key: TOPIC_PALETTE[rank % len(TOPIC_PALETTE)] for rank, key in enumerate(keys)}
+
+
+def topic_colours(topics: pd.DataFrame) -> dict[int, str]:
+    """{topic id: colour}: TOPIC_PALETTE in order of topic id (never indexed by the id itself), outliers grey.
+
+    For ids 0..K-1 this is :func:`dashboard.figures.charts.topic_colour`'s colour, so other charts agree."""
+    colours = _ranked_colours(sorted(int(topic) for topic in topics["topic"] if int(topic) != OUTLIER_TOPIC))
+    colours[OUTLIER_TOPIC] = OUTLIER_COLOUR
+    return colours
+
+
+def theme_colours(topics: pd.DataFrame) -> dict[int, str]:
+    """{theme id: colour} in order of theme id (largest theme first), outliers grey."""
+    colours = _ranked_colours(sorted({int(theme) for theme in topics["theme"] if int(theme) != OUTLIER_THEME}))
+    colours[OUTLIER_THEME] = OUTLIER_COLOUR
+    return colours
+
+
+def area_order(documents: pd.DataFrame) -> list[str]:
+    """Primary areas present, most papers first (ties alphabetical); empty without the column."""
+    if "primary_area" not in documents.columns:
+        return []
+    counts = documents["primary_area"].dropna().astype(str).str.strip()
+    counts = counts[counts != ""].value_counts()
+    return sorted(counts.index, key=lambda area: (-int(counts[area]), area))
+
+
+def colour_groups(
+    documents: pd.DataFrame, topics: pd.DataFrame, colour_by: str, areas: Sequence[str] | None = None
+) -> tuple[np.ndarray, dict[str, str]]:
+    """Each document's colour group name and {group name: colour} in legend order.
+
+    ``documents`` needs topic (and theme, decision or primary_area for those modes); ``topics`` topic, label,
+    theme, theme_label. Outliers (topic or theme mode) and missing values (decision, primary area) form the
+    group "Outliers" / "Unknown", coloured grey and listed last. ``areas``: the corpus's area order (see
+    :func:`area_order`), so colours do not change with the filters. Raises ValueError for an unknown mode.
+    """
+    if colour_by == "topic":
+        labels = {int(topic): str(label) for topic, label in zip(topics["topic"], topics["label"])}
+        colours = topic_colours(topics)
+        ordered = sorted(topic for topic in labels if topic != OUTLIER_TOPIC)
+        names = np.asarray(
+            [
+                labels.get(int(topic), OUTLIER_LABEL) if int(topic) != OUTLIER_TOPIC else OUTLIER_LABEL
+                for topic in documents["topic"]
+            ],
+            dtype=object,
+        )
+        legend = {labels[topic]: colours[topic] for topic in ordered}
+        legend[OUTLIER_LABEL] = OUTLIER_COLOUR
+    elif colour_by == "theme":
+        real = topics[topics["theme"] != OUTLIER_THEME].drop_duplicates("theme").sort_values("theme")
+        labels = dict(zip(real["theme"].astype(int), real["theme_label"].astype(str)))
+        colours = theme_colours(topics)
+        names = np.asarray([labels.get(int(theme), OUTLIER_LABEL) for theme in documents["theme"]], dtype=object)
+        legend = {labels[theme]: colours[theme] for theme in labels}
+        legend[OUTLIER_LABEL] = OUTLIER_COLOUR
+    elif colour_by == "decision":
+        known = [decision for decision in DECISION_COLOURS if decision != UNKNOWN]
+        values = documents["decision"] if "decision" in documents.columns else pd.Series(None, index=documents.index)
+        names = np.asarray(values.where(values.isin(known), UNKNOWN).astype(object), dtype=object)
+        legend = {decision: DECISION_COLOURS[decision] for decision in known}
+        legend[UNKNOWN] = "#BDBDBD"
+    elif colour_by == "primary_area":
+        order = list(areas) if areas is not None else area_order(documents)
+        values = (
+            documents["primary_area"] if "primary_area" in documents.columns else pd.Series(None, index=documents.index)
+        )
+        names = np.asarray(values.where(values.isin(order), UNKNOWN).astype(object), dtype=object)
+        legend = _ranked_colours(order)
+        legend[UNKNOWN] = OUTLIER_COLOUR
+    else:
+        raise ValueError(f"unknown colour mode {colour_by!r}; expected one of {sorted(COLOUR_MODES)}")
+    return names, legend
+
+
+@dataclass
+class LabelGroups:
+    """The labels of one view: per label its key (topic or theme id), text lines, font size, anchor and colour."""
+
+    keys: list[int] = field(default_factory=list)
+    lines: list[list[str]] = field(default_factory=list)
+    font_px: list[float] = field(default_factory=list)
+    anchors: list[tuple[float, float]] = field(default_factory=list)
+    colours: list[str] = field(default_factory=list)
+
+
+def label_column(state: MapState) -> str:
+    """The documents' column that the view's labels group by: "theme" at the theme level of the whole map, else "topic"."""
+    return "theme" if state.level == "themes" and state.theme is None else "topic"
+
+
+def point_labels(documents: pd.DataFrame, topics: pd.DataFrame, state: MapState) -> np.ndarray:
+    """Each document's label group name at the view's level ("" for outliers and for papers outside a drilled theme)."""
+    column = label_column(state)
+    if column == "theme":
+        names = dict(zip(topics["theme"].astype(int), topics["theme_label"].astype(str)))
+        outlier = OUTLIER_THEME
+    else:
+        names = dict(zip(topics["topic"].astype(int), topics["label"].astype(str)))
+        outlier = OUTLIER_TOPIC
+    keys = documents[column].astype(int).to_numpy()
+    labels = np.asarray([names.get(int(key), "") if key != outlier else "" for key in keys], dtype=object)
+    if state.theme is not None:
+        labels[documents["theme"].astype(int).to_numpy() != state.theme] = ""
+    return labels
+
+
+def label_groups(
+    documents: pd.DataFrame, topics: pd.DataFrame, state: MapState, height_px: float = PLOT_HEIGHT_PX
+) -> LabelGroups:
+    """The labels of the view over ``documents`` (the labelled points only): one per theme or topic present,
+    largest first, with its name wrapped to fit the room (two lines while the columns have room, else one,
+    shortened), a font from 11 to 15 px by size (DataMapPlot sizes labels by cluster), and its densest point."""
+    column = label_column(state)
+    if column == "theme":
+        rows = topics[topics["theme"] != OUTLIER_THEME].drop_duplicates("theme")
+        names = dict(zip(rows["theme"].astype(int), rows["theme_label"].astype(str)))
+        colours = theme_colours(topics) if state.colour_by == "theme" else {}
+        line_chars = THEME_LABEL_LINE_CHARS
+    else:
+        names = {
+            int(topic): str(label)
+            for topic, label in zip(topics["topic"], topics["label"])
+            if int(topic) != OUTLIER_TOPIC
+        }
+        colours = topic_colours(topics) if state.colour_by == "topic" else {}
+        line_chars = TOPIC_LABEL_LINE_CHARS
+    keys = documents[column].astype(int).to_numpy()
+    present, counts = np.unique(keys[np.isin(keys, list(names))], return_counts=True)
+    order = np.argsort(-counts, kind="stable")
+    groups = LabelGroups()
+    if not len(present):
+        return groups
+    largest = float(counts.max())
+    per_side = len(present) / 2
+    two_lines = per_side * (2 * 13 * 1.3 + 10) <= height_px - 40
+    x, y = documents["x"].to_numpy(dtype=float), documents["y"].to_numpy(dtype=float)
+    for position in order:
+        key, count = int(present[position]), float(counts[position])
+        name = names[key]
+        lines = (
+            textwrap.wrap(name, line_chars, max_lines=2, placeholder="…")
+            if two_lines
+            else [shorten(name, line_chars + 6)]
+        )
+        font = (11.0 if len(present) > 24 else 12.0) + (3.0 if column == "theme" else 2.0) * np.sqrt(count / largest)
+        members = keys == key
+        groups.keys.append(key)
+        groups.lines.append(lines or [name])
+        groups.font_px.append(round(float(font), 1))
+        groups.anchors.append(dense_anchor(x[members], y[members]))
+        groups.colours.append(colours.get(key, "#8A8A8A"))
+    return groups
+
+
+def _annotations(
+    groups: LabelGroups, extent: tuple[float, float, float, float], height_px: float
+) -> tuple[list[dict[str, Any]], tuple[float, float], tuple[float, float]]:
+    """Plotly annotations (label + leader line) of ``groups`` beside ``extent``, and the x and y ranges."""
+    sizes = np.asarray([text_size_px(lines, font) for lines, font in zip(groups.lines, groups.font_px)]).reshape(-1, 2)
+    placement = place_labels(np.asarray(groups.anchors, dtype=float).reshape(-1, 2), sizes, extent, height_px)
+    annotations = []
+    for index, (lines, font, anchor, colour) in enumerate(
+        zip(groups.lines, groups.font_px, groups.anchors, groups.colours)
+    ):
+        left = placement.side[index] < 0
+        annotations.append(
+            {
+                "x": anchor[0],
+                "y": anchor[1],
+                "xref": "x",
+                "yref": "y",
+                "ax": float(placement.text_xy[index, 0]),
+                "ay": float(placement.text_xy[index, 1]),
+                "axref": "x",
+                "ayref": "y",
+                "text": "<br>".join(html.escape(line) for line in lines),
+                "showarrow": True,
+                "arrowhead": 0,
+                "arrowwidth": 1,
+                "arrowcolor": "#777777",
+                "standoff": 2,
+                "xanchor": "right" if left else "left",
+                "yanchor": "middle",
+                "align": "right" if left else "left",
+                "font": {"size": font, "color": "#1A1A1A", "family": FONT_FAMILY},
+                "bgcolor": "rgba(255,255,255,0.92)",
+                "bordercolor": colour,
+                "borderwidth": 1.5 if colour != "#8A8A8A" else 0.8,
+                "borderpad": 2,
+                "captureevents": False,
+            }
+        )
+    return annotations, placement.x_range, placement.y_range
+
+
+def _marker_size(n_points: int) -> int:
+    return 7 if n_points <= 2_000 else 5 if n_points <= 6_000 else 4
+
+
+def _hover_texts(rows: pd.DataFrame) -> np.ndarray:
+    if "hover" in rows.columns:
+        return rows["hover"].to_numpy(dtype=object)
+    return np.asarray([html.escape(str(title)) for title in rows["title"]], dtype=object)
+
+
+def _points_trace(
+    columns: Mapping[str, np.ndarray],
+    positions: np.ndarray | None,
+    name: str,
+    colour: str,
+    size: float,
+    opacity: float,
+    hover: bool,
+    selected: set[str] | None,
+) -> dict[str, Any]:
+    """A scattergl trace of the rows at ``positions`` (all when None) of ``columns`` (doc_id, x, y, hover arrays)."""
+
+    def take(column: str) -> np.ndarray:
+        return columns[column] if positions is None else columns[column][positions]
+
+    doc_ids = take("doc_id")
+    trace: dict[str, Any] = {
+        "type": "scattergl",
+        "mode": "markers",
+        "name": name,
+        "x": take("x"),
+        "y": take("y"),
+        "customdata": doc_ids,
+        "marker": {"size": size, "color": colour, "opacity": opacity, "line": {"width": 0}},
+    }
+    if hover:
+        trace["hovertext"] = take("hover")
+        trace["hoverinfo"] = "text"
+    else:
+        trace["hoverinfo"] = "skip"
+    if selected:  # an empty selection draws nothing dimmed
+        trace["selectedpoints"] = np.flatnonzero(np.isin(doc_ids, list(selected))).tolist()
+        trace["unselected"] = {"marker": {"opacity": 0.12}}
+    return trace
+
+
+def _point_columns(rows: pd.DataFrame, hover: bool = True) -> dict[str, np.ndarray]:
+    columns = {
+        "doc_id": rows["doc_id"].astype(str).to_numpy(dtype=object),
+        "x": rows["x"].to_numpy(dtype=float),
+        "y": rows["y"].to_numpy(dtype=float),
+    }
+    if hover:
+        columns["hover"] = _hover_texts(rows)
+    return columns
+
+
+def _legend_name(name: str, count: int, colour_by: str) -> str:
+    shown = shorten(name, AREA_NAME_CHARS) if colour_by == "primary_area" else shorten(name, 40)
+    return f"{html.escape(shown)} ({count:,})"
+
+
+def _legend_height(names: list[str], width_px: float = 1100) -> int:
+    widths = [len(name) * LEGEND_CHAR_PX + 44 for name in names]
+    rows, used = 1, 0.0
+    for width in widths:
+        if used + width > width_px and used > 0:
+            rows, used = rows + 1, 0.0
+        used += width
+    return rows * LEGEND_ROW_PX + 12
+
+
+def highlight_rows(documents: pd.DataFrame, highlights: Highlights) -> dict[str, pd.DataFrame]:
+    """{kind: rows of ``documents`` (any superset of the shown papers) for the highlighted doc_ids}, in the ids' order."""
+    by_id = documents.drop_duplicates("doc_id").set_index(documents["doc_id"].drop_duplicates().astype(str))
+    rows = {}
+    for kind, doc_ids in highlights.kinds().items():
+        known = [doc_id for doc_id in doc_ids if doc_id in by_id.index]
+        if known:
+            rows[kind] = by_id.loc[known].reset_index(drop=True)
+    return rows
+
+
+# A drilled theme is framed by its points' 2nd to 98th percentiles (stray papers far from the rest would otherwise keep
+# the whole map in view); the whole map frames every point.
+DRILL_QUANTILES = (0.02, 0.98)
+
+
+def map_extent(rows: pd.DataFrame, drilled: bool = False) -> tuple[float, float, float, float]:
+    """(x_low, x_high, y_low, y_high) the labels must stay outside of: every point, or for a drilled theme the
+    central 96% in each axis, padded by 3%. (0, 1, 0, 1) for no rows."""
+    if rows.empty:
+        return 0.0, 1.0, 0.0, 1.0
+    x, y = rows["x"].to_numpy(dtype=float), rows["y"].to_numpy(dtype=float)
+    if not drilled or len(rows) < 50:
+        return float(x.min()), float(x.max()), float(y.min()), float(y.max())
+    (x_low, x_high), (y_low, y_high) = np.quantile(x, DRILL_QUANTILES), np.quantile(y, DRILL_QUANTILES)
+    pad_x, pad_y = 0.03 * (x_high - x_low), 0.03 * (y_high - y_low)
+    return float(x_low - pad_x), float(x_high + pad_x), float(y_low - pad_y), float(y_high + pad_y)
+
+
+def map_figure(
+    documents: pd.DataFrame,
+    topics: pd.DataFrame,
+    state: MapState,
+    highlights: Mapping[str, pd.DataFrame] | None = None,
+    selected_ids: Iterable[str] | None = None,
+    context: pd.DataFrame | None = None,
+    areas: Sequence[str] | None = None,
+    height_px: int = PLOT_HEIGHT_PX,
+) -> go.Figure:
+    """The map of ``documents`` (the papers the view shows) in the view ``state``.
+
+    ``documents``: doc_id, title, x, y, topic, theme (see :func:`with_themes`), optional hover, decision,
+    primary_area. ``topics``: topic, label, theme, theme_label. ``highlights``: {kind: rows with doc_id, x, y,
+    title, hover} (see :func:`highlight_rows`). ``selected_ids``: a box or lasso selection to keep drawn (other
+    points dimmed). ``context``: papers drawn beneath in light grey without hover (the rest of the map around a
+    drilled theme). ``areas``: the corpus's primary-area order, for stable colours. Every point carries its doc_id
+    in ``customdata``. The plot area is ``height_px`` high; the legend sits beneath it. Returns the Figure.
+    """
+    selected = {str(doc_id) for doc_id in selected_ids} if selected_ids is not None else None
+    names, legend = colour_groups(documents, topics, state.colour_by, areas)
+    size = _marker_size(len(documents))
+    traces: list[dict[str, Any]] = []
+    if context is not None and not context.empty:
+        traces.append(
+            _points_trace(
+                _point_columns(context, hover=False),
+                None,
+                "rest of the map",
+                CONTEXT_COLOUR,
+                max(3, size - 1),
+                0.6,
+                False,
+                None,
+            )
+            | {"showlegend": False}
+        )
+    columns = _point_columns(documents)
+    legend_names = []
+    grey_traces, colour_traces = [], []
+    for rank, (name, colour) in enumerate(legend.items()):
+        positions = np.flatnonzero(names == name)
+        if not positions.size:
+            continue
+        grey = name in (OUTLIER_LABEL, UNKNOWN)
+        label = _legend_name(name, positions.size, state.colour_by)
+        legend_names.append(label)
+        trace = _points_trace(
+            columns, positions, label, colour, max(3, size - 1) if grey else size, 0.45 if grey else 0.8, True, selected
+        )
+        (grey_traces if grey else colour_traces).append(trace | {"legendrank": rank})
+    traces += grey_traces + colour_traces  # grey beneath; the legend keeps the groups' order
+    for kind, rows in (highlights or {}).items():
+        name, symbol, colour, marker_size = HIGHLIGHT_STYLES[kind]
+        hover = _hover_texts(rows)
+        traces.append(
+            {
+                "type": "scattergl",
+                "mode": "markers",
+                "name": f"{name} ({len(rows)})",
+                "x": rows["x"].to_numpy(dtype=float),
+                "y": rows["y"].to_numpy(dtype=float),
+                "customdata": rows["doc_id"].astype(str).to_numpy(),
+                "hovertext": hover,
+                "hoverinfo": "text",
+                "marker": {
+                    "size": marker_size,
+                    "symbol": symbol,
+                    "color": colour,
+                    "line": {"width": 1.5, "color": "#FFFFFF" if symbol == "star" else colour},
+                },
+            }
+        )
+        legend_names.append(f"{name} ({len(rows)})")
+    labelled = documents[point_labels(documents, topics, state) != ""]
+    extent = map_extent(labelled if not labelled.empty else documents, drilled=state.theme is not None)
+    annotations, x_range, y_range = _annotations(label_groups(labelled, topics, state, height_px), extent, height_px)
+    legend_px = _legend_height(legend_names)
+    layout = {
+        "template": "plotly_white",
+        "height": height_px + legend_px + 16,
+        "margin": {"l": 4, "r": 4, "t": 4, "b": legend_px + 12},
+        "showlegend": True,
+        "legend": {
+            "orientation": "h",
+            "x": 0,
+            "xanchor": "left",
+            "y": -0.005,
+            "yanchor": "top",
+            "font": {"size": 11},
+            "itemsizing": "constant",
+        },
+        # Drag pans and the wheel zooms, as on a map; a click on a point selects it (Streamlit turns clicks into
+        # selections only outside the lasso and box modes), and the lasso and box are in the toolbar.
+        "dragmode": "pan",
+        "clickmode": "event+select",
+        "hovermode": "closest",
+        "hoverlabel": {"bgcolor": "white", "font": {"size": 12, "family": FONT_FAMILY}, "align": "left"},
+        "xaxis": {"range": list(x_range), "visible": False, "showgrid": False, "zeroline": False},
+        "yaxis": {
+            "range": list(y_range),
+            "visible": False,
+            "showgrid": False,
+            "zeroline": False,
+            "scaleanchor": "x",
+            "scaleratio": 1,
+        },
+        "annotations": annotations,
+        "font": {"family": FONT_FAMILY},
+        "uirevision": f"map-{state.theme}",  # keep the user's zoom across reruns of one view; a drill-down resets it
+    }
+    if documents.empty:
+        layout["annotations"] = [
+            {
+                "text": "No papers match the filters",
+                "x": 0.5,
+                "y": 0.5,
+                "xref": "paper",
+                "yref": "paper",
+                "showarrow": False,
+                "font": {"size": 15, "color": "#555555"},
+            }
+        ]
+    return go.Figure({"data": traces, "layout": layout}, _validate=False)
+
+
+def publication_points(
+    documents: pd.DataFrame,
+    topics: pd.DataFrame,
+    state: MapState,
+    highlights: Highlights | None = None,
+    context: pd.DataFrame | None = None,
+    areas: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """The points of the current view for a static publication figure: columns x, y, colour (hex), label (the
+    point's label group at the view's level; "" for outliers and papers outside a drilled theme), highlight
+    (search hit, chosen or similar paper). ``context`` papers come first, grey and unlabelled; then ``documents``."""
+    names, legend = colour_groups(documents, topics, state.colour_by, areas)
+    chosen = (
+        set((highlights or Highlights()).search)
+        | set((highlights or Highlights()).similar)
+        | ({highlights.chosen} if highlights and highlights.chosen else set())
+    )
+    frames = []
+    if context is not None and not context.empty:
+        frames.append(
+            pd.DataFrame(
+                {
+                    "x": context["x"].to_numpy(dtype=float),
+                    "y": context["y"].to_numpy(dtype=float),
+                    "colour": CONTEXT_COLOUR,
+                    "label": "",
+                    "highlight": context["doc_id"].astype(str).isin(chosen).to_numpy(),
+                }
+            )
+        )
+    frames.append(
+        pd.DataFrame(
+            {
+                "x": documents["x"].to_numpy(dtype=float),
+                "y": documents["y"].to_numpy(dtype=float),
+                "colour": [legend[name] for name in names],
+                "label": point_labels(documents, topics, state).astype(str),
+                "highlight": documents["doc_id"].astype(str).isin(chosen).to_numpy(),
+            }
+        )
+    )
+    return pd.concat(frames, ignore_index=True)
+
+
+def legend_entries(
+    documents: pd.DataFrame, topics: pd.DataFrame, state: MapState, areas: Sequence[str] | None = None
+) -> list[tuple[str, str]]:
+    """[(group name, colour)] of the colour groups present in ``documents``, in legend order."""
+    names, legend = colour_groups(documents, topics, state.colour_by, areas)
+    present = set(names.tolist())
+    return [(name, colour) for name, colour in legend.items() if name in present]
+
+
+def view_description(
+    n_papers: int,
+    topics: pd.DataFrame,
+    corpus: str = "",
+    chosen_topics: Sequence[int] = (),
+    query: str = "",
+    decisions: Sequence[str] = (),
+    areas: Sequence[str] = (),
+    theme: int | None = None,
+    selected: int = 0,
+) -> str:
+    """One line that says what the view shows, for a figure's caption: corpus, papers shown, then each filter in
+    use, e.g. "iclr2025/iclr2025_abstracts.parquet · 1,741 papers · theme: reasoning, MLLMs · decision: Oral".
+    Plain text (not escaped)."""
+    parts = [corpus] if corpus else []
+    parts.append(f"{n_papers:,} papers")
+    if theme is not None:
+        names = topics.loc[topics["theme"] == theme, "theme_label"]
+        parts.append(f"theme: {names.iloc[0] if len(names) else theme}")
+    if chosen_topics:
+        labels = dict(zip(topics["topic"].astype(int), topics["label"].astype(str)))
+        parts.append("topics: " + "; ".join(shorten(labels.get(int(topic), str(topic)), 40) for topic in chosen_topics))
+    if query.strip():
+        parts.append(f'search: "{query.strip()}"')
+    if decisions:
+        parts.append("decision: " + ", ".join(decisions))
+    if areas:
+        parts.append("primary area: " + "; ".join(shorten(area, 50) for area in areas))
+    if selected:
+        parts.append(f"{selected:,} selected on the map")
+    return " · ".join(parts)

@@ -1,0 +1,1 @@
+"""Page state: the view in the address and the resources cached per cache folder."""

@@ -1,0 +1,243 @@
+"""What the page computes once and reuses: the cache, its figures and tables, cached by Streamlit.
+
+Resources, not data: the same objects on every rerun, never copied (a copy of 11,672 rows costs more than the
+whole rerun may take), and nothing on the page mutates them. Figures are resources too, so their JSON (and with
+it a chart's widget id, which Streamlit derives from the spec) stays identical from one rerun to the next.
+Every function takes the cache key (folder, manifest mtime) first, so a rebuilt cache is picked up.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from dashboard import display
+from dashboard.figures import charts, decision_charts, structure_charts, topic_map
+from dashboard.tables import analytics, paper_table
+from pipeline.cache import TopicCache, read_cache
+
+CacheKey = tuple[str, int]
+
+
+@st.cache_resource(show_spinner="Reading the topic cache…", max_entries=4)
+def load_cache(cache_dir: str, mtime_ns: int) -> TopicCache:
+    """The cache folder's tables, cached per (folder, manifest mtime). The topics carry their theme (computed
+    here with the build's own function for caches built before themes); the documents their theme and map hover
+    text. Raises CacheError."""
+    atlas = read_cache(cache_dir)
+    atlas.topics = topic_map.themed_topics(atlas.topics, atlas.hierarchy)
+    atlas.documents = topic_map.with_themes(display.with_hover_texts(atlas.documents, atlas.topics), atlas.topics)
+    return atlas
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def cache_embeddings(cache_key: CacheKey, _atlas: TopicCache) -> np.ndarray:
+    """The cache's document embeddings (n x dim), read once per cache."""
+    return _atlas.embeddings()
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def listing(cache_key: CacheKey, _atlas: TopicCache) -> pd.DataFrame:
+    """The papers every list shows: the cache's documents, then the surplus copies of duplicate papers (each under its
+    own id, title and metadata, at its kept paper's topic and place; paper_table.with_copies), so every input id can
+    be found, listed and exported."""
+    return paper_table.with_copies(_atlas.documents, _atlas.copies, _atlas.topics)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def links(cache_key: CacheKey, _atlas: TopicCache) -> bool:
+    """Whether the corpus uses OpenReview ids, so that its papers get OpenReview links (paper_table.links_enabled)."""
+    return paper_table.links_enabled(_atlas.manifest, _atlas.documents)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def doc_id_set(cache_key: CacheKey, _listing: pd.DataFrame) -> frozenset[str]:
+    """Every doc_id of the cache's :func:`listing` (copies included), as text, for membership tests."""
+    return frozenset(_listing["doc_id"].astype(str))
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def area_choices(cache_key: CacheKey, _documents: pd.DataFrame) -> list[str]:
+    """The primary areas of the corpus, most papers first (empty without the column)."""
+    return topic_map.area_order(_documents)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def decision_choices(cache_key: CacheKey, _documents: pd.DataFrame) -> list[str]:
+    """The decision filter's options, found once per cache (a pass over every paper: 20 ms at 11,671)."""
+    return paper_table.decision_options(_documents)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def search_text(cache_key: CacheKey, _documents: pd.DataFrame) -> pd.Series:
+    """Each document's title, abstract and keywords in one string, built once per cache for fast searching."""
+    return paper_table.search_haystack(_documents)
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def map_figure(
+    cache_key: CacheKey,
+    view_key: tuple[Any, ...],
+    state: topic_map.MapState,
+    _shown: pd.DataFrame,
+    _context: pd.DataFrame | None,
+    _highlights: dict[str, pd.DataFrame],
+    selected: tuple[str, ...],
+    _topics: pd.DataFrame,
+    _areas: list[str],
+) -> go.Figure:
+    """The map of one view; ``view_key`` names the filters and highlights behind ``_shown`` and ``_highlights``."""
+    return topic_map.map_figure(
+        _shown, _topics, state, highlights=_highlights, selected_ids=selected, context=_context, areas=_areas
+    )
+
+
+@st.cache_resource(show_spinner="Loading the embedding model…", max_entries=4)
+def query_representation(cache_key: CacheKey, _atlas: TopicCache) -> Any:
+    """How the cache turns text into vectors (pipeline.operations.place.query_representation), loaded once per cache, with any
+    encoder block it needs loaded too (one text is embedded). Raises when it cannot be loaded offline."""
+    from pipeline.operations.place import embed_queries
+    from pipeline.operations.place import query_representation as stored_representation
+
+    representation = stored_representation(_atlas)
+    embed_queries(["warm-up"], _atlas, representation=representation)
+    return representation
+
+
+def representation_or_problem(cache_key: CacheKey, atlas: TopicCache) -> tuple[Any, str | None]:
+    """(representation, None), or (None, why it is unavailable)."""
+    name = atlas.manifest.get("embedding_model_name")
+    if not name:
+        return None, "the cache does not name its embedding model"
+    try:
+        return query_representation(cache_key, atlas), None
+    except Exception as error:  # a missing package, model files or runtime: the page must still work
+        return None, f"{name} cannot be loaded here: {type(error).__name__}: {error}"
+
+
+@st.cache_resource(max_entries=32, show_spinner="Searching by meaning…")
+def semantic_hits(cache_key: CacheKey, query: str, _atlas: TopicCache) -> pd.DataFrame:
+    """Every paper ranked by cosine similarity to ``query`` (rows of the documents with a leading score), or an
+    empty table when the encoder is unavailable. Cached per query; the page keeps the best among the filtered."""
+    from dashboard.tables import find
+    from pipeline.operations.place import embed_queries
+
+    representation, problem = representation_or_problem(cache_key, _atlas)
+    if problem:
+        return _atlas.documents.iloc[0:0].assign(score=pd.Series(dtype=float))
+    vector = embed_queries([query], _atlas, representation=representation)[0]
+    return find.search_hits(
+        _atlas.documents, cache_embeddings(cache_key, _atlas), vector, None, k=len(_atlas.documents)
+    )
+
+
+@st.cache_data(max_entries=8, show_spinner="Placing the papers on the map…")
+def placed_papers(cache_key: CacheKey, file_name: str, data: bytes, _atlas: TopicCache) -> pd.DataFrame:
+    """Place the papers of an uploaded file (any format the build reads) on the map; cached per file content."""
+    from pipeline.operations.place import place_documents, prepare_new_documents
+
+    representation, problem = representation_or_problem(cache_key, _atlas)
+    if problem:
+        raise RuntimeError(problem)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / Path(file_name).name
+        path.write_bytes(data)
+        new = prepare_new_documents(path)
+    return place_documents(_atlas, new, embeddings=cache_embeddings(cache_key, _atlas), representation=representation)
+
+
+@st.cache_data(max_entries=8, show_spinner="Placing the abstract on the map…")
+def placed_abstract(cache_key: CacheKey, text: str, _atlas: TopicCache) -> pd.DataFrame:
+    """Place one pasted abstract on the map; cached per text, so a rerun does not embed it again."""
+    from pipeline.ingest.clean import model_text
+    from pipeline.operations.place import place_documents
+
+    representation, problem = representation_or_problem(cache_key, _atlas)
+    if problem:
+        raise RuntimeError(problem)
+    new = pd.DataFrame({"doc_id": ["pasted"], "title": [None], "abstract": [text], "text": [model_text(text) or text]})
+    return place_documents(_atlas, new, embeddings=cache_embeddings(cache_key, _atlas), representation=representation)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def size_figure(cache_key: CacheKey, _topics: pd.DataFrame) -> go.Figure:
+    """The topic-size bar chart of one cache."""
+    return charts.topic_size_figure(_topics)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def terms_figure(cache_key: CacheKey, topic_ids: tuple[int, ...], _topics: pd.DataFrame) -> go.Figure:
+    """The top-terms small multiples of the chosen topics."""
+    return charts.top_terms_figure(_topics, topic_ids)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def representatives_table(cache_key: CacheKey, compared: tuple[int, ...], _atlas: TopicCache) -> pd.DataFrame:
+    """The representative papers of the compared topics, made once per cache and choice of topics."""
+    return paper_table.representative_papers(_atlas.documents, _atlas.topics, compared, links=links(cache_key, _atlas))
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def papers_table(
+    cache_key: CacheKey, table_key: str, _shown: pd.DataFrame, _topics: pd.DataFrame, links: bool = True
+) -> pd.DataFrame:
+    """The drill-down table of the papers shown, rebuilt only when the filters or the map selection change;
+    with the primary area when the corpus has one, which papers are copies of another (``copy_of``) and which were
+    cut to the encoder's window (``truncated``) when any is."""
+    table = paper_table.drilldown_table(_shown, _topics, links=links)
+    for column in ("primary_area", "copy_of"):
+        if column in _shown.columns and _shown[column].map(lambda value: isinstance(value, str)).any():
+            table[column] = [value if isinstance(value, str) else None for value in _shown[column]]
+    if "truncated" in _shown.columns and _shown["truncated"].fillna(False).astype(bool).any():
+        table["truncated"] = _shown["truncated"].fillna(False).astype(bool).to_numpy()
+    return table
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def decision_figures(
+    cache_key: CacheKey, _atlas: TopicCache
+) -> tuple[pd.DataFrame, dict[str, float], go.Figure, go.Figure]:
+    """Acceptance table, corpus-wide rate and the two decision charts of one cache, made once."""
+    table = analytics.acceptance_table(_atlas.documents, _atlas.topics)
+    overall = analytics.overall_rate(_atlas.documents)
+    return (
+        table,
+        overall,
+        decision_charts.acceptance_rate_figure(table, overall),
+        decision_charts.decision_mix_figure(table),
+    )
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def tree_figure(cache_key: CacheKey, _topics: pd.DataFrame) -> go.Figure:
+    """The topic tree (icicle: all papers, themes, topics) of one cache."""
+    return structure_charts.topic_tree_figure(_topics)
+
+
+@st.cache_resource(max_entries=4, show_spinner="Comparing the topics…")
+def similarity_figure(cache_key: CacheKey, _atlas: TopicCache) -> go.Figure:
+    """The topic-similarity heatmap of one cache (topic mean embeddings, tree order)."""
+    topic_ids = sorted(int(topic) for topic in _atlas.topics["topic"] if int(topic) != display.OUTLIER_TOPIC)
+    vectors = structure_charts.topic_vectors(_atlas.documents, cache_embeddings(cache_key, _atlas), topic_ids)
+    return structure_charts.similarity_figure(_atlas.topics, _atlas.hierarchy, dict(zip(topic_ids, vectors)))
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def area_figure(cache_key: CacheKey, by: str, normalise: str, _atlas: TopicCache) -> go.Figure:
+    """Topics (or themes) x primary areas as shares, per grouping and normalisation."""
+    return structure_charts.area_share_figure(
+        structure_charts.area_crosstab(_atlas.documents, _atlas.topics, by), normalise
+    )
+
+
+@st.cache_resource(max_entries=4, show_spinner="Finding papers between areas…")
+def between_areas(cache_key: CacheKey, _atlas: TopicCache) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(papers whose similar papers mostly carry another primary area, the per-area summary) of one cache."""
+    between = structure_charts.papers_between_areas(_atlas.documents, _atlas.topics)
+    return between, structure_charts.between_area_summary(_atlas.documents, between)

@@ -1,0 +1,1 @@
+"""Pure table builders: filtering, the paper table, analytics, search hits, lineage."""

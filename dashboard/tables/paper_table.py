@@ -1,0 +1,419 @@
+"""Filtering the documents table and shaping the tables the dashboard shows. Pure pandas, no Streamlit.
+
+Cells of list columns (keywords, neighbor_ids, ...) arrive from Parquet as numpy arrays, lists or None;
+:func:`as_text_list` reads any of them.
+
+Copies (papers whose abstract another paper of the corpus already has: pipeline.ingest.clean) are not in the cache's
+documents table but in its ``copies`` table; :func:`with_copies` lists them beside the documents, at their kept
+paper's topic and position with a ``copy_of`` column, so the table, the search and the CSV export find every input
+id. OpenReview links are made only for corpora whose ids are OpenReview forum ids (:func:`corpus_uses_openreview_ids`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from dashboard.display import (
+    OUTLIER_LABEL,
+    OUTLIER_TOPIC,
+    as_text_list,
+    document_heading,
+    hover_texts,
+    shorten,
+    topic_labels,
+)
+from pipeline.ingest.latex import readable_latex
+
+OPENREVIEW_FORUM_URL = "https://openreview.net/forum?id={}"
+# OpenReview forum ids: 8 to 14 characters of letters, digits, "_" and "-" (e.g. "rUxr9Ll5FQ").
+_OPENREVIEW_ID = re.compile(r"[A-Za-z0-9_-]{8,14}")
+_GENERATED_ID = re.compile(r"row-\d+")
+# Columns whose values are OpenReview forum ids by name (pipeline.ingest.corpus: the manifest's id_column).
+OPENREVIEW_ID_COLUMNS = ("openreview_id", "forum", "forum_id")
+# A corpus's ids are taken for OpenReview forum ids when this share of them have the shape and mix upper- and
+# lower-case letters, as random forum ids do (11,576 of the 11,672 ICLR 2025 ids, 99.2%; "doc000001" never does).
+OPENREVIEW_ID_SHARE = 0.9
+COPY_COLUMN = "copy_of"
+DECISION_ORDER = ("Oral", "Spotlight", "Poster", "Reject", "Withdrawn", "Desk Rejected")
+TABLE_TITLE_CHARS = 100
+
+
+def is_openreview_id(doc_id: Any) -> bool:
+    """True when ``doc_id`` looks like an OpenReview forum id: 8-14 of [A-Za-z0-9_-], not a generated ``row-N``,
+    and not only lower-case letters or only digits (words and row numbers are not forum ids)."""
+    if not isinstance(doc_id, str) or not _OPENREVIEW_ID.fullmatch(doc_id) or _GENERATED_ID.fullmatch(doc_id):
+        return False
+    return not (doc_id.isdigit() or (doc_id.isalpha() and doc_id.islower()))
+
+
+def corpus_uses_openreview_ids(doc_ids: Iterable[Any], id_column: str | None = None) -> bool:
+    """True when a corpus's ids are OpenReview forum ids, so that links to openreview.net make sense.
+
+    ``id_column`` (the manifest's ``id_column``: the file's column the ids came from), when given, decides by name:
+    ``openreview_id`` / ``forum`` / ``forum_id`` mean yes. Otherwise at least OPENREVIEW_ID_SHARE of the ids must
+    look like forum ids (:func:`is_openreview_id`) with both upper- and lower-case letters: ids such as
+    ``doc000001``, ``p01`` or ``paper-12`` never do.
+    """
+    if id_column and str(id_column).strip().lower() in OPENREVIEW_ID_COLUMNS:
+        return True
+    ids = [str(doc_id) for doc_id in doc_ids if not _GENERATED_ID.fullmatch(str(doc_id))]  # row-N: no id was given
+    if not ids:
+        return False
+    shaped = sum(
+        1
+        for doc_id in ids
+        if is_openreview_id(doc_id) and any(c.isupper() for c in doc_id) and any(c.islower() for c in doc_id)
+    )
+    return shaped >= OPENREVIEW_ID_SHARE * len(ids)
+
+
+def links_enabled(manifest: Mapping[str, Any], documents: pd.DataFrame) -> bool:
+    """:func:`corpus_uses_openreview_ids` for a cache: by the manifest's ``id_column`` when it records one, else
+    by all the cache's ids. The page computes it once and passes it as ``links=`` to the table functions."""
+    return corpus_uses_openreview_ids(documents["doc_id"], manifest.get("id_column"))
+
+
+def openreview_link(doc_id: Any, links: bool = True) -> str | None:
+    """``https://openreview.net/forum?id=<doc_id>`` when ``links`` (the corpus uses OpenReview ids) and the id looks
+    like an OpenReview forum id, else None."""
+    return OPENREVIEW_FORUM_URL.format(doc_id) if links and is_openreview_id(doc_id) else None
+
+
+def _links(documents: pd.DataFrame, links: bool | None) -> bool:
+    return corpus_uses_openreview_ids(documents["doc_id"]) if links is None else links
+
+
+def with_copies(documents: pd.DataFrame, copies: pd.DataFrame, topics: pd.DataFrame | None = None) -> pd.DataFrame:
+    """``documents`` followed by the ``copies`` (pipeline.cache.TopicCache.copies), with a ``copy_of`` column
+    (None for documents, the kept paper's id for copies), for the tables, the search and the CSV export.
+
+    A copy carries its own id, title, abstract and metadata and its kept paper's topic, topic_label, probability,
+    x and y; list columns the copies lack (neighbor_ids ...) are taken from the kept paper. When ``documents`` has a
+    ``hover`` column (display.with_hover_texts), the copies get theirs (needs ``topics``). Returns ``documents``
+    itself, with ``copy_of`` added, when there are no copies.
+    """
+    if copies is None or copies.empty:
+        return documents if COPY_COLUMN in documents.columns else documents.assign(**{COPY_COLUMN: None})
+    kept = documents.set_index(documents["doc_id"].astype(str))
+    extra = copies.copy()
+    for column in documents.columns:
+        if column not in extra.columns and column != "hover":
+            extra[column] = [kept[column].get(str(original)) for original in extra[COPY_COLUMN]]
+    if "hover" in documents.columns and topics is not None:
+        extra["hover"] = hover_texts(extra, topic_labels(topics))
+    combined = pd.concat(
+        [
+            documents.assign(**{COPY_COLUMN: None}),
+            extra[[column for column in extra.columns if column in documents.columns or column == COPY_COLUMN]],
+        ],
+        ignore_index=True,
+    )
+    return combined
+
+
+def search_haystack(documents: pd.DataFrame) -> pd.Series:
+    """Per document, its title, abstract and keywords joined by newlines (missing parts empty), index aligned."""
+    parts = []
+    for column in ("title", "abstract"):
+        if column in documents.columns:
+            parts.append(documents[column].map(lambda value: value if isinstance(value, str) else ""))
+    if "keywords" in documents.columns:
+        parts.append(documents["keywords"].map(lambda value: "\n".join(as_text_list(value))))
+    if not parts:
+        return pd.Series("", index=documents.index, dtype=object)
+    haystack = parts[0]
+    for part in parts[1:]:
+        haystack = haystack + "\n" + part
+    return haystack
+
+
+def filter_documents(
+    documents: pd.DataFrame,
+    topics: Iterable[int] | None = None,
+    query: str = "",
+    decisions: Iterable[str] | None = None,
+    selected_ids: Iterable[str] | None = None,
+    haystack: pd.Series | None = None,
+) -> pd.DataFrame:
+    """Rows of ``documents`` that pass every non-empty filter; an empty or None filter keeps everything.
+
+    - ``topics``: topic ids to keep (``-1`` = outliers).
+    - ``query``: case-insensitive plain substring (no regex; surrounding blanks ignored) of title, abstract or a keyword.
+    - ``decisions``: decision values to keep; without a ``decision`` column no row matches a non-empty list.
+    - ``selected_ids``: doc_ids to keep (a map selection); a copy (``copy_of`` column) is kept with its paper.
+    - ``haystack``: :func:`search_haystack` of ``documents`` or of a table they are rows of (same index), computed
+      once by the caller to make repeated searches fast; computed here when None.
+
+    ``documents`` needs columns doc_id and topic (title, abstract, keywords, decision are used when present).
+    Returns a new DataFrame with the original index and columns, in the original order.
+    """
+    keep = pd.Series(True, index=documents.index)
+    topic_list = [int(topic) for topic in topics] if topics is not None else []
+    if topic_list:
+        keep &= documents["topic"].isin(topic_list)
+    query = (query or "").strip()
+    if query:
+        texts = search_haystack(documents) if haystack is None else haystack.reindex(documents.index, fill_value="")
+        keep &= texts.str.contains(query, case=False, regex=False).fillna(False).astype(bool)
+    decision_list = [str(decision) for decision in decisions] if decisions is not None else []
+    if decision_list:
+        keep &= documents["decision"].isin(decision_list) if "decision" in documents.columns else False
+    id_set = {str(doc_id) for doc_id in selected_ids} if selected_ids is not None else set()
+    if id_set:
+        chosen = documents["doc_id"].astype(str).isin(id_set)
+        if COPY_COLUMN in documents.columns:  # a copy goes with its paper (a map selection holds the paper's id)
+            chosen |= documents[COPY_COLUMN].astype(str).isin(id_set)
+        keep &= chosen
+    return documents[keep].copy()
+
+
+def selected_doc_ids(points: Iterable[Mapping[str, Any]]) -> set[str]:
+    """doc_ids of the points of a plotly selection event (each point's ``customdata``: a doc_id or a list starting with one)."""
+    ids: set[str] = set()
+    for point in points or []:
+        data = point.get("customdata") if isinstance(point, Mapping) else None
+        if isinstance(data, (list, tuple)):
+            data = data[0] if data else None
+        if data is not None:
+            ids.add(str(data))
+    return ids
+
+
+def topic_options(topics: pd.DataFrame) -> dict[int, str]:
+    """{topic id: option text} for a topic picker, largest topics first, outliers last as "Outliers (N)".
+
+    Topic texts read "id · label (size)", with the labels every view shows (display.topic_labels). ``topics`` needs
+    columns topic, label, size.
+    """
+    options: dict[int, str] = {}
+    labels = topic_labels(topics)
+    ordered = topics.sort_values(["size", "topic"], ascending=[False, True])
+    for topic, size in zip(ordered["topic"], ordered["size"]):
+        if int(topic) != OUTLIER_TOPIC:
+            options[int(topic)] = f"{int(topic)} · {shorten(labels[int(topic)], 60)} ({int(size)})"
+    for topic, size in zip(ordered["topic"], ordered["size"]):
+        if int(topic) == OUTLIER_TOPIC:
+            options[OUTLIER_TOPIC] = f"{OUTLIER_LABEL} ({int(size)})"
+    return options
+
+
+def decision_options(documents: pd.DataFrame) -> list[str]:
+    """Decision values present in ``documents`` (empty without a decision column), in review order
+    (Oral, Spotlight, Poster, Reject, Withdrawn, Desk Rejected), any other values after them alphabetically."""
+    if "decision" not in documents.columns:
+        return []
+    present = {value for value in documents["decision"] if isinstance(value, str) and value.strip()}
+    return [value for value in DECISION_ORDER if value in present] + sorted(present - set(DECISION_ORDER))
+
+
+def _label_column(documents: pd.DataFrame, labels: Mapping[int, str]) -> list[str]:
+    return [labels.get(int(topic), str(topic)) for topic in documents["topic"]]
+
+
+def drilldown_table(documents: pd.DataFrame, topics: pd.DataFrame, links: bool | None = None) -> pd.DataFrame:
+    """The papers table: one row per document, index 0..n-1, columns
+
+    doc_id, title (the title, else the abstract's first 100 characters), topic (id), topic_label, then when the
+    corpus has them: decision, keywords ("; "-joined), copy_of (the id of the paper a copy repeats, see
+    :func:`with_copies`), truncated (True for a paper only partly embedded), link (OpenReview forum URL or None;
+    ``links``: see :func:`links_enabled`, None = decided from these ids).
+    """
+    labels = topic_labels(topics)
+    table = pd.DataFrame(
+        {
+            "doc_id": documents["doc_id"].astype(str).tolist(),
+            "title": [
+                document_heading(title, abstract, TABLE_TITLE_CHARS)
+                for title, abstract in zip(documents["title"], documents["abstract"])
+            ],
+            "topic": documents["topic"].astype(int).tolist(),
+            "topic_label": _label_column(documents, labels),
+        }
+    )
+    if decision_options(documents):
+        table["decision"] = [value if isinstance(value, str) else None for value in documents["decision"]]
+    if "keywords" in documents.columns and documents["keywords"].map(lambda value: bool(as_text_list(value))).any():
+        table["keywords"] = ["; ".join(as_text_list(value)) for value in documents["keywords"]]
+    if COPY_COLUMN in documents.columns and documents[COPY_COLUMN].notna().any():
+        table[COPY_COLUMN] = [value if isinstance(value, str) else None for value in documents[COPY_COLUMN]]
+    if "truncated" in documents.columns and documents["truncated"].fillna(False).astype(bool).any():
+        table["truncated"] = documents["truncated"].fillna(False).astype(bool).tolist()
+    enabled = _links(documents, links)
+    urls = [openreview_link(doc_id, enabled) for doc_id in table["doc_id"]]
+    if any(urls):
+        table["link"] = urls
+    return table
+
+
+def paper_details(
+    documents: pd.DataFrame, topics: pd.DataFrame, doc_id: str, links: bool | None = None, window: int | None = None
+) -> dict[str, Any] | None:
+    """One paper's fields for the detail view, all plain (unescaped) text, or None for an unknown doc_id.
+
+    Keys: doc_id, title (or None), abstract (or None; LaTeX rendered for reading: pipeline.ingest.latex.readable_latex),
+    abstract_as_written, topic, topic_label, decision (or None), keywords (list), authors (or None), link (or None),
+    copy_of (the id of the paper this one repeats, or None), copies (ids of this paper's copies),
+    embedding_note (None, or a sentence saying the paper was longer than the encoder's window of ``window``
+    word pieces, e.g. the manifest's embedding_cache.max_seq_length, and only its beginning was embedded).
+    """
+    rows = documents[documents["doc_id"].astype(str) == str(doc_id)]
+    if rows.empty:
+        return None
+    row = rows.iloc[0]
+
+    def text(column: str) -> str | None:
+        value = row.get(column)
+        return value if isinstance(value, str) and value.strip() else None
+
+    abstract = text("abstract")
+    return {
+        "doc_id": str(row["doc_id"]),
+        "title": readable_latex(text("title")) if text("title") else None,
+        "abstract": readable_latex(abstract) if abstract else None,
+        "abstract_as_written": abstract,
+        "topic": int(row["topic"]),
+        "topic_label": topic_labels(topics).get(int(row["topic"]), f"Topic {int(row['topic'])}"),
+        "decision": text("decision"),
+        "keywords": as_text_list(row.get("keywords")),
+        "authors": text("authors"),
+        "link": openreview_link(row["doc_id"], _links(documents, links)),
+        "copy_of": text(COPY_COLUMN),
+        "copies": as_text_list(row.get("duplicate_ids")),
+        "embedding_note": embedding_note(row.get("word_pieces"), row.get("truncated"), window),
+    }
+
+
+def embedding_note(word_pieces: Any, truncated: Any, window: int | None = None) -> str | None:
+    """ "Longer than the embedding model's window: only the first 256 of its 412 word pieces were embedded ..." for a
+    truncated paper (cache columns word_pieces, truncated), else None."""
+    if not (isinstance(truncated, (bool, np.bool_)) and truncated):
+        return None
+    length = int(word_pieces) if isinstance(word_pieces, (int, np.integer)) and word_pieces > 0 else None
+    part = (
+        f"only the first {window} of its {length:,} word pieces were" if window and length else "only its beginning was"
+    )
+    return f"Longer than the embedding model's window: {part} embedded, so its place on the map and its similar papers rest on that part (its topic's terms use the whole text)."
+
+
+def known_papers(documents: pd.DataFrame, doc_ids: Iterable[str]) -> list[tuple[str, pd.Series]]:
+    """(doc_id, row) for each of ``doc_ids`` that ``documents`` holds, in the given order (unknown ids skipped;
+    of repeated ids in ``documents`` the first row is used)."""
+    by_id = documents.set_index(documents["doc_id"].astype(str))
+    by_id = by_id[~by_id.index.duplicated()]
+    return [(doc_id, by_id.loc[doc_id]) for doc_id in doc_ids if doc_id in by_id.index]
+
+
+def similar_papers(
+    documents: pd.DataFrame, topics: pd.DataFrame, doc_id: str, links: bool | None = None
+) -> pd.DataFrame:
+    """The nearest papers of ``doc_id`` from its neighbor_ids / neighbor_scores cells, most similar first.
+
+    Returns columns title, topic_label, similarity, link (link only when some neighbour has an OpenReview id);
+    empty when the corpus has no neighbour columns or the paper is unknown.
+    """
+    columns = ["title", "topic_label", "similarity"]
+    if "neighbor_ids" not in documents.columns:
+        return pd.DataFrame(columns=columns)
+    rows = documents[documents["doc_id"].astype(str) == str(doc_id)]
+    if rows.empty:
+        return pd.DataFrame(columns=columns)
+    neighbour_ids = as_text_list(rows.iloc[0]["neighbor_ids"])
+    scores_cell = rows.iloc[0].get("neighbor_scores")
+    scores = (
+        [float(score) for score in scores_cell]
+        if scores_cell is not None and not isinstance(scores_cell, float)
+        else []
+    )
+    scores += [float("nan")] * (len(neighbour_ids) - len(scores))
+    labels = topic_labels(topics)
+    enabled = _links(documents, links)
+    score_of = dict(zip(neighbour_ids, scores))
+    records = []
+    for neighbour, other in known_papers(documents, neighbour_ids):
+        score = score_of[neighbour]
+        records.append(
+            {
+                "title": document_heading(other["title"], other["abstract"], TABLE_TITLE_CHARS),
+                "topic_label": labels.get(int(other["topic"]), str(other["topic"])),
+                "similarity": round(score, 3),
+                "link": openreview_link(neighbour, enabled),
+            }
+        )
+    table = pd.DataFrame(records, columns=columns + ["link"])
+    return table if table["link"].notna().any() else table[columns]
+
+
+def representative_papers(
+    documents: pd.DataFrame, topics: pd.DataFrame, topic_ids: Iterable[int], links: bool | None = None
+) -> pd.DataFrame:
+    """Representative papers of the chosen topics, from each topic's representative_doc_ids, in topic order.
+
+    Returns columns topic, topic_label, title (title, else abstract start), link (only when some id is an OpenReview id).
+    """
+    labels = topic_labels(topics)
+    enabled = _links(documents, links)
+    chosen = [int(topic) for topic in topic_ids]
+    records = []
+    for topic in chosen:
+        rows = topics[topics["topic"] == topic]
+        if rows.empty:
+            continue
+        for doc_id, other in known_papers(documents, as_text_list(rows.iloc[0]["representative_doc_ids"])):
+            records.append(
+                {
+                    "topic": topic,
+                    "topic_label": labels.get(topic, str(topic)),
+                    "title": document_heading(other["title"], other["abstract"], TABLE_TITLE_CHARS),
+                    "link": openreview_link(doc_id, enabled),
+                }
+            )
+    table = pd.DataFrame(records, columns=["topic", "topic_label", "title", "link"])
+    return table if table["link"].notna().any() else table.drop(columns="link")
+
+
+def corpus_name(manifest: Mapping[str, Any]) -> str:
+    """A short name of the corpus: "<folder>/<file>" of the manifest's input_path (e.g. "iclr2025/papers.parquet")."""
+    path = Path(str(manifest.get("input_path") or "corpus"))
+    return f"{path.parent.name}/{path.name}" if path.parent.name else path.name
+
+
+def no_topics_found(manifest: Mapping[str, Any]) -> bool:
+    """True when the build found no topic: n_topics is 0 or a note starts with "No topics found"."""
+    notes = list(manifest.get("notes") or [])
+    return int(manifest.get("n_topics") or 0) == 0 or any(str(note).startswith("No topics found") for note in notes)
+
+
+def no_topics_message(manifest: Mapping[str, Any]) -> str:
+    """What the page says when a build found no topic: the build's own note (it knows why: every paper an outlier
+    for HDBSCAN, or clusters of papers on unrelated subjects, pipeline.topics.membership), else a generic sentence."""
+    for note in manifest.get("notes") or []:
+        if str(note).startswith("No topics found"):
+            return str(note)
+    return "No topics were found: every paper is in the outlier group. Rebuild with a smaller --min-cluster-size or a larger corpus."
+
+
+def build_messages(manifest: Mapping[str, Any]) -> list[str]:
+    """The manifest's notes, warnings and dropped-record counts as plain sentences, for the build-notes expander."""
+    messages = [str(note) for note in manifest.get("notes") or []]
+    messages += [str(warning) for warning in manifest.get("warnings") or [] if str(warning) not in messages]
+    dropped = manifest.get("dropped") or {}
+    if dropped:
+        messages.append(
+            "Records dropped while cleaning: " + ", ".join(f"{reason}: {count}" for reason, count in dropped.items())
+        )
+    return messages
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$&:^=])")
+
+
+def markdown_escape(text: Any) -> str:
+    """``text`` on one line with every Markdown-significant character backslash-escaped, for Streamlit
+    widgets whose labels or bodies are Markdown (st.error, st.caption ...): shows literally, never as markup or math."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))

@@ -1,0 +1,1 @@
+"""Thin command-line entry points: argument parsing plus one call each; nothing imports them."""

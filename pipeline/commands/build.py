@@ -1,0 +1,114 @@
+"""``topic-atlas build``: argument parsing and one call of :mod:`pipeline.operations.build`."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+from pathlib import Path
+
+from pipeline.config import BuildConfig
+from pipeline.operations.build import default_input, run_build
+from pipeline.represent.encoders import DEFAULT_STORE, ENCODER_NAMES
+from pipeline.represent.representation import LEXICAL
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``build`` subcommand."""
+    defaults = BuildConfig()
+    parser = subparsers.add_parser(
+        "build",
+        help="fit BERTopic over a corpus and write a cache for the dashboard",
+        description="Fit BERTopic over a corpus of abstracts (CSV, TSV, JSON, JSONL, Parquet or blank-line-separated text) and write a cache folder.",
+    )
+    parser.add_argument("--input", type=Path, default=None, help=f"corpus file (default: {default_input()})")
+    parser.add_argument("--cache", type=Path, required=True, help="cache folder to create or replace atomically")
+    parser.add_argument(
+        "--encoding", default=None, help="text encoding of the input (default: UTF-8, else Windows-1252 with a warning)"
+    )
+    parser.add_argument(
+        "--embedding-cache",
+        type=Path,
+        default=DEFAULT_STORE,
+        help=f"SQLite file of cached embeddings (default: {DEFAULT_STORE})",
+    )
+    parser.add_argument(
+        "--no-embedding-cache", action="store_true", help="embed every document afresh and cache nothing"
+    )
+    parser.add_argument(
+        "--embedding-model",
+        default=defaults.embedding_model,
+        metavar="NAME",
+        help=f"document representation: {LEXICAL} (TF-IDF -> SVD fitted on the corpus), an encoder ({', '.join(ENCODER_NAMES)}, "
+        f"or a local sentence-transformers folder), or blocks joined by '+' (default: {defaults.embedding_model}; see pipeline/represent/representation.py)",
+    )
+    parser.add_argument(
+        "--min-cluster-size", type=int, default=None, help="HDBSCAN min_cluster_size (default: about sqrt(n)/2)"
+    )
+    parser.add_argument(
+        "--min-samples", type=int, default=None, help="HDBSCAN min_samples (default: about min_cluster_size / 3)"
+    )
+    parser.add_argument(
+        "--max-topics",
+        type=int,
+        default=defaults.max_topics,
+        help=f"merge down to at most this many topics (default: {defaults.max_topics}; 0 = no limit)",
+    )
+    parser.add_argument("--no-outlier-reduction", action="store_true", help="keep every HDBSCAN outlier in topic -1")
+    parser.add_argument(
+        "--outlier-threshold",
+        type=float,
+        default=defaults.outlier_threshold,
+        help="minimum embedding similarity for reassigning an outlier",
+    )
+    parser.add_argument(
+        "--map-refine-max-documents",
+        type=int,
+        default=defaults.map_refine_max_documents,
+        help=f"refine the 2D map with NeRV for corpora up to this size (default: {defaults.map_refine_max_documents}; 0 = never; see pipeline/geometry/refine.py)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=defaults.random_state,
+        help=f"random seed of UMAP (default: {defaults.random_state})",
+    )
+    parser.add_argument("--force", action="store_true", help="replace --cache even if it is not a Topic Atlas cache")
+    parser.add_argument(
+        "--no-align",
+        action="store_true",
+        help="number the topics afresh instead of keeping the ids of the atlas already in --cache (see pipeline/topics/align.py)",
+    )
+    parser.set_defaults(handler=_handle_build)
+
+
+def _handle_build(args: argparse.Namespace) -> int:
+    config = replace(
+        BuildConfig(),
+        embedding_model=args.embedding_model,
+        min_cluster_size=args.min_cluster_size,
+        min_samples=args.min_samples,
+        max_topics=args.max_topics or None,
+        reduce_outliers=not args.no_outlier_reduction,
+        outlier_threshold=args.outlier_threshold,
+        map_refine_max_documents=args.map_refine_max_documents,
+        random_state=args.seed,
+    )
+    result = run_build(
+        args.input or default_input(),
+        args.cache,
+        config,
+        encoding=args.encoding,
+        embedding_store=None if args.no_embedding_cache else args.embedding_cache,
+        force=args.force,
+        align=not args.no_align,
+    )
+    manifest = result.manifest
+    print(
+        f"cache written to {result.cache_dir}: {manifest['n_documents']} documents, {manifest['n_topics']} topics, "
+        f"outlier fraction {manifest['outlier_fraction']:.3f}, peak memory {manifest['peak_rss_mb']:.0f} MiB"
+    )
+    print(f"  - {manifest.get('alignment', 'not aligned')}")
+    for note in dict.fromkeys(manifest["notes"] + manifest["warnings"]):  # a note that is also a warning, once
+        print(f"  - {note}")
+    print("  stage seconds: " + ", ".join(f"{stage} {seconds:.1f}" for stage, seconds in manifest["timings_s"].items()))
+    return 0

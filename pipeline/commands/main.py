@@ -1,0 +1,111 @@
+"""Command line: ``topic-atlas {build,evaluate,place,add,rename,fetch} --help`` (also ``python -m pipeline``).
+
+Each subcommand lives in its own module, which offers ``register(subparsers)``; the handler it sets
+with ``set_defaults(handler=...)`` returns the process exit code. Modules are imported only when their
+command runs, so ``--help`` and the build stay quick.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import os
+import sys
+from collections.abc import Callable
+
+from pipeline.runtime.errors import AtlasError
+
+# subcommand -> module that registers it
+COMMAND_MODULES = {
+    "build": "pipeline.commands.build",
+    "evaluate": "pipeline.commands.evaluate",
+    "place": "pipeline.commands.place",
+    "add": "pipeline.commands.add",
+    "rename": "pipeline.commands.rename",
+    "fetch": "pipeline.commands.fetch",
+}
+
+
+def make_parser(argv: list[str]) -> argparse.ArgumentParser:
+    """Build the argument parser; only the module of the chosen subcommand (or all, for top-level help) is imported."""
+    parser = argparse.ArgumentParser(
+        prog="topic-atlas",
+        description="Topic Atlas offline pipeline: fit BERTopic over a corpus of abstracts and write a cache for the dashboard.",
+    )
+    parser.add_argument("--debug", action="store_true", help="show full tracebacks on errors")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    chosen = next((arg for arg in argv if arg in COMMAND_MODULES), None)
+    for name, module_name in COMMAND_MODULES.items():
+        if chosen is not None and name != chosen:
+            subparsers.add_parser(name, help=f"see: topic-atlas {name} --help")
+            continue
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as error:
+            if error.name != module_name:
+                raise
+            continue
+        module.register(subparsers)
+    return parser
+
+
+def run_guarded(action: Callable[[], int | None], command: str, argv: list[str], debug: bool = False) -> int:
+    """Run ``action`` and turn every failure into one line on stderr and an exit code; never raises (unless ``debug``).
+
+    - AtlasError (bad input, a cache path, a broken environment): its message, exit code 2.
+    - An import failure of UMAP's numba stack: the installed versions and their mismatch
+      (:func:`pipeline.runtime.environment.numba_stack_report`), exit code 2, traceback in a log file.
+    - Any other exception: the stage it was raised in, the error, and the path of a log file holding the traceback
+      (:mod:`pipeline.runtime.crashlog`), exit code 2.
+    - KeyboardInterrupt: exit code 130.
+    """
+    try:
+        return int(action() or 0)
+    except AtlasError as error:
+        if debug:
+            raise
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted; no cache was changed", file=sys.stderr)
+        return 130
+    except Exception as error:  # noqa: BLE001 - the one place every unexpected failure ends
+        if debug:
+            raise
+        from pipeline.runtime.crashlog import failure_line, write_failure_log
+        from pipeline.runtime.environment import broken_stack_error
+
+        log_path = write_failure_log(error, command, argv)
+        broken = broken_stack_error(error)
+        if broken is not None:
+            print(f"error: {broken} (traceback: {log_path})", file=sys.stderr)
+        else:
+            print(failure_line(error, command, log_path), file=sys.stderr)
+        return 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one subcommand; returns the exit code (0 success, 2 any failure, 130 interrupted). See run_guarded."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    from pipeline.runtime.threads import limit_threads_of_this_process
+
+    limit_threads_of_this_process()  # before numpy loads its BLAS (pipeline.runtime.threads)
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", datefmt="%H:%M:%S"
+    )
+    command = next((arg for arg in argv if arg in COMMAND_MODULES), "")
+    debug = "--debug" in argv
+    parser: argparse.ArgumentParser | None = None
+
+    def parse() -> None:
+        nonlocal parser
+        parser = make_parser(argv)
+
+    code = run_guarded(parse, command, argv, debug)  # a subcommand's module may fail to import (a broken install)
+    if parser is None:
+        return code
+    args = parser.parse_args(argv)
+    return run_guarded(lambda: args.handler(args), args.command, argv, args.debug)

@@ -1,0 +1,36 @@
+"""``topic-atlas rename``: argument parsing and one call of :mod:`pipeline.operations.rename`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from pipeline import cache
+from pipeline.operations.rename import rename_topic
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``rename`` subcommand."""
+    parser = subparsers.add_parser(
+        "rename",
+        help="give a topic your own label (kept by aligned rebuilds)",
+        description="Set the label of one topic of an atlas; rebuilds into the same folder keep it while the topic keeps its id.",
+    )
+    parser.add_argument(
+        "--cache", type=Path, required=True, help="atlas (cache folder) built by `python -m pipeline build`"
+    )
+    parser.add_argument("--topic", type=int, required=True, help="topic id (as shown in the dashboard: 'id · label')")
+    group = parser.add_mutually_exclusive_group(required=True)
+    group.add_argument("--label", help="the new label")
+    group.add_argument("--reset", action="store_true", help="go back to the label the topic had before it was renamed")
+    parser.set_defaults(handler=_handle_rename)
+
+
+def _handle_rename(args: argparse.Namespace) -> int:
+    rename_topic(args.cache, args.topic, None if args.reset else args.label)
+    label = cache.read_cache(args.cache).topics.set_index("topic").loc[args.topic, "label"]
+    print(
+        f"topic {args.topic} of {args.cache} is now labelled {label!r}"
+        + (" (its label before the rename)" if args.reset else "")
+    )
+    return 0

@@ -1,0 +1,1 @@
+"""Neighbours, UMAP layouts, the NeRV map refinement and HDBSCAN."""

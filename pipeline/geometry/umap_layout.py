@@ -1,0 +1,178 @@
+"""Dimension reduction with UMAP: a clustering space (5D by default) and the 2D map, with an on-disk cache.
+
+Both fits reuse one exact neighbour search (``precomputed_knn``; UMAP docs, "Precomputed k-nearest
+neighbors") and are seeded, so the same embeddings and parameters give the same coordinates. Corpora too
+small for UMAP's spectral initialisation (``k >= N``) get a PCA layout instead, which needs no neighbours.
+
+Because a seeded fit is a pure function of (embeddings, neighbour lists, parameters), its result is cached in a
+:class:`LayoutStore` keyed by the SHA-256 of the embeddings and the parameters: a rebuild that changes only the
+HDBSCAN or topic parameters skips UMAP entirely (and never imports it).
+
+UMAP compiles its numba kernels the first time a process calls them. Most are compiled with ``cache=True``, so
+numba keeps them on disk (``NUMBA_CACHE_DIR``; the Makefile sets .cache/numba); three are not (``smooth_knn_dist``
+and ``compute_membership_strengths`` of ``umap.umap_``, and the serial single-epoch SGD step of ``umap.layouts``),
+which cost about 5.5 CPU seconds (20 s wall on a busy 2-core machine) in every fresh process, on top of ~2 CPU
+seconds to import umap (pynndescent's cached kernels included). :func:`enable_numba_cache`
+rebinds those three to the same Python functions jitted with the same options plus ``cache=True`` and
+``nogil=True``: the same code and results, compiled once per machine.
+
+``nogil`` lets the build fit the 2D map in a second thread while the main thread fits the clustering space and
+the topics (a seeded UMAP runs its SGD on one core, so the second core was idle): on the 11,671 titles both UMAP
+fits take 11.4 s together instead of 16.4 s one after the other, with identical results. Numba's default
+threading layer must not be entered by two threads at once, and UMAP's two parallel kernels run inside
+``fuzzy_simplicial_set``, so :func:`enable_numba_cache` also wraps that function in a lock.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from importlib.metadata import PackageNotFoundError, version
+
+import numpy as np
+
+from pipeline.adapters.umap_kernels import enable_numba_cache
+from pipeline.store.layouts import LayoutStore
+
+log = logging.getLogger(__name__)
+
+# UMAP's spectral initialisation solves an eigenproblem that fails for very small graphs; random init below this.
+SPECTRAL_MIN_DOCUMENTS = 50
+# Above this many documents UMAP starts from PCA (see init_method); the whole conference (11,672) stays below.
+LARGE_CORPUS_DOCUMENTS = 20_000
+
+
+
+
+
+
+def pca_layout(embeddings: np.ndarray, n_components: int) -> np.ndarray:
+    """Project onto the first principal components, padded with zeros when n is too small. float32, n x n_components."""
+    n = embeddings.shape[0]
+    coordinates = np.zeros((n, n_components), dtype=np.float32)
+    if n < 2:
+        return coordinates
+    centred = embeddings - embeddings.mean(axis=0)
+    _, _, components = np.linalg.svd(centred, full_matrices=False)
+    usable = min(n_components, components.shape[0])
+    coordinates[:, :usable] = centred @ components[:usable].T
+    return coordinates
+
+
+def umap_layout(
+    embeddings: np.ndarray,
+    knn_indices: np.ndarray,
+    knn_similarities: np.ndarray,
+    n_components: int,
+    n_neighbors: int,
+    min_dist: float,
+    random_state: int,
+    negative_sample_rate: int = 5,
+) -> np.ndarray:
+    """Fit UMAP (cosine) on ``embeddings`` with the given neighbour lists; returns float32, n x n_components.
+
+    ``negative_sample_rate`` is UMAP's (default 5); the 2D map uses more (config.map_negative_sample_rate), which
+    pushes unrelated papers apart and raises the map's trustworthiness.
+
+    ``knn_indices``/``knn_similarities`` are n x k from :func:`pipeline.geometry.neighbors.cosine_knn` with k >= n_neighbors.
+    ``low_memory=True`` (UMAP's default) only affects UMAP's own neighbour search, which precomputed_knn skips.
+    """
+    from umap import UMAP
+
+    from pipeline.runtime.threads import limit_threads
+
+    enable_numba_cache()
+    limit_threads()  # scipy's BLAS (the spectral initialisation's eigensolver) and numba are loaded now
+    n = embeddings.shape[0]
+    knn = (
+        knn_indices[:, :n_neighbors],
+        np.clip(1.0 - knn_similarities[:, :n_neighbors], 0.0, 2.0).astype(np.float32),
+        None,
+    )
+    model = UMAP(
+        n_neighbors=n_neighbors,
+        n_components=n_components,
+        min_dist=min_dist,
+        negative_sample_rate=negative_sample_rate,
+        metric="cosine",
+        random_state=random_state,
+        init=init_method(n),
+        precomputed_knn=knn,
+        low_memory=True,
+        verbose=False,
+    )
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*n_jobs value.*")
+        warnings.filterwarnings("ignore", message=".*precomputed_knn.*")
+        return model.fit_transform(embeddings).astype(np.float32)
+
+
+def init_method(n_documents: int) -> str:
+    """UMAP's initialisation for ``n_documents``: "random" below SPECTRAL_MIN_DOCUMENTS, "spectral" (UMAP's default)
+    up to LARGE_CORPUS_DOCUMENTS, "pca" above. From the spectral start (and from "tswspectral" alike) both UMAP fits
+    took 3.8-4.4 times as long on 100,000 resampled abstracts as on 50,000 (bench/build.py --scale; 5D fit 46.6 s
+    and 202.9 s); from PCA, linear in n, 14.6 s and 31.3 s, and the whole build grows as n log n."""
+    if n_documents < SPECTRAL_MIN_DOCUMENTS:
+        return "random"
+    return "spectral" if n_documents <= LARGE_CORPUS_DOCUMENTS else "pca"
+
+
+
+
+
+
+def _umap_version() -> str:
+    try:
+        return version("umap-learn")
+    except PackageNotFoundError:
+        return "missing"
+
+
+
+
+def cached_umap_layout(
+    store: LayoutStore | None,
+    stage: str,
+    embeddings_key: str,
+    embeddings: np.ndarray,
+    knn_indices: np.ndarray,
+    knn_similarities: np.ndarray,
+    n_components: int,
+    n_neighbors: int,
+    min_dist: float,
+    random_state: int,
+    negative_sample_rate: int = 5,
+) -> np.ndarray:
+    """:func:`umap_layout`, through ``store`` when given. float32, n x n_components.
+
+    The key holds ``embeddings_key`` (the :func:`fingerprint` of the embeddings; the neighbour lists are a function
+    of them), every UMAP parameter, the initialisation and the umap-learn version.
+    """
+    from pipeline.geometry.neighbors import search_method
+
+    def fit() -> np.ndarray:
+        return umap_layout(
+            embeddings,
+            knn_indices,
+            knn_similarities,
+            n_components,
+            n_neighbors,
+            min_dist,
+            random_state,
+            negative_sample_rate,
+        )
+
+    if store is None:
+        return fit()
+    description = {
+        "embeddings": embeddings_key,
+        "neighbours": search_method(embeddings.shape[0]),
+        "n_components": n_components,
+        "n_neighbors": n_neighbors,
+        "min_dist": min_dist,
+        "negative_sample_rate": negative_sample_rate,
+        "random_state": random_state,
+        "init": init_method(embeddings.shape[0]),
+        "umap": _umap_version(),
+    }
+    return store.cached(stage, description, lambda: {"layout": fit()})["layout"].astype(np.float32)

@@ -1,0 +1,1 @@
+"""Corpus files to validated records: reading, cleaning, LaTeX, language, decisions, OpenReview fetch."""

@@ -1,0 +1,343 @@
+"""Text for modelling versus text for display, and which records become documents.
+
+Display text (``title``, ``abstract``) is kept exactly as written. The model text (column ``text``) is the
+title and abstract joined by ". ", with HTML tags, Markdown emphasis, URLs, LaTeX math (``$...$``, ``$$...$$``,
+``\\(...\\)``, ``\\[...\\]``) and LaTeX command names stripped (the argument of ``\\textbf{word}`` is kept), and
+whitespace collapsed. It is what is embedded and what the c-TF-IDF vocabulary is built from.
+
+Records are dropped, counted and listed by id, for these reasons (keys of ``dropped``):
+
+- ``empty or missing abstract`` (or ``title`` in a titles-only file): missing, empty, whitespace-only or 'NaN';
+- ``placeholder, not an abstract``: punctuation only ("-", "..."), a placeholder word or phrase ("none", "n/a",
+  "TBD", "Abstract.", "xx", "lorem ipsum") or, for abstracts, a short withdrawal notice ("We have withdrawn our
+  paper."): the whole ICLR 2025 conference holds 11 such abstracts (:func:`placeholder_reason`);
+- ``no words (numbers or punctuation only)``: nothing alphabetic in that abstract (or title) once cleaned (e.g. ``2023``);
+- ``duplicate``: the same abstract (or, in a titles-only file, title) as an earlier document after lower-casing
+  and removing everything but letters and digits: exact and near-exact copies, also under another title
+  (cross-listed or renamed papers). The kept document lists the copies in ``duplicate_ids``; the copies
+  themselves, with their own title and metadata, are kept in ``PreparedCorpus.copies`` (column ``copy_of``), so
+  the cache can list them under the kept paper's topic and position.
+
+Also reported, not dropped: abstracts far longer than the rest (:data:`LONG_TEXT_FACTOR` times the median: a broken
+quote that merged records, or a pasted paper), and the language of every document (:mod:`pipeline.ingest.language`).
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from pipeline.ingest.corpus import RawCorpus
+from pipeline.ingest.latex import strip_latex
+from pipeline.runtime.errors import CorpusTooSmallError
+
+DROP_EMPTY = "empty or missing {column}"
+DROP_PLACEHOLDER = "placeholder, not an abstract"
+DROP_NO_WORDS = "no words (numbers or punctuation only)"
+DROP_DUPLICATE = "duplicate"
+COPY_COLUMN = "copy_of"
+# An abstract this many times longer than the corpus's median is reported (case 14 of ../shared/cases: "> 20x").
+LONG_TEXT_FACTOR = 20
+LONG_TEXT_MIN_DOCUMENTS = 5
+
+_HTML_TAG = re.compile(r"<[^>]{1,200}>")
+_URL = re.compile(r"https?://\S+|www\.\S+")
+_MARKDOWN = re.compile(r"(\*\*|__|`+|~~)")
+_BRACES = re.compile(r"[{}]")
+_SPACE = re.compile(r"\s+")
+_LETTER = re.compile(r"[^\W\d_]")
+_NOT_ALNUM = re.compile(r"[\W_]+")
+
+# Scripts that make a document "non-Latin" for the report (CJK, Hangul, Cyrillic, Arabic, Hebrew, Devanagari, Thai).
+_NON_LATIN = re.compile(
+    r"[\u0400-\u04ff\u0590-\u05ff\u0600-\u06ff\u0900-\u097f\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]"
+)
+
+
+@dataclass
+class PreparedCorpus:
+    """Documents ready to model.
+
+    Attributes
+    ----------
+    documents : one row per kept document, input order; the RawCorpus columns plus ``text`` (model text),
+        ``duplicate_ids`` (list of ids of its copies) and ``language`` (ISO 639-1 code or "unknown").
+    dropped : {reason: count} of records not modelled (reading skips included).
+    dropped_ids : {reason: [doc_id, ...]} for the same.
+    warnings : messages for the log and the manifest.
+    copies : one row per surplus copy of a kept document (the RawCorpus columns of the copy, its own title
+        and metadata) plus ``copy_of``, the kept document's id; input order.
+    languages : {language: documents} over the kept documents, most common first.
+    """
+
+    documents: pd.DataFrame
+    dropped: dict[str, int] = field(default_factory=dict)
+    dropped_ids: dict[str, list[str]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    copies: pd.DataFrame = field(default_factory=pd.DataFrame)
+    languages: dict[str, int] = field(default_factory=dict)
+
+
+def model_text(text: str | None) -> str:
+    """Strip markup, URLs, LaTeX (math, references, command names, escapes and ties: pipeline.ingest.latex.strip_latex)
+    and Markdown emphasis; collapse whitespace. None -> ""."""
+    if not text:
+        return ""
+    text = unicodedata.normalize("NFKC", text)
+    text = _HTML_TAG.sub(" ", text)
+    text = _URL.sub(" ", text)
+    text = strip_latex(text)
+    text = _MARKDOWN.sub("", text)
+    text = _BRACES.sub("", text)
+    return _SPACE.sub(" ", text).strip()
+
+
+def join_title_abstract(title: str, abstract: str) -> str:
+    """The text embedded for a document: "title. abstract" where both exist, else whichever exists."""
+    if title and abstract:
+        separator = " " if title.endswith((".", "?", "!", ":")) else ". "
+        return f"{title}{separator}{abstract}"
+    return title or abstract
+
+
+def duplicate_key(text: str) -> str:
+    """Key under which near-exact copies collide: lower case, letters and digits only."""
+    return _NOT_ALNUM.sub("", text.casefold())
+
+
+def is_non_latin(text: str, share: float = 0.2) -> bool:
+    """True when more than ``share`` of the letters are in a non-Latin script (CJK, Cyrillic, Arabic, ...)."""
+    letters = _LETTER.findall(text)
+    if not letters:
+        return False
+    return sum(1 for char in letters if _NON_LATIN.match(char)) / len(letters) > share
+
+
+# Placeholders (see placeholder_reason): what is left of the text once lower-cased and reduced to letters and
+# single spaces. Found on the whole ICLR 2025 conference ("none", "abstract", "xx") and in public bug reports.
+PLACEHOLDER_PHRASES = frozenset(
+    {
+        "none",
+        "null",
+        "nil",
+        "na",
+        "n a",
+        "nan",
+        "tbd",
+        "tba",
+        "todo",
+        "placeholder",
+        "abstract",
+        "no abstract",
+        "abstract not available",
+        "not available",
+        "abstract coming soon",
+        "coming soon",
+        "empty",
+        "missing",
+        "test",
+        "withdrawn",
+        "withdrawn paper",
+        "redacted",
+        "removed",
+        "deleted",
+    }
+)
+_REPEATED_CHARACTER = re.compile(r"^(\w)\1+$")
+_ALNUM = re.compile(r"[^\W_]")
+_NOT_LETTER = re.compile(r"[\W\d_]+")
+PLACEHOLDER_MAX_CHARS = 60
+_WITHDRAWAL = re.compile(r"\bwithdr[ae]w(?:n|al|ing|s)?\b", re.IGNORECASE)
+_AUTHOR_VOICE = re.compile(r"\b(?:we|our|us|authors?)\b", re.IGNORECASE)
+_SUBMISSION = re.compile(r"\b(?:paper|submission|manuscript|article|work)\b", re.IGNORECASE)
+# A withdrawal notice is short; the shortest real abstract of ICLR 2025 has 57 words.
+WITHDRAWAL_NOTICE_MAX_WORDS = 40
+
+
+def placeholder_reason(text: str, column: str = "abstract") -> bool:
+    """True when ``text`` (a cleaned model text) stands in for a missing abstract or title instead of being one.
+
+    That is: punctuation only ("-", "..."); a placeholder phrase once reduced to lower-case letters
+    (PLACEHOLDER_PHRASES: "none", "N/A", "Abstract.", "TBD"); one character repeated ("xx", "xxxx"); text
+    starting "lorem ipsum"; or, for abstracts only, a withdrawal notice of at most WITHDRAWAL_NOTICE_MAX_WORDS
+    words in the authors' voice about their submission ("We have withdrawn our paper.", "We thank the reviewers
+    ... decided to withdraw the submission"; not "Opioid withdrawal in mice ... we map ..."). Text with digits but no letters ("2023") is not a placeholder (see DROP_NO_WORDS).
+    """
+    if not _ALNUM.search(text):
+        return bool(text.strip())
+    if text[:40].casefold().replace(" ", "").startswith("loremipsum"):
+        return True
+    if len(text) > PLACEHOLDER_MAX_CHARS:  # the longest phrase has 22 letters: nothing longer needs the checks below
+        return column == "abstract" and _is_withdrawal_notice(text)
+    letters = " ".join(_NOT_LETTER.sub(" ", text.casefold()).split())
+    if not letters:
+        return False
+    if letters in PLACEHOLDER_PHRASES or _REPEATED_CHARACTER.match(letters.replace(" ", "")):
+        return True
+    return column == "abstract" and _is_withdrawal_notice(text)
+
+
+def _is_withdrawal_notice(text: str) -> bool:
+    return len(text.split(None, WITHDRAWAL_NOTICE_MAX_WORDS)) <= WITHDRAWAL_NOTICE_MAX_WORDS and bool(
+        _WITHDRAWAL.search(text) and _AUTHOR_VOICE.search(text) and _SUBMISSION.search(text)
+    )
+
+
+def _is_empty(value: object) -> bool:
+    return value is None or not str(value).strip() or str(value).strip().lower() == "nan"
+
+
+def _drop_reason(deciding: object, column: str) -> tuple[str | None, str]:
+    """(why a record cannot be a document, a key of ``dropped``, or None when it can; the deciding text's model text)."""
+    if _is_empty(deciding):
+        return DROP_EMPTY.format(column=column), ""
+    cleaned = model_text(str(deciding))
+    if placeholder_reason(cleaned, column):
+        return DROP_PLACEHOLDER, cleaned
+    if not _LETTER.search(cleaned):
+        return DROP_NO_WORDS, cleaned
+    return None, cleaned
+
+
+def _listed(ids: list[str], shown: int = 10) -> str:
+    return ", ".join(ids[:shown]) + (f" and {len(ids) - shown} more" if len(ids) > shown else "")
+
+
+def long_text_warning(doc_ids: list[str], texts: list[str], factor: float = LONG_TEXT_FACTOR) -> str | None:
+    """A warning naming the texts more than ``factor`` times the median length (characters), with their lengths;
+    None when there are none or fewer than LONG_TEXT_MIN_DOCUMENTS texts (a median of two means little)."""
+    if len(texts) < LONG_TEXT_MIN_DOCUMENTS:
+        return None
+    lengths = [len(text) for text in texts]
+    median = statistics.median(lengths)
+    long = [(doc_id, length) for doc_id, length in zip(doc_ids, lengths) if median and length > factor * median]
+    if not long:
+        return None
+    shown = ", ".join(f"{doc_id} ({length:,} characters, {length / median:.0f}x)" for doc_id, length in long[:10])
+    return (
+        f"{len(long)} abstracts are over {factor:g} times the median length of {median:,.0f} characters: {shown}. "
+        "A quote left open in a CSV file can merge several records into one, or a whole paper was pasted; check these records"
+    )
+
+
+def prepare_documents(raw: RawCorpus) -> PreparedCorpus:
+    """Turn read records into documents: drop unusable rows and duplicates, with counts and ids.
+
+    Returns a PreparedCorpus (see the module docstring for the rules). Never raises for bad rows; the caller
+    decides what too few documents means (:func:`require_documents`).
+    """
+    from pipeline.ingest.language import detect_languages, language_available, language_report
+
+    records = raw.records
+    dropped_ids: dict[str, list[str]] = {}
+    keep_rows: list[int] = []
+    texts: list[str] = []
+    first_by_key: dict[str, int] = {}
+    copy_rows: list[int] = []
+    copy_of: list[str] = []
+    for row, (doc_id, title, abstract) in enumerate(records[["doc_id", "title", "abstract"]].itertuples(index=False)):
+        deciding = abstract if raw.text_column == "abstract" else title
+        reason, cleaned = _drop_reason(deciding, raw.text_column)
+        if reason is not None:
+            dropped_ids.setdefault(reason, []).append(doc_id)
+            continue
+        # The same abstract under another title is the same paper (cross-listed or renamed).
+        key = duplicate_key(cleaned)
+        if key in first_by_key:
+            dropped_ids.setdefault(DROP_DUPLICATE, []).append(doc_id)
+            copy_rows.append(row)
+            copy_of.append(records.iloc[first_by_key[key]]["doc_id"])
+            continue
+        first_by_key[key] = row
+        keep_rows.append(row)
+        other = model_text(abstract) if raw.text_column == "title" else model_text(title)
+        texts.append(
+            join_title_abstract(cleaned, other) if raw.text_column == "title" else join_title_abstract(other, cleaned)
+        )
+    documents = records.iloc[keep_rows].reset_index(drop=True).copy()
+    documents["text"] = texts
+    copies = records.iloc[copy_rows].reset_index(drop=True).copy()
+    copies[COPY_COLUMN] = copy_of
+    copies_by_original: dict[str, list[str]] = {}
+    for copy_id, original in zip(copies["doc_id"], copy_of):
+        copies_by_original.setdefault(original, []).append(copy_id)
+    documents["duplicate_ids"] = [copies_by_original.get(doc_id, []) for doc_id in documents["doc_id"]]
+    documents["language"] = detect_languages(texts)
+    dropped = {**raw.skipped, **{reason: len(ids) for reason, ids in dropped_ids.items()}}
+    warnings = list(raw.warnings)
+    total = len(records) + sum(raw.skipped.values())
+    for reason, ids in dropped_ids.items():
+        warnings.append(f"dropped {len(ids)} of {total} records: {reason} ({_listed(ids)})")
+    for reason, count in raw.skipped.items():
+        warnings.append(
+            f"skipped {count} {reason} in {raw.path.name}"
+            + (f": {raw.skipped_text[reason]}" if reason in raw.skipped_text else "")
+        )
+    long = long_text_warning(
+        documents["doc_id"].tolist(), [str(documents.at[row, raw.text_column]) for row in range(len(documents))]
+    )
+    if long:
+        warnings.append(long)
+    languages, language_warnings = language_report(documents["doc_id"].tolist(), documents["language"].tolist())
+    warnings.extend(language_warnings)
+    non_latin = (
+        []
+        if language_available()
+        else [doc_id for doc_id, text in zip(documents["doc_id"], texts) if is_non_latin(text)]
+    )
+    if non_latin:  # without py3langid, at least the scripts
+        warnings.append(
+            f"{len(non_latin)} documents are mostly in a non-Latin script ({_listed(non_latin)}); "
+            "all-MiniLM-L6-v2 is an English model, so they may cluster by language rather than by subject"
+        )
+    return PreparedCorpus(
+        documents=documents,
+        dropped=dropped,
+        dropped_ids=dropped_ids,
+        warnings=warnings,
+        copies=copies,
+        languages=languages,
+    )
+
+
+def require_documents(prepared: PreparedCorpus, raw: RawCorpus, input_path: Path) -> None:
+    """Refuse a corpus that cannot make an atlas: no usable document, or several records that are all one abstract.
+
+    Raises CorpusTooSmallError naming the file, the counts and the reasons.
+    """
+    n = len(prepared.documents)
+    if n == 0:
+        raise CorpusTooSmallError(
+            f"{input_path}: no usable abstracts: all {len(raw.records)} records were dropped "
+            f"({'; '.join(f'{reason}: {count}' for reason, count in prepared.dropped.items())})"
+        )
+    if n == 1 and len(prepared.copies):
+        raise CorpusTooSmallError(
+            f"{input_path}: all {len(prepared.copies) + 1} usable records have the same {raw.text_column} "
+            f"({prepared.documents.at[0, 'doc_id']} and {_listed(prepared.copies['doc_id'].tolist(), 5)}), so there is one paper "
+            "and nothing to map. Check that the right column holds the abstracts, or add other papers."
+        )
+
+
+def copy_table(copies: pd.DataFrame, documents: pd.DataFrame) -> pd.DataFrame:
+    """The surplus copies as the cache lists them (``copies.parquet``): one row per copy with its own id, title,
+    abstract and metadata, ``copy_of`` (the kept document's id), and the kept document's ``topic``,
+    ``topic_label``, ``probability``, ``x`` and ``y`` (a copy is the same paper, so it sits where the paper sits).
+
+    ``copies``: PreparedCorpus.copies; ``documents``: the cache's documents table. Empty (no columns) without copies.
+    """
+    if copies.empty:
+        return pd.DataFrame()
+    shared = [column for column in ("topic", "topic_label", "probability", "x", "y") if column in documents.columns]
+    kept = documents.set_index("doc_id")[shared]
+    table = copies.drop(columns=[column for column in ("record", "text") if column in copies.columns]).reset_index(
+        drop=True
+    )
+    table = table.join(kept, on=COPY_COLUMN)
+    first = ["doc_id", COPY_COLUMN, "title", "abstract", *shared]
+    return table[first + [column for column in table.columns if column not in first]]

@@ -1,0 +1,1 @@
+"""What a command does to a cache (build, add, rename, place): the stages wired together."""

@@ -1,0 +1,734 @@
+"""``python -m pipeline build``: corpus file -> cache folder.
+
+Stages, each timed (wall and CPU seconds) and logged: load -> clean -> vocabulary (the corpus tokenised once) ->
+embed (the representation, by default tfidf-svd fitted on the corpus) -> neighbours -> UMAP (clustering space) ->
+HDBSCAN -> UMAP (2D map) -> NeRV map refinement (up to 2,000 documents) -> BERTopic (c-TF-IDF, topic and outlier
+reduction, labels) -> hierarchy -> topics per class -> representative documents and themes -> evaluate -> align
+(topic ids kept from the atlas already in the folder) -> write. The cache is written to a staging folder beside the
+target and swapped in only when complete (see :mod:`pipeline.cache`).
+
+Speed: each stage imports what it needs when it runs (``--help`` imports neither scikit-learn nor bertopic;
+bertopic is imported without the transformer and plotting stacks, see import_bertopic_lean). What depends only on
+the input is kept beside the embedding cache (pipeline.geometry.umap_layout.LayoutStore): the cleaned corpus
+(pipeline.store.prepared), its tokens, the lexical fit, encoder vectors per document (pipeline.represent.encoders), neighbour
+lists, UMAP layouts and the map metrics, each keyed by what makes it, so a rebuild that changes only clustering or
+topic parameters redoes only HDBSCAN and the topics (the whole conference: under 10 s). The 2D map is drawn in a
+second thread while the main thread fits the clustering space and the topics.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import platform
+import resource
+import shutil
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pipeline import cache
+from pipeline.adapters.bertopic_import import import_bertopic_lean
+from pipeline.config import BuildConfig
+from pipeline.ingest.clean import COPY_COLUMN, DROP_NO_WORDS, copy_table, prepare_documents, require_documents
+from pipeline.ingest.corpus import load_corpus
+from pipeline.represent.encoders import DEFAULT_STORE, encoder_description
+from pipeline.represent.representation import is_lexical
+from pipeline.represent.truncation import truncated_flags, truncation_warning
+from pipeline.runtime.errors import EmptyVocabularyError, TargetError, mark_stage
+from pipeline.runtime.paths import PROJECT_ROOT
+
+log = logging.getLogger("pipeline.operations.build")
+
+# Below this many documents UMAP cannot build a neighbour graph worth the name: one topic, PCA map.
+MIN_DOCUMENTS_FOR_UMAP = 5
+VERSIONED_PACKAGES = (
+    "bertopic",
+    "umap-learn",
+    "hdbscan",
+    "scikit-learn",
+    "sentence-transformers",
+    "torch",
+    "model2vec",
+    "onnxruntime",
+    "numba",
+    "numpy",
+    "pandas",
+    "pyarrow",
+)
+
+
+# The corpora a bare `build` falls back through: the whole conference, its 951-paper sample, the bundled 19 abstracts.
+DEFAULT_INPUTS = (
+    Path("shared/data/iclr2025/iclr2025_abstracts.parquet"),
+    Path("shared/data/iclr2025/papers.parquet"),
+)
+BUNDLED_SAMPLE = Path("data/sample/iclr2025_seed_abstracts.txt")
+
+
+def default_input() -> Path:
+    """The default corpus: the whole ICLR 2025 conference (../shared/data/iclr2025/iclr2025_abstracts.parquet beside
+    the checkout), else its 951-paper sample (papers.parquet), else the 19 abstracts bundled in data/sample."""
+    root = PROJECT_ROOT
+    for candidate in DEFAULT_INPUTS:
+        if (root.parent / candidate).is_file():
+            return root.parent / candidate
+    return root / BUNDLED_SAMPLE
+
+
+class StageTimer:
+    """Records wall-clock seconds and the CPU seconds of the thread that ran it, per stage, and logs each as it ends.
+
+    CPU seconds tell a slow stage from a starved one on a busy machine (wall >> CPU: it waited for a core).
+    """
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self.cpu_seconds: dict[str, float] = {}
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        """Time the enclosed block as stage ``name``; an exception leaving it carries the stage's name (errors.mark_stage)."""
+        log.info("stage %s ...", name)
+        start, start_cpu = time.perf_counter(), time.thread_time()
+        try:
+            yield
+        except BaseException as error:
+            mark_stage(error, name)
+            raise
+        self.seconds[name] = round(time.perf_counter() - start, 3)
+        self.cpu_seconds[name] = round(time.thread_time() - start_cpu, 3)
+        log.info("stage %s done in %.2f s (%.2f s CPU)", name, self.seconds[name], self.cpu_seconds[name])
+
+
+@dataclass
+class BuildResult:
+    """What a build wrote: the cache folder and its manifest."""
+
+    cache_dir: Path
+    manifest: dict[str, Any]
+
+
+def library_versions() -> dict[str, str]:
+    """Python and key library versions, for the manifest."""
+    versions = {"python": platform.python_version()}
+    for package in VERSIONED_PACKAGES:
+        try:
+            versions[package] = version(package)
+        except PackageNotFoundError:
+            versions[package] = "not installed"
+    return versions
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process so far, in MiB (Linux reports ru_maxrss in KiB)."""
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+
+
+def canonical_order(texts: list[str]) -> np.ndarray:
+    """A permutation (int64, n) sorting texts by SHA-256, equal texts by position: it depends only on the set of
+    texts, not on the order they came in."""
+    keys = [hashlib.sha256(text.encode("utf-8")).hexdigest() for text in texts]
+    return np.array(sorted(range(len(texts)), key=lambda i: (keys[i], i)), dtype=np.int64)
+
+
+def check_paths(input_path: Path, cache_dir: Path, force: bool) -> tuple[Path, Path]:
+    """Resolve and check the command-line paths before anything is written.
+
+    Raises TargetError when the cache folder is the input file, contains it, is the file system root or home
+    folder, is a file, or is a non-empty folder that is not a Topic Atlas cache (unless ``force``).
+    """
+    input_path = Path(input_path).expanduser().resolve()
+    cache_dir = Path(cache_dir).expanduser().resolve()
+    if cache_dir in (Path(cache_dir.anchor), Path.home().resolve()):
+        raise TargetError(f"refusing to use {cache_dir} as a cache folder; choose a dedicated folder")
+    if cache_dir == input_path or cache_dir in input_path.parents:
+        raise TargetError(f"the cache folder {cache_dir} would replace the input {input_path}; choose another --cache")
+    try:
+        cache.check_target(cache_dir, overwrite_foreign=force)
+    except FileExistsError as error:
+        raise TargetError(str(error)) from error
+    return input_path, cache_dir
+
+
+def neighbour_columns(
+    knn_indices: np.ndarray, knn_similarities: np.ndarray, doc_ids: list[str], k: int
+) -> tuple[list[list[str]], list[list[float]]]:
+    """Per document, its ``k`` nearest other documents' ids and cosine similarities (itself excluded)."""
+    ids = np.asarray(doc_ids, dtype=object)
+    neighbour_ids, neighbour_scores = [], []
+    for row, (indices, similarities) in enumerate(zip(knn_indices, knn_similarities)):
+        keep = indices != row
+        neighbour_ids.append(ids[indices[keep][:k]].tolist())
+        neighbour_scores.append([round(float(value), 4) for value in similarities[keep][:k]])
+    return neighbour_ids, neighbour_scores
+
+
+def cached_map_metrics(
+    layouts: Any,
+    embeddings_key: str,
+    embeddings: np.ndarray,
+    coordinates: np.ndarray,
+    reference: list[Any] | None,
+    references: dict[str, list[Any]],
+    knn_indices: np.ndarray,
+    compute: Any,
+) -> dict[str, float | None]:
+    """``compute(embeddings, coordinates, reference, knn_indices=..., references=...)`` (pipeline.quality.metrics.map_metrics),
+    through the layout store when there is one, keyed by the embeddings, the map and the reference columns."""
+
+    def run() -> dict[str, np.ndarray]:
+        figures = compute(embeddings, coordinates, reference, knn_indices=knn_indices, references=references)
+        return {name: np.asarray(np.nan if value is None else value, dtype=float) for name, value in figures.items()}
+
+    from pipeline.store.keys import fingerprint
+
+    def digest(values: list[Any] | None) -> str:
+        return hashlib.sha256(
+            json.dumps([None if value is None else str(value) for value in values or []]).encode("utf-8")
+        ).hexdigest()
+
+    description = {
+        "embeddings": embeddings_key,
+        "map": fingerprint(np.ascontiguousarray(coordinates, dtype=np.float32)),
+        "reference": digest(reference),
+        "references": {name: digest(values) for name, values in references.items()},
+    }
+    stored = layouts.cached("map_metrics", description, run) if layouts is not None else run()
+    return {name: None if np.isnan(value) else float(value) for name, value in stored.items()}
+
+
+def cached_map_refinement(
+    layouts: Any, embeddings_key: str, embeddings: np.ndarray, coordinates: np.ndarray, config: BuildConfig
+) -> np.ndarray:
+    """The UMAP map refined by :func:`pipeline.geometry.refine.nerv_refine` with the config's map_refine_* values, through the
+    layout cache when there is one (keyed by the embeddings, the UMAP map and the parameters). float32, n x 2."""
+    from pipeline.geometry.refine import nerv_refine
+    from pipeline.store.keys import fingerprint
+
+    params = {
+        "perplexity": config.map_refine_perplexity,
+        "recall_weight": config.map_refine_recall_weight,
+        "alpha": config.map_refine_alpha,
+        "steps": config.map_refine_steps,
+    }
+
+    def run() -> dict[str, np.ndarray]:
+        return {"layout": nerv_refine(embeddings, coordinates, **params)}
+
+    if layouts is None:
+        return run()["layout"]
+    description = {
+        "embeddings": embeddings_key,
+        "map": fingerprint(np.ascontiguousarray(coordinates, dtype=np.float32)),
+        "method": "nerv",
+        **params,
+    }
+    return layouts.cached("map_refine", description, run)["layout"].astype(np.float32)
+
+
+def cached_tokens(layouts: Any, texts: list[str]) -> Any:
+    """The texts tokenised once (pipeline.text.tokens.tokenize), through the layout store when there is one (keyed by the
+    texts and the tokeniser's settings), so a rebuild of the same corpus does not tokenise it again."""
+    from pipeline.store.keys import texts_fingerprint
+    from pipeline.text.tokens import TOKENIZER_VERSION, from_arrays, tokenize
+
+    if layouts is None:
+        return tokenize(texts)
+    key = texts_fingerprint(texts, TOKENIZER_VERSION)
+    return from_arrays(layouts.cached("tokens", {"texts": key, "n": len(texts)}, lambda: tokenize(texts).arrays()), key)
+
+
+def content_word_check(counts: Any, doc_ids: list[str], prepared: Any, input_path: Path) -> list[str]:
+    """Ids of the documents without a content word: those dropped for having no words at all, then those kept whose
+    words are all stop words (they are placed on the map but add nothing to any topic's terms). ``counts``: the
+    documents' pipeline.text.vocabulary.WordCounts, rows in the order of ``doc_ids``.
+
+    Raises EmptyVocabularyError, naming the file, when no document has a content word.
+    """
+    from pipeline.text.vocabulary import documents_without_content_words
+
+    try:
+        without = set(documents_without_content_words(counts, doc_ids))
+    except EmptyVocabularyError as error:
+        wordless, n = prepared.dropped.get(DROP_NO_WORDS, 0), len(doc_ids)
+        raise EmptyVocabularyError(
+            f"{input_path.name}: no words left to describe topics after stop-word removal: all {n + wordless} documents "
+            f"contain only stop words, numbers or punctuation ({n} only stop words, {wordless} no words at all)."
+        ) from error
+    in_input_order = [doc_id for doc_id in prepared.documents["doc_id"] if doc_id in without]
+    return prepared.dropped_ids.get(DROP_NO_WORDS, []) + in_input_order
+
+
+@dataclass
+class PreparedInput:
+    """A corpus read, cleaned and put in the canonical order the build fits in.
+
+    ``documents``, ``texts`` and ``doc_ids`` are in canonical order (:func:`canonical_order`); ``order`` maps them
+    back (``documents.iloc[np.argsort(order)]`` is the input order); ``warnings`` gathers what the manifest reports.
+    """
+
+    raw: Any
+    prepared: Any
+    documents: Any
+    texts: list[str]
+    doc_ids: list[str]
+    order: np.ndarray
+    warnings: list[str]
+
+
+@dataclass
+class Fitted:
+    """The clustering, the topics and the map of a build (see :func:`fit_topics_and_map`)."""
+
+    cluster_labels: np.ndarray
+    probabilities: np.ndarray
+    fit: Any
+    hierarchy: Any
+    per_class: Any
+    coordinates: np.ndarray
+
+
+def read_and_clean(input_path: Path, encoding: str | None, layouts: Any, timer: StageTimer) -> PreparedInput:
+    """The load and clean stages, then the canonical order. Raises InputError and CorpusTooSmallError."""
+    with timer.stage("load"):
+        raw = load_corpus(input_path, encoding=encoding)
+    with timer.stage("clean"):
+        from pipeline.store.prepared import cached_preparation
+
+        prepared, reused = cached_preparation(layouts.folder if layouts else None, raw, encoding, prepare_documents)
+        if layouts is not None:
+            layouts.hits["prepared"] = reused
+        require_documents(prepared, raw, input_path)
+        for warning in prepared.warnings:
+            log.warning(warning)
+    # Fit in a canonical order (by text hash), so the input's row order cannot change the topics (UMAP's SGD and
+    # HDBSCAN's tie-breaking follow row order: shuffling 300 papers gave ARI 0.46); tables are written in input order.
+    order = canonical_order(prepared.documents["text"].tolist())
+    documents = prepared.documents.iloc[order].reset_index(drop=True)
+    return PreparedInput(
+        raw,
+        prepared,
+        documents,
+        documents["text"].tolist(),
+        documents["doc_id"].tolist(),
+        order,
+        list(prepared.warnings),
+    )
+
+
+def tokenise_and_represent(
+    corpus: PreparedInput,
+    input_path: Path,
+    config: BuildConfig,
+    embedding_store: Any,
+    layouts: Any,
+    encoder: Any,
+    timer: StageTimer,
+) -> tuple[Any, list[str], Any]:
+    """The vocabulary and embed stages: (tokens, ids of documents without a content word, the represented corpus).
+    Raises EmptyVocabularyError when no document has a content word."""
+    from pipeline.represent.representation import represent_corpus
+    from pipeline.text.tokens import word_counts
+
+    with timer.stage("vocabulary"):
+        tokens = cached_tokens(layouts, corpus.texts)
+        counts = word_counts(tokens)
+        without_content = content_word_check(counts, corpus.doc_ids, corpus.prepared, input_path)
+        if without_content:
+            corpus.warnings.append(
+                f"{len(without_content)} documents have no content words after stop-word removal: {', '.join(without_content[:20])}"
+            )
+            log.warning(corpus.warnings[-1])
+    with timer.stage("embed"):
+        represented = represent_corpus(
+            corpus.texts,
+            config.embedding_model,
+            embedding_store,
+            layouts,
+            config.lexical_params(),
+            config.embedding_batch_size,
+            encoder=encoder,
+            word_counts=counts,
+        )
+        truncated = truncation_warning(corpus.doc_ids, represented.token_counts, represented.max_seq_length)
+        if truncated:
+            corpus.warnings.append(truncated)
+            log.warning(truncated)
+    return tokens, without_content, represented
+
+
+def map_drawer(
+    n: int,
+    embeddings: np.ndarray,
+    embeddings_key: str,
+    knn: tuple[np.ndarray, np.ndarray],
+    config: BuildConfig,
+    layouts: Any,
+    timer: StageTimer,
+) -> Any:
+    """The function the map thread runs: UMAP to 2D then NeRV refinement for small corpora, or PCA below
+    MIN_DOCUMENTS_FOR_UMAP documents. Returns float32 n x 2 coordinates."""
+    from pipeline.geometry.umap_layout import cached_umap_layout, pca_layout
+
+    def draw() -> np.ndarray:
+        if n < MIN_DOCUMENTS_FOR_UMAP:
+            with timer.stage("map_2d"):
+                return pca_layout(embeddings, 2)
+        with timer.stage("map_2d"):
+            layout = cached_umap_layout(
+                layouts,
+                "map_2d",
+                embeddings_key,
+                embeddings,
+                knn[0],
+                knn[1],
+                2,
+                config.umap_n_neighbors,
+                config.map_min_dist,
+                config.random_state,
+                config.map_negative_sample_rate,
+            )
+        if n <= config.map_refine_max_documents:
+            with timer.stage("map_refine"):
+                layout = cached_map_refinement(layouts, embeddings_key, embeddings, layout, config)
+        return layout
+
+    return draw
+
+
+def cluster(
+    n: int,
+    embeddings: np.ndarray,
+    embeddings_key: str,
+    knn: tuple[np.ndarray, np.ndarray],
+    config: BuildConfig,
+    layouts: Any,
+    timer: StageTimer,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The clustering space (UMAP) and HDBSCAN: (labels int64 n, -1 = outlier; membership float32 n). Below
+    MIN_DOCUMENTS_FOR_UMAP documents every document is in cluster 0."""
+    if n < MIN_DOCUMENTS_FOR_UMAP:
+        return np.zeros(n, dtype=np.int64), np.ones(n, dtype=np.float32)
+    from pipeline.geometry.cluster import hdbscan_clusters
+    from pipeline.geometry.umap_layout import cached_umap_layout
+
+    with timer.stage("umap_cluster_space"):
+        reduced = cached_umap_layout(
+            layouts,
+            "umap_cluster_space",
+            embeddings_key,
+            embeddings,
+            knn[0],
+            knn[1],
+            config.umap_n_components,
+            config.umap_n_neighbors,
+            config.umap_min_dist,
+            config.random_state,
+        )
+    with timer.stage("hdbscan"):
+        return hdbscan_clusters(
+            reduced,
+            config.min_cluster_size,
+            config.min_samples,
+            config.cluster_selection_method,
+            config.max_cluster_share,
+        )
+
+
+def fit_topics_and_map(
+    corpus: PreparedInput,
+    tokens: Any,
+    represented: Any,
+    knn: tuple[np.ndarray, np.ndarray],
+    embeddings_key: str,
+    config: BuildConfig,
+    layouts: Any,
+    timer: StageTimer,
+) -> Fitted:
+    """Clustering, BERTopic, hierarchy and topics per class in this thread while the 2D map is drawn in a second one
+    (pipeline.geometry.umap_layout: UMAP's SGD releases the GIL); the map is joined where the topics' positions are needed. Its
+    stages (map_2d, map_refine) are timed in that thread; map_wait is how long this thread waited for it."""
+    from pipeline.topics.model import fit_topic_model, hierarchy_table
+
+    n, embeddings = len(corpus.texts), represented.embeddings
+    if n < MIN_DOCUMENTS_FOR_UMAP:
+        note = f"only {n} documents: fewer than {MIN_DOCUMENTS_FOR_UMAP}, so UMAP and HDBSCAN were skipped; the documents are one topic if they share words (else outliers) and the map is a PCA projection"
+        corpus.warnings.append(note)
+        log.warning(note)
+    mapper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="atlas-map")
+    try:
+        drawn_map = mapper.submit(map_drawer(n, embeddings, embeddings_key, knn, config, layouts, timer))
+        cluster_labels, probabilities = cluster(n, embeddings, embeddings_key, knn, config, layouts, timer)
+        with timer.stage("topics"):
+            import_bertopic_lean()
+            fit = fit_topic_model(
+                corpus.texts,
+                embeddings,
+                cluster_labels,
+                config,
+                encoder=represented.representation,
+                tokens=tokens,
+                store=layouts,
+            )
+            for note in fit.notes:
+                log.info(note)
+            corpus.warnings.extend(note for note in fit.notes if note.startswith("No topics"))
+        with timer.stage("hierarchy"):
+            hierarchy = hierarchy_table(fit.topic_model, corpus.texts, fit.labels)
+        per_class = None
+        if "decision" in corpus.documents.columns and corpus.documents["decision"].notna().any():
+            from pipeline.topics.per_class import topics_per_class_table
+
+            with timer.stage("topics_per_class"):
+                per_class = topics_per_class_table(fit.topic_model, corpus.texts, corpus.documents["decision"].tolist())
+        with timer.stage("map_wait"):
+            coordinates = drawn_map.result()
+    finally:
+        mapper.shutdown(wait=True)
+    return Fitted(cluster_labels, probabilities, fit, hierarchy, per_class, coordinates)
+
+
+def document_table(
+    corpus: PreparedInput, fitted: Fitted, represented: Any, knn: tuple[np.ndarray, np.ndarray], config: BuildConfig
+) -> Any:
+    """documents.parquet's rows (canonical order): the documents' columns, their topic, label, membership, map
+    position, similar papers and, for an encoder block, their length in word pieces and whether it was truncated."""
+    fit, n = fitted.fit, len(corpus.texts)
+    neighbour_ids, neighbour_scores = neighbour_columns(knn[0], knn[1], corpus.doc_ids, config.n_neighbors_similar)
+    output = corpus.documents.drop(columns=["text", "record"]).copy()
+    output.insert(1, "topic", fit.topics)
+    output["topic_label"] = [fit.labels[topic] for topic in fit.topics]
+    # HDBSCAN membership strength; 0 for documents HDBSCAN called outliers (including those reassigned later).
+    output["probability"] = np.where(
+        (fitted.cluster_labels == -1) | (fit.clustered_topics == -1), 0.0, fitted.probabilities
+    ).astype(float)
+    output["reassigned"] = (fit.clustered_topics == -1) & (fit.topics != -1)
+    output["x"], output["y"] = fitted.coordinates[:, 0].astype(float), fitted.coordinates[:, 1].astype(float)
+    output["neighbor_ids"], output["neighbor_scores"] = neighbour_ids, neighbour_scores
+    # Lengths in word pieces and truncation, for an encoder block (a lexical representation reads every word).
+    word_pieces = represented.token_counts or [0] * n
+    output["word_pieces"] = word_pieces
+    output["truncated"] = (
+        truncated_flags(word_pieces, represented.max_seq_length) if represented.max_seq_length else [False] * n
+    )
+    return output[
+        cache.DOCUMENT_COLUMNS + [column for column in output.columns if column not in cache.DOCUMENT_COLUMNS]
+    ]
+
+
+def build_manifest(
+    input_path: Path,
+    corpus: PreparedInput,
+    fitted: Fitted,
+    represented: Any,
+    topics_frame: Any,
+    without_content: list[str],
+    config: BuildConfig,
+    layouts: Any,
+) -> dict[str, Any]:
+    """The manifest of a build, before its metrics, alignment and timings (see pipeline.cache)."""
+    raw, prepared, fit = corpus.raw, corpus.prepared, fitted.fit
+    representation = represented.representation
+    return {
+        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "input_path": str(input_path),
+        "input_sha256": raw.sha256,
+        "input_encoding": raw.encoding,
+        "input_records": len(raw.records) + sum(raw.skipped.values()),
+        "n_documents": len(corpus.texts),
+        "n_topics": int((topics_frame["topic"] != -1).sum()),
+        "outlier_fraction": round(float((fit.topics == -1).mean()), 4),
+        "n_outliers_reassigned": fit.n_reassigned,
+        "text_column": raw.text_column,
+        # The representation's name and the identity of each block (pipeline.represent.representation); its fitted state is in
+        # representation/ (queries and new papers are transformed with it).
+        "embedding_model": " + ".join(representation.identities.values()),
+        "embedding_model_name": representation.name,
+        "embedding_encoder": {
+            block: encoder_description(block) for block in representation.blocks if not is_lexical(block)
+        },
+        "embedding_dim": int(represented.embeddings.shape[1]),
+        "embedding_cache": {
+            "cached": represented.n_cached,
+            "embedded": represented.n_embedded,
+            "truncated": represented.n_truncated,
+            "max_seq_length": represented.max_seq_length,
+            "lexical_fit_cached": represented.lexical_cached,
+        },
+        "layout_cache": {
+            "folder": str(layouts.folder) if layouts else None,
+            "hits": dict(layouts.hits) if layouts else {},
+        },
+        "params": config.to_dict(),
+        "versions": library_versions(),
+        "dropped": prepared.dropped,
+        "dropped_ids": prepared.dropped_ids,
+        "duplicate_of": dict(zip(prepared.copies["doc_id"], prepared.copies[COPY_COLUMN]))
+        if len(prepared.copies)
+        else {},
+        "languages": prepared.languages,
+        "id_column": raw.id_column,
+        "no_content_word_ids": without_content,
+        "warnings": corpus.warnings,
+        "notes": fit.notes,
+    }
+
+
+def evaluate_build(
+    corpus: PreparedInput,
+    fitted: Fitted,
+    embeddings: np.ndarray,
+    embeddings_key: str,
+    knn_indices: np.ndarray,
+    layouts: Any,
+) -> dict[str, Any]:
+    """The evaluate stage's metrics (pipeline.quality.metrics); those that depend only on the embeddings, the map and the
+    reference columns come from the layout store when it has them."""
+    from pipeline.quality.metrics import agreement_references, evaluate_topics, map_metrics, reference_column
+
+    documents, fit = corpus.documents, fitted.fit
+    column = reference_column(documents)
+    reference = documents[column].tolist() if column else None
+    references = agreement_references(documents)
+    map_figures = cached_map_metrics(
+        layouts, embeddings_key, embeddings, fitted.coordinates, reference, references, knn_indices, map_metrics
+    )
+    return evaluate_topics(
+        corpus.texts,
+        fit.topics,
+        {topic: [term for term, _ in pairs] for topic, pairs in fit.topic_terms.items()},
+        embeddings,
+        fitted.coordinates,
+        reference=reference,
+        reference_name=column,
+        knn_indices=knn_indices,
+        map_figures=map_figures,
+        references=references,
+    )
+
+
+def run_build(
+    input_path: Path | str,
+    cache_dir: Path | str,
+    config: BuildConfig = BuildConfig(),
+    encoding: str | None = None,
+    embedding_store: Path | str | None = DEFAULT_STORE,
+    force: bool = False,
+    encoder: Any = None,
+    align: bool = True,
+) -> BuildResult:
+    """Build the cache for one corpus file.
+
+    Parameters
+    ----------
+    input_path : corpus file (see pipeline.ingest.corpus for the formats).
+    cache_dir : cache folder to create or replace.
+    config : build parameters; size-dependent ones are resolved for the corpus.
+    encoding : text encoding of the input (None = UTF-8, else Windows-1252 with a warning).
+    embedding_store : SQLite embedding cache, or None to embed everything afresh (and keep no layout store).
+    force : replace ``cache_dir`` even when it is not a Topic Atlas cache.
+    encoder : an already loaded encoder to reuse for an encoder block (tests, benchmarks): a SentenceTransformer or
+        a pipeline.represent.encoders encoder; ignored when it is not the one config names (see pipeline.represent.encoders.get_encoder).
+    align : when ``cache_dir`` holds an atlas, keep its topic ids for the topics that match (pipeline.topics.align);
+        False numbers the topics afresh.
+
+    What depends only on the input is kept in the folder ``layouts`` beside ``embedding_store``
+    (pipeline.geometry.umap_layout.LayoutStore, module docstring), so a rebuild that changes only HDBSCAN or topic parameters
+    runs neither the cleaning, the representation nor UMAP again.
+
+    Returns a BuildResult. Raises InputError (bad file), CorpusTooSmallError (no usable document),
+    EmptyVocabularyError (only stop words) or TargetError (bad cache path); in each case nothing is written.
+    """
+    from pipeline.geometry.neighbors import cached_cosine_knn
+    from pipeline.runtime.threads import limit_threads
+    from pipeline.store.keys import fingerprint
+    from pipeline.store.layouts import LayoutStore
+    from pipeline.topics.model import representative_documents, save_topic_model, topic_table
+    from pipeline.topics.themes import assign_themes
+
+    limit_threads()  # the same thread counts, so the same floats, whoever calls (pipeline.runtime.threads)
+    input_path, cache_dir = check_paths(Path(input_path), Path(cache_dir), force)
+    timer = StageTimer()
+    layouts = LayoutStore(Path(embedding_store).parent / "layouts") if embedding_store is not None else None
+    corpus = read_and_clean(input_path, encoding, layouts, timer)
+    config = config.resolved_for(len(corpus.texts))
+    for note in config.adaptations:
+        log.warning("adapted to a small corpus: %s", note)
+    tokens, without_content, represented = tokenise_and_represent(
+        corpus, input_path, config, embedding_store, layouts, encoder, timer
+    )
+    embeddings = represented.embeddings
+    with timer.stage("neighbours"):
+        embeddings_key = fingerprint(embeddings)
+        knn = cached_cosine_knn(
+            embeddings, max(config.umap_n_neighbors, config.n_neighbors_similar + 1), layouts, embeddings_key
+        )
+    fitted = fit_topics_and_map(corpus, tokens, represented, knn, embeddings_key, config, layouts, timer)
+    with timer.stage("representatives"):
+        representatives = representative_documents(
+            embeddings, fitted.fit.topics, corpus.doc_ids, config.n_representative
+        )
+        topics_frame = assign_themes(
+            topic_table(fitted.fit, representatives, fitted.coordinates), fitted.hierarchy
+        )  # theme, theme_label: the map's top level
+    output = document_table(corpus, fitted, represented, knn, config)
+    manifest = build_manifest(input_path, corpus, fitted, represented, topics_frame, without_content, config, layouts)
+    with timer.stage("evaluate"):
+        manifest["metrics"] = evaluate_build(corpus, fitted, embeddings, embeddings_key, knn[0], layouts)
+    with timer.stage("align"):  # the one renumbering step: topic ids kept from the atlas already in cache_dir
+        from pipeline.topics.align import AtlasTables, align_to_previous
+
+        aligned = align_to_previous(
+            cache_dir if align else None,
+            AtlasTables(output, topics_frame, fitted.hierarchy, fitted.per_class, manifest),
+            embeddings,
+        )
+    staging = cache.staging_folder(cache_dir)
+    try:
+        with timer.stage("save_model"):
+            save_topic_model(fitted.fit.topic_model, staging / cache.MODEL_DIR, represented.representation.name)
+            represented.representation.save(staging / cache.REPRESENTATION_DIR)
+        manifest = aligned.manifest
+        manifest["timings_s"], manifest["cpu_s"], manifest["peak_rss_mb"] = (
+            dict(timer.seconds),
+            dict(timer.cpu_seconds),
+            peak_rss_mb(),
+        )
+        restore = np.argsort(corpus.order)  # back to input order
+        written = aligned.documents.iloc[restore].reset_index(drop=True)
+        cache.write_tables(
+            staging,
+            manifest,
+            written,
+            aligned.topics,
+            aligned.hierarchy,
+            embeddings[restore],
+            aligned.topics_per_class,
+            aligned.lineage,
+            copies=copy_table(corpus.prepared.copies, written),
+        )
+        cache.publish_folder(staging, cache_dir)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    log.info(
+        "wrote %s: %d documents, %d topics, %.1f%% outliers, peak memory %.0f MiB",
+        cache_dir,
+        manifest["n_documents"],
+        manifest["n_topics"],
+        100 * manifest["outlier_fraction"],
+        manifest["peak_rss_mb"],
+    )
+    return BuildResult(cache_dir, cache.read_manifest(cache_dir))

@@ -1,0 +1,204 @@
+"""Find and place: semantic search over a cache, and new documents placed on an existing map without refitting.
+
+Everything is computed in the embedding space of the encoder the cache was built with (named in the manifest),
+because distance on the 2D map misleads: most of a paper's true nearest neighbours are not its neighbours on
+the map.
+
+Placement of a new document:
+
+- neighbours: the ``k`` most cosine-similar cached documents;
+- topic: a cached document with the same abstract (or, in a titles-only cache, the same title), compared by
+  :func:`pipeline.ingest.clean.duplicate_key` as the build compares duplicates, is the same paper, and the new one takes
+  its topic and position. Otherwise the topic is the similarity-weighted vote of the ``k`` neighbours' topics
+  (outliers do not vote), and ``probability`` is the winning topic's share of the vote;
+- 2D position: the similarity-weighted mean of the neighbours' map positions. This is how UMAP's own
+  ``transform`` initialises new points (umap-learn, ``UMAP.transform``: weighted average of neighbour
+  embeddings). UMAP's optimisation step is not replayed, since a fitted UMAP can only be stored by pickle,
+  which the cache never loads.
+
+Nothing in the cache is modified.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from pipeline.cache import OUTLIER_TOPIC, TopicCache, read_cache
+
+log = logging.getLogger(__name__)
+
+
+def same_paper_index(topic_cache: TopicCache, new: pd.DataFrame) -> list[int | None]:
+    """For each new document (columns title, abstract), the row of a cached document with the same text, or None.
+
+    The text compared is the abstract, or the title when the cache was built on titles only; it is reduced to
+    lower-case letters and digits (pipeline.ingest.clean.duplicate_key), so spacing, case and punctuation do not matter.
+    """
+    from pipeline.ingest.clean import duplicate_key
+
+    column = "title" if topic_cache.manifest.get("text_column") == "title" else "abstract"
+    row_of: dict[str, int] = {}
+    for row, text in enumerate(topic_cache.documents[column]):
+        if isinstance(text, str) and text.strip():
+            row_of.setdefault(duplicate_key(text), row)
+    return [row_of.get(duplicate_key(text)) if isinstance(text, str) and text.strip() else None for text in new[column]]
+
+
+def top_k(similarities: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Indices and values of the ``k`` largest entries of each row of ``similarities`` (m x n), best first."""
+    k = min(k, similarities.shape[1])
+    if k == 0:
+        return np.zeros((similarities.shape[0], 0), np.int64), np.zeros((similarities.shape[0], 0), np.float32)
+    part = np.argpartition(-similarities, k - 1, axis=1)[:, :k]
+    values = np.take_along_axis(similarities, part, axis=1)
+    order = np.argsort(-values, axis=1, kind="stable")
+    return np.take_along_axis(part, order, axis=1), np.take_along_axis(values, order, axis=1)
+
+
+def query_representation(topic_cache: TopicCache) -> Any:
+    """How the cache turns a text into a vector: its stored :class:`pipeline.represent.representation.Representation`, or, for a
+    cache written before representations were stored, the encoder its manifest names (``embedding_model_name``).
+
+    Raises FileNotFoundError/ValueError for a damaged representation folder.
+    """
+    from pipeline.cache import REPRESENTATION_DIR
+    from pipeline.represent.representation import Representation, load_representation
+
+    folder = Path(topic_cache.path) / REPRESENTATION_DIR
+    if folder.is_dir():
+        return load_representation(folder)
+    name = topic_cache.manifest["embedding_model_name"]
+    return Representation(name, block_dims={name: int(topic_cache.manifest.get("embedding_dim", 0))})
+
+
+def embed_queries(
+    texts: list[str], topic_cache: TopicCache, encoder: Any = None, representation: Any = None
+) -> np.ndarray:
+    """Embed texts as the cache's corpus was embedded (its stored representation; see query_representation);
+    float32, m x dim, unit rows. Texts are cleaned like the corpus (pipeline.ingest.clean.model_text) first.
+
+    ``encoder``: an already loaded encoder for an encoder block; ``representation``: the loaded representation, to
+    skip reading it again. Raises ModuleNotFoundError/OSError when an encoder cannot be loaded offline.
+    """
+    from pipeline.ingest.clean import model_text
+
+    cleaned = [model_text(text) or text for text in texts]
+    return (representation or query_representation(topic_cache)).transform(cleaned, encoder=encoder)
+
+
+def semantic_search(
+    topic_cache: TopicCache, query_embedding: np.ndarray, k: int = 20, embeddings: np.ndarray | None = None
+) -> pd.DataFrame:
+    """The ``k`` cached documents most cosine-similar to one query embedding (dim,).
+
+    Returns the matching rows of ``topic_cache.documents`` with a ``score`` column, best first.
+    ``embeddings`` may pass the cache's embedding matrix when the caller holds it already.
+    """
+    matrix = topic_cache.embeddings() if embeddings is None else embeddings
+    indices, scores = top_k((matrix @ query_embedding.astype(np.float32))[None, :], k)
+    result = topic_cache.documents.iloc[indices[0]].copy()
+    result.insert(0, "score", scores[0].astype(float))
+    return result.reset_index(drop=True)
+
+
+def place_embeddings(
+    topic_cache: TopicCache,
+    new_embeddings: np.ndarray,
+    k: int = 10,
+    embeddings: np.ndarray | None = None,
+    same_rows: list[int | None] | None = None,
+) -> pd.DataFrame:
+    """Place new documents (embeddings m x dim, unit rows) on the cache's map.
+
+    ``same_rows`` gives, per new document, the cached row of the same paper (see same_paper_index) or None.
+    Returns m rows: topic, topic_label, probability, x, y, same_as (doc id of an identical cached paper or None),
+    neighbor_ids (k cached doc ids, best first), neighbor_scores (their cosine similarities).
+    """
+    documents = topic_cache.documents
+    matrix = topic_cache.embeddings() if embeddings is None else embeddings
+    indices, scores = top_k(new_embeddings.astype(np.float32) @ matrix.T, k)
+    topics = documents["topic"].to_numpy()
+    positions = documents[["x", "y"]].to_numpy(dtype=float)
+    label_of = dict(zip(topic_cache.topics["topic"], topic_cache.topics["label"]))
+    doc_ids = documents["doc_id"].to_numpy(dtype=object)
+    same_rows = same_rows or [None] * len(indices)
+    rows = []
+    for neighbours, similarities, same_row in zip(indices, scores, same_rows):
+        weights = np.clip(similarities.astype(float), 1e-6, None)
+        if same_row is not None:
+            topic, probability, (x, y), same_as = int(topics[same_row]), 1.0, positions[same_row], doc_ids[same_row]
+        else:
+            votes: dict[int, float] = {}
+            for topic_id, weight in zip(topics[neighbours], weights):
+                if topic_id != OUTLIER_TOPIC:
+                    votes[int(topic_id)] = votes.get(int(topic_id), 0.0) + weight
+            topic = max(votes, key=votes.get) if votes else OUTLIER_TOPIC
+            probability = votes.get(topic, 0.0) / weights.sum() if votes else 0.0
+            x, y = (weights[:, None] * positions[neighbours]).sum(axis=0) / weights.sum()
+            same_as = None
+        rows.append(
+            {
+                "topic": topic,
+                "topic_label": label_of.get(topic, "Outliers"),
+                "probability": round(float(probability), 4),
+                "x": float(x),
+                "y": float(y),
+                "same_as": same_as,
+                "neighbor_ids": doc_ids[neighbours].tolist(),
+                "neighbor_scores": [round(float(value), 4) for value in similarities],
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def prepare_new_documents(input_path: Path | str, encoding: str | None = None) -> pd.DataFrame:
+    """Read and clean new documents exactly as the build does: doc_id, title, abstract, text (the model text).
+
+    Raises InputError for a bad file and CorpusTooSmallError when no row is usable.
+    """
+    from pipeline.ingest.clean import prepare_documents
+    from pipeline.ingest.corpus import load_corpus
+    from pipeline.runtime.errors import CorpusTooSmallError
+
+    prepared = prepare_documents(load_corpus(input_path, encoding=encoding))
+    for warning in prepared.warnings:
+        log.warning(warning)
+    if prepared.documents.empty:
+        raise CorpusTooSmallError(f"{input_path}: no usable documents to place")
+    return prepared.documents[["doc_id", "title", "abstract", "text"]].reset_index(drop=True)
+
+
+def place_documents(
+    topic_cache: TopicCache,
+    new: pd.DataFrame,
+    encoder: Any = None,
+    k: int = 10,
+    embeddings: np.ndarray | None = None,
+    representation: Any = None,
+) -> pd.DataFrame:
+    """Embed prepared new documents (from :func:`prepare_new_documents`) with the cache's representation (see
+    :func:`embed_queries`; ``representation`` when already loaded) and place them.
+
+    Returns doc_id, title, abstract, then the columns of :func:`place_embeddings`, one row per new document.
+    """
+    new_embeddings = embed_queries(new["text"].tolist(), topic_cache, encoder=encoder, representation=representation)
+    placed = place_embeddings(
+        topic_cache, new_embeddings, k, embeddings=embeddings, same_rows=same_paper_index(topic_cache, new)
+    )
+    return pd.concat([new[["doc_id", "title", "abstract"]].reset_index(drop=True), placed], axis=1)
+
+
+def place_file(
+    cache_dir: Path | str, input_path: Path | str, encoding: str | None = None, k: int = 10, encoder: Any = None
+) -> pd.DataFrame:
+    """Read a corpus file (any format the build accepts), clean it like the build, and place its documents.
+
+    Returns the table of :func:`place_documents`. Raises InputError for a bad file and CacheError for a bad cache.
+    """
+    topic_cache = read_cache(cache_dir)
+    return place_documents(topic_cache, prepare_new_documents(input_path, encoding), encoder=encoder, k=k)

@@ -1,0 +1,1 @@
+"""Metrics: NPMI, topic diversity, trustworthiness, kNN recall and accuracy, agreement with references."""

@@ -1,0 +1,1 @@
+"""Document representations: the lexical default and the optional neural encoders."""

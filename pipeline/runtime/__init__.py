@@ -1,0 +1,1 @@
+"""Process concerns: errors, crash logs, thread limits, environment checks."""

@@ -1,0 +1,1 @@
+"""The corpus tokenised once and the c-TF-IDF vocabulary."""

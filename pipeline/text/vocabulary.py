@@ -1,0 +1,431 @@
+"""The c-TF-IDF vocabulary and the choice of each topic's terms.
+
+Tokens are runs of two or more word characters holding at least one letter (pure numbers such as ``2023``
+are not terms), plus every single CJK/kana/Hangul character on its own, so a Chinese or Japanese sentence
+gives character uni- and bigrams instead of one sentence-long "term". Stop words are scikit-learn's English
+list, plus academic boilerplate learned from the corpus itself (:func:`boilerplate_terms`: words such as
+"propose", "novel" or "results" that many papers use and no topic uses markedly more than the rest); terms in
+more than ``max_df`` of the documents are dropped as well.
+
+A topic's terms are chosen from its c-TF-IDF ranking by :func:`select_coherent_terms`: each term describes only
+the topic whose c-TF-IDF weight for it is highest (exclusivity), and the leading terms are picked greedily to
+co-occur in the same sentences (NPMI over sentences), so they read as one subject rather than as a list of
+frequent but unrelated words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.feature_extraction.text import CountVectorizer
+
+from pipeline.cache import OUTLIER_TOPIC
+from pipeline.runtime.errors import EmptyVocabularyError
+from pipeline.text.words import STOP_WORDS, TOKEN_PATTERN, WordCounts, separate_cjk
+
+
+class FixedVocabularyVectorizer(CountVectorizer):
+    """A CountVectorizer over a fixed ``vocabulary`` that does each piece of tokenising once.
+
+    BERTopic tokenises the corpus again and again: it fits and then transforms the vectorizer on the joined
+    documents of every topic, and every time it saves representative documents it transforms up to 500 sampled
+    documents per topic (twice a build; the atlas chooses its own representatives). On the whole conference that was
+    most of the topic stage. With a fixed vocabulary nothing is learnt from documents, so here:
+
+    - ``fit`` only checks the vocabulary (scikit-learn's ``fit`` and ``fit_transform`` would count every token to
+      learn nothing);
+    - ``transform`` returns the remembered rows of documents given to :meth:`remember` (the corpus, counted once
+      when the vocabulary was chosen) and counts only the others;
+    - ``get_feature_names_out`` is computed once (scikit-learn rebuilds the array on every call, 0.4-0.6 s at
+      170,000 terms, and BERTopic asks at every extraction).
+
+    The counts are exactly CountVectorizer's (tests/test_tokens.py compares them).
+    """
+
+    def get_feature_names_out(self, input_features: object = None) -> np.ndarray:
+        """The vocabulary's terms in column order (computed on the first call, then reused)."""
+        names = self.__dict__.get("_feature_names")
+        if names is None:
+            names = self.__dict__["_feature_names"] = super().get_feature_names_out(input_features)
+        return names
+
+    def fit(self, raw_documents: object, y: object = None) -> FixedVocabularyVectorizer:
+        """Check the fixed vocabulary; nothing is learnt from ``raw_documents``. Returns self."""
+        if self.vocabulary is None:
+            return super().fit(raw_documents, y)
+        self._validate_vocabulary()
+        return self
+
+    def fit_transform(self, raw_documents: object, y: object = None) -> sp.csr_matrix:
+        """:meth:`fit`, then :meth:`transform` (scikit-learn's would count every document from scratch)."""
+        if self.vocabulary is None:
+            return super().fit_transform(raw_documents, y)
+        return self.fit(raw_documents).transform(raw_documents)
+
+    def remember(
+        self,
+        texts: Sequence[str],
+        matrix: sp.spmatrix,
+        tokens: object = None,
+        extra_stop_words: Sequence[str] = (),
+        store: object = None,
+        key: object = None,
+    ) -> None:
+        """Keep ``matrix`` (len(texts) x vocabulary, these texts' counts) to answer later transforms of the texts, and
+        the texts' pipeline.text.tokens.TokenizedCorpus (same order) for :meth:`sentence_presence_of`, whose result
+        ``store`` (a pipeline.geometry.umap_layout.LayoutStore) keeps under ``key``."""
+        memo = {text: row for row, text in enumerate(texts)}
+        short = {len(text) for text in texts if len(text) < _PREFIX}
+        prefixes: dict[str, list[str]] = {}
+        for text in sorted(texts, key=len, reverse=True):
+            prefixes.setdefault(text[:_PREFIX], []).append(text)
+        self.__dict__.update(
+            _memo=memo,
+            _memo_matrix=sp.csr_matrix(matrix, dtype=np.int64),
+            _prefixes=prefixes,
+            _short=sorted(short, reverse=True),
+        )
+        self.__dict__.update(
+            _tokens=tokens, _extra_stop_words=list(extra_stop_words), _sentences=None, _store=store, _key=key
+        )
+
+    def _joined_rows(self, document: str) -> list[int] | None:
+        """The remembered rows whose texts, joined by single spaces, make ``document`` (as BERTopic joins a topic's
+        documents), longest match first; None when it is not such a join."""
+        memo, prefixes, short = self.__dict__["_memo"], self.__dict__["_prefixes"], self.__dict__["_short"]
+        rows, position = [], 0
+        while position < len(document):
+            candidates = prefixes.get(document[position : position + _PREFIX], []) + [
+                document[position : position + length] for length in short
+            ]
+            for candidate in candidates:
+                end = position + len(candidate)
+                if (
+                    candidate in memo
+                    and document.startswith(candidate, position)
+                    and (end == len(document) or document[end] == " ")
+                ):
+                    rows.append(memo[candidate])
+                    position = end + 1
+                    break
+            else:
+                return None
+        return rows
+
+    def transform(self, raw_documents: object) -> sp.csr_matrix:
+        """Term counts of the documents (n x vocabulary, CSR int64). A remembered document is not tokenised again, and
+        neither is a join of remembered documents (its counts are the sum of theirs: no word pair spans two papers);
+        anything else is counted by CountVectorizer."""
+        documents = list(raw_documents)
+        memo = self.__dict__.get("_memo")
+        if not memo:
+            return super().transform(documents)
+        stored = self.__dict__["_memo_matrix"]
+        direct, direct_rows, joined, joined_rows, unknown = [], [], [], [], []
+        for index, document in enumerate(documents):
+            row = memo.get(document)
+            rows = [row] if row is not None else self._joined_rows(document)
+            if rows is None:
+                unknown.append(index)
+            elif len(rows) == 1:
+                direct.append(index)
+                direct_rows.append(rows[0])
+            else:
+                joined.append(index)
+                joined_rows.append(rows)
+        if not documents:
+            return sp.csr_matrix((0, len(self.vocabulary)), dtype=np.int64)
+        # One fancy index for all single remembered documents (a row at a time cost 0.1 ms each), one sum per join.
+        parts = [stored[direct_rows]] if direct else []
+        parts += [sp.csr_matrix(stored[rows].sum(axis=0), dtype=np.int64) for rows in joined_rows]
+        if unknown:
+            parts.append(super().transform([documents[index] for index in unknown]).astype(np.int64).tocsr())
+        stacked = parts[0] if len(parts) == 1 else sp.vstack(parts, format="csr", dtype=np.int64)
+        order = np.asarray(direct + joined + unknown)
+        if np.array_equal(order, np.arange(len(documents))):
+            return sp.csr_matrix(stacked, dtype=np.int64)
+        position = np.empty(len(order), dtype=np.int64)
+        position[order] = np.arange(len(order))
+        return sp.csr_matrix(stacked[position], dtype=np.int64)
+
+    def sentence_presence_of(self, texts: Sequence[str]) -> sp.csr_matrix | None:
+        """Binary sentences x vocabulary (float32) of the remembered ``texts``' sentences, in order (pipeline.text.tokens),
+        or None when some text was not remembered with its tokens."""
+        from pipeline.text.tokens import sentence_presence
+
+        memo, tokens = self.__dict__.get("_memo"), self.__dict__.get("_tokens")
+        if not memo or tokens is None or any(text not in memo for text in texts):
+            return None
+        if self.__dict__["_sentences"] is None:
+            from pipeline.text.tokens import from_sparse_arrays, sparse_arrays
+
+            def presence() -> dict[str, np.ndarray]:
+                return sparse_arrays(
+                    sentence_presence(tokens, list(self.vocabulary), self.__dict__["_extra_stop_words"])
+                )
+
+            store, key = self.__dict__.get("_store"), self.__dict__.get("_key")
+            arrays = store.cached("sentences", key, presence) if store is not None and key else presence()
+            self.__dict__["_sentences"] = from_sparse_arrays(arrays).astype(np.float32)
+        starts = np.searchsorted(tokens.sentence_documents, np.arange(tokens.n_documents + 1))
+        rows = [np.arange(starts[memo[text]], starts[memo[text] + 1]) for text in texts]
+        return self.__dict__["_sentences"][np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)]
+
+
+_PREFIX = 48  # characters of a text that index it for :meth:`FixedVocabularyVectorizer._joined_rows`
+
+
+def make_vectorizer(
+    texts: list[str],
+    ngram_max: int = 2,
+    min_df: int = 2,
+    max_df: float = 0.5,
+    extra_stop_words: Sequence[str] = (),
+    tokens: object = None,
+    store: object = None,
+) -> FixedVocabularyVectorizer:
+    """CountVectorizer for c-TF-IDF whose vocabulary is chosen over *documents*.
+
+    BERTopic fits its vectorizer on one joined document per topic, so ``min_df``/``max_df`` there would count
+    topics, not papers (a term unique to one topic would be dropped by ``min_df=2``). Here the document
+    frequencies are counted over ``texts`` instead: terms in fewer than ``min_df`` documents or in more than
+    ``max_df`` of them are left out, and the result is fixed as the vectorizer's vocabulary. Below 20 documents
+    ``max_df`` is 1.0 (a share means little there); if pruning leaves nothing, both limits are relaxed.
+    ``extra_stop_words`` (e.g. from :func:`boilerplate_terms`) are removed like the English stop words, so they
+    do not form bigrams either. ``tokens``: the texts' pipeline.text.tokens.TokenizedCorpus (same order), from which
+    single words and word pairs are counted without tokenising again (otherwise scikit-learn counts them);
+    ``store`` (a pipeline.geometry.umap_layout.LayoutStore) keeps those counts, and the sentence presence made from them, under the
+    tokens' key and the stop words, for a rebuild. The vectorizer remembers the texts' counts
+    (:class:`FixedVocabularyVectorizer`), so BERTopic never tokenises a corpus document again.
+
+    Raises EmptyVocabularyError when no term is left even then.
+    """
+    n = len(texts)
+    stop_words = sorted(set(STOP_WORDS) | set(extra_stop_words))
+    settings = dict(
+        preprocessor=separate_cjk, token_pattern=TOKEN_PATTERN, stop_words=stop_words, ngram_range=(1, ngram_max)
+    )
+    limits = ((min(min_df, max(1, n)), max_df if n >= 20 else 1.0), (1, 1.0))
+    key = None
+    if tokens is not None and ngram_max == 2:
+        for low, high in limits:
+            key = {
+                "tokens": getattr(tokens, "key", ""),
+                "extra_stop_words": sorted(extra_stop_words),
+                "min_df": low,
+                "max_df": high,
+            }
+            terms, counts = stored_ngram_counts(tokens, extra_stop_words, low, high, store, key)
+            if len(terms):
+                break
+    else:
+        tokens = None  # the sentence presence of pipeline.text.tokens knows word pairs only
+        terms, counts = _pruned_counts(texts, settings, limits)
+    if not len(terms):
+        raise EmptyVocabularyError(f"No words left to describe topics after stop-word removal in {n} documents.")
+    vectorizer = FixedVocabularyVectorizer(vocabulary=terms.tolist(), **settings)
+    vectorizer.remember(texts, counts, tokens, extra_stop_words, store if key and key["tokens"] else None, key)
+    return vectorizer
+
+
+def stored_ngram_counts(
+    tokens: object, extra_stop_words: Sequence[str], min_df: int, max_df: float, store: object, key: dict[str, object]
+) -> tuple[np.ndarray, sp.csr_matrix]:
+    """pipeline.text.tokens.ngram_counts, through ``store`` (a pipeline.geometry.umap_layout.LayoutStore, stage "ngrams") when it is given
+    and the tokens have a key."""
+    from pipeline.text.tokens import from_sparse_arrays, ngram_counts, sparse_arrays
+
+    if store is None or not key.get("tokens"):
+        return ngram_counts(tokens, extra_stop_words, min_df, max_df)
+
+    def count() -> dict[str, np.ndarray]:
+        terms, counts = ngram_counts(tokens, extra_stop_words, min_df, max_df)
+        return {"terms": np.asarray(terms, dtype=str), **sparse_arrays(counts)}
+
+    stored = store.cached("ngrams", key, count)
+    return stored["terms"], from_sparse_arrays(stored).astype(np.int64)
+
+
+def vectorizer_for_vocabulary(
+    texts: list[str], vocabulary: Sequence[str], stop_words: Sequence[str], ngram_max: int = 2, tokens: object = None
+) -> FixedVocabularyVectorizer:
+    """A :class:`FixedVocabularyVectorizer` over a given ``vocabulary`` (a saved model's terms, in column order) that
+    remembers the counts of ``texts``: counted from their pipeline.text.tokens.TokenizedCorpus (``tokens``, made here when
+    None) for single words and word pairs, by scikit-learn otherwise. ``stop_words``: the vectorizer's whole stop
+    list (English plus boilerplate)."""
+    from pipeline.text.tokens import ngram_counts, tokenize
+
+    settings = dict(
+        preprocessor=separate_cjk,
+        token_pattern=TOKEN_PATTERN,
+        stop_words=sorted(stop_words),
+        ngram_range=(1, ngram_max),
+    )
+    vectorizer = FixedVocabularyVectorizer(vocabulary=list(vocabulary), **settings)
+    if ngram_max != 2:
+        vectorizer.remember(texts, CountVectorizer(vocabulary=list(vocabulary), **settings).transform(texts))
+        return vectorizer
+    tokens = tokenize(texts) if tokens is None else tokens
+    extra = sorted(set(stop_words) - set(STOP_WORDS))
+    names, counts = ngram_counts(tokens, extra)
+    wanted = np.asarray(list(vocabulary), dtype=str)
+    position = np.minimum(np.searchsorted(names, wanted), max(len(names) - 1, 0))
+    present = (names[position] == wanted) if len(names) else np.zeros(len(wanted), dtype=bool)
+    aligned = (
+        (counts[:, position] @ sp.diags(present.astype(np.int64))).tocsr()
+        if len(names)
+        else sp.csr_matrix((len(texts), len(wanted)), dtype=np.int64)
+    )
+    aligned.eliminate_zeros()
+    vectorizer.remember(texts, aligned, tokens, extra)
+    return vectorizer
+
+
+def _pruned_counts(
+    texts: list[str], settings: dict[str, object], limits: Sequence[tuple[int, float]]
+) -> tuple[np.ndarray, sp.csr_matrix]:
+    """(terms, counts) by scikit-learn's CountVectorizer, keeping the terms within the first (min_df, max_df) of
+    ``limits`` that leaves any; ([], empty) when none does."""
+    try:
+        counter = CountVectorizer(**settings, dtype=np.int64)
+        counts = counter.fit_transform(texts).tocsr()
+    except ValueError:  # "empty vocabulary"
+        return np.zeros(0, dtype=str), sp.csr_matrix((len(texts), 0), dtype=np.int64)
+    frequency = np.bincount(counts.indices, minlength=counts.shape[1])
+    for low, high in limits:
+        keep = np.flatnonzero((frequency >= low) & (frequency <= high * len(texts)))
+        if len(keep):
+            return counter.get_feature_names_out()[keep], counts[:, keep]
+    return np.zeros(0, dtype=str), sp.csr_matrix((len(texts), 0), dtype=np.int64)
+
+
+
+
+def documents_without_content_words(counts: WordCounts, doc_ids: list[str]) -> list[str]:
+    """Ids of documents that have no word left after stop-word removal (``counts`` from :func:`pipeline.text.tokens.count_words`).
+
+    Raises EmptyVocabularyError when that is every document.
+    """
+    empty = [doc_ids[row] for row in np.flatnonzero(np.diff(counts.matrix.indptr) == 0)]
+    if empty and len(empty) == len(doc_ids):
+        raise EmptyVocabularyError(
+            f"No words left to describe topics after stop-word removal: all {len(doc_ids)} documents contain only "
+            "stop words, numbers or punctuation."
+        )
+    return empty
+
+
+
+
+
+
+def boilerplate_terms(
+    counts: WordCounts, groups: Sequence[int] | np.ndarray, min_share: float = 0.05, max_lift: float = 1.5
+) -> list[str]:
+    """Academic boilerplate learned from document frequency: words common in the corpus but in no group more so.
+
+    A word (English stop words aside) is boilerplate when it occurs in at least ``min_share`` of the documents
+    and no group (cluster, -1 ignored) has it in more than ``max_lift`` times that share of its own documents.
+    On the 951 ICLR abstracts (max_lift 1.5) this finds "models", "propose", "demonstrate", "novel", "introduce",
+    "method", "framework"...; on the 11,672 titles nothing, since titles waste no words (and "benchmark" there
+    marks a subject).
+    It needs at least 3 groups; otherwise it returns [].
+
+    Parameters
+    ----------
+    counts : the n documents' word counts (:func:`pipeline.text.tokens.count_words`).
+    groups : int, n; cluster per document (-1 = outlier, left out of the lifts but counted in the shares).
+    min_share, max_lift : the two thresholds above.
+
+    Returns the boilerplate words, sorted.
+    """
+    groups = np.asarray(groups)
+    ids = sorted(set(groups.tolist()) - {OUTLIER_TOPIC})
+    if len(ids) < 3 or counts.matrix.shape[0] < 20 or counts.matrix.shape[1] == 0:
+        return []
+    presence = (counts.matrix > 0).astype(np.float32)
+    share = np.asarray(presence.mean(axis=0)).ravel()
+    group_share = np.vstack([np.asarray(presence[groups == group].mean(axis=0)).ravel() for group in ids])
+    common = share >= min_share
+    even = group_share.max(axis=0) <= max_lift * share
+    return sorted(counts.words[common & even].tolist())
+
+
+def cooccurrence_npmi(presence: sp.spmatrix | np.ndarray) -> np.ndarray:
+    """Pairwise NPMI of terms by co-occurrence in the same text units (Bouma 2009), from a binary units x terms
+    matrix (units: documents or sentences).
+
+    NPMI(a, b) = log(P(a, b) / (P(a) P(b))) / -log P(a, b), P = share of units; -1 for pairs that never
+    co-occur, 1 for pairs that always do. Returns float64, terms x terms, diagonal 0.
+    """
+    matrix = sp.csc_matrix(presence, dtype=np.float64)
+    n = max(matrix.shape[0], 1)
+    joint = np.asarray((matrix.T @ matrix).todense()) / n
+    single = np.diag(joint).copy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pmi = np.log(joint / np.outer(single, single))
+        npmi = np.where(joint > 0, pmi / -np.log(np.where(joint < 1, joint, 0.5)), -1.0)
+    npmi = np.where(joint >= 1, 1.0, npmi)
+    np.fill_diagonal(npmi, 0.0)
+    return np.nan_to_num(npmi, nan=-1.0)
+
+
+def term_owners(weights: np.ndarray, rows: Sequence[int]) -> np.ndarray:
+    """Per term (column of ``weights``, topics x terms), the row among ``rows`` where its weight is highest (int64)."""
+    rows = list(rows)
+    return np.asarray(rows)[np.argmax(weights[rows], axis=0)]
+
+
+def select_coherent_terms(
+    weights: np.ndarray,
+    presence: sp.spmatrix,
+    row: int,
+    rows: Sequence[int],
+    n_terms: int = 25,
+    n_candidates: int = 40,
+    coherence_weight: float = 3.0,
+    n_leading: int = 10,
+    exclusive: bool = True,
+    owner: np.ndarray | None = None,
+) -> list[int]:
+    """Choose one topic's terms (column indices, best first) from c-TF-IDF weights.
+
+    1. Candidates: the ``n_candidates`` terms of highest weight in ``row`` with weight > 0; with ``exclusive``,
+       only terms whose highest weight over ``rows`` (the real topics) is in ``row`` (if that leaves none, the
+       plain candidates are used), so no two topics share a term.
+    2. Greedy choice: the top candidate first; then, repeatedly, the candidate maximising
+       w_j * (1 + coherence_weight * mean NPMI(j, chosen)), where w_j is its weight divided by the top weight and
+       NPMI is :func:`cooccurrence_npmi` over ``presence`` (text units x terms, binary; the build uses sentences):
+       terms that occur with the terms already chosen move up, terms that never do move down.
+    3. The first ``n_leading`` chosen (the terms a label and a coherence score read) and the rest are each put
+       back in order of weight, so shown weights decrease within each block.
+
+    Parameters: weights float, topics x terms (c-TF-IDF); presence binary, units x terms; ``owner``: per term, the
+    row of ``rows`` where it weighs most (:func:`term_owners`), computed here when None (pass it when choosing the
+    terms of every topic: it is the same for all of them). Returns at most ``n_terms`` indices.
+    """
+    order = np.argsort(-weights[row], kind="stable")
+    positive = order[weights[row, order] > 0]
+    candidates = positive
+    if exclusive and len(rows) > 1:
+        owner = term_owners(weights, rows) if owner is None else owner
+        owned = positive[owner[positive] == row]
+        candidates = owned if len(owned) else positive
+    candidates = candidates[:n_candidates]
+    if len(candidates) <= 1:
+        return candidates.tolist()
+    npmi = cooccurrence_npmi(presence[:, candidates])
+    relative = weights[row, candidates] / weights[row, candidates[0]]
+    chosen = [0]
+    remaining = np.arange(1, len(candidates))
+    while len(remaining) and len(chosen) < n_terms:
+        # one row per remaining candidate: the same means, in the same order, as one .mean() per candidate
+        scores = relative[remaining] * (1.0 + coherence_weight * npmi[np.ix_(remaining, chosen)].mean(axis=1))
+        best = int(np.argmax(scores))
+        chosen.append(int(remaining[best]))
+        remaining = np.delete(remaining, best)
+    by_weight = lambda block: sorted(block, key=lambda j: (-relative[j], j))  # noqa: E731
+    ranked = by_weight(chosen[:n_leading]) + by_weight(chosen[n_leading:])
+    return [int(candidates[j]) for j in ranked]

@@ -1,0 +1,70 @@
+"""What a word is: the token pattern, the stop words, CJK handling, sentences, and the corpus's word counts.
+
+The one definition every tokenising part of the build shares (pipeline.text.tokens, pipeline.text.vocabulary, the
+lexical representation), so that a change to any of it is a change to every stage's key (pipeline.store.keys).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+# Characters that a per-character CJK tokenisation (pipeline.text.vocabulary) turns into terms but that say nothing about a
+# subject: every hiragana (Japanese particles and inflections: の, を, た, ...), Chinese particles, pronouns and
+# conjunctions (的, 了, 是, 和, 我们, ...) and Korean particles (은, 는, 을, 를, 의, ...). Only characters that rarely
+# take part in a content word are listed (not 中, 能, 用, which do: 中国, 能源, 应用). Removed like English stop words.
+CJK_FUNCTION_CHARACTERS = frozenset(
+    [chr(code) for code in range(0x3041, 0x3097)]
+    + list("的了是在和与及或对为以于等我们这那其之也而并被将从个把让该各此即则但都还又很更最已就吗呢吧啊")
+    + list("은는이가을를의에와과도로다고및")
+)
+
+
+STOP_WORDS = sorted(ENGLISH_STOP_WORDS | CJK_FUNCTION_CHARACTERS)  # CJK particles: see pipeline.topics.labels
+
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+
+
+_CJK_CHARACTER = re.compile(f"([{_CJK}])")
+
+
+TOKEN_PATTERN = rf"(?u)\b(?=\w*[^\W\d_])(?:(?![{_CJK}])\w){{2,}}\b|[{_CJK}]"
+
+
+def separate_cjk(text: str) -> str:
+    """Lower-case and put spaces around CJK characters so each is its own token."""
+    return _CJK_CHARACTER.sub(r" \1 ", text.lower())
+
+
+class WordCounts:
+    """The corpus's single words once counted: documents x words (English stop words removed, tokens as the c-TF-IDF
+    vocabulary makes them). One tokenisation serves the content-word check, the boilerplate words and the lexical
+    representation (pipeline.represent.representation), instead of one each.
+
+    Attributes
+    ----------
+    matrix : CSR, n_documents x n_words, int64 counts.
+    words : str array, n_words, sorted (scikit-learn's column order).
+    """
+
+    def __init__(self, matrix: sp.csr_matrix, words: np.ndarray):
+        self.matrix, self.words = matrix, words
+
+    def document_frequency(self) -> np.ndarray:
+        """Documents containing each word, int64."""
+        return np.bincount(self.matrix.indices, minlength=self.matrix.shape[1])
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split at ".", "!" or "?" followed by white space; never returns an empty list (an empty text gives [""])."""
+    parts = [part for part in _SENTENCE_END.split(text) if part.strip()]
+    return parts or [text]
+
+

@@ -1,0 +1,1 @@
+"""The BERTopic model, membership, labels, themes, per-class terms and alignment across builds."""

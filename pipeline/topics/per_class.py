@@ -1,0 +1,43 @@
+"""Topics per class (BERTopic's ``topics_per_class``): a topic's c-TF-IDF terms within each decision class.
+
+For ICLR this answers "what do the orals on this topic talk about, compared with the rejects?". BERTopic
+computes each topic's c-TF-IDF within one class and averages it with the topic's global c-TF-IDF
+(``global_tuning=True``, BERTopic docs, "Topics per Class"). Terms are plain c-TF-IDF (pipeline.topics.model.plain_ctfidf_terms).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from pipeline.topics.model import plain_ctfidf_terms
+
+TOPICS_PER_CLASS_COLUMNS = ["topic", "class", "frequency", "terms"]
+
+
+def topics_per_class_table(topic_model: Any, texts: list[str], classes: list[str | None]) -> pd.DataFrame:
+    """Per (topic, class): the number of the topic's documents in that class and its top terms.
+
+    ``classes`` is aligned with ``texts`` (None = no class; those documents are left out). Returns columns
+    TOPICS_PER_CLASS_COLUMNS (``terms`` a list of str), empty when fewer than two classes are present.
+    """
+    known = [i for i, value in enumerate(classes) if value]
+    if len({classes[i] for i in known}) < 2:
+        return pd.DataFrame(columns=TOPICS_PER_CLASS_COLUMNS)
+    topics = list(topic_model.topics_)
+    saved = topic_model.topics_
+    try:
+        topic_model.topics_ = [topics[i] for i in known]
+        with plain_ctfidf_terms(topic_model):
+            table = topic_model.topics_per_class([texts[i] for i in known], [classes[i] for i in known])
+    finally:
+        topic_model.topics_ = saved
+    return pd.DataFrame(
+        {
+            "topic": table["Topic"].astype(int),
+            "class": table["Class"].astype(str),
+            "frequency": table["Frequency"].astype(int),
+            "terms": [[term.strip() for term in str(words).split(",") if term.strip()] for words in table["Words"]],
+        }
+    )
