@@ -1,7 +1,7 @@
 """The cache folder: the one contract between the pipeline and the dashboard.
 
-The pipeline writes a cache with :func:`write_cache`; the dashboard reads it with :func:`read_cache`.
-This module imports only the standard library, numpy and pandas, so the dashboard can use it
+The pipeline writes a cache with :func:`write_tables` inside :func:`staged_cache`; the dashboard reads it with
+:func:`read_cache`. This module imports only the standard library, numpy and pandas, so the dashboard can use it
 without paying for BERTopic, torch or UMAP.
 
 Layout of a cache folder (``SCHEMA_VERSION`` 1)::
@@ -21,8 +21,9 @@ Layout of a cache folder (``SCHEMA_VERSION`` 1)::
 
 Nothing here loads pickle: tables are Parquet, metadata JSON, arrays ``.npy`` read with ``allow_pickle=False``.
 
-Writes are atomic: :func:`write_cache` builds into a temporary sibling folder and swaps it into place, so a failed
-or killed build leaves the previous cache as it was.
+Writes are atomic: every command that writes a cache (build, add, rename) does it inside :func:`staged_cache`, which
+hands out a temporary sibling folder and swaps it into place only when the block succeeds, so a failed or killed
+write leaves the previous cache as it was.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -206,7 +209,7 @@ def _read_table(cache_dir: Path, name: str, required: list[str]) -> pd.DataFrame
 
 
 def read_cache(cache_dir: Path | str) -> TopicCache:
-    """Read a cache folder written by :func:`write_cache`.
+    """Read a cache folder written by :func:`write_tables` (inside :func:`staged_cache`).
 
     Returns a TopicCache whose ``documents`` and ``topics`` tables have at least DOCUMENT_COLUMNS and
     TOPIC_COLUMNS, and whose ``top_terms`` and ``representative_doc_ids`` cells are Python lists.
@@ -334,6 +337,31 @@ def staging_folder(target: Path) -> Path:
     return Path(tempfile.mkdtemp(prefix=f".{target.name}.building-", dir=target.parent))
 
 
+@contextmanager
+def staged_cache(target: Path) -> Iterator[Path]:
+    """Write a new version of the cache folder ``target`` in one atomic step: the one way build, add and rename write.
+
+    Yields an empty staging folder beside ``target`` (:func:`staging_folder`, named ``.<target>.building-*``) for
+    the block to fill (:func:`write_tables`, the model, :func:`carry_over`). When the block ends normally the
+    staging folder replaces ``target`` (:func:`publish_folder`: one ``renameat2`` exchange on Linux), so readers
+    see the old cache or the new one, never a mix. When the block or the publishing raises (any exception,
+    KeyboardInterrupt included) the staging folder is removed, ``target`` is left as it was, and the exception
+    propagates unchanged.
+
+    Usage::
+
+        with staged_cache(cache_dir) as staging:
+            write_tables(staging, manifest, documents, topics, hierarchy, embeddings)
+    """
+    staging = staging_folder(target)
+    try:
+        yield staging
+        publish_folder(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
 def _json_default(value: Any) -> Any:
     if isinstance(value, (np.integer,)):
         return int(value)
@@ -357,7 +385,7 @@ def write_tables(
     lineage: pd.DataFrame | None = None,
     copies: pd.DataFrame | None = None,
 ) -> None:
-    """Write the cache files into ``folder`` (normally a staging folder from :func:`staging_folder`).
+    """Write the cache files into ``folder`` (normally the staging folder of :func:`staged_cache`).
 
     ``topics_per_class``, ``lineage`` (LINEAGE_COLUMNS) and ``copies`` (COPY_COLUMNS first) are written only when
     given and not empty.

@@ -94,3 +94,20 @@ def test_publish_swaps_atomically(tmp_path: Path):
     cache.publish_folder(staging, target)
     assert [path.name for path in target.iterdir()] == ["new"]
     assert not staging.exists()
+
+
+def test_staged_cache_publishes_on_success_and_leaves_the_old_cache_on_failure(tmp_path: Path):
+    target = tmp_path / "cache"
+    target.mkdir()
+    (target / "old").write_text("old", encoding="utf-8")
+    with pytest.raises(KeyboardInterrupt):
+        with cache.staged_cache(target) as staging:
+            (staging / "half").write_text("half-written", encoding="utf-8")
+            raise KeyboardInterrupt  # a killed write: even BaseException leaves nothing behind
+    assert [path.name for path in target.iterdir()] == ["old"]
+    assert [path.name for path in tmp_path.iterdir()] == ["cache"]  # no .cache.building-* folder left
+    with cache.staged_cache(target) as staging:
+        assert staging.parent == tmp_path and staging.name.startswith(".cache.building-")
+        (staging / "new").write_text("new", encoding="utf-8")
+    assert [path.name for path in target.iterdir()] == ["new"]
+    assert [path.name for path in tmp_path.iterdir()] == ["cache"]

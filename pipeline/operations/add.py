@@ -7,7 +7,7 @@ and placed by the rule of ``place`` (pipeline.operations.place.place_embeddings)
 Then topic sizes, label positions, representative papers, terms (pipeline.topics.update: BERTopic's c-TF-IDF with
 the saved vocabulary, as the build makes them) and the topics per decision class are recomputed; topic labels,
 the hierarchy and the saved model stay as built. The new atlas is written to a staging folder and swapped in
-atomically (pipeline.cache.publish_folder): a failed add leaves the old atlas as it was.
+atomically (pipeline.cache.staged_cache): a failed add leaves the old atlas as it was.
 
 When a refit is due: a new paper *does not fit* when it is placed in the outlier topic or its cosine similarity
 to the nearest topic centroid is below what 95% of the fitted papers have to their own topic's centroid. If more
@@ -19,7 +19,6 @@ refit is due (``python -m pipeline build`` into the same folder, which keeps the
 from __future__ import annotations
 
 import logging
-import shutil
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -402,13 +401,8 @@ def write_grown_atlas(
     report: dict[str, Any],
 ) -> None:
     """Write the grown atlas into a staging folder beside the old one, carry over the model and every other file,
-    and swap it in atomically; on any failure the staging folder is removed and the old atlas stays."""
+    and swap it in atomically (pipeline.cache.staged_cache); on any failure the old atlas stays as it was."""
     manifest = grown_manifest(atlas, documents, topics, report, lineage)
-    staging = cache.staging_folder(atlas.path)
-    try:
+    with cache.staged_cache(atlas.path) as staging:
         cache.write_tables(staging, manifest, documents, topics, atlas.hierarchy, embeddings, per_class, lineage_rows)
         cache.carry_over(atlas.path, staging, skip=("metrics.json",))
-        cache.publish_folder(staging, atlas.path)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise

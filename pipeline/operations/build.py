@@ -23,7 +23,6 @@ import json
 import logging
 import platform
 import resource
-import shutil
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -132,8 +131,6 @@ def library_versions() -> dict[str, str]:
 def peak_rss_mb() -> float:
     """Peak resident memory of this process so far, in MiB (Linux reports ru_maxrss in KiB)."""
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-
-
 
 
 def canonical_order(texts: list[str]) -> np.ndarray:
@@ -695,8 +692,7 @@ def run_build(
             AtlasTables(output, topics_frame, fitted.hierarchy, fitted.per_class, manifest),
             embeddings,
         )
-    staging = cache.staging_folder(cache_dir)
-    try:
+    with cache.staged_cache(cache_dir) as staging:
         with timer.stage("save_model"):
             save_topic_model(fitted.fit.topic_model, staging / cache.MODEL_DIR, represented.representation.name)
             represented.representation.save(staging / cache.REPRESENTATION_DIR)
@@ -719,10 +715,6 @@ def run_build(
             aligned.lineage,
             copies=copy_table(corpus.prepared.copies, written),
         )
-        cache.publish_folder(staging, cache_dir)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     log.info(
         "wrote %s: %d documents, %d topics, %.1f%% outliers, peak memory %.0f MiB",
         cache_dir,

@@ -11,7 +11,6 @@ and one outside it would need a place and a format of its own.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -81,15 +80,10 @@ def rename_topic(cache_dir: Path | str, topic: int, label: str | None) -> dict[s
         overrides[str(topic)] = {"label": label, "automatic": automatic}
     documents, topics, hierarchy = relabelled(atlas, topic, label)
     manifest = {**atlas.manifest, "label_overrides": overrides}
-    staging = cache.staging_folder(atlas.path)
-    try:
+    with cache.staged_cache(atlas.path) as staging:
         embeddings = np.load(atlas.path / cache.EMBEDDINGS_FILE, allow_pickle=False)
         cache.write_tables(
             staging, manifest, documents, topics, hierarchy, embeddings, atlas.topics_per_class, atlas.lineage
         )
         cache.carry_over(atlas.path, staging)
-        cache.publish_folder(staging, atlas.path)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return overrides
