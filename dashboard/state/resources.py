@@ -125,16 +125,13 @@ def representation_or_problem(cache_key: CacheKey, atlas: TopicCache) -> tuple[A
 def semantic_hits(cache_key: CacheKey, query: str, _atlas: TopicCache) -> pd.DataFrame:
     """Every paper ranked by cosine similarity to ``query`` (rows of the documents with a leading score), or an
     empty table when the encoder is unavailable. Cached per query; the page keeps the best among the filtered."""
-    from dashboard.tables import find
-    from pipeline.operations.place import embed_queries
+    from pipeline.operations.place import embed_queries, semantic_search
 
     representation, problem = representation_or_problem(cache_key, _atlas)
     if problem:
         return _atlas.documents.iloc[0:0].assign(score=pd.Series(dtype=float))
     vector = embed_queries([query], _atlas, representation=representation)[0]
-    return find.search_hits(
-        _atlas.documents, cache_embeddings(cache_key, _atlas), vector, None, k=len(_atlas.documents)
-    )
+    return semantic_search(_atlas, vector, k=len(_atlas.documents), embeddings=cache_embeddings(cache_key, _atlas))
 
 
 @st.cache_data(max_entries=8, show_spinner="Placing the papers on the map…")

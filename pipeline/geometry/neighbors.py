@@ -1,4 +1,8 @@
-"""Nearest neighbours in the embedding space (cosine), computed once per build.
+"""Nearest neighbours in the embedding space (cosine), computed once per build, and the one top-k rule.
+
+:func:`top_k` is how every search here picks its best entries: the neighbour lists of a build (:func:`cosine_knn`),
+``place`` and ``add`` (pipeline.operations.place, pipeline.operations.add) and the page's semantic search
+(dashboard.tables.find).
 
 The same neighbour lists feed UMAP (``precomputed_knn``, so both UMAP fits skip their own search), the
 similar-papers list of each document, and the map-faithfulness metrics. Up to EXACT_MAX_DOCUMENTS documents the
@@ -17,6 +21,48 @@ import numpy as np
 EXACT_MAX_DOCUMENTS = 20_000
 
 
+def top_k(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Column indices and values of the ``k`` largest entries of each row of ``scores``, best first.
+
+    Parameters
+    ----------
+    scores : m x n, any real dtype (similarities: larger is better), without NaN; not modified. ``-inf`` puts an
+        entry last (e.g. a row's own column), ``inf`` first.
+    k : entries per row; clipped to n (0 gives m x 0 results).
+
+    Returns
+    -------
+    indices : int64, m x min(k, n).
+    values : ``scores``' dtype (float32 when k is 0), m x min(k, n), descending along each row.
+
+    Ties are broken by the lower column index, so the result equals a stable ``argsort(-scores)[:, :k]``
+    whatever the input order; ``np.argpartition`` picks the candidates in O(n) per row, and only rows whose k-th
+    value is tied with an entry left out are sorted in full.
+    """
+    m, n = scores.shape
+    k = min(k, n)
+    if k == 0:
+        return np.zeros((m, 0), np.int64), np.zeros((m, 0), np.float32)
+    if k < n:
+        candidates = np.argpartition(scores, n - k, axis=1)[:, n - k :]
+    else:
+        candidates = np.broadcast_to(np.arange(n), (m, n))
+    values = np.take_along_axis(scores, candidates, axis=1)
+    # Best first, the lower column first among equal values (lexsort: last key is the primary one).
+    order = np.lexsort((candidates, -values), axis=1)
+    indices = np.take_along_axis(candidates, order, axis=1).astype(np.int64, copy=False)
+    values = np.take_along_axis(values, order, axis=1)
+    if k < n:
+        # A k-th value tied with a value left out: argpartition may have kept a higher column; sort those rows in full.
+        kth = values[:, -1:]
+        ambiguous = np.flatnonzero((scores >= kth).sum(axis=1) > k)
+        if len(ambiguous):
+            stable = np.argsort(-scores[ambiguous], axis=1, kind="stable")[:, :k]
+            indices[ambiguous] = stable
+            values[ambiguous] = np.take_along_axis(scores[ambiguous], stable, axis=1)
+    return indices, values
+
+
 def cosine_knn(embeddings: np.ndarray, k: int, block_elements: int = 1 << 23) -> tuple[np.ndarray, np.ndarray]:
     """The ``k`` nearest rows of each row by cosine similarity, the row itself first.
 
@@ -25,8 +71,8 @@ def cosine_knn(embeddings: np.ndarray, k: int, block_elements: int = 1 << 23) ->
     embeddings : float32, n x dim, rows L2-normalised (so the dot product is the cosine similarity).
     k : neighbours per row including the row itself; clipped to n.
     block_elements : similarities per block of the n x n product: rows per block = block_elements // n (at least
-        16), so memory stays ~ block_elements x 12 bytes (float32 block + int64 partition) whatever n is: about
-        100 MB by default, also at 50,000 documents (a fixed 2,048-row block took 1.2 GB there).
+        16), so memory stays ~ block_elements x 13 bytes (float32 block, int64 partition, bool tie mask: :func:`top_k`)
+        whatever n is: about 110 MB by default, also at 50,000 documents (a fixed 2,048-row block took 1.2 GB there).
 
     Returns
     -------
@@ -44,13 +90,9 @@ def cosine_knn(embeddings: np.ndarray, k: int, block_elements: int = 1 << 23) ->
         block = embeddings[start : start + block_rows] @ embeddings.T
         rows = np.arange(block.shape[0])
         block[rows, start + rows] = np.inf  # the point itself comes first, even among exact duplicates
-        np.negative(block, out=block)  # in place: partition by -similarity without a second n-wide copy
-        top = np.argpartition(block, k - 1, axis=1)[:, :k] if k < n else np.tile(np.arange(n), (block.shape[0], 1))
-        top_values = -np.take_along_axis(block, top, axis=1)
-        order = np.argsort(-top_values, axis=1, kind="stable")
-        indices[start : start + block.shape[0]] = np.take_along_axis(top, order, axis=1)
-        values = np.take_along_axis(top_values, order, axis=1)
+        top, values = top_k(block, k)
         values[:, 0] = 1.0
+        indices[start : start + block.shape[0]] = top
         similarities[start : start + block.shape[0]] = values
     return indices, similarities
 
@@ -99,7 +141,7 @@ def cached_cosine_knn(
     """:func:`cosine_knn`, or :func:`approximate_cosine_knn` above EXACT_MAX_DOCUMENTS documents, through a
     :class:`pipeline.geometry.umap_layout.LayoutStore` (stage "neighbours"), when one is given.
 
-    ``embeddings_key`` is the embeddings' :func:`pipeline.geometry.umap_layout.fingerprint` (computed here when None). The key
+    ``embeddings_key`` is the embeddings' :func:`pipeline.store.keys.fingerprint` (computed here when None). The key
     also holds ``min(k, n)``, so a rebuild with the same embeddings and k reads the lists instead of searching.
     Returns (indices int64 n x k, similarities float32 n x k) as cosine_knn does.
     """

@@ -124,7 +124,7 @@ def merged_neighbours(
 ) -> tuple[list[list[str]], list[list[float]]]:
     """The ``k`` most cosine-similar other papers of every paper of the grown atlas (old rows first, then new):
     an old paper's list is its stored one merged with the new papers, a new paper's is searched over all papers."""
-    from pipeline.operations.place import top_k
+    from pipeline.geometry.neighbors import top_k
 
     all_ids = np.asarray(atlas.documents["doc_id"].astype(str).tolist() + list(new_ids), dtype=object)
     n = len(atlas.documents)

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline.cache import OUTLIER_TOPIC, TopicCache, read_cache
+from pipeline.geometry.neighbors import top_k
 
 log = logging.getLogger(__name__)
 
@@ -47,17 +48,6 @@ def same_paper_index(topic_cache: TopicCache, new: pd.DataFrame) -> list[int | N
         if isinstance(text, str) and text.strip():
             row_of.setdefault(duplicate_key(text), row)
     return [row_of.get(duplicate_key(text)) if isinstance(text, str) and text.strip() else None for text in new[column]]
-
-
-def top_k(similarities: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Indices and values of the ``k`` largest entries of each row of ``similarities`` (m x n), best first."""
-    k = min(k, similarities.shape[1])
-    if k == 0:
-        return np.zeros((similarities.shape[0], 0), np.int64), np.zeros((similarities.shape[0], 0), np.float32)
-    part = np.argpartition(-similarities, k - 1, axis=1)[:, :k]
-    values = np.take_along_axis(similarities, part, axis=1)
-    order = np.argsort(-values, axis=1, kind="stable")
-    return np.take_along_axis(part, order, axis=1), np.take_along_axis(values, order, axis=1)
 
 
 def query_representation(topic_cache: TopicCache) -> Any:
@@ -94,10 +84,13 @@ def embed_queries(
 def semantic_search(
     topic_cache: TopicCache, query_embedding: np.ndarray, k: int = 20, embeddings: np.ndarray | None = None
 ) -> pd.DataFrame:
-    """The ``k`` cached documents most cosine-similar to one query embedding (dim,).
+    """The ``k`` cached documents most cosine-similar to one query embedding (dim,): the page's search by meaning
+    (dashboard.state.resources.semantic_hits ranks every paper, k = n) and the library's.
 
-    Returns the matching rows of ``topic_cache.documents`` with a ``score`` column, best first.
-    ``embeddings`` may pass the cache's embedding matrix when the caller holds it already.
+    Returns the matching rows of ``topic_cache.documents`` (index 0..k-1) with a leading ``score`` column (cosine
+    similarity, float), best first, ties in document order (pipeline.geometry.neighbors.top_k).
+    ``embeddings`` (n x dim, unit rows) may pass the cache's embedding matrix when the caller holds it already.
+    Raises CacheError when the embeddings must be read and cannot be.
     """
     matrix = topic_cache.embeddings() if embeddings is None else embeddings
     indices, scores = top_k((matrix @ query_embedding.astype(np.float32))[None, :], k)
