@@ -30,6 +30,7 @@ import pandas as pd
 
 from pipeline import cache
 from pipeline.cache import OUTLIER_TOPIC, TopicCache
+from pipeline.geometry.centroids import topic_centroids
 
 log = logging.getLogger(__name__)
 
@@ -103,8 +104,7 @@ def fit_check(
     if not ids:
         fits = np.zeros(len(new_topics), dtype=bool)
         return {"threshold": None, "fits": fits, "n_misfits": int(len(fits)), "misfit_share": 1.0 if len(fits) else 0.0}
-    centroids = np.vstack([embeddings[topics == topic].mean(axis=0) for topic in ids])
-    centroids /= np.maximum(np.linalg.norm(centroids, axis=1, keepdims=True), 1e-12)
+    centroids = topic_centroids(embeddings, topics, ids)
     clustered = topics != OUTLIER_TOPIC
     own = np.einsum("ij,ij->i", embeddings[clustered], centroids[np.searchsorted(ids, topics[clustered])])
     threshold = float(np.quantile(own, FIT_QUANTILE))

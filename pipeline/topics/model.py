@@ -26,6 +26,7 @@ import pandas as pd
 
 from pipeline.cache import HIERARCHY_COLUMNS, OUTLIER_TOPIC
 from pipeline.config import BuildConfig
+from pipeline.geometry.centroids import topic_centroids
 from pipeline.runtime.errors import EmptyVocabularyError
 from pipeline.text.vocabulary import make_vectorizer
 from pipeline.topics.labels import make_labels
@@ -215,8 +216,7 @@ def reassign_outliers(
     ids = sorted(set(topics.tolist()) - {OUTLIER_TOPIC})
     if not len(outliers) or not ids:
         return topics
-    centroids = np.vstack([embeddings[topics == topic].mean(axis=0) for topic in ids])
-    centroids /= np.maximum(np.linalg.norm(centroids, axis=1, keepdims=True), 1e-12)
+    centroids = topic_centroids(embeddings, topics, ids)
     similarity = embeddings[outliers] @ centroids.T
     best, best_similarity = similarity.argmax(axis=1), similarity.max(axis=1)
     to_move = max(0, len(outliers) - int(np.floor(max_fraction * len(topics))))
