@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from dashboard.export.download_bytes import export_table
+from dashboard.tables.paper_table import papers_table
 from pipeline import cache
 from pipeline.config import BuildConfig
 from pipeline.operations.build import run_build
@@ -135,7 +135,7 @@ def test_no_align_numbers_afresh(rebuild, finer: Path, build_cache, papers_slice
 
 def test_links_and_exports_from_the_old_atlas_still_name_the_same_topics(finer: Path, slice_cache: Path):
     before, after = cache.read_cache(slice_cache), cache.read_cache(finer)
-    old_export = export_table(before.documents, before.topics)
+    old_export = papers_table(before.documents, before.topics, full=True)
     new_labels = dict(zip(after.topics["topic"], after.topics["label"]))
     status = statuses(after)
     for topic, label in old_export.groupby("topic")["topic_label"].first().items():

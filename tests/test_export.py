@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 import pytest
 
 from dashboard.export import download_bytes, kaleido_images
+from dashboard.tables import paper_table
 
 CHROMIUM = Path("/usr/bin/chromium")
 needs_chromium = pytest.mark.skipif(
@@ -57,7 +58,7 @@ def test_csv_round_trips_through_pandas():
     assert back["topic"].tolist() == [0, 1]
 
 
-def test_export_table_columns():
+def test_the_csv_table_is_the_papers_table_with_abstracts():
     documents = pd.DataFrame(
         {
             "doc_id": ["rUxr9Ll5FQ", "row-2"],
@@ -72,7 +73,7 @@ def test_export_table_columns():
         }
     )
     topics = pd.DataFrame({"topic": [-1, 0], "label": ["Outliers", "zero"], "size": [1, 1]})
-    table = download_bytes.export_table(documents, topics)
+    table = paper_table.papers_table(documents, topics, full=True)
     assert list(table.columns) == [
         "doc_id",
         "title",

@@ -128,9 +128,9 @@ def test_openreview_id_detection(doc_id, expected):
     assert (paper_table.openreview_link(doc_id) == f"https://openreview.net/forum?id={doc_id}") is expected
 
 
-def test_drilldown_table(documents, topics):
-    table = paper_table.drilldown_table(documents, topics, links=True)
-    assert list(table.columns) == ["doc_id", "title", "topic", "topic_label", "decision", "keywords", "link"]
+def test_papers_table(documents, topics):
+    table = paper_table.papers_table(documents, topics, links=True)
+    assert list(table.columns) == ["doc_id", "title", "topic", "topic_label", "keywords", "decision", "link"]
     assert list(table.index) == [0, 1, 2, 3]
     assert table.loc[2, "title"] == "Only an abstract about Diffusion here."
     assert table.loc[0, "keywords"] == "generative; score matching"
@@ -139,9 +139,52 @@ def test_drilldown_table(documents, topics):
     assert pd.isna(table.loc[2, "link"])
 
 
-def test_drilldown_table_leaves_out_empty_optional_columns(documents, topics):
+def test_papers_table_leaves_out_empty_optional_columns(documents, topics):
     bare = documents.drop(columns=["decision", "keywords"]).assign(doc_id=["row-1", "row-2", "row-3", "row-4"])
-    assert list(paper_table.drilldown_table(bare, topics).columns) == ["doc_id", "title", "topic", "topic_label"]
+    assert list(paper_table.papers_table(bare, topics).columns) == ["doc_id", "title", "topic", "topic_label"]
+    empty = documents.assign(decision=None, keywords=[[]] * 4, doc_id=["row-1", "row-2", "row-3", "row-4"])
+    assert list(paper_table.papers_table(empty, topics).columns) == ["doc_id", "title", "topic", "topic_label"]
+
+
+def test_the_download_is_the_page_table_with_full_titles_abstracts_and_metadata(documents, topics):
+    """One builder: the CSV has the page's rows and labels, the titles as written and the extra columns, and keeps a
+    metadata column the corpus has even when these rows leave it empty (every download of a corpus has the same
+    columns)."""
+    shown = documents.assign(
+        authors=["A. One", None, None, "B. Two"], primary_area=["generative models", None, None, None]
+    )
+    page = paper_table.papers_table(shown, topics, links=True)
+    full = paper_table.papers_table(shown, topics, links=True, full=True)
+    assert list(page.columns) == [
+        "doc_id",
+        "title",
+        "topic",
+        "topic_label",
+        "keywords",
+        "decision",
+        "primary_area",
+        "link",
+    ]
+    assert list(full.columns) == [
+        "doc_id",
+        "title",
+        "abstract",
+        "topic",
+        "topic_label",
+        "keywords",
+        "probability",
+        "decision",
+        "authors",
+        "primary_area",
+        "link",
+    ]
+    for column in ("doc_id", "topic", "topic_label", "keywords", "decision", "primary_area", "link"):
+        assert page[column].tolist() == full[column].tolist(), column
+    assert page.loc[2, "title"] == "Only an abstract about Diffusion here." and full.loc[2, "title"] is None
+    assert full["abstract"].tolist() == shown["abstract"].tolist()
+    none_decided = paper_table.papers_table(shown.assign(decision=None), topics, full=True)
+    assert "decision" in none_decided.columns and none_decided["decision"].isna().all()
+    assert "decision" not in paper_table.papers_table(shown.assign(decision=None), topics).columns
 
 
 def test_topic_options_label_sizes_and_put_outliers_last(topics):

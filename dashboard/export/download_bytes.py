@@ -1,4 +1,5 @@
-"""Bytes for the dashboard's downloads: the filtered papers as CSV, figures as HTML, PNG, SVG and PDF, with timeouts.
+"""Bytes for the dashboard's downloads: the filtered papers as CSV (the table of
+dashboard.tables.paper_table.papers_table), figures as HTML, PNG, SVG and PDF, with timeouts.
 
 PNG, SVG and PDF of plotly charts go through kaleido 1.x, which drives a Chromium-family browser. kaleido (through
 choreographer's ``get_browser_path``) takes the browser from the ``BROWSER_PATH`` environment variable when it is
@@ -25,10 +26,10 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dashboard.display import as_text_list, topic_labels
+from dashboard.display import as_text_list
 from dashboard.export.errors import ExportError, ExportFailed, ExportTimedOut, ImageExportUnavailable  # noqa: F401 - raised to the page
 from dashboard.export.kaleido_images import CHROMIUM_MISSING, IMAGE_FORMATS, ensure_browser_path
-from dashboard.tables.paper_table import COPY_COLUMN, corpus_uses_openreview_ids, openreview_link
+from dashboard.tables.paper_table import LIST_SEPARATOR
 
 if TYPE_CHECKING:
     from dashboard.figures.publication import MapView
@@ -46,15 +47,6 @@ EXPORT_TIMEOUT_ENV = "ATLAS_EXPORT_TIMEOUT_S"
 DEFAULT_EXPORT_TIMEOUT_S = 90.0
 # OWASP "CSV Injection": cells starting with these characters are read as formulas by spreadsheet programs.
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
-LIST_SEPARATOR = "; "
-
-
-
-
-
-
-
-
 
 
 def neutralise_formula(value: str) -> str:
@@ -87,58 +79,10 @@ def csv_bytes(table: pd.DataFrame) -> bytes:
     return buffer.getvalue().encode("utf-8")
 
 
-def export_table(documents: pd.DataFrame, topics: pd.DataFrame, links: bool | None = None) -> pd.DataFrame:
-    """The filtered papers as a flat table for CSV export, one row per document, columns
-
-    doc_id, title, abstract, topic, topic_label, probability, then when present decision, keywords ("; "-joined),
-    authors, primary_area, copy_of (for copies listed by dashboard.tables.paper_table.with_copies), truncated, and link
-    (OpenReview URL, only for a corpus of OpenReview ids: ``links``, None = decided from these ids).
-    """
-    labels = topic_labels(topics)
-    table = pd.DataFrame(
-        {
-            "doc_id": documents["doc_id"].astype(str).tolist(),
-            "title": [value if isinstance(value, str) else None for value in documents["title"]],
-            "abstract": [value if isinstance(value, str) else None for value in documents["abstract"]],
-            "topic": documents["topic"].astype(int).tolist(),
-            "topic_label": [labels.get(int(topic), str(topic)) for topic in documents["topic"]],
-            "probability": documents["probability"].astype(float).round(4).tolist(),
-        }
-    )
-    for column in ("decision", "authors", "primary_area"):
-        if column in documents.columns:
-            table[column] = [value if isinstance(value, str) else None for value in documents[column]]
-    if "keywords" in documents.columns:
-        table.insert(
-            table.columns.get_loc("topic_label") + 1,
-            "keywords",
-            [LIST_SEPARATOR.join(as_text_list(value)) for value in documents["keywords"]],
-        )
-    if COPY_COLUMN in documents.columns and documents[COPY_COLUMN].notna().any():
-        table[COPY_COLUMN] = [value if isinstance(value, str) else None for value in documents[COPY_COLUMN]]
-    if "truncated" in documents.columns and documents["truncated"].fillna(False).astype(bool).any():
-        table["truncated"] = documents["truncated"].fillna(False).astype(bool).tolist()
-    enabled = corpus_uses_openreview_ids(table["doc_id"]) if links is None else links
-    urls = [openreview_link(doc_id, enabled) for doc_id in table["doc_id"]]
-    if any(urls):
-        table["link"] = urls
-    return table
-
-
 def figure_html_bytes(figure: go.Figure, title: str = "Topic Atlas") -> bytes:
     """A standalone HTML page of ``figure`` with plotly.js inlined (works offline), as UTF-8 bytes (about 5 MB)."""
     page = figure.to_html(include_plotlyjs=True, full_html=True, config={"displaylogo": False})
     return page.replace("<head>", f"<head><title>{html.escape(title)}</title>", 1).encode("utf-8")
-
-
-
-
-
-
-
-
-
-
 
 
 def download_name(stem: str, extension: str) -> str:

@@ -184,16 +184,10 @@ def representatives_table(cache_key: CacheKey, compared: tuple[int, ...], _atlas
 def papers_table(
     cache_key: CacheKey, table_key: str, _shown: pd.DataFrame, _topics: pd.DataFrame, links: bool = True
 ) -> pd.DataFrame:
-    """The drill-down table of the papers shown, rebuilt only when the filters or the map selection change;
-    with the primary area when the corpus has one, which papers are copies of another (``copy_of``) and which were
-    cut to the encoder's window (``truncated``) when any is."""
-    table = paper_table.drilldown_table(_shown, _topics, links=links)
-    for column in ("primary_area", "copy_of"):
-        if column in _shown.columns and _shown[column].map(lambda value: isinstance(value, str)).any():
-            table[column] = [value if isinstance(value, str) else None for value in _shown[column]]
-    if "truncated" in _shown.columns and _shown["truncated"].fillna(False).astype(bool).any():
-        table["truncated"] = _shown["truncated"].fillna(False).astype(bool).to_numpy()
-    return table
+    """The papers table of the papers shown (dashboard.tables.paper_table.papers_table: with the primary area when
+    the corpus has one, which papers are copies of another and which were cut to the encoder's window when any is),
+    rebuilt only when the filters or the map selection change."""
+    return paper_table.papers_table(_shown, _topics, links=links)
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)

@@ -40,6 +40,7 @@ OPENREVIEW_ID_COLUMNS = ("openreview_id", "forum", "forum_id")
 # lower-case letters, as random forum ids do (11,576 of the 11,672 ICLR 2025 ids, 99.2%; "doc000001" never does).
 OPENREVIEW_ID_SHARE = 0.9
 COPY_COLUMN = "copy_of"
+LIST_SEPARATOR = "; "  # between the items of a list cell (keywords, ...) in a table or a CSV
 DECISION_ORDER = ("Oral", "Spotlight", "Poster", "Reject", "Withdrawn", "Desk Rejected")
 TABLE_TITLE_CHARS = 100
 
@@ -212,43 +213,91 @@ def decision_options(documents: pd.DataFrame) -> list[str]:
     return [value for value in DECISION_ORDER if value in present] + sorted(present - set(DECISION_ORDER))
 
 
-def _label_column(documents: pd.DataFrame, labels: Mapping[int, str]) -> list[str]:
-    return [labels.get(int(topic), str(topic)) for topic in documents["topic"]]
+# The papers table's columns, in this order; each mode keeps those it has (see papers_table).
+PAPER_COLUMNS = (
+    "doc_id",
+    "title",
+    "abstract",
+    "topic",
+    "topic_label",
+    "keywords",
+    "probability",
+    "decision",
+    "authors",
+    "primary_area",
+    COPY_COLUMN,
+    "truncated",
+    "link",
+)
+# Metadata columns the download keeps whenever the documents have them, and the page only when a row has a value.
+METADATA_COLUMNS = ("keywords", "decision", "authors", "primary_area")
 
 
-def drilldown_table(documents: pd.DataFrame, topics: pd.DataFrame, links: bool | None = None) -> pd.DataFrame:
-    """The papers table: one row per document, index 0..n-1, columns
+def _text_cells(documents: pd.DataFrame, column: str) -> list[str | None]:
+    return [value if isinstance(value, str) else None for value in documents[column]]
 
-    doc_id, title (the title, else the abstract's first 100 characters), topic (id), topic_label, then when the
-    corpus has them: decision, keywords ("; "-joined), copy_of (the id of the paper a copy repeats, see
-    :func:`with_copies`), truncated (True for a paper only partly embedded), link (OpenReview forum URL or None;
-    ``links``: see :func:`links_enabled`, None = decided from these ids).
+
+def _metadata_cells(documents: pd.DataFrame, full: bool) -> dict[str, list[Any]]:
+    """{column: cells} of the METADATA_COLUMNS the table keeps (see :func:`papers_table`); keywords "; "-joined."""
+    cells: dict[str, list[Any]] = {}
+    for column in METADATA_COLUMNS:
+        if column not in documents.columns or (column == "authors" and not full):
+            continue
+        if column == "keywords":
+            values: list[Any] = [LIST_SEPARATOR.join(as_text_list(value)) for value in documents[column]]
+        else:
+            values = _text_cells(documents, column)
+        if full or any(isinstance(value, str) and value.strip() for value in values):
+            cells[column] = values
+    return cells
+
+
+def papers_table(
+    documents: pd.DataFrame, topics: pd.DataFrame, links: bool | None = None, full: bool = False
+) -> pd.DataFrame:
+    """The papers as a flat table, one row per document in ``documents`` order, index 0..n-1: the one builder of
+    the page's tables (papers, search hits) and, with ``full``, of the CSV download.
+
+    Columns, in PAPER_COLUMNS order, bracketed ones only when the documents have them:
+
+    - page (``full`` False): doc_id, title (the title, else the abstract's first 100 characters), topic (int),
+      topic_label (display.topic_labels), [keywords], [decision], [primary_area], [copy_of], [truncated], [link];
+    - download (``full`` True): doc_id, title (as written, None when missing), abstract, topic, topic_label,
+      [keywords], probability (rounded to 4 decimals), [decision], [authors], [primary_area], [copy_of],
+      [truncated], [link].
+
+    keywords are "; "-joined. The metadata columns (keywords, decision, authors, primary_area) are in a download
+    whenever ``documents`` has them, so every download of a corpus has the same columns; on the page only when some
+    row has a value. copy_of (the id of the paper a copy repeats, see :func:`with_copies`), truncated (True for a
+    paper only partly embedded) and link (OpenReview forum URL or None; ``links``: see :func:`links_enabled`,
+    None = decided from these ids) appear in both when some row has one. ``documents`` needs doc_id, title,
+    abstract, topic (and probability for a download); ``topics`` needs topic and label.
     """
     labels = topic_labels(topics)
-    table = pd.DataFrame(
-        {
-            "doc_id": documents["doc_id"].astype(str).tolist(),
-            "title": [
-                document_heading(title, abstract, TABLE_TITLE_CHARS)
-                for title, abstract in zip(documents["title"], documents["abstract"])
-            ],
-            "topic": documents["topic"].astype(int).tolist(),
-            "topic_label": _label_column(documents, labels),
-        }
-    )
-    if decision_options(documents):
-        table["decision"] = [value if isinstance(value, str) else None for value in documents["decision"]]
-    if "keywords" in documents.columns and documents["keywords"].map(lambda value: bool(as_text_list(value))).any():
-        table["keywords"] = ["; ".join(as_text_list(value)) for value in documents["keywords"]]
+    cells: dict[str, list[Any]] = {
+        "doc_id": documents["doc_id"].astype(str).tolist(),
+        "title": _text_cells(documents, "title")
+        if full
+        else [
+            document_heading(title, abstract, TABLE_TITLE_CHARS)
+            for title, abstract in zip(documents["title"], documents["abstract"])
+        ],
+        "topic": documents["topic"].astype(int).tolist(),
+        "topic_label": [labels.get(int(topic), str(topic)) for topic in documents["topic"]],
+        **_metadata_cells(documents, full),
+    }
+    if full:
+        cells["abstract"] = _text_cells(documents, "abstract")
+        cells["probability"] = documents["probability"].astype(float).round(4).tolist()
     if COPY_COLUMN in documents.columns and documents[COPY_COLUMN].notna().any():
-        table[COPY_COLUMN] = [value if isinstance(value, str) else None for value in documents[COPY_COLUMN]]
+        cells[COPY_COLUMN] = _text_cells(documents, COPY_COLUMN)
     if "truncated" in documents.columns and documents["truncated"].fillna(False).astype(bool).any():
-        table["truncated"] = documents["truncated"].fillna(False).astype(bool).tolist()
+        cells["truncated"] = documents["truncated"].fillna(False).astype(bool).tolist()
     enabled = _links(documents, links)
-    urls = [openreview_link(doc_id, enabled) for doc_id in table["doc_id"]]
+    urls = [openreview_link(doc_id, enabled) for doc_id in cells["doc_id"]]
     if any(urls):
-        table["link"] = urls
-    return table
+        cells["link"] = urls
+    return pd.DataFrame({column: cells[column] for column in PAPER_COLUMNS if column in cells})
 
 
 def paper_details(

@@ -142,8 +142,8 @@ def show_csv(atlas: TopicCache, shown: pd.DataFrame) -> None:
     st.download_button(
         "Download CSV",
         data=lambda: download_bytes.csv_bytes(
-            download_bytes.export_table(
-                shown, atlas.topics, links=paper_table.links_enabled(atlas.manifest, atlas.documents)
+            paper_table.papers_table(
+                shown, atlas.topics, links=paper_table.links_enabled(atlas.manifest, atlas.documents), full=True
             )
         ),
         file_name=download_bytes.download_name(f"topic-atlas-papers-{Path(str(atlas.path)).name}", "csv"),

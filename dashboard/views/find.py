@@ -51,7 +51,7 @@ def render(page: Page, base_map) -> None:
         st.caption(
             f"The {len(hits)} papers closest in meaning among the {len(page.matching):,} matching the filters (cosine similarity of embeddings); they are starred on the map."
         )
-        table = paper_table.drilldown_table(hits, atlas.topics, links=resources.links(cache_key, atlas)).assign(
+        table = paper_table.papers_table(hits, atlas.topics, links=resources.links(cache_key, atlas)).assign(
             score=hits["score"].to_numpy()
         )
         st.dataframe(
@@ -93,7 +93,8 @@ def render(page: Page, base_map) -> None:
         )
         listing = placed.assign(
             paper=[
-                display.document_heading(title, abstract) for title, abstract in zip(placed["title"], placed["abstract"])
+                display.document_heading(title, abstract)
+                for title, abstract in zip(placed["title"], placed["abstract"])
             ],
             nearest=[titles.get(ids[0], "") for ids in placed["neighbor_ids"]],
             nearest_similarity=[scores[0] for scores in placed["neighbor_scores"]],
