@@ -91,7 +91,6 @@ TOPIC_PALETTE: tuple[str, ...] = (
 
 HOVER_SNIPPET_CHARS = 100
 HOVER_LINE_CHARS = 70
-MAP_LABEL_CHARS = 34
 FONT_FAMILY = "Inter, 'Source Sans Pro', Arial, sans-serif"
 
 

@@ -1,4 +1,4 @@
-"""dashboard.figures.charts: figures are built from the tables, map points carry doc_ids, corpus text is escaped."""
+"""dashboard.figures.charts: figures built from the tables, highlighted points carry doc_ids, corpus text escaped."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import pytest
 
 from dashboard import display
 from dashboard.figures import charts
+from dashboard.tables import find
 
 INJECTION = "<script>alert(1)</script> <b>bold</b> **md** $x$"
 
@@ -57,36 +58,8 @@ def test_palette_has_sixty_distinct_colours_and_grey_outliers():
     assert display.OUTLIER_COLOUR not in colours
 
 
-def test_map_colours_each_point_by_its_topic_with_outliers_beneath(documents, topics):
-    figure = charts.topic_map_figure(documents, topics)
-    assert all(isinstance(trace, go.Scattergl) for trace in figure.data)
-    assert len(figure.data) == 2
-    outliers, points = figure.data
-    scale = [colour for _, colour in points.marker.colorscale]
-    last = points.marker.cmax
-    topic_of = dict(zip(documents["doc_id"], documents["topic"]))
-    for doc_id, value in zip(points.customdata, points.marker.color):
-        assert scale[round(value / last * (len(scale) - 1))] == display.topic_colour(topic_of[doc_id])
-    assert outliers.marker.color == display.OUTLIER_COLOUR
-    assert outliers.marker.opacity < figure.data[1].marker.opacity
-    assert outliers.marker.size < figure.data[1].marker.size
-    assert figure.layout.dragmode in ("lasso", "select")
-
-
-def test_map_customdata_maps_each_point_back_to_its_document(documents, topics):
-    figure = charts.topic_map_figure(documents, topics)
-    by_id = documents.set_index("doc_id")
-    seen = []
-    for trace in figure.data:
-        for doc_id, x, y in zip(trace.customdata, trace.x, trace.y):
-            assert (by_id.loc[doc_id, "x"], by_id.loc[doc_id, "y"]) == (x, y)
-            seen.append(doc_id)
-    assert sorted(seen) == sorted(documents["doc_id"])
-
-
-def test_map_hover_escapes_titles_and_falls_back_to_the_abstract(documents, topics):
-    figure = charts.topic_map_figure(documents, topics)
-    hovers = {doc_id: text for trace in figure.data for doc_id, text in zip(trace.customdata, trace.hovertext)}
+def test_hover_escapes_titles_and_falls_back_to_the_abstract(documents, topics):
+    hovers = dict(zip(documents["doc_id"], display.hover_texts(documents, display.topic_labels(topics))))
     injected = hovers["aaaaBBBB01"]
     assert "<script>" not in injected and "<b>bold</b>" not in injected and "<i>" not in injected
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in injected
@@ -97,31 +70,14 @@ def test_map_hover_escapes_titles_and_falls_back_to_the_abstract(documents, topi
     assert "(no text)" in hovers["row-5"]
 
 
-def test_map_labels_are_escaped_annotations_with_a_halo(documents, topics):
-    figure = charts.topic_map_figure(documents, topics)
-    annotations = figure.layout.annotations
-    assert len(annotations) == 2  # no label for the outlier topic
-    texts = [annotation.text for annotation in annotations]
-    assert "&lt;i&gt;attention&lt;/i&gt;, heads" in texts
-    assert all(annotation.bgcolor and annotation.showarrow is False for annotation in annotations)
-    assert all(len(text) <= display.MAP_LABEL_CHARS + 20 for text in texts)
-    assert (annotations[0].x, annotations[0].y) == (0.5, 4.5)
-
-
-def test_map_labels_only_topics_that_are_shown(documents, topics):
-    figure = charts.topic_map_figure(documents[documents["topic"] == 1], topics)
-    assert [annotation.x for annotation in figure.layout.annotations] == [2.5]
-
-
-def test_map_of_no_documents_says_so(documents, topics):
-    figure = charts.topic_map_figure(documents.iloc[0:0], topics)
-    assert len(figure.data) == 0
-    assert "No papers match" in figure.layout.annotations[0].text
-
-
-def test_all_outlier_map_draws_visible_points(documents, topics):
-    figure = charts.topic_map_figure(documents[documents["topic"] == -1], topics)
-    assert len(figure.data) == 1 and figure.data[0].marker.opacity >= 0.5
+def test_highlight_points_draws_a_copy_of_the_map_with_the_points_on_top(documents, topics):
+    base = go.Figure(go.Scattergl(x=[0.0], y=[0.0], customdata=["aaaaBBBB01"]))
+    points = find.overlay_points(documents.iloc[[0, 2]], "search hit")
+    figure = charts.highlight_points(base, points, "search hits")
+    assert len(base.data) == 1 and len(figure.data) == 2  # the map itself is not changed
+    top = figure.data[-1]
+    assert list(top.customdata) == ["aaaaBBBB01", "aaaaBBBB03"] and top.marker.symbol == "star"
+    assert "&lt;script&gt;" in top.hovertext[0] and "<script>" not in top.hovertext[0]
 
 
 def test_topic_size_chart_is_horizontal_sorted_and_escaped(topics):

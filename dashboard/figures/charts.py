@@ -1,4 +1,5 @@
-"""Plotly figures of a topic cache: the topic map, topic sizes and top terms.
+"""Plotly figures of a topic cache: topic sizes, top terms, and search hits or placed papers drawn on the map
+(the map itself is :func:`dashboard.figures.topic_map.map_figure`).
 
 Every function here is pure: tables in, a ``plotly.graph_objects.Figure`` out, no Streamlit.
 Plotly renders a subset of HTML (``<b>``, ``<br>``, ``<a>`` ...) in hover labels, annotations and
@@ -13,32 +14,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from typing import Any
 
-import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from dashboard.display import (
     FONT_FAMILY,
-    MAP_LABEL_CHARS,
     OUTLIER_LABEL,
     OUTLIER_TOPIC,
-    hover_texts,
     plotly_escape,
     shorten,
     topic_colour,
     topic_labels,
 )
-
-
-def _marker_size(n_points: int) -> int:
-    if n_points <= 2_000:
-        return 7
-    if n_points <= 6_000:
-        return 5
-    return 4
 
 
 def _empty_notice(figure: go.Figure, message: str) -> go.Figure:
@@ -58,120 +47,6 @@ def _hide_axes(figure: go.Figure) -> None:
     axis = {"showgrid": False, "zeroline": False, "showticklabels": False, "title": None, "showline": False}
     figure.update_xaxes(**axis)
     figure.update_yaxes(**axis)
-
-
-def topic_map_figure(documents: pd.DataFrame, topics: pd.DataFrame, height: int = 640) -> go.Figure:
-    """The 2D topic map: ``go.Scattergl`` points coloured by topic, outliers beneath in small translucent grey.
-
-    ``documents``: columns doc_id, title, abstract, topic, x, y (any subset of a cache's rows).
-    ``topics``: columns topic, label, x, y; a label annotation is drawn at each topic's x/y for the topics present
-    in ``documents``. Every point carries its doc_id in ``customdata`` (trace order renumbers points, so a box or
-    lasso selection maps back to documents through it). Dragging lassos by default. Returns the Figure.
-    """
-    labels = topic_labels(topics)
-    figure = go.Figure()
-    marker_size = _marker_size(len(documents))
-    present = sorted({int(topic) for topic in documents["topic"]})
-    only_outliers = present == [OUTLIER_TOPIC]
-    # Two WebGL traces, outliers beneath and every topic in one trace coloured per point: one trace per topic
-    # costs plotly ~5 ms of validation each, which a rerun over 60 topics would pay on every filter change.
-    is_outlier = (documents["topic"] == OUTLIER_TOPIC).to_numpy()
-    for rows, outliers in ((documents[is_outlier], True), (documents[~is_outlier], False)):
-        if rows.empty:
-            continue
-        faint = outliers and not only_outliers  # with nothing else to show, outliers get full-size points
-        figure.add_trace(
-            go.Scattergl(
-                x=rows["x"].to_numpy(),
-                y=rows["y"].to_numpy(),
-                mode="markers",
-                name="Outliers" if outliers else "Topics",
-                customdata=rows["doc_id"].astype(str).to_numpy(),
-                hovertext=np.asarray(hover_texts(rows, labels), dtype=object),
-                hoverinfo="text",
-                marker={
-                    "size": max(3, marker_size - 2) if faint else marker_size,
-                    **(
-                        {"color": topic_colour(OUTLIER_TOPIC)}
-                        if outliers
-                        else _topic_colour_scale(rows["topic"].to_numpy())
-                    ),
-                    "opacity": 0.35 if faint else 0.7 if outliers else 0.8,
-                    "line": {"width": 0},
-                },
-            )
-        )
-    _add_topic_annotations(figure, topics, present)
-    return _finish_map(figure, height, documents.empty)
-
-
-def _topic_colour_scale(point_topics: np.ndarray) -> dict[str, Any]:
-    """Marker colour settings that give each point its topic's colour through a numeric array and a discrete
-    colour scale (plotly validates a numeric array at once, but a list of colour strings one by one: ~0.7 s for
-    11,672 points). Each topic's value sits exactly on its own stop of the scale."""
-    topics = sorted(set(point_topics.tolist()))
-    position = {topic: index for index, topic in enumerate(topics)}
-    last = max(len(topics) - 1, 1)
-    scale = [[index / last, topic_colour(topic)] for index, topic in enumerate(topics)]
-    if len(scale) == 1:
-        scale.append([1.0, scale[0][1]])
-    return {
-        "color": np.asarray([position[topic] for topic in point_topics.tolist()], dtype=float),
-        "colorscale": scale,
-        "cmin": 0,
-        "cmax": last,
-        "showscale": False,
-    }
-
-
-def _add_topic_annotations(figure: go.Figure, topics: pd.DataFrame, present: list[int]) -> None:
-    """Write each present topic's label at its x/y, in a white box outlined in the topic colour.
-
-    The annotations are set in one layout update (one ``add_annotation`` per topic costs ~10 ms each).
-    """
-    annotations = []
-    labels = topic_labels(topics)
-    for row in topics.itertuples(index=False):
-        topic = int(row.topic)
-        if topic == OUTLIER_TOPIC or topic not in present or not (math.isfinite(row.x) and math.isfinite(row.y)):
-            continue
-        label = labels[topic]
-        annotations.append(
-            dict(
-                x=row.x,
-                y=row.y,
-                # Beyond 25 topics full labels pile up on each other: the map shows each label's first term, the
-                # hover over it the whole label.
-                text=plotly_escape(shorten(label if len(present) <= 25 else label.split(", ")[0], MAP_LABEL_CHARS)),
-                hovertext=plotly_escape(f"Topic {topic}: {label}"),
-                showarrow=False,
-                font={"size": 12 if len(present) <= 25 else 10, "color": "#111", "family": FONT_FAMILY},
-                bgcolor="rgba(255,255,255,0.85)",
-                bordercolor=topic_colour(topic),
-                borderwidth=1.5,
-                borderpad=3,
-            )
-        )
-    figure.update_layout(annotations=list(figure.layout.annotations) + annotations)
-
-
-def _finish_map(figure: go.Figure, height: int, empty: bool) -> go.Figure:
-    """Layout shared by the maps: lasso by default, no axes, zoom kept across reruns."""
-    figure.update_layout(
-        template="plotly_white",
-        height=height,
-        margin={"l": 8, "r": 8, "t": 8, "b": 8},
-        showlegend=False,
-        dragmode="lasso",
-        hovermode="closest",
-        hoverlabel={"bgcolor": "white", "font": {"size": 12, "family": FONT_FAMILY}, "align": "left"},
-        uirevision="topic-map",  # keep the user's zoom when filters rebuild the figure
-        font={"family": FONT_FAMILY},
-    )
-    _hide_axes(figure)
-    if empty:
-        _empty_notice(figure, "No papers match the filters")
-    return figure
 
 
 def highlight_points(

@@ -1,8 +1,8 @@
 """Figures of per-topic review analytics. Pure: tables from :mod:`dashboard.tables.analytics` in, plotly Figure out.
 
 Every chart has one row per topic, ordered by rank, and grows in height with the number of topics, so 60
-topics over the 11,672 ICLR 2025 submissions stay readable. Topic labels are HTML-escaped (plotly renders a
-subset of HTML in tick labels and hover text).
+topics over the 11,672 ICLR 2025 submissions stay readable. Topic labels go through
+:func:`dashboard.display.plotly_escape` (plotly renders a subset of HTML in tick labels and hover text).
 """
 
 from __future__ import annotations

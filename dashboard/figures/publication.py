@@ -24,7 +24,6 @@ Every renderer here is a pure function of the view; the page runs them in a chil
 
 from __future__ import annotations
 
-import html
 import json
 import re
 import textwrap
@@ -37,7 +36,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dashboard.display import OUTLIER_COLOUR, OUTLIER_TOPIC, topic_colour, topic_labels
+from dashboard.display import OUTLIER_COLOUR, OUTLIER_TOPIC, plotly_escape, topic_colour, topic_labels
 
 POINT_COLUMNS = ("x", "y", "colour", "label", "highlight")
 FORMATS = ("png", "svg", "pdf")
@@ -255,10 +254,6 @@ def _point_size(n_points: int) -> float:
     return 2.0
 
 
-
-
-
-
 def plotly_figure(view: MapView, width: int = 1800, height: int = 1350) -> go.Figure:
     """The view as a plotly Figure for kaleido: one WebGL trace of the points in their colours, highlighted
     points on top with dark rings, each label group's label in a box at its mean position, the legend entries as
@@ -299,7 +294,9 @@ def plotly_figure(view: MapView, width: int = 1800, height: int = 1350) -> go.Fi
         )
     for name, colour in view.legend[:LEGEND_MAX_ENTRIES]:
         figure.add_trace(
-            go.Scatter(x=[None], y=[None], mode="markers", name=html.escape(name), marker={"color": colour, "size": 10})
+            go.Scatter(
+                x=[None], y=[None], mode="markers", name=plotly_escape(name), marker={"color": colour, "size": 10}
+            )
         )
     anchors = label_anchors(points)
     text_colours = _label_colours(view, anchors)
@@ -308,7 +305,7 @@ def plotly_figure(view: MapView, width: int = 1800, height: int = 1350) -> go.Fi
             dict(
                 x=row.x,
                 y=row.y,
-                text="<br>".join(html.escape(line) for line in textwrap.wrap(str(row.label), LABEL_WRAP_CHARS)),
+                text="<br>".join(plotly_escape(line) for line in textwrap.wrap(str(row.label), LABEL_WRAP_CHARS)),
                 showarrow=False,
                 font={"size": 12, "color": text_colours[str(row.label)], "family": FONT_FAMILY},
                 bgcolor="rgba(255,255,255,0.8)",
@@ -319,7 +316,7 @@ def plotly_figure(view: MapView, width: int = 1800, height: int = 1350) -> go.Fi
     )
     if view.caption:
         figure.add_annotation(
-            text="<br>".join(html.escape(line) for line in textwrap.wrap(view.caption, CAPTION_WRAP_CHARS)),
+            text="<br>".join(plotly_escape(line) for line in textwrap.wrap(view.caption, CAPTION_WRAP_CHARS)),
             x=0,
             y=0,
             xref="paper",
@@ -337,7 +334,7 @@ def plotly_figure(view: MapView, width: int = 1800, height: int = 1350) -> go.Fi
         width=width,
         height=height,
         font={"family": FONT_FAMILY},
-        title={"text": html.escape(view.title), "x": 0.01, "xanchor": "left", "font": {"size": 22}},
+        title={"text": plotly_escape(view.title), "x": 0.01, "xanchor": "left", "font": {"size": 22}},
         margin={"l": 20, "r": 20, "t": 70, "b": 90},
         showlegend=bool(view.legend),
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1},
@@ -345,14 +342,6 @@ def plotly_figure(view: MapView, width: int = 1800, height: int = 1350) -> go.Fi
         yaxis={**axis, "scaleanchor": "x", "scaleratio": 1},
     )
     return figure
-
-
-
-
-
-
-
-
 
 
 def checked_format(image_format: str) -> str:

@@ -1,12 +1,12 @@
 """The structure of the topics: the topic tree, how topics relate, and topics against primary areas. Pure.
 
 Tables in, a plotly Figure or a DataFrame out, no Streamlit. Topic ids are never used as array positions.
-Corpus strings are HTML-escaped before they reach a figure.
+Corpus strings go through :func:`dashboard.display.plotly_escape` before they reach a figure (``&``, ``<``, ``>``
+escaped; quotes kept, since plotly would show ``&quot;`` literally).
 """
 
 from __future__ import annotations
 
-import html
 import textwrap
 from collections import Counter
 from collections.abc import Sequence
@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dashboard.display import FONT_FAMILY, OUTLIER_TOPIC, as_text_list, shorten
+from dashboard.display import FONT_FAMILY, OUTLIER_TOPIC, as_text_list, plotly_escape, shorten
 from dashboard.figures.topic_map import area_order, theme_colours
 from pipeline.topics.themes import OUTLIER_THEME, leaf_order
 
@@ -67,20 +67,20 @@ def topic_tree_figure(topics: pd.DataFrame, height: int | None = None) -> go.Fig
     )
     for theme, row in themes.iterrows():
         ids.append(node_id("theme", theme))
-        labels.append(html.escape(shorten(row["theme_label"], 40)))
+        labels.append(plotly_escape(shorten(row["theme_label"], 40)))
         parents.append(ROOT_NODE)
         values.append(int(row["size"]))
         colour_list.append(colours.get(int(theme), "#9E9E9E"))
         hover.append(
-            f"Theme: {html.escape(row['theme_label'])}<br>{int(row['size']):,} papers in {int(row['n'])} topics"
+            f"Theme: {plotly_escape(row['theme_label'])}<br>{int(row['size']):,} papers in {int(row['n'])} topics"
         )
     for row in real.sort_values(["theme", "size"], ascending=[True, False]).itertuples(index=False):
         ids.append(node_id("topic", row.topic))
-        labels.append(html.escape(shorten(f"{row.label} ({int(row.size):,})", 60)))
+        labels.append(plotly_escape(shorten(f"{row.label} ({int(row.size):,})", 60)))
         parents.append(node_id("theme", row.theme))
         values.append(int(row.size))
         colour_list.append(colours.get(int(row.theme), "#9E9E9E"))
-        hover.append(f"Topic {int(row.topic)}: {html.escape(str(row.label))}<br>{int(row.size):,} papers")
+        hover.append(f"Topic {int(row.topic)}: {plotly_escape(str(row.label))}<br>{int(row.size):,} papers")
     figure = go.Figure(
         go.Icicle(
             ids=ids,
@@ -126,7 +126,7 @@ def topic_vectors(documents: pd.DataFrame, embeddings: np.ndarray, topic_ids: Se
 
 
 def _axis_label(topic: int, label: str) -> str:
-    return html.escape(f"{shorten(label, AXIS_LABEL_CHARS)} · {topic}")
+    return plotly_escape(f"{shorten(label, AXIS_LABEL_CHARS)} · {topic}")
 
 
 def similarity_figure(
@@ -147,9 +147,9 @@ def similarity_figure(
     names = [_axis_label(topic, labels[topic]) for topic in order]
     hover = [
         [
-            f"{html.escape(labels[a])}<br>{html.escape(labels[b])}<br>cosine similarity {similarity[i, j]:.2f}"
+            f"{plotly_escape(labels[a])}<br>{plotly_escape(labels[b])}<br>cosine similarity {similarity[i, j]:.2f}"
             if i != j
-            else html.escape(labels[a])
+            else plotly_escape(labels[a])
             for j, b in enumerate(order)
         ]
         for i, a in enumerate(order)
@@ -215,7 +215,9 @@ def area_crosstab(documents: pd.DataFrame, topics: pd.DataFrame, by: str = "them
 
 
 def _wrapped(text: str, width: int = 22, lines: int = 3) -> str:
-    return "<br>".join(html.escape(line) for line in textwrap.wrap(str(text), width, max_lines=lines, placeholder="…"))
+    return "<br>".join(
+        plotly_escape(line) for line in textwrap.wrap(str(text), width, max_lines=lines, placeholder="…")
+    )
 
 
 def area_share_figure(counts: pd.DataFrame, normalise: str = "theme") -> go.Figure:
@@ -232,12 +234,13 @@ def area_share_figure(counts: pd.DataFrame, normalise: str = "theme") -> go.Figu
     with np.errstate(invalid="ignore", divide="ignore"):
         shares = np.where(totals > 0, values / totals, 0.0)
     text = [[f"{100 * share:.0f}%" if share >= 0.03 else "" for share in row] for row in shares]
-    areas = [html.escape(shorten(area, 60)) for area in counts.columns]
+    areas = [plotly_escape(shorten(area, 60)) for area in counts.columns]
     groups = [_wrapped(name, 14, 3) for name in counts.index]
     what = "of the theme's papers" if normalise == "theme" else "of the area's papers"
     hover = [
         [
-            f"{html.escape(str(counts.columns[i]))}<br>{html.escape(str(counts.index[j]))}<br>{int(values[i, j]):,} papers, {100 * shares[i, j]:.1f}% {what}"
+            f"{plotly_escape(counts.columns[i])}<br>{plotly_escape(counts.index[j])}<br>"
+            f"{int(values[i, j]):,} papers, {100 * shares[i, j]:.1f}% {what}"
             for j in range(values.shape[1])
         ]
         for i in range(values.shape[0])

@@ -8,12 +8,12 @@ Search hits, the chosen paper and its similar papers are drawn on top.
 
 Figures are built from plain dicts with plotly's validation off (``go.Figure(..., _validate=False)``: validating
 11,672 points in 30 traces costs more than a page rerun may take); every value put here is already of the type
-plotly.js reads. Strings from the corpus are HTML-escaped before they reach the figure.
+plotly.js reads. Strings from the corpus go through :func:`dashboard.display.plotly_escape` before they reach the
+figure (``&``, ``<``, ``>`` escaped; quotes kept, since plotly would show ``&quot;`` literally).
 """
 
 from __future__ import annotations
 
-import html
 import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,7 +23,15 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dashboard.display import FONT_FAMILY, OUTLIER_COLOUR, OUTLIER_LABEL, OUTLIER_TOPIC, TOPIC_PALETTE, shorten
+from dashboard.display import (
+    FONT_FAMILY,
+    OUTLIER_COLOUR,
+    OUTLIER_LABEL,
+    OUTLIER_TOPIC,
+    TOPIC_PALETTE,
+    plotly_escape,
+    shorten,
+)
 from dashboard.figures.decision_charts import DECISION_COLOURS
 from dashboard.figures.label_layout import dense_anchor, place_labels, text_size_px
 from pipeline.topics.themes import OUTLIER_THEME, assign_themes, has_themes
@@ -258,7 +266,7 @@ def _annotations(
                 "ay": float(placement.text_xy[index, 1]),
                 "axref": "x",
                 "ayref": "y",
-                "text": "<br>".join(html.escape(line) for line in lines),
+                "text": "<br>".join(plotly_escape(line) for line in lines),
                 "showarrow": True,
                 "arrowhead": 0,
                 "arrowwidth": 1,
@@ -285,7 +293,7 @@ def _marker_size(n_points: int) -> int:
 def _hover_texts(rows: pd.DataFrame) -> np.ndarray:
     if "hover" in rows.columns:
         return rows["hover"].to_numpy(dtype=object)
-    return np.asarray([html.escape(str(title)) for title in rows["title"]], dtype=object)
+    return np.asarray([plotly_escape(str(title)) for title in rows["title"]], dtype=object)
 
 
 def _points_trace(
@@ -337,7 +345,7 @@ def _point_columns(rows: pd.DataFrame, hover: bool = True) -> dict[str, np.ndarr
 
 def _legend_name(name: str, count: int, colour_by: str) -> str:
     shown = shorten(name, AREA_NAME_CHARS) if colour_by == "primary_area" else shorten(name, 40)
-    return f"{html.escape(shown)} ({count:,})"
+    return f"{plotly_escape(shown)} ({count:,})"
 
 
 def _legend_height(names: list[str], width_px: float = 1100) -> int:

@@ -3,20 +3,27 @@
 The lineage is written by an aligned rebuild or by ``add`` (pipeline.topics.align, pipeline.operations.add): the manifest's
 ``lineage`` record (per topic its status, per gone topic where its papers went) and the per-paper table
 ``lineage.parquet`` (previous_topic, topic; <NA> = not in that atlas). Old and new topic ids share one id space:
-a topic that kept its id is the same topic. Every string from the corpus is HTML-escaped before it reaches a
-figure (plotly renders some HTML in labels and hovers).
+a topic that kept its id is the same topic. Every string from the corpus goes through
+:func:`dashboard.display.plotly_escape` before it reaches a figure (plotly renders some HTML in labels and hovers).
 """
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
 
-from dashboard.display import FONT_FAMILY, OUTLIER_COLOUR, OUTLIER_LABEL, OUTLIER_TOPIC, shorten, topic_colour
+from dashboard.display import (
+    FONT_FAMILY,
+    OUTLIER_COLOUR,
+    OUTLIER_LABEL,
+    OUTLIER_TOPIC,
+    plotly_escape,
+    shorten,
+    topic_colour,
+)
 
 NOT_IN_PREVIOUS = "not in the previous atlas"
 NOT_IN_CURRENT = "no longer in the corpus"
@@ -98,8 +105,8 @@ def sankey_figure(
     def key(value: Any) -> Any:
         return None if pd.isna(value) else int(value)
 
-    names = [html.escape(topic_name(t, old_labels) or NOT_IN_PREVIOUS) for t in left] + [
-        html.escape(topic_name(t, new_labels) or NOT_IN_CURRENT) for t in right
+    names = [plotly_escape(topic_name(t, old_labels) or NOT_IN_PREVIOUS) for t in left] + [
+        plotly_escape(topic_name(t, new_labels) or NOT_IN_CURRENT) for t in right
     ]
     sources = [left_index[key(value)] for value in shown["previous_topic"]]
     targets = [right_index[key(value)] for value in shown["topic"]]
