@@ -144,8 +144,31 @@ def test_csv_unclosed_quote_names_the_line_and_never_returns_fewer_rows():
 def test_csv_row_with_too_many_fields_is_an_error(tmp_path: Path):
     path = tmp_path / "ragged.csv"
     path.write_text("id,abstract\nx1,Attention over edges\nx2,Reef flats,extra,fields\n", encoding="utf-8")
-    with pytest.raises(InputError, match="ragged.csv"):
+    with pytest.raises(InputError, match="ragged.csv: line 3 has 4 fields but the header has 2"):
         load_corpus(path)
+
+
+def test_a_quote_closing_a_field_in_the_middle_names_its_line(tmp_path: Path):
+    """pandas reads leniently and would merge x2 into x1's abstract; the strict count names the line instead."""
+    path = tmp_path / "stray.csv"
+    path.write_text('id,abstract\nx1,"a stray quote\nx2,merged 5" inch\nx3,fine\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"stray.csv: line 3: ',' expected after '\"'"):
+        load_corpus(path)
+
+
+def test_a_good_csv_is_read_by_pandas_without_the_character_scan(tmp_path: Path, monkeypatch):
+    """The character-by-character quote scan (seconds for a whole conference) runs only after pandas has reported
+    an unclosed quote, to name its line."""
+    from pipeline.ingest import corpus
+
+    def scan(*args, **kwargs):
+        raise AssertionError("the quote scan ran on a good file")
+
+    monkeypatch.setattr(corpus, "_unclosed_quote_line", scan)
+    path = tmp_path / "good.csv"
+    pd.DataFrame(RECORDS).assign(abstract=['Line one\nline "two", quoted', "B"]).to_csv(path, index=False)
+    records = load_corpus(path).records
+    assert records["abstract"].tolist() == ['Line one\nline "two", quoted', "B"]
 
 
 def test_bom_is_stripped_from_the_first_column():
