@@ -56,6 +56,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from pipeline.config import BuildConfig  # noqa: E402
 from pipeline.quality.metrics import evaluate_topics, format_table, reference_column  # noqa: E402
+from pipeline.represent.encoders import EncoderLike  # noqa: E402
 
 log = logging.getLogger("bench.quality")
 SEED = 42
@@ -84,7 +85,7 @@ class Scored:
     stages: dict[str, float] = field(default_factory=dict)
 
 
-def load(input_path: Path, encoder: Any, peer_model: str, store: Path) -> Corpus:
+def load(input_path: Path, encoder: EncoderLike | None, peer_model: str, store: Path) -> Corpus:
     """Read and clean the corpus exactly as the build does, and embed it for the peers with ``peer_model`` through
     the SQLite embedding cache ``store``."""
     from pipeline.ingest.clean import prepare_documents
@@ -139,7 +140,7 @@ def fit_stock(corpus: Corpus) -> Scored:
     return Scored(score(corpus, topics, model_terms(topic_model)), seconds)
 
 
-def fit_best_practice(corpus: Corpus, encoder: Any, min_cluster_size: int) -> dict[str, Scored]:
+def fit_best_practice(corpus: Corpus, encoder: EncoderLike | None, min_cluster_size: int) -> dict[str, Scored]:
     """BERTopic as its Best Practices page configures it; {"main": ..., "KeyBERT": ..., "MMR": ...} scored."""
     from bertopic import BERTopic
     from bertopic.representation import KeyBERTInspired, MaximalMarginalRelevance

@@ -29,7 +29,7 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -38,10 +38,20 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 import pandas as pd  # noqa: E402
 
+if TYPE_CHECKING:
+    from pipeline.cache import TopicCache
+    from pipeline.config import BuildConfig
+    from pipeline.represent.encoders import EncoderLike
+
 
 def build(
-    input_path: Path, target: Path, config: Any, encoder: Any, align: bool = True, source: Path | None = None
-) -> tuple[Any, float]:
+    input_path: Path,
+    target: Path,
+    config: BuildConfig,
+    encoder: EncoderLike | None,
+    align: bool = True,
+    source: Path | None = None,
+) -> tuple[TopicCache, float]:
     """Build ``input_path`` into ``target`` (a copy of ``source`` first, when given); returns (TopicCache, seconds)."""
     from pipeline.cache import read_cache
     from pipeline.operations.build import run_build
@@ -62,7 +72,7 @@ def same_id_share(before: pd.DataFrame, after: pd.DataFrame) -> float:
     return float((joined["topic_before"] == joined["topic_after"]).mean())
 
 
-def status_counts(atlas: Any) -> str:
+def status_counts(atlas: TopicCache) -> str:
     lineage = atlas.manifest.get("lineage") or {}
     counts = pd.Series([entry["status"] for entry in lineage.get("topics", [])]).value_counts().to_dict()
     return (
@@ -71,7 +81,9 @@ def status_counts(atlas: Any) -> str:
     )
 
 
-def part_a(input_path: Path, work: Path, config: Any, encoder: Any) -> tuple[Any, list[str]]:
+def part_a(
+    input_path: Path, work: Path, config: BuildConfig, encoder: EncoderLike | None
+) -> tuple[TopicCache, list[str]]:
     first, seconds = build(input_path, work / "a1", config, encoder)
     second, _ = build(input_path, work / "a2", config, encoder)
     itself, _ = build(input_path, work / "a-self", config, encoder, source=work / "a1")
@@ -82,7 +94,14 @@ def part_a(input_path: Path, work: Path, config: Any, encoder: Any) -> tuple[Any
     return first, lines
 
 
-def part_b(input_path: Path, work: Path, config: Any, encoder: Any, first: Any, sizes: list[int]) -> list[str]:
+def part_b(
+    input_path: Path,
+    work: Path,
+    config: BuildConfig,
+    encoder: EncoderLike | None,
+    first: TopicCache,
+    sizes: list[int],
+) -> list[str]:
     lines = [
         f"(b) default min_cluster_size {first.manifest['params']['min_cluster_size']}: papers whose topic id is unchanged"
     ]
@@ -107,7 +126,9 @@ def split_corpus(input_path: Path, work: Path, seed: int) -> tuple[Path, Path]:
     return old_path, new_path
 
 
-def part_c(input_path: Path, work: Path, config: Any, encoder: Any, seed: int) -> tuple[list[str], Path]:
+def part_c(
+    input_path: Path, work: Path, config: BuildConfig, encoder: EncoderLike | None, seed: int
+) -> tuple[list[str], Path]:
     from sklearn.metrics import adjusted_rand_score
 
     from pipeline.cache import read_cache

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -21,6 +21,9 @@ from dashboard import display
 from dashboard.figures import charts, decision_charts, structure_charts, topic_map
 from dashboard.tables import analytics, paper_table
 from pipeline.cache import TopicCache, read_cache
+
+if TYPE_CHECKING:
+    from pipeline.represent.representation import Representation
 
 CacheKey = tuple[str, int]
 
@@ -99,7 +102,7 @@ def map_figure(
 
 
 @st.cache_resource(show_spinner="Loading the embedding model…", max_entries=4)
-def query_representation(cache_key: CacheKey, _atlas: TopicCache) -> Any:
+def query_representation(cache_key: CacheKey, _atlas: TopicCache) -> Representation:
     """How the cache turns text into vectors (pipeline.operations.place.query_representation), loaded once per cache, with any
     encoder block it needs loaded too (one text is embedded). Raises when it cannot be loaded offline."""
     from pipeline.operations.place import embed_queries
@@ -110,7 +113,7 @@ def query_representation(cache_key: CacheKey, _atlas: TopicCache) -> Any:
     return representation
 
 
-def representation_or_problem(cache_key: CacheKey, atlas: TopicCache) -> tuple[Any, str | None]:
+def representation_or_problem(cache_key: CacheKey, atlas: TopicCache) -> tuple[Representation | None, str | None]:
     """(representation, None), or (None, why it is unavailable)."""
     name = atlas.manifest.get("embedding_model_name")
     if not name:

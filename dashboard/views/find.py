@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from dashboard import display
 from dashboard.figures import charts
 from dashboard.state import resources
+from dashboard.state.resources import CacheKey
 from dashboard.tables import find, paper_table
 from dashboard.views.page import PLOTLY_CONFIG, Page
+from pipeline.cache import TopicCache
 
 SEARCH_KEY = "semantic_query"
 N_HITS = 20
@@ -20,14 +23,14 @@ def best_hits(page_matching: pd.DataFrame, ranked: pd.DataFrame, k: int = N_HITS
     return ranked[ranked["doc_id"].isin(set(page_matching["doc_id"]))].head(k)
 
 
-def search_hits(atlas, cache_key, matching: pd.DataFrame, query: str) -> pd.DataFrame:
+def search_hits(atlas: TopicCache, cache_key: CacheKey, matching: pd.DataFrame, query: str) -> pd.DataFrame:
     """The semantic search's best papers among ``matching`` (empty without a query or a loadable representation)."""
     if not query.strip():
         return atlas.documents.iloc[0:0].assign(score=pd.Series(dtype=float))
     return best_hits(matching, resources.semantic_hits(cache_key, query.strip(), atlas))
 
 
-def render(page: Page, base_map) -> None:
+def render(page: Page, base_map: go.Figure) -> None:
     """The search box and its hits, then placement of an uploaded file or a pasted abstract."""
     atlas, cache_key = page.atlas, page.cache_key
     st.subheader("Search by meaning")

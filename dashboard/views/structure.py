@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from functools import partial
 
+import pandas as pd
 import streamlit as st
 
 from dashboard.figures import structure_charts
@@ -15,7 +16,7 @@ from dashboard.views.page import PLOTLY_CONFIG, Page
 TREE_KEY = "topic-tree"
 
 
-def on_tree_select(topics) -> None:
+def on_tree_select(topics: pd.DataFrame) -> None:
     """The tree's callback: a theme drills the map into it, a topic filters to it, the root clears both.
     ``topics``: the cache's topics table (to find a theme's topics)."""
     event = st.session_state.get(TREE_KEY) or {}

@@ -13,9 +13,12 @@ the build stays near n log n at 50,000 and 100,000 documents.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from pipeline.store.layouts import LayoutStore
 
 # Above this many documents the neighbour search is approximate (see the module docstring).
 EXACT_MAX_DOCUMENTS = 20_000
@@ -136,10 +139,10 @@ def search_method(n_documents: int) -> str:
 
 
 def cached_cosine_knn(
-    embeddings: np.ndarray, k: int, store: Any = None, embeddings_key: str | None = None
+    embeddings: np.ndarray, k: int, store: LayoutStore | None = None, embeddings_key: str | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`cosine_knn`, or :func:`approximate_cosine_knn` above EXACT_MAX_DOCUMENTS documents, through a
-    :class:`pipeline.geometry.umap_layout.LayoutStore` (stage "neighbours"), when one is given.
+    :class:`pipeline.store.layouts.LayoutStore` (stage "neighbours"), when one is given.
 
     ``embeddings_key`` is the embeddings' :func:`pipeline.store.keys.fingerprint` (computed here when None). The key
     also holds ``min(k, n)``, so a rebuild with the same embeddings and k reads the lists instead of searching.

@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -31,6 +31,9 @@ import pandas as pd
 from pipeline import cache
 from pipeline.cache import OUTLIER_TOPIC, TopicCache
 from pipeline.geometry.centroids import topic_centroids
+
+if TYPE_CHECKING:
+    from pipeline.represent.encoders import EncoderLike
 
 log = logging.getLogger(__name__)
 
@@ -308,7 +311,7 @@ def grown_manifest(
 
 
 def run_add(
-    cache_dir: Path | str, input_path: Path | str, encoding: str | None = None, encoder: Any = None
+    cache_dir: Path | str, input_path: Path | str, encoding: str | None = None, encoder: EncoderLike | None = None
 ) -> AddResult:
     """Add the papers of ``input_path`` to the atlas in ``cache_dir`` without a refit (see the module docstring).
 

@@ -24,27 +24,43 @@ import logging
 import platform
 import resource
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 
 from pipeline import cache
 from pipeline.adapters.bertopic_import import import_bertopic_lean
 from pipeline.config import BuildConfig
-from pipeline.ingest.clean import COPY_COLUMN, DROP_NO_WORDS, copy_table, prepare_documents, require_documents
-from pipeline.ingest.corpus import load_corpus
+from pipeline.ingest.clean import (
+    COPY_COLUMN,
+    DROP_NO_WORDS,
+    PreparedCorpus,
+    copy_table,
+    prepare_documents,
+    require_documents,
+)
+from pipeline.ingest.corpus import RawCorpus, load_corpus
 from pipeline.represent.encoders import DEFAULT_STORE, encoder_description
 from pipeline.represent.representation import is_lexical
 from pipeline.represent.truncation import truncated_flags, truncation_warning
 from pipeline.runtime.errors import EmptyVocabularyError, TargetError, mark_stage
 from pipeline.runtime.paths import PROJECT_ROOT
+
+if TYPE_CHECKING:  # imported where they run: --help must not pay for scikit-learn or bertopic
+    from pipeline.represent.encoders import EncoderLike
+    from pipeline.represent.representation import RepresentedCorpus
+    from pipeline.store.layouts import LayoutStore
+    from pipeline.text.tokens import TokenizedCorpus
+    from pipeline.text.words import WordCounts
+    from pipeline.topics.model import TopicFit
 
 log = logging.getLogger("pipeline.operations.build")
 
@@ -173,14 +189,14 @@ def neighbour_columns(
 
 
 def cached_map_metrics(
-    layouts: Any,
+    layouts: LayoutStore | None,
     embeddings_key: str,
     embeddings: np.ndarray,
     coordinates: np.ndarray,
     reference: list[Any] | None,
     references: dict[str, list[Any]],
     knn_indices: np.ndarray,
-    compute: Any,
+    compute: Callable[..., dict[str, float | None]],
 ) -> dict[str, float | None]:
     """``compute(embeddings, coordinates, reference, knn_indices=..., references=...)`` (pipeline.quality.metrics.map_metrics),
     through the layout store when there is one, keyed by the embeddings, the map and the reference columns."""
@@ -207,7 +223,11 @@ def cached_map_metrics(
 
 
 def cached_map_refinement(
-    layouts: Any, embeddings_key: str, embeddings: np.ndarray, coordinates: np.ndarray, config: BuildConfig
+    layouts: LayoutStore | None,
+    embeddings_key: str,
+    embeddings: np.ndarray,
+    coordinates: np.ndarray,
+    config: BuildConfig,
 ) -> np.ndarray:
     """The UMAP map refined by :func:`pipeline.geometry.refine.nerv_refine` with the config's map_refine_* values, through the
     layout cache when there is one (keyed by the embeddings, the UMAP map and the parameters). float32, n x 2."""
@@ -235,7 +255,7 @@ def cached_map_refinement(
     return layouts.cached("map_refine", description, run)["layout"].astype(np.float32)
 
 
-def cached_tokens(layouts: Any, texts: list[str]) -> Any:
+def cached_tokens(layouts: LayoutStore | None, texts: list[str]) -> TokenizedCorpus:
     """The texts tokenised once (pipeline.text.tokens.tokenize), through the layout store when there is one (keyed by the
     texts and the tokeniser's settings), so a rebuild of the same corpus does not tokenise it again."""
     from pipeline.store.keys import texts_fingerprint
@@ -247,7 +267,7 @@ def cached_tokens(layouts: Any, texts: list[str]) -> Any:
     return from_arrays(layouts.cached("tokens", {"texts": key, "n": len(texts)}, lambda: tokenize(texts).arrays()), key)
 
 
-def content_word_check(counts: Any, doc_ids: list[str], prepared: Any, input_path: Path) -> list[str]:
+def content_word_check(counts: WordCounts, doc_ids: list[str], prepared: PreparedCorpus, input_path: Path) -> list[str]:
     """Ids of the documents without a content word: those dropped for having no words at all, then those kept whose
     words are all stop words (they are placed on the map but add nothing to any topic's terms). ``counts``: the
     documents' pipeline.text.vocabulary.WordCounts, rows in the order of ``doc_ids``.
@@ -276,9 +296,9 @@ class PreparedInput:
     back (``documents.iloc[np.argsort(order)]`` is the input order); ``warnings`` gathers what the manifest reports.
     """
 
-    raw: Any
-    prepared: Any
-    documents: Any
+    raw: RawCorpus
+    prepared: PreparedCorpus
+    documents: pd.DataFrame
     texts: list[str]
     doc_ids: list[str]
     order: np.ndarray
@@ -291,13 +311,15 @@ class Fitted:
 
     cluster_labels: np.ndarray
     probabilities: np.ndarray
-    fit: Any
-    hierarchy: Any
-    per_class: Any
+    fit: TopicFit
+    hierarchy: pd.DataFrame
+    per_class: pd.DataFrame | None
     coordinates: np.ndarray
 
 
-def read_and_clean(input_path: Path, encoding: str | None, layouts: Any, timer: StageTimer) -> PreparedInput:
+def read_and_clean(
+    input_path: Path, encoding: str | None, layouts: LayoutStore | None, timer: StageTimer
+) -> PreparedInput:
     """The load and clean stages, then the canonical order. Raises InputError and CorpusTooSmallError."""
     with timer.stage("load"):
         raw = load_corpus(input_path, encoding=encoding)
@@ -329,11 +351,11 @@ def tokenise_and_represent(
     corpus: PreparedInput,
     input_path: Path,
     config: BuildConfig,
-    embedding_store: Any,
-    layouts: Any,
-    encoder: Any,
+    embedding_store: Path | str | None,
+    layouts: LayoutStore | None,
+    encoder: EncoderLike | None,
     timer: StageTimer,
-) -> tuple[Any, list[str], Any]:
+) -> tuple[TokenizedCorpus, list[str], RepresentedCorpus]:
     """The vocabulary and embed stages: (tokens, ids of documents without a content word, the represented corpus).
     Raises EmptyVocabularyError when no document has a content word."""
     from pipeline.represent.representation import represent_corpus
@@ -372,9 +394,9 @@ def map_drawer(
     embeddings_key: str,
     knn: tuple[np.ndarray, np.ndarray],
     config: BuildConfig,
-    layouts: Any,
+    layouts: LayoutStore | None,
     timer: StageTimer,
-) -> Any:
+) -> Callable[[], np.ndarray]:
     """The function the map thread runs: UMAP to 2D then NeRV refinement for small corpora, or PCA below
     MIN_DOCUMENTS_FOR_UMAP documents. Returns float32 n x 2 coordinates."""
     from pipeline.geometry.umap_layout import cached_umap_layout, pca_layout
@@ -411,7 +433,7 @@ def cluster(
     embeddings_key: str,
     knn: tuple[np.ndarray, np.ndarray],
     config: BuildConfig,
-    layouts: Any,
+    layouts: LayoutStore | None,
     timer: StageTimer,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The clustering space (UMAP) and HDBSCAN: (labels int64 n, -1 = outlier; membership float32 n). Below
@@ -446,12 +468,12 @@ def cluster(
 
 def fit_topics_and_map(
     corpus: PreparedInput,
-    tokens: Any,
-    represented: Any,
+    tokens: TokenizedCorpus,
+    represented: RepresentedCorpus,
     knn: tuple[np.ndarray, np.ndarray],
     embeddings_key: str,
     config: BuildConfig,
-    layouts: Any,
+    layouts: LayoutStore | None,
     timer: StageTimer,
 ) -> Fitted:
     """Clustering, BERTopic, hierarchy and topics per class in this thread while the 2D map is drawn in a second one
@@ -498,8 +520,12 @@ def fit_topics_and_map(
 
 
 def document_table(
-    corpus: PreparedInput, fitted: Fitted, represented: Any, knn: tuple[np.ndarray, np.ndarray], config: BuildConfig
-) -> Any:
+    corpus: PreparedInput,
+    fitted: Fitted,
+    represented: RepresentedCorpus,
+    knn: tuple[np.ndarray, np.ndarray],
+    config: BuildConfig,
+) -> pd.DataFrame:
     """documents.parquet's rows (canonical order): the documents' columns, their topic, label, membership, map
     position, similar papers and, for an encoder block, their length in word pieces and whether it was truncated."""
     fit, n = fitted.fit, len(corpus.texts)
@@ -529,11 +555,11 @@ def build_manifest(
     input_path: Path,
     corpus: PreparedInput,
     fitted: Fitted,
-    represented: Any,
-    topics_frame: Any,
+    represented: RepresentedCorpus,
+    topics_frame: pd.DataFrame,
     without_content: list[str],
     config: BuildConfig,
-    layouts: Any,
+    layouts: LayoutStore | None,
 ) -> dict[str, Any]:
     """The manifest of a build, before its metrics, alignment and timings (see pipeline.cache)."""
     raw, prepared, fit = corpus.raw, corpus.prepared, fitted.fit
@@ -589,7 +615,7 @@ def evaluate_build(
     embeddings: np.ndarray,
     embeddings_key: str,
     knn_indices: np.ndarray,
-    layouts: Any,
+    layouts: LayoutStore | None,
 ) -> dict[str, Any]:
     """The evaluate stage's metrics (pipeline.quality.metrics); those that depend only on the embeddings, the map and the
     reference columns come from the layout store when it has them."""
@@ -623,7 +649,7 @@ def run_build(
     encoding: str | None = None,
     embedding_store: Path | str | None = DEFAULT_STORE,
     force: bool = False,
-    encoder: Any = None,
+    encoder: EncoderLike | None = None,
     align: bool = True,
 ) -> BuildResult:
     """Build the cache for one corpus file.

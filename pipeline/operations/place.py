@@ -23,13 +23,17 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from pipeline.cache import OUTLIER_TOPIC, TopicCache, read_cache
 from pipeline.geometry.neighbors import top_k
+
+if TYPE_CHECKING:
+    from pipeline.represent.encoders import EncoderLike
+    from pipeline.represent.representation import Representation
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +54,7 @@ def same_paper_index(topic_cache: TopicCache, new: pd.DataFrame) -> list[int | N
     return [row_of.get(duplicate_key(text)) if isinstance(text, str) and text.strip() else None for text in new[column]]
 
 
-def query_representation(topic_cache: TopicCache) -> Any:
+def query_representation(topic_cache: TopicCache) -> Representation:
     """How the cache turns a text into a vector: its stored :class:`pipeline.represent.representation.Representation`, or, for a
     cache written before representations were stored, the encoder its manifest names (``embedding_model_name``).
 
@@ -67,7 +71,10 @@ def query_representation(topic_cache: TopicCache) -> Any:
 
 
 def embed_queries(
-    texts: list[str], topic_cache: TopicCache, encoder: Any = None, representation: Any = None
+    texts: list[str],
+    topic_cache: TopicCache,
+    encoder: EncoderLike | None = None,
+    representation: Representation | None = None,
 ) -> np.ndarray:
     """Embed texts as the cache's corpus was embedded (its stored representation; see query_representation);
     float32, m x dim, unit rows. Texts are cleaned like the corpus (pipeline.ingest.clean.model_text) first.
@@ -169,10 +176,10 @@ def prepare_new_documents(input_path: Path | str, encoding: str | None = None) -
 def place_documents(
     topic_cache: TopicCache,
     new: pd.DataFrame,
-    encoder: Any = None,
+    encoder: EncoderLike | None = None,
     k: int = 10,
     embeddings: np.ndarray | None = None,
-    representation: Any = None,
+    representation: Representation | None = None,
 ) -> pd.DataFrame:
     """Embed prepared new documents (from :func:`prepare_new_documents`) with the cache's representation (see
     :func:`embed_queries`; ``representation`` when already loaded) and place them.
@@ -187,7 +194,11 @@ def place_documents(
 
 
 def place_file(
-    cache_dir: Path | str, input_path: Path | str, encoding: str | None = None, k: int = 10, encoder: Any = None
+    cache_dir: Path | str,
+    input_path: Path | str,
+    encoding: str | None = None,
+    k: int = 10,
+    encoder: EncoderLike | None = None,
 ) -> pd.DataFrame:
     """Read a corpus file (any format the build accepts), clean it like the build, and place its documents.
 

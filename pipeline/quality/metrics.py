@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pipeline.cache import OUTLIER_TOPIC
+from pipeline.cache import OUTLIER_TOPIC, TopicCache
 from pipeline.represent.encoders import normalise_rows
 
 log = logging.getLogger(__name__)
@@ -555,7 +555,7 @@ def reference_column(documents: pd.DataFrame) -> str | None:
     return None
 
 
-def evaluate_cache(topic_cache: Any) -> dict[str, Any]:
+def evaluate_cache(topic_cache: TopicCache) -> dict[str, Any]:
     """All metrics of a :class:`pipeline.cache.TopicCache` (documents, topics, embeddings); see evaluate_topics."""
     documents, topics = topic_cache.documents, topic_cache.topics
     topic_terms = {int(row.topic): [term for term, _ in row.top_terms] for row in topics.itertuples()}

@@ -46,12 +46,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
 from pipeline.runtime.paths import PROJECT_ROOT
 from pipeline.runtime.threads import limit_threads, thread_count
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
 
 log = logging.getLogger(__name__)
 
@@ -475,7 +478,12 @@ class TransformerEncoder:
         return [len(ids) for ids in self.model.tokenizer(texts, add_special_tokens=True, truncation=False)["input_ids"]]
 
 
-def get_encoder(name: str, encoder: Any = None) -> Any:
+# An already loaded encoder that callers (tests, benchmarks) may hand to the build, place and add: one of this
+# module's encoders, or a SentenceTransformer (taken to be the transformer of the name asked for; see get_encoder).
+EncoderLike: TypeAlias = "StaticEncoder | OnnxEncoder | TransformerEncoder | SentenceTransformer"
+
+
+def get_encoder(name: str, encoder: EncoderLike | None = None) -> Any:
     """The encoder object for ``name``: ``encoder`` when it is one for that name, else a freshly loaded one.
 
     ``encoder`` may be a loaded SentenceTransformer (taken to be the transformer of ``name``) or an object returned

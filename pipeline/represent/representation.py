@@ -36,12 +36,17 @@ import math
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from pipeline.represent.encoders import embed_texts, encoder_spec, get_encoder, model_id, normalise_rows
+
+if TYPE_CHECKING:
+    from pipeline.represent.encoders import EncoderLike
+    from pipeline.store.layouts import LayoutStore
+    from pipeline.text.words import WordCounts
 
 log = logging.getLogger(__name__)
 
@@ -173,7 +178,9 @@ def tfidf_vectorizer(params: LexicalParams, vocabulary: list[str] | None = None)
     )
 
 
-def fit_lexical(texts: list[str], params: LexicalParams, word_counts: Any = None) -> tuple[LexicalModel, Any]:
+def fit_lexical(
+    texts: list[str], params: LexicalParams, word_counts: WordCounts | None = None
+) -> tuple[LexicalModel, Any]:
     """Fit a ``tfidf-svd`` block on the corpus ``texts`` (see the module docstring).
 
     The vocabulary is the words in at least ``min_df`` and at most ``max_df`` of the documents; if that leaves
@@ -220,7 +227,7 @@ def fit_lexical(texts: list[str], params: LexicalParams, word_counts: Any = None
     ), matrix
 
 
-def tfidf_from_counts(word_counts: Any, params: LexicalParams) -> tuple[list[str], np.ndarray, Any]:
+def tfidf_from_counts(word_counts: WordCounts, params: LexicalParams) -> tuple[list[str], np.ndarray, Any]:
     """(vocabulary, idf float64, TF-IDF rows float32 CSR) of single words from counted words, as
     :func:`tfidf_vectorizer`'s ``fit_transform`` makes them: the words in at least ``min_df`` and at most ``max_df``
     of the documents, sublinear tf, smoothed idf, unit rows (scikit-learn's TfidfTransformer). An empty vocabulary
@@ -262,7 +269,7 @@ class Representation:
         """Total dimensions of a vector."""
         return sum(self.block_dims.values())
 
-    def transform(self, texts: list[str], encoder: Any = None) -> np.ndarray:
+    def transform(self, texts: list[str], encoder: EncoderLike | None = None) -> np.ndarray:
         """float32, len(texts) x dims, unit rows: the new texts as the corpus was represented (model texts:
         clean them with pipeline.ingest.clean.model_text first). ``encoder``: a loaded encoder to reuse for an encoder
         block. Raises ModuleNotFoundError/OSError when an encoder block's model cannot be loaded offline."""
@@ -372,7 +379,10 @@ def lexical_fingerprint(texts: list[str], params: LexicalParams) -> str:
 
 
 def cached_lexical_fit(
-    texts: list[str], params: LexicalParams, layouts: Any = None, word_counts: Any = None
+    texts: list[str],
+    params: LexicalParams,
+    layouts: LayoutStore | None = None,
+    word_counts: WordCounts | None = None,
 ) -> tuple[LexicalModel, np.ndarray, bool]:
     """(model, float32 n x dims unit embeddings, came from the store) for ``texts``, through a
     pipeline.geometry.umap_layout.LayoutStore when given (stage "lexical"); ``word_counts`` as for :func:`fit_lexical`."""
@@ -407,11 +417,11 @@ def represent_corpus(
     texts: list[str],
     name: str,
     embedding_store: Path | str | None = None,
-    layouts: Any = None,
+    layouts: LayoutStore | None = None,
     params: LexicalParams = LexicalParams(),
     batch_size: int = 1,
-    encoder: Any = None,
-    word_counts: Any = None,
+    encoder: EncoderLike | None = None,
+    word_counts: WordCounts | None = None,
 ) -> RepresentedCorpus:
     """Fit and apply the representation ``name`` to the corpus ``texts`` (model texts).
 

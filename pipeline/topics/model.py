@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -31,6 +31,12 @@ from pipeline.runtime.errors import EmptyVocabularyError
 from pipeline.text.vocabulary import make_vectorizer
 from pipeline.topics.labels import make_labels
 from pipeline.topics.membership import eligibility, keep_coherent_topics
+
+if TYPE_CHECKING:
+    from pipeline.represent.encoders import EncoderLike
+    from pipeline.represent.representation import Representation
+    from pipeline.store.layouts import LayoutStore
+    from pipeline.text.tokens import TokenizedCorpus
 
 log = logging.getLogger(__name__)
 
@@ -230,7 +236,12 @@ def reassign_outliers(
 
 
 def manual_topic_model(
-    config: BuildConfig, vectorizer: Any, ctfidf: Any, representation: Any, nr_topics: int | None, encoder: Any = None
+    config: BuildConfig,
+    vectorizer: Any,
+    ctfidf: Any,
+    representation: Any,
+    nr_topics: int | None,
+    encoder: Representation | EncoderLike | None = None,
 ) -> Any:
     """An unfitted BERTopic in its documented "manual topic modeling" mode (``BaseDimensionalityReduction`` and
     ``BaseCluster``: the clusters come in as ``y``) with the build's vectorizer, c-TF-IDF and representation models."""
@@ -256,11 +267,16 @@ def manual_topic_model(
 
 
 def topic_vectorizer(
-    texts: list[str], cluster_labels: np.ndarray, config: BuildConfig, tokens: Any, notes: list[str], store: Any = None
+    texts: list[str],
+    cluster_labels: np.ndarray,
+    config: BuildConfig,
+    tokens: TokenizedCorpus | None,
+    notes: list[str],
+    store: LayoutStore | None = None,
 ) -> Any:
     """The c-TF-IDF vectorizer (pipeline.text.vocabulary.make_vectorizer) with the corpus's boilerplate words learned from
     the clusters left out; ``tokens`` (pipeline.text.tokens, made here when None) spare tokenising again, ``store`` (a
-    pipeline.geometry.umap_layout.LayoutStore) keeps its counts for a rebuild. Appends a note naming the boilerplate words."""
+    pipeline.store.layouts.LayoutStore) keeps its counts for a rebuild. Appends a note naming the boilerplate words."""
     from pipeline.text.tokens import tokenize, word_counts
     from pipeline.text.vocabulary import boilerplate_terms
 
@@ -328,9 +344,9 @@ def fit_topic_model(
     embeddings: np.ndarray,
     cluster_labels: np.ndarray,
     config: BuildConfig,
-    encoder: Any = None,
-    tokens: Any = None,
-    store: Any = None,
+    encoder: Representation | EncoderLike | None = None,
+    tokens: TokenizedCorpus | None = None,
+    store: LayoutStore | None = None,
 ) -> TopicFit:
     """Fit BERTopic's topic representations on given cluster labels, then reduce topics and outliers.
 
@@ -344,7 +360,7 @@ def fit_topic_model(
         ``encode(list[str])``, needed only by the "keybert" representations; kept on the model so it can embed new
         documents later.
     tokens : the texts' pipeline.text.tokens.TokenizedCorpus when already tokenised (the build's vocabulary stage).
-    store : the build's pipeline.geometry.umap_layout.LayoutStore, which keeps the c-TF-IDF counts and sentence presence of a
+    store : the build's pipeline.store.layouts.LayoutStore, which keeps the c-TF-IDF counts and sentence presence of a
         vocabulary for a rebuild that learns the same one (most changes of clustering parameters do).
 
     Steps: learn boilerplate words from the clusters (vocabulary.boilerplate_terms); fix the vocabulary over
