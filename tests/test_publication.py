@@ -219,21 +219,23 @@ def test_datamapplot_draws_tiny_unlabelled_and_one_label_maps(labels):
             "highlight": False,
         }
     )
-    png = publication_images.render(
-        publication.MapView(points=points, title="A tiny map", caption=f"{n_points} papers"), "png"
-    )
+    png = publication_images.render_all(
+        publication.MapView(points=points, title="A tiny map", caption=f"{n_points} papers"), ["png"]
+    )["png"]
     assert pixel_spread(png) > 3  # title and caption at least, whatever the points
 
 
 def test_unknown_renderer_and_format():
     with pytest.raises(ValueError, match="renderer"):
-        publication_images.render(clustered_view(5), "png", renderer="matplotlib")
+        publication_images.render_all(clustered_view(5), ["png"], renderer="matplotlib")
     with pytest.raises(ValueError, match="format"):
-        publication_images.render(clustered_view(5), "gif")
+        publication_images.render_all(clustered_view(5), ["gif"])
 
 
 @needs_chromium
 def test_plotly_renderer_draws_all_three_formats():
-    images = publication_images.render_all(clustered_view(20), publication.FORMATS, "plotly", browser_path=str(CHROMIUM))
+    images = publication_images.render_all(
+        clustered_view(20), publication.FORMATS, "plotly", browser_path=str(CHROMIUM)
+    )
     assert images["png"].startswith(b"\x89PNG") and pixel_spread(images["png"]) > 3
     assert b"</svg>" in images["svg"] and images["pdf"].startswith(b"%PDF")

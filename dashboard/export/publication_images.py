@@ -18,12 +18,6 @@ from dashboard.figures.publication import (
 )
 
 
-def render_datamapplot(view: MapView, image_format: str) -> bytes:
-    """``view`` drawn by DataMapPlot as PNG, SVG or PDF bytes (12 x 9 in; PNG at 300 dpi; SVG/PDF with text as
-    vector and points rasterised at 300 dpi). Raises ValueError for another format or an invalid view."""
-    return render_datamapplot_all(view, [image_format])[checked_format(image_format)]
-
-
 def render_datamapplot_all(view: MapView, formats: Iterable[str]) -> dict[str, bytes]:
     """``view`` drawn once by DataMapPlot (label placement is most of the time) and saved in each of ``formats``:
     {format: bytes}. Raises ValueError for an unknown format or an invalid view."""
@@ -54,13 +48,6 @@ def render_datamapplot_all(view: MapView, formats: Iterable[str]) -> dict[str, b
         pyplot.close(figure)
 
 
-def render_plotly(view: MapView, image_format: str, browser_path: str | None = None) -> bytes:
-    """``view`` drawn by plotly and kaleido as PNG, SVG or PDF bytes (1800 x 1350 px). Needs a Chromium-family
-    browser (``browser_path``, else $BROWSER_PATH / /usr/bin/chromium); raises
-    :class:`dashboard.export.download_bytes.ImageExportUnavailable` without one and ValueError for another format."""
-    return render_plotly_all(view, [image_format], browser_path)[checked_format(image_format)]
-
-
 def render_plotly_all(view: MapView, formats: Iterable[str], browser_path: str | None = None) -> dict[str, bytes]:
     """``view`` drawn by plotly once and exported by one kaleido Chromium in each of ``formats``: {format: bytes}."""
 
@@ -69,14 +56,6 @@ def render_plotly_all(view: MapView, formats: Iterable[str], browser_path: str |
     return figure_images_here(
         figure, formats, width=figure.layout.width, height=figure.layout.height, browser_path=browser_path
     )
-
-
-def render(
-    view: MapView, image_format: str, renderer: str = DEFAULT_RENDERER, browser_path: str | None = None
-) -> bytes:
-    """``view`` as ``image_format`` bytes drawn by ``renderer`` ("datamapplot" or "plotly"). Raises ValueError for
-    an unknown renderer or format, and what the renderer raises."""
-    return render_all(view, [image_format], renderer, browser_path)[checked_format(image_format)]
 
 
 def render_all(
@@ -90,5 +69,3 @@ def render_all(
     if renderer == "plotly":
         return render_plotly_all(view, formats, browser_path)
     raise ValueError(f"renderer must be one of {RENDERERS}, not {renderer!r}")
-
-

@@ -4,11 +4,11 @@ A ``MapView`` is what the page draws (its points with their colours, the label g
 label level, the highlighted points, the legend), plus a title and a caption naming corpus, date and filters. Two
 renderers draw it, both offline:
 
-- **DataMapPlot** (:func:`render_datamapplot`, the default): ``datamapplot.create_plot`` with system fonts
+- **DataMapPlot** (:func:`datamapplot_figure`, the default): ``datamapplot.create_plot`` with system fonts
   (DejaVu Sans), labels placed around the clusters with leader lines and never overlapping (its pylabeladjust
   step), points rasterised at 300 dpi while text, leader lines, legend and caption stay vector in SVG and PDF.
   Needs no browser.
-- **plotly** (:func:`render_plotly`): the same view as a plotly figure drawn by kaleido and Chromium, labels in
+- **plotly** (:func:`plotly_figure`): the same view as a plotly figure drawn by kaleido and Chromium, labels in
   boxes at their clusters (plotly has no label placement of its own), points in WebGL, embedded as an image in SVG
   and PDF.
 
