@@ -1,7 +1,7 @@
 """The cleaned corpus of an input file, kept in the layout store so that a rebuild of the same file skips cleaning.
 
-Cleaning the whole conference (model texts, LaTeX, duplicates, placeholders, languages: pipeline.ingest.clean) takes about
-3 s, a third of a rebuild that changes only clustering parameters. Its result depends on nothing but the file's
+Cleaning the whole conference (model texts, LaTeX, duplicates, placeholders, languages: pipeline.ingest.clean) takes
+about 3 s, a third of a rebuild that changes only clustering parameters. Its result depends on nothing but the file's
 bytes, the stated encoding, the code that reads and cleans it and the table and language libraries, so it is stored
 under the key of stage "prepared" (:func:`preparation_key`, by the rule of pipeline.store.keys):
 ``<layouts>/prepared/<digest>/`` with ``documents.parquet``, ``copies.parquet`` and ``prepared.json`` (the counts,
