@@ -27,6 +27,7 @@ import pandas as pd
 from pipeline.cache import HIERARCHY_COLUMNS, OUTLIER_TOPIC
 from pipeline.config import BuildConfig
 from pipeline.runtime.errors import EmptyVocabularyError
+from pipeline.store.layouts import NULL_STORE, StageStore
 from pipeline.text.vocabulary import make_vectorizer
 from pipeline.topics.labels import make_labels
 from pipeline.topics.membership import eligibility, keep_coherent_topics
@@ -256,11 +257,17 @@ def manual_topic_model(
 
 
 def topic_vectorizer(
-    texts: list[str], cluster_labels: np.ndarray, config: BuildConfig, tokens: Any, notes: list[str], store: Any = None
+    texts: list[str],
+    cluster_labels: np.ndarray,
+    config: BuildConfig,
+    tokens: Any,
+    notes: list[str],
+    store: StageStore = NULL_STORE,
 ) -> Any:
     """The c-TF-IDF vectorizer (pipeline.text.vocabulary.make_vectorizer) with the corpus's boilerplate words learned from
-    the clusters left out; ``tokens`` (pipeline.text.tokens, made here when None) spare tokenising again, ``store`` (a
-    pipeline.geometry.umap_layout.LayoutStore) keeps its counts for a rebuild. Appends a note naming the boilerplate words."""
+    the clusters left out; ``tokens`` (pipeline.text.tokens, made here when None) spare tokenising again, ``store``
+    (pipeline.store.layouts; the null store keeps nothing) keeps its counts for a rebuild. Appends a note naming the
+    boilerplate words."""
     from pipeline.text.tokens import tokenize, word_counts
     from pipeline.text.vocabulary import boilerplate_terms
 
@@ -330,7 +337,7 @@ def fit_topic_model(
     config: BuildConfig,
     encoder: Any = None,
     tokens: Any = None,
-    store: Any = None,
+    store: StageStore = NULL_STORE,
 ) -> TopicFit:
     """Fit BERTopic's topic representations on given cluster labels, then reduce topics and outliers.
 
@@ -344,8 +351,9 @@ def fit_topic_model(
         ``encode(list[str])``, needed only by the "keybert" representations; kept on the model so it can embed new
         documents later.
     tokens : the texts' pipeline.text.tokens.TokenizedCorpus when already tokenised (the build's vocabulary stage).
-    store : the build's pipeline.geometry.umap_layout.LayoutStore, which keeps the c-TF-IDF counts and sentence presence of a
-        vocabulary for a rebuild that learns the same one (most changes of clustering parameters do).
+    store : the build's layout store (pipeline.store.layouts; the null store by default, which keeps nothing): it
+        keeps the c-TF-IDF counts and sentence presence of a vocabulary for a rebuild that learns the same one (most
+        changes of clustering parameters do).
 
     Steps: learn boilerplate words from the clusters (vocabulary.boilerplate_terms); fix the vocabulary over
     documents; BERTopic in manual mode with ``ClassTfidfTransformer`` and the representation model of
