@@ -1,29 +1,12 @@
 """The cache folder: the one contract between the pipeline and the dashboard.
 
-The pipeline writes a cache with :func:`write_tables` inside :func:`staged_cache`; the dashboard reads it with
-:func:`read_cache`. This module imports only the standard library, numpy and pandas, so the dashboard can use it
-without paying for BERTopic, torch or UMAP.
+The pipeline writes a cache with :func:`write_tables` inside :func:`staged_cache` (the one staged write of build, add
+and rename: a staging folder beside the target, swapped in atomically on success, removed on failure); the dashboard
+reads it with :func:`read_cache`, which refuses a missing, partial, corrupt,
+foreign or other-version cache with a :class:`CacheError`. Nothing in a cache is pickled, and this module imports
+only the standard library, numpy and pandas, so the dashboard can use it without BERTopic, torch or UMAP.
 
-Layout of a cache folder (``SCHEMA_VERSION`` 1)::
-
-    manifest.json       provenance, parameters, library versions, metrics, timings, warnings, dropped counts
-    documents.parquet   one row per document (see DOCUMENT_COLUMNS)
-    topics.parquet      one row per topic, outlier topic -1 included when it has documents (see TOPIC_COLUMNS)
-    hierarchy.parquet   BERTopic's ``hierarchical_topics`` merge table (see HIERARCHY_COLUMNS)
-    topics_per_class.parquet  optional: topic, class, frequency, terms (BERTopic ``topics_per_class`` over decisions)
-    lineage.parquet     optional: per paper of this atlas or the previous one, its topic in each (see LINEAGE_COLUMNS);
-                        written by an aligned rebuild or ``add`` (pipeline.topics.align, pipeline.operations.add), summarised in
-                        ``manifest["lineage"]``
-    copies.parquet      optional: surplus copies of documents (same abstract), one row each, see COPY_COLUMNS
-    embeddings.npy      float32 array, n_documents x dim, L2-normalised, rows in documents.parquet order
-    representation/     how a text becomes a vector (pipeline.represent.representation: name, vocabulary, IDF, SVD components)
-    model/              the fitted BERTopic model, saved with safetensors (no pickle)
-
-Nothing here loads pickle: tables are Parquet, metadata JSON, arrays ``.npy`` read with ``allow_pickle=False``.
-
-Writes are atomic: every command that writes a cache (build, add, rename) does it inside :func:`staged_cache`, which
-hands out a temporary sibling folder and swaps it into place only when the block succeeds, so a failed or killed
-write leaves the previous cache as it was.
+The files, columns, types and manifest keys are described in docs/cache-format.md; update it with this module.
 """
 
 from __future__ import annotations

@@ -66,6 +66,7 @@ def test_cold_build_embeds_everything_and_names_its_encoder(first_build):
         "umap_cluster_space": False,
         "map_2d": False,
         "map_refine": False,
+        "map_metrics": False,
     }
 
 
@@ -97,6 +98,7 @@ def test_changing_only_hdbscan_parameters_reuses_the_layouts(first_build, corpus
         "umap_cluster_space": True,
         "map_2d": True,
         "map_refine": True,
+        "map_metrics": True,
     }
     assert again["params"]["min_cluster_size"] == smaller
     reseeded = run_build(path, tmp_path / "cache2", replace(STATIC, random_state=7), embedding_store=store).manifest
@@ -107,6 +109,7 @@ def test_changing_only_hdbscan_parameters_reuses_the_layouts(first_build, corpus
         "umap_cluster_space": False,
         "map_2d": False,
         "map_refine": False,
+        "map_metrics": False,
     }
 
 

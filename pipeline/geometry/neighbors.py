@@ -1,8 +1,8 @@
 """Nearest neighbours in the embedding space (cosine), computed once per build, and the one top-k rule.
 
 :func:`top_k` is how every search here picks its best entries: the neighbour lists of a build (:func:`cosine_knn`),
-``place`` and ``add`` (pipeline.operations.place, pipeline.operations.add) and the page's semantic search
-(dashboard.tables.find).
+``place`` and ``add`` (pipeline.operations.place, pipeline.operations.add) and the semantic search the page uses
+(pipeline.operations.place.semantic_search).
 
 The same neighbour lists feed UMAP (``precomputed_knn``, so both UMAP fits skip their own search), the
 similar-papers list of each document, and the map-faithfulness metrics. Up to EXACT_MAX_DOCUMENTS documents the
@@ -13,12 +13,12 @@ the build stays near n log n at 50,000 and 100,000 documents.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import NamedTuple
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from pipeline.store.layouts import LayoutStore
+from pipeline.store.keys import StageKey, fingerprint, stage_key
+from pipeline.store.layouts import NULL_STORE, StageStore
 
 # Above this many documents the neighbour search is approximate (see the module docstring).
 EXACT_MAX_DOCUMENTS = 20_000
@@ -138,31 +138,46 @@ def search_method(n_documents: int) -> str:
     return "exact cosine" if n_documents <= EXACT_MAX_DOCUMENTS else "nndescent"
 
 
-def cached_cosine_knn(
-    embeddings: np.ndarray, k: int, store: LayoutStore | None = None, embeddings_key: str | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`cosine_knn`, or :func:`approximate_cosine_knn` above EXACT_MAX_DOCUMENTS documents, through a
-    :class:`pipeline.store.layouts.LayoutStore` (stage "neighbours"), when one is given.
+class Neighbours(NamedTuple):
+    """The neighbour lists of a build: ``indices`` (int64, n x k) and ``similarities`` (float32, n x k) as
+    :func:`cosine_knn` gives them (``neighbours[0]``, ``neighbours[1]``), and ``key``, the StageKey of stage
+    "neighbours" (:func:`neighbours_key`), the input key of the stages that read them (UMAP, the map metrics)."""
 
-    ``embeddings_key`` is the embeddings' :func:`pipeline.store.keys.fingerprint` (computed here when None). The key
-    also holds ``min(k, n)``, so a rebuild with the same embeddings and k reads the lists instead of searching.
-    Returns (indices int64 n x k, similarities float32 n x k) as cosine_knn does.
+    indices: np.ndarray
+    similarities: np.ndarray
+    key: StageKey
+
+
+def neighbours_key(embeddings_key: str, n_documents: int, k: int) -> StageKey:
+    """The key of stage "neighbours": the embeddings' fingerprint (pipeline.store.keys.fingerprint), ``min(k, n)``,
+    the search (:func:`search_method`), this module's code, numpy and, for an approximate search, pynndescent."""
+    method = search_method(n_documents)
+    return stage_key(
+        "neighbours",
+        inputs={"embeddings": embeddings_key},
+        params={"k": min(k, n_documents), "method": method},
+        libraries=("numpy", "pynndescent") if method == "nndescent" else ("numpy",),
+        code=(__name__,),
+    )
+
+
+def cached_cosine_knn(
+    embeddings: np.ndarray, k: int, store: StageStore = NULL_STORE, embeddings_key: str | None = None
+) -> Neighbours:
+    """:func:`cosine_knn`, or :func:`approximate_cosine_knn` above EXACT_MAX_DOCUMENTS documents, through ``store``
+    (pipeline.store.layouts) under :func:`neighbours_key`, so a rebuild with the same embeddings and k reads the
+    lists instead of searching (hit or miss in ``store.hits["neighbours"]``).
+
+    ``embeddings``: float32, n x dim, unit rows. ``embeddings_key``: their pipeline.store.keys.fingerprint (computed
+    here when None). Returns Neighbours (indices int64 n x k, similarities float32 n x k, as cosine_knn does).
     """
     method = search_method(embeddings.shape[0])
     search = cosine_knn if method == "exact cosine" else approximate_cosine_knn
-    if store is None:
-        return search(embeddings, k)
-    from pipeline.store.keys import fingerprint
-
-    description = {
-        "embeddings": embeddings_key or fingerprint(embeddings),
-        "k": min(k, embeddings.shape[0]),
-        "method": method,
-    }
+    key = neighbours_key(embeddings_key or fingerprint(embeddings), embeddings.shape[0], k)
 
     def compute() -> dict[str, np.ndarray]:
         indices, similarities = search(embeddings, k)
         return {"indices": indices, "similarities": similarities}
 
-    found = store.cached("neighbours", description, compute)
-    return found["indices"].astype(np.int64), found["similarities"].astype(np.float32)
+    found = store.cached(key, compute)
+    return Neighbours(found["indices"].astype(np.int64), found["similarities"].astype(np.float32), key)

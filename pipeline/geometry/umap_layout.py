@@ -4,8 +4,8 @@ Both fits reuse one exact neighbour search (``precomputed_knn``; UMAP docs, "Pre
 neighbors") and are seeded, so the same embeddings and parameters give the same coordinates. Corpora too
 small for UMAP's spectral initialisation (``k >= N``) get a PCA layout instead, which needs no neighbours.
 
-Because a seeded fit is a pure function of (embeddings, neighbour lists, parameters), its result is cached in a
-:class:`LayoutStore` keyed by the SHA-256 of the embeddings and the parameters: a rebuild that changes only the
+Because a seeded fit is a pure function of (embeddings, neighbour lists, parameters, code, library versions), its
+result is kept in the layout store (pipeline.store.layouts) under :func:`umap_key`: a rebuild that changes only the
 HDBSCAN or topic parameters skips UMAP entirely (and never imports it).
 
 UMAP compiles its numba kernels the first time a process calls them. Most are compiled with ``cache=True``, so
@@ -27,12 +27,13 @@ from __future__ import annotations
 
 import logging
 import warnings
-from importlib.metadata import PackageNotFoundError, version
 
 import numpy as np
 
 from pipeline.adapters.umap_kernels import enable_numba_cache
-from pipeline.store.layouts import LayoutStore
+from pipeline.geometry.neighbors import Neighbours
+from pipeline.store.keys import StageKey, stage_key
+from pipeline.store.layouts import StageStore
 
 log = logging.getLogger(__name__)
 
@@ -40,10 +41,6 @@ log = logging.getLogger(__name__)
 SPECTRAL_MIN_DOCUMENTS = 50
 # Above this many documents UMAP starts from PCA (see init_method); the whole conference (11,672) stays below.
 LARGE_CORPUS_DOCUMENTS = 20_000
-
-
-
-
 
 
 def pca_layout(embeddings: np.ndarray, n_components: int) -> np.ndarray:
@@ -117,62 +114,77 @@ def init_method(n_documents: int) -> str:
     return "spectral" if n_documents <= LARGE_CORPUS_DOCUMENTS else "pca"
 
 
-
-
-
-
-def _umap_version() -> str:
-    try:
-        return version("umap-learn")
-    except PackageNotFoundError:
-        return "missing"
-
-
+def umap_key(
+    stage: str,
+    embeddings_key: str,
+    neighbours: StageKey,
+    n_documents: int,
+    n_components: int,
+    n_neighbors: int,
+    min_dist: float,
+    random_state: int,
+    negative_sample_rate: int,
+) -> StageKey:
+    """The key of a UMAP fit (stage ``stage``: "umap_cluster_space" or "map_2d"): the embeddings' fingerprint and
+    the neighbour lists' key (pipeline.geometry.neighbors.neighbours_key), every UMAP parameter, the initialisation
+    (:func:`init_method`), this module's code (with pipeline.adapters.umap_kernels), umap-learn, numba, numpy and
+    scipy (the spectral initialisation's eigensolver)."""
+    return stage_key(
+        stage,
+        inputs={"embeddings": embeddings_key, "neighbours": neighbours},
+        params={
+            "n_components": n_components,
+            "n_neighbors": n_neighbors,
+            "min_dist": min_dist,
+            "negative_sample_rate": negative_sample_rate,
+            "random_state": random_state,
+            "init": init_method(n_documents),
+        },
+        libraries=("umap-learn", "numba", "numpy", "scipy"),
+        code=(__name__,),
+    )
 
 
 def cached_umap_layout(
-    store: LayoutStore | None,
+    store: StageStore,
     stage: str,
     embeddings_key: str,
     embeddings: np.ndarray,
-    knn_indices: np.ndarray,
-    knn_similarities: np.ndarray,
+    neighbours: Neighbours,
     n_components: int,
     n_neighbors: int,
     min_dist: float,
     random_state: int,
     negative_sample_rate: int = 5,
 ) -> np.ndarray:
-    """:func:`umap_layout`, through ``store`` when given. float32, n x n_components.
-
-    The key holds ``embeddings_key`` (the :func:`fingerprint` of the embeddings; the neighbour lists are a function
-    of them), every UMAP parameter, the initialisation and the umap-learn version.
+    """:func:`umap_layout` of ``embeddings`` (float32, n x dim) with ``neighbours`` (pipeline.geometry.neighbors,
+    k >= n_neighbors), through ``store`` (pipeline.store.layouts) under :func:`umap_key` (hit or miss in
+    ``store.hits[stage]``). ``embeddings_key``: the embeddings' pipeline.store.keys.fingerprint. float32,
+    n x n_components.
     """
-    from pipeline.geometry.neighbors import search_method
 
-    def fit() -> np.ndarray:
-        return umap_layout(
+    def fit() -> dict[str, np.ndarray]:
+        layout = umap_layout(
             embeddings,
-            knn_indices,
-            knn_similarities,
+            neighbours.indices,
+            neighbours.similarities,
             n_components,
             n_neighbors,
             min_dist,
             random_state,
             negative_sample_rate,
         )
+        return {"layout": layout}
 
-    if store is None:
-        return fit()
-    description = {
-        "embeddings": embeddings_key,
-        "neighbours": search_method(embeddings.shape[0]),
-        "n_components": n_components,
-        "n_neighbors": n_neighbors,
-        "min_dist": min_dist,
-        "negative_sample_rate": negative_sample_rate,
-        "random_state": random_state,
-        "init": init_method(embeddings.shape[0]),
-        "umap": _umap_version(),
-    }
-    return store.cached(stage, description, lambda: {"layout": fit()})["layout"].astype(np.float32)
+    key = umap_key(
+        stage,
+        embeddings_key,
+        neighbours.key,
+        embeddings.shape[0],
+        n_components,
+        n_neighbors,
+        min_dist,
+        random_state,
+        negative_sample_rate,
+    )
+    return store.cached(key, fit)["layout"].astype(np.float32)

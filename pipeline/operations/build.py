@@ -9,11 +9,14 @@ target and swapped in only when complete (see :mod:`pipeline.cache`).
 
 Speed: each stage imports what it needs when it runs (``--help`` imports neither scikit-learn nor bertopic;
 bertopic is imported without the transformer and plotting stacks, see import_bertopic_lean). What depends only on
-the input is kept beside the embedding cache (pipeline.geometry.umap_layout.LayoutStore): the cleaned corpus
-(pipeline.store.prepared), its tokens, the lexical fit, encoder vectors per document (pipeline.represent.encoders), neighbour
-lists, UMAP layouts and the map metrics, each keyed by what makes it, so a rebuild that changes only clustering or
-topic parameters redoes only HDBSCAN and the topics (the whole conference: under 10 s). The 2D map is drawn in a
-second thread while the main thread fits the clustering space and the topics.
+the input is kept in the layout store beside the embedding cache (pipeline.store.layouts): the cleaned corpus
+(pipeline.store.prepared), its tokens, the lexical fit, neighbour lists, UMAP layouts, the map refinement and
+metrics and the c-TF-IDF counts, each under a key made of its inputs, parameters, library versions and code by the
+one rule of pipeline.store.keys, so a rebuild that changes only clustering or topic parameters redoes only HDBSCAN
+and the topics (the whole conference: under 10 s), and one that changes the code of a stage redoes it and every
+stage after it. Encoder vectors are kept per document in the embedding cache (pipeline.represent.encoders). A build
+without an embedding cache uses the null store, which keeps nothing. The 2D map is drawn in a second thread while
+the main thread fits the clustering space and the topics.
 """
 
 from __future__ import annotations
@@ -39,25 +42,20 @@ import pandas as pd
 from pipeline import cache
 from pipeline.adapters.bertopic_import import import_bertopic_lean
 from pipeline.config import BuildConfig
-from pipeline.ingest.clean import (
-    COPY_COLUMN,
-    DROP_NO_WORDS,
-    PreparedCorpus,
-    copy_table,
-    prepare_documents,
-    require_documents,
-)
+from pipeline.geometry.neighbors import Neighbours
+from pipeline.ingest.clean import COPY_COLUMN, DROP_NO_WORDS, PreparedCorpus, copy_table, require_documents
 from pipeline.ingest.corpus import RawCorpus, load_corpus
 from pipeline.represent.encoders import DEFAULT_STORE, encoder_description
 from pipeline.represent.representation import is_lexical
 from pipeline.represent.truncation import truncated_flags, truncation_warning
 from pipeline.runtime.errors import EmptyVocabularyError, TargetError, mark_stage
 from pipeline.runtime.paths import PROJECT_ROOT
+from pipeline.store.keys import StageKey, fingerprint, stage_key, texts_fingerprint
+from pipeline.store.layouts import StageStore, open_store
 
 if TYPE_CHECKING:  # imported where they run: --help must not pay for scikit-learn or bertopic
     from pipeline.represent.encoders import EncoderLike
     from pipeline.represent.representation import RepresentedCorpus
-    from pipeline.store.layouts import LayoutStore
     from pipeline.text.tokens import TokenizedCorpus
     from pipeline.text.words import WordCounts
     from pipeline.topics.model import TopicFit
@@ -188,51 +186,80 @@ def neighbour_columns(
     return neighbour_ids, neighbour_scores
 
 
+def references_fingerprint(values: list[Any] | None) -> str:
+    """SHA-256 hex of a reference column's values in document order, each by ``str`` (None kept as null)."""
+    return hashlib.sha256(
+        json.dumps([None if value is None else str(value) for value in values or []]).encode("utf-8")
+    ).hexdigest()
+
+
+def map_metrics_key(
+    embeddings_key: str,
+    coordinates: np.ndarray,
+    neighbours: StageKey,
+    reference: list[Any] | None,
+    references: dict[str, list[Any]],
+) -> StageKey:
+    """The key of stage "map_metrics": the embeddings' fingerprint, the map's (float32 n x 2; it may come from UMAP,
+    the refinement or PCA), the neighbour lists' key, the reference columns' fingerprints, pipeline.quality.metrics'
+    code, numpy, scipy and scikit-learn."""
+    return stage_key(
+        "map_metrics",
+        inputs={
+            "embeddings": embeddings_key,
+            "map": fingerprint(np.ascontiguousarray(coordinates, dtype=np.float32)),
+            "neighbours": neighbours,
+            "reference": references_fingerprint(reference),
+            "references": texts_fingerprint(
+                f"{name}={references_fingerprint(values)}" for name, values in sorted(references.items())
+            ),
+        },
+        libraries=("numpy", "scipy", "scikit-learn"),
+        code=("pipeline.quality.metrics",),
+    )
+
+
 def cached_map_metrics(
-    layouts: LayoutStore | None,
+    layouts: StageStore,
     embeddings_key: str,
     embeddings: np.ndarray,
     coordinates: np.ndarray,
     reference: list[Any] | None,
     references: dict[str, list[Any]],
-    knn_indices: np.ndarray,
+    knn: Neighbours,
     compute: Callable[..., dict[str, float | None]],
 ) -> dict[str, float | None]:
-    """``compute(embeddings, coordinates, reference, knn_indices=..., references=...)`` (pipeline.quality.metrics.map_metrics),
-    through the layout store when there is one, keyed by the embeddings, the map and the reference columns."""
+    """``compute(embeddings, coordinates, reference, knn_indices=..., references=...)``
+    (pipeline.quality.metrics.map_metrics), through the layout store under :func:`map_metrics_key` (a None figure is
+    stored as NaN). ``coordinates``: the map, float32 n x 2; ``knn``: the build's neighbour lists."""
 
     def run() -> dict[str, np.ndarray]:
-        figures = compute(embeddings, coordinates, reference, knn_indices=knn_indices, references=references)
+        figures = compute(embeddings, coordinates, reference, knn_indices=knn.indices, references=references)
         return {name: np.asarray(np.nan if value is None else value, dtype=float) for name, value in figures.items()}
 
-    from pipeline.store.keys import fingerprint
-
-    def digest(values: list[Any] | None) -> str:
-        return hashlib.sha256(
-            json.dumps([None if value is None else str(value) for value in values or []]).encode("utf-8")
-        ).hexdigest()
-
-    description = {
-        "embeddings": embeddings_key,
-        "map": fingerprint(np.ascontiguousarray(coordinates, dtype=np.float32)),
-        "reference": digest(reference),
-        "references": {name: digest(values) for name, values in references.items()},
-    }
-    stored = layouts.cached("map_metrics", description, run) if layouts is not None else run()
+    key = map_metrics_key(embeddings_key, coordinates, knn.key, reference, references)
+    stored = layouts.cached(key, run)
     return {name: None if np.isnan(value) else float(value) for name, value in stored.items()}
 
 
+def map_refinement_key(embeddings_key: str, coordinates: np.ndarray, params: dict[str, Any]) -> StageKey:
+    """The key of stage "map_refine": the embeddings' fingerprint, the UMAP map's (float32 n x 2), the map_refine_*
+    parameters, pipeline.geometry.refine's code and numpy."""
+    return stage_key(
+        "map_refine",
+        inputs={"embeddings": embeddings_key, "map": fingerprint(np.ascontiguousarray(coordinates, dtype=np.float32))},
+        params={"method": "nerv", **params},
+        libraries=("numpy",),
+        code=("pipeline.geometry.refine",),
+    )
+
+
 def cached_map_refinement(
-    layouts: LayoutStore | None,
-    embeddings_key: str,
-    embeddings: np.ndarray,
-    coordinates: np.ndarray,
-    config: BuildConfig,
+    layouts: StageStore, embeddings_key: str, embeddings: np.ndarray, coordinates: np.ndarray, config: BuildConfig
 ) -> np.ndarray:
-    """The UMAP map refined by :func:`pipeline.geometry.refine.nerv_refine` with the config's map_refine_* values, through the
-    layout cache when there is one (keyed by the embeddings, the UMAP map and the parameters). float32, n x 2."""
+    """The UMAP map ``coordinates`` (n x 2) refined by :func:`pipeline.geometry.refine.nerv_refine` with the config's
+    map_refine_* values, through the layout store under :func:`map_refinement_key`. float32, n x 2."""
     from pipeline.geometry.refine import nerv_refine
-    from pipeline.store.keys import fingerprint
 
     params = {
         "perplexity": config.map_refine_perplexity,
@@ -244,27 +271,7 @@ def cached_map_refinement(
     def run() -> dict[str, np.ndarray]:
         return {"layout": nerv_refine(embeddings, coordinates, **params)}
 
-    if layouts is None:
-        return run()["layout"]
-    description = {
-        "embeddings": embeddings_key,
-        "map": fingerprint(np.ascontiguousarray(coordinates, dtype=np.float32)),
-        "method": "nerv",
-        **params,
-    }
-    return layouts.cached("map_refine", description, run)["layout"].astype(np.float32)
-
-
-def cached_tokens(layouts: LayoutStore | None, texts: list[str]) -> TokenizedCorpus:
-    """The texts tokenised once (pipeline.text.tokens.tokenize), through the layout store when there is one (keyed by the
-    texts and the tokeniser's settings), so a rebuild of the same corpus does not tokenise it again."""
-    from pipeline.store.keys import texts_fingerprint
-    from pipeline.text.tokens import TOKENIZER_VERSION, from_arrays, tokenize
-
-    if layouts is None:
-        return tokenize(texts)
-    key = texts_fingerprint(texts, TOKENIZER_VERSION)
-    return from_arrays(layouts.cached("tokens", {"texts": key, "n": len(texts)}, lambda: tokenize(texts).arrays()), key)
+    return layouts.cached(map_refinement_key(embeddings_key, coordinates, params), run)["layout"].astype(np.float32)
 
 
 def content_word_check(counts: WordCounts, doc_ids: list[str], prepared: PreparedCorpus, input_path: Path) -> list[str]:
@@ -317,18 +324,15 @@ class Fitted:
     coordinates: np.ndarray
 
 
-def read_and_clean(
-    input_path: Path, encoding: str | None, layouts: LayoutStore | None, timer: StageTimer
-) -> PreparedInput:
-    """The load and clean stages, then the canonical order. Raises InputError and CorpusTooSmallError."""
+def read_and_clean(input_path: Path, encoding: str | None, layouts: StageStore, timer: StageTimer) -> PreparedInput:
+    """The load and clean stages (the cleaned corpus through ``layouts``, pipeline.store.prepared), then the canonical
+    order. Raises InputError and CorpusTooSmallError."""
     with timer.stage("load"):
         raw = load_corpus(input_path, encoding=encoding)
     with timer.stage("clean"):
         from pipeline.store.prepared import cached_preparation
 
-        prepared, reused = cached_preparation(layouts.folder if layouts else None, raw, encoding, prepare_documents)
-        if layouts is not None:
-            layouts.hits["prepared"] = reused
+        prepared = cached_preparation(layouts, raw, encoding)
         require_documents(prepared, raw, input_path)
         for warning in prepared.warnings:
             log.warning(warning)
@@ -352,14 +356,14 @@ def tokenise_and_represent(
     input_path: Path,
     config: BuildConfig,
     embedding_store: Path | str | None,
-    layouts: LayoutStore | None,
+    layouts: StageStore,
     encoder: EncoderLike | None,
     timer: StageTimer,
 ) -> tuple[TokenizedCorpus, list[str], RepresentedCorpus]:
     """The vocabulary and embed stages: (tokens, ids of documents without a content word, the represented corpus).
     Raises EmptyVocabularyError when no document has a content word."""
     from pipeline.represent.representation import represent_corpus
-    from pipeline.text.tokens import word_counts
+    from pipeline.text.tokens import cached_tokens, word_counts
 
     with timer.stage("vocabulary"):
         tokens = cached_tokens(layouts, corpus.texts)
@@ -392,9 +396,9 @@ def map_drawer(
     n: int,
     embeddings: np.ndarray,
     embeddings_key: str,
-    knn: tuple[np.ndarray, np.ndarray],
+    knn: Neighbours,
     config: BuildConfig,
-    layouts: LayoutStore | None,
+    layouts: StageStore,
     timer: StageTimer,
 ) -> Callable[[], np.ndarray]:
     """The function the map thread runs: UMAP to 2D then NeRV refinement for small corpora, or PCA below
@@ -411,8 +415,7 @@ def map_drawer(
                 "map_2d",
                 embeddings_key,
                 embeddings,
-                knn[0],
-                knn[1],
+                knn,
                 2,
                 config.umap_n_neighbors,
                 config.map_min_dist,
@@ -431,9 +434,9 @@ def cluster(
     n: int,
     embeddings: np.ndarray,
     embeddings_key: str,
-    knn: tuple[np.ndarray, np.ndarray],
+    knn: Neighbours,
     config: BuildConfig,
-    layouts: LayoutStore | None,
+    layouts: StageStore,
     timer: StageTimer,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The clustering space (UMAP) and HDBSCAN: (labels int64 n, -1 = outlier; membership float32 n). Below
@@ -449,8 +452,7 @@ def cluster(
             "umap_cluster_space",
             embeddings_key,
             embeddings,
-            knn[0],
-            knn[1],
+            knn,
             config.umap_n_components,
             config.umap_n_neighbors,
             config.umap_min_dist,
@@ -470,10 +472,10 @@ def fit_topics_and_map(
     corpus: PreparedInput,
     tokens: TokenizedCorpus,
     represented: RepresentedCorpus,
-    knn: tuple[np.ndarray, np.ndarray],
+    knn: Neighbours,
     embeddings_key: str,
     config: BuildConfig,
-    layouts: LayoutStore | None,
+    layouts: StageStore,
     timer: StageTimer,
 ) -> Fitted:
     """Clustering, BERTopic, hierarchy and topics per class in this thread while the 2D map is drawn in a second one
@@ -520,16 +522,14 @@ def fit_topics_and_map(
 
 
 def document_table(
-    corpus: PreparedInput,
-    fitted: Fitted,
-    represented: RepresentedCorpus,
-    knn: tuple[np.ndarray, np.ndarray],
-    config: BuildConfig,
+    corpus: PreparedInput, fitted: Fitted, represented: RepresentedCorpus, knn: Neighbours, config: BuildConfig
 ) -> pd.DataFrame:
     """documents.parquet's rows (canonical order): the documents' columns, their topic, label, membership, map
     position, similar papers and, for an encoder block, their length in word pieces and whether it was truncated."""
     fit, n = fitted.fit, len(corpus.texts)
-    neighbour_ids, neighbour_scores = neighbour_columns(knn[0], knn[1], corpus.doc_ids, config.n_neighbors_similar)
+    neighbour_ids, neighbour_scores = neighbour_columns(
+        knn.indices, knn.similarities, corpus.doc_ids, config.n_neighbors_similar
+    )
     output = corpus.documents.drop(columns=["text", "record"]).copy()
     output.insert(1, "topic", fit.topics)
     output["topic_label"] = [fit.labels[topic] for topic in fit.topics]
@@ -559,9 +559,10 @@ def build_manifest(
     topics_frame: pd.DataFrame,
     without_content: list[str],
     config: BuildConfig,
-    layouts: LayoutStore | None,
+    layouts: StageStore,
 ) -> dict[str, Any]:
-    """The manifest of a build, before its metrics, alignment and timings (see pipeline.cache)."""
+    """The manifest of a build, before its metrics, alignment and timings (see pipeline.cache); its ``layout_cache``
+    is completed when the build ends (the evaluation's stage comes later)."""
     raw, prepared, fit = corpus.raw, corpus.prepared, fitted.fit
     representation = represented.representation
     return {
@@ -590,10 +591,7 @@ def build_manifest(
             "max_seq_length": represented.max_seq_length,
             "lexical_fit_cached": represented.lexical_cached,
         },
-        "layout_cache": {
-            "folder": str(layouts.folder) if layouts else None,
-            "hits": dict(layouts.hits) if layouts else {},
-        },
+        "layout_cache": layouts.manifest_entry(),
         "params": config.to_dict(),
         "versions": library_versions(),
         "dropped": prepared.dropped,
@@ -614,8 +612,8 @@ def evaluate_build(
     fitted: Fitted,
     embeddings: np.ndarray,
     embeddings_key: str,
-    knn_indices: np.ndarray,
-    layouts: LayoutStore | None,
+    knn: Neighbours,
+    layouts: StageStore,
 ) -> dict[str, Any]:
     """The evaluate stage's metrics (pipeline.quality.metrics); those that depend only on the embeddings, the map and the
     reference columns come from the layout store when it has them."""
@@ -626,7 +624,7 @@ def evaluate_build(
     reference = documents[column].tolist() if column else None
     references = agreement_references(documents)
     map_figures = cached_map_metrics(
-        layouts, embeddings_key, embeddings, fitted.coordinates, reference, references, knn_indices, map_metrics
+        layouts, embeddings_key, embeddings, fitted.coordinates, reference, references, knn, map_metrics
     )
     return evaluate_topics(
         corpus.texts,
@@ -636,7 +634,7 @@ def evaluate_build(
         fitted.coordinates,
         reference=reference,
         reference_name=column,
-        knn_indices=knn_indices,
+        knn_indices=knn.indices,
         map_figures=map_figures,
         references=references,
     )
@@ -660,7 +658,8 @@ def run_build(
     cache_dir : cache folder to create or replace.
     config : build parameters; size-dependent ones are resolved for the corpus.
     encoding : text encoding of the input (None = UTF-8, else Windows-1252 with a warning).
-    embedding_store : SQLite embedding cache, or None to embed everything afresh (and keep no layout store).
+    embedding_store : SQLite embedding cache, or None to embed everything afresh (and keep no layout store: the
+        null store of pipeline.store.layouts computes every stage).
     force : replace ``cache_dir`` even when it is not a Topic Atlas cache.
     encoder : an already loaded encoder to reuse for an encoder block (tests, benchmarks): a SentenceTransformer or
         a pipeline.represent.encoders encoder; ignored when it is not the one config names (see pipeline.represent.encoders.get_encoder).
@@ -668,23 +667,22 @@ def run_build(
         False numbers the topics afresh.
 
     What depends only on the input is kept in the folder ``layouts`` beside ``embedding_store``
-    (pipeline.geometry.umap_layout.LayoutStore, module docstring), so a rebuild that changes only HDBSCAN or topic parameters
-    runs neither the cleaning, the representation nor UMAP again.
+    (pipeline.store.layouts, keyed by pipeline.store.keys; module docstring), so a rebuild that changes only HDBSCAN or
+    topic parameters runs neither the cleaning, the representation nor UMAP again. The manifest's
+    ``layout_cache.hits`` says, per stored stage, whether its output was reused.
 
     Returns a BuildResult. Raises InputError (bad file), CorpusTooSmallError (no usable document),
     EmptyVocabularyError (only stop words) or TargetError (bad cache path); in each case nothing is written.
     """
     from pipeline.geometry.neighbors import cached_cosine_knn
     from pipeline.runtime.threads import limit_threads
-    from pipeline.store.keys import fingerprint
-    from pipeline.store.layouts import LayoutStore
     from pipeline.topics.model import representative_documents, save_topic_model, topic_table
     from pipeline.topics.themes import assign_themes
 
     limit_threads()  # the same thread counts, so the same floats, whoever calls (pipeline.runtime.threads)
     input_path, cache_dir = check_paths(Path(input_path), Path(cache_dir), force)
     timer = StageTimer()
-    layouts = LayoutStore(Path(embedding_store).parent / "layouts") if embedding_store is not None else None
+    layouts = open_store(Path(embedding_store).parent / "layouts" if embedding_store is not None else None)
     corpus = read_and_clean(input_path, encoding, layouts, timer)
     config = config.resolved_for(len(corpus.texts))
     for note in config.adaptations:
@@ -709,7 +707,7 @@ def run_build(
     output = document_table(corpus, fitted, represented, knn, config)
     manifest = build_manifest(input_path, corpus, fitted, represented, topics_frame, without_content, config, layouts)
     with timer.stage("evaluate"):
-        manifest["metrics"] = evaluate_build(corpus, fitted, embeddings, embeddings_key, knn[0], layouts)
+        manifest["metrics"] = evaluate_build(corpus, fitted, embeddings, embeddings_key, knn, layouts)
     with timer.stage("align"):  # the one renumbering step: topic ids kept from the atlas already in cache_dir
         from pipeline.topics.align import AtlasTables, align_to_previous
 
@@ -723,6 +721,7 @@ def run_build(
             save_topic_model(fitted.fit.topic_model, staging / cache.MODEL_DIR, represented.representation.name)
             represented.representation.save(staging / cache.REPRESENTATION_DIR)
         manifest = aligned.manifest
+        manifest["layout_cache"] = layouts.manifest_entry()  # every stage's hit, the map metrics' included
         manifest["timings_s"], manifest["cpu_s"], manifest["peak_rss_mb"] = (
             dict(timer.seconds),
             dict(timer.cpu_seconds),

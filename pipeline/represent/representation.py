@@ -24,12 +24,14 @@ components (rounded to float16, as stored), so a corpus paper placed again lands
 
 Reproducibility: the SVD is seeded and runs with one BLAS thread (pipeline.runtime.threads), so the same texts and
 parameters give the same vectors on any machine of this kind, whatever else it is doing. A lexical fit is a pure
-function of (texts, parameters, library versions) and is cached in the layout store beside the embedding cache,
-so a rebuild that changes only clustering parameters does not refit it.
+function of (texts, their tokens, parameters, library versions, code) and is cached in the layout store beside the
+embedding cache under :func:`lexical_key` (pipeline.store.keys), so a rebuild that changes only clustering
+parameters does not refit it, and one with another tokeniser does.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import math
@@ -42,11 +44,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from pipeline.represent.encoders import embed_texts, encoder_spec, get_encoder, model_id, normalise_rows
+from pipeline.store.keys import StageKey, fingerprint, stage_key, texts_fingerprint
+from pipeline.store.layouts import NULL_STORE, StageStore
 
 if TYPE_CHECKING:
     from pipeline.represent.encoders import EncoderLike
-    from pipeline.store.layouts import LayoutStore
-    from pipeline.text.words import WordCounts
+    from pipeline.text.words import WordCounts  # imports scikit-learn, which `build --help` must not
 
 log = logging.getLogger(__name__)
 
@@ -368,24 +371,36 @@ class RepresentedCorpus:
     lexical_cached: bool = False
 
 
-def lexical_fingerprint(texts: list[str], params: LexicalParams) -> str:
-    """SHA-256 of the texts (in order), the parameters and the scikit-learn version: the key of a cached fit."""
-    from pipeline.store.keys import texts_fingerprint
-
-    return texts_fingerprint(
-        texts,
-        json.dumps({"params": params.__dict__, "sklearn": version("scikit-learn"), "n": len(texts)}, sort_keys=True),
+def lexical_key(texts: list[str], params: LexicalParams, word_counts: WordCounts | None = None) -> StageKey:
+    """The key of stage "lexical" (:func:`cached_lexical_fit`): the texts' fingerprint; the key of the tokens
+    ``word_counts`` were counted from (pipeline.text.tokens.tokens_key; the fit reads its vocabulary from them), a
+    fingerprint of the counts when they carry no key, or "counted by scikit-learn" without counts; the resolved
+    ``params``; this module's code (with its imports: the token pattern of pipeline.text.words, the encoders module);
+    numpy, scipy and scikit-learn."""
+    if word_counts is None:
+        counts: str | StageKey = "counted by scikit-learn"
+    elif word_counts.key is not None:
+        counts = word_counts.key
+    else:
+        matrix = sp.csr_matrix(word_counts.matrix)
+        counts = texts_fingerprint(
+            [fingerprint(matrix.data), fingerprint(matrix.indices), fingerprint(matrix.indptr)],
+            header=texts_fingerprint(word_counts.words.tolist()),
+        )
+    return stage_key(
+        "lexical",
+        inputs={"texts": texts_fingerprint(texts), "word_counts": counts},
+        params=dataclasses.asdict(params),
+        libraries=("numpy", "scipy", "scikit-learn"),
+        code=(__name__,),
     )
 
 
 def cached_lexical_fit(
-    texts: list[str],
-    params: LexicalParams,
-    layouts: LayoutStore | None = None,
-    word_counts: WordCounts | None = None,
+    texts: list[str], params: LexicalParams, store: StageStore = NULL_STORE, word_counts: WordCounts | None = None
 ) -> tuple[LexicalModel, np.ndarray, bool]:
-    """(model, float32 n x dims unit embeddings, came from the store) for ``texts``, through a
-    pipeline.geometry.umap_layout.LayoutStore when given (stage "lexical"); ``word_counts`` as for :func:`fit_lexical`."""
+    """(model, float32 n x dims unit embeddings, came from the store) for ``texts``: :func:`fit_lexical`, through
+    ``store`` (pipeline.store.layouts) under :func:`lexical_key`; ``word_counts`` as for :func:`fit_lexical`."""
     resolved = params.resolved_for(len(texts))
 
     def fit() -> dict[str, np.ndarray]:
@@ -399,25 +414,21 @@ def cached_lexical_fit(
             "params": np.asarray(json.dumps(model.params.__dict__)),
         }
 
-    if layouts is None:
-        stored, hit = fit(), False
-    else:
-        stored = layouts.cached("lexical", {"lexical": lexical_fingerprint(texts, resolved)}, fit)
-        hit = bool(layouts.hits["lexical"])
+    stored = store.cached(lexical_key(texts, resolved, word_counts), fit)
     model = LexicalModel(
         stored["vocabulary"].tolist(),
         stored["idf"].astype(np.float32),
         stored["components"].astype(COMPONENT_DTYPE),
         LexicalParams(**json.loads(str(stored["params"]))),
     )
-    return model, stored["embeddings"].astype(np.float32), hit
+    return model, stored["embeddings"].astype(np.float32), store.hits.get("lexical", False)
 
 
 def represent_corpus(
     texts: list[str],
     name: str,
     embedding_store: Path | str | None = None,
-    layouts: LayoutStore | None = None,
+    layouts: StageStore = NULL_STORE,
     params: LexicalParams = LexicalParams(),
     batch_size: int = 1,
     encoder: EncoderLike | None = None,
@@ -430,7 +441,7 @@ def represent_corpus(
     texts : the corpus's model texts, n.
     name : representation name (module docstring).
     embedding_store : SQLite cache of encoder vectors (pipeline.represent.encoders), or None.
-    layouts : a pipeline.geometry.umap_layout.LayoutStore for the lexical fit, or None.
+    layouts : the layout store for the lexical fit (pipeline.store.layouts; the null store keeps nothing).
     params : settings of a lexical block.
     batch_size, encoder : passed to pipeline.represent.encoders.embed_texts for encoder blocks.
     word_counts : the texts' pipeline.text.vocabulary.WordCounts when already counted (used by a lexical block).

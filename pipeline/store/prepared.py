@@ -1,46 +1,46 @@
-"""The cleaned corpus of an input file, kept beside the layouts so that a rebuild of the same file skips cleaning.
+"""The cleaned corpus of an input file, kept in the layout store so that a rebuild of the same file skips cleaning.
 
-Cleaning the whole conference (model texts, LaTeX, duplicates, placeholders, languages: pipeline.ingest.clean) takes about
-3 s, a third of a rebuild that changes only clustering parameters. Its result depends on nothing but the file's
-bytes, the stated encoding and the code that reads and cleans it, so it is stored under a key made of the file's
-SHA-256, the encoding, the source of every module the cleaning runs (a change to any of them is a new key) and the
-pandas and pyarrow versions: ``<layouts>/prepared/<key>/`` with ``documents.parquet``, ``copies.parquet`` and
-``prepared.json`` (the counts, ids and warnings). Parquet and JSON only; written to a temporary folder and renamed, so
-a reader never sees a partial one. An unreadable entry is ignored and made again.
+Cleaning the whole conference (model texts, LaTeX, duplicates, placeholders, languages: pipeline.ingest.clean) takes
+about 3 s, a third of a rebuild that changes only clustering parameters. Its result depends on nothing but the file's
+bytes, the stated encoding, the code that reads and cleans it and the table and language libraries, so it is stored
+under the key of stage "prepared" (:func:`preparation_key`, by the rule of pipeline.store.keys):
+``<layouts>/prepared/<digest>/`` with ``documents.parquet``, ``copies.parquet`` and ``prepared.json`` (the counts,
+ids and warnings). Parquet and JSON only; written to a temporary folder and renamed, so a reader never sees a
+partial one. An unreadable entry is ignored and made again.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
 import shutil
 import tempfile
-from importlib.metadata import version
 from pathlib import Path
 
 import pandas as pd
 
-from pipeline.ingest.clean import PreparedCorpus
+from pipeline.ingest.clean import PreparedCorpus, prepare_documents
+from pipeline.ingest.corpus import RawCorpus
+from pipeline.store.keys import StageKey, stage_key
+from pipeline.store.layouts import StageStore
 
 log = logging.getLogger(__name__)
 
-# The modules whose code decides what cleaning gives (their source is part of the key).
-CLEANING_MODULES = ("clean.py", "corpus.py", "latex.py", "language.py", "decisions.py", "preparation_cache.py")
-FOLDER = "prepared"
+STAGE = "prepared"
 
 
-def preparation_key(input_sha256: str, encoding: str | None) -> str:
-    """SHA-256 hex of the file's hash, the encoding asked for, the cleaning modules' source and the table libraries."""
-    digest = hashlib.sha256(
-        f"{input_sha256}|{encoding}|pandas {version('pandas')}|pyarrow {version('pyarrow')}".encode()
+def preparation_key(input_sha256: str, encoding: str | None) -> StageKey:
+    """The key of the cleaned corpus: the file's SHA-256 and the encoding asked for; the code that reads
+    (pipeline.ingest.corpus), cleans (pipeline.ingest.clean, with what it imports: LaTeX, languages, decisions) and
+    stores it (this module); pandas, pyarrow and py3langid."""
+    return stage_key(
+        STAGE,
+        inputs={"file": input_sha256},
+        params={"encoding": encoding},
+        libraries=("pandas", "pyarrow", "py3langid"),
+        code=("pipeline.ingest.corpus", "pipeline.ingest.clean", __name__),
     )
-    here = Path(__file__).resolve().parent
-    for name in CLEANING_MODULES:
-        path = here / name
-        digest.update(path.read_bytes() if path.is_file() else name.encode())
-    return digest.hexdigest()
 
 
 def load_prepared(folder: Path) -> PreparedCorpus | None:
@@ -80,17 +80,12 @@ def save_prepared(prepared: PreparedCorpus, folder: Path) -> None:
         log.warning("could not keep the cleaned corpus in %s: %s", folder, error)
 
 
-def cached_preparation(
-    layouts_folder: Path | None, raw: object, encoding: str | None, prepare: object
-) -> tuple[PreparedCorpus, bool]:
-    """(``prepare(raw)``, False), or the stored result of an earlier identical cleaning and True. ``layouts_folder``:
-    the build's layout store folder (None = no caching)."""
-    if layouts_folder is None:
-        return prepare(raw), False
-    folder = Path(layouts_folder) / FOLDER / preparation_key(raw.sha256, encoding)
-    found = load_prepared(folder)
-    if found is not None:
-        return found, True
-    prepared = prepare(raw)
-    save_prepared(prepared, folder)
-    return prepared, False
+def cached_preparation(store: StageStore, raw: RawCorpus, encoding: str | None) -> PreparedCorpus:
+    """``prepare_documents(raw)`` (pipeline.ingest.clean), or the stored result of an earlier identical cleaning.
+
+    ``store``: the build's layout store (a NullStore keeps nothing); the hit or miss is in ``store.hits["prepared"]``.
+    ``raw``: the corpus as read (``raw.sha256`` is the file's), ``encoding``: the encoding asked for (None = UTF-8).
+    Raises what prepare_documents raises."""
+    return store.cached_folder(
+        preparation_key(raw.sha256, encoding), lambda: prepare_documents(raw), load_prepared, save_prepared
+    )

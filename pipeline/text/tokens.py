@@ -22,11 +22,11 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from pipeline.store.keys import StageKey, stage_key, texts_fingerprint
+from pipeline.store.layouts import StageStore
 from pipeline.text.words import STOP_WORDS, TOKEN_PATTERN, WordCounts, separate_cjk, split_sentences
 
 _TOKEN = re.compile(TOKEN_PATTERN)
-# Part of the key of cached tokenisations (pipeline.operations.build.cached_tokens): change it when tokenize changes.
-TOKENIZER_VERSION = f"1|{TOKEN_PATTERN}|{len(STOP_WORDS)}"
 _STOP = frozenset(STOP_WORDS)
 
 
@@ -41,8 +41,8 @@ class TokenizedCorpus:
     document_starts : int64, n + 1; document d's tokens are ids[document_starts[d]:document_starts[d + 1]].
     sentence_starts : int64, S + 1; the same for sentences, over the same ids.
     sentence_documents : int64, S; the document of each sentence.
-    key : what identifies the tokenised texts in a layout store ("" when they were not stored), so that counts made
-        from them can be stored too (pipeline.text.vocabulary.make_vectorizer).
+    key : the key of stage "tokens" for the tokenised texts (:func:`tokens_key`), stored or not: the input key of
+        every stage made from these tokens (word counts, the lexical fit, the c-TF-IDF counts, sentence presence).
     """
 
     words: np.ndarray
@@ -50,9 +50,7 @@ class TokenizedCorpus:
     document_starts: np.ndarray
     sentence_starts: np.ndarray
     sentence_documents: np.ndarray
-    key: str = (
-        ""  # what identifies these texts in a layout store (pipeline.operations.build.cached_tokens); "" = not stored
-    )
+    key: StageKey
 
     @property
     def n_documents(self) -> int:
@@ -60,7 +58,7 @@ class TokenizedCorpus:
         return len(self.document_starts) - 1
 
     def arrays(self) -> dict[str, np.ndarray]:
-        """The fields as arrays (for pipeline.geometry.umap_layout.LayoutStore, which stores .npz without pickle)."""
+        """The fields as arrays, the key aside (for pipeline.store.layouts, which stores .npz without pickle)."""
         return {
             "words": self.words,
             "ids": self.ids,
@@ -70,12 +68,26 @@ class TokenizedCorpus:
         }
 
 
+def tokens_key(texts: list[str]) -> StageKey:
+    """The key of stage "tokens" for ``texts``: their fingerprint, this module's code (with pipeline.text.words: the
+    token pattern, the stop words, CJK handling, sentences), numpy's and scikit-learn's versions (its English stop
+    words)."""
+    return stage_key(
+        "tokens",
+        inputs={"texts": texts_fingerprint(texts)},
+        libraries=("numpy", "scikit-learn"),
+        code=(__name__,),
+    )
+
+
 def tokenize(texts: Iterable[str]) -> TokenizedCorpus:
-    """Tokenise ``texts`` (model texts) once; see the module docstring. About 1.5 s for the whole conference."""
+    """Tokenise ``texts`` (model texts) once; see the module docstring. About 1.5 s for the whole conference (its key,
+    :func:`tokens_key`, 0.02 s)."""
+    model_texts = list(texts)
     index: dict[str, int] = {}
     ids: list[int] = []
     document_starts, sentence_starts, sentence_documents = [0], [0], []
-    for document, text in enumerate(texts):
+    for document, text in enumerate(model_texts):
         for sentence in split_sentences(text):
             tokens = [token for token in _TOKEN.findall(separate_cjk(sentence)) if token not in _STOP]
             ids.extend(index.setdefault(token, len(index)) for token in tokens)
@@ -93,10 +105,18 @@ def tokenize(texts: Iterable[str]) -> TokenizedCorpus:
         np.asarray(document_starts, np.int64),
         np.asarray(sentence_starts, np.int64),
         np.asarray(sentence_documents, np.int64),
+        tokens_key(model_texts),
     )
 
 
-def from_arrays(arrays: dict[str, np.ndarray], key: str = "") -> TokenizedCorpus:
+def cached_tokens(store: StageStore, texts: list[str]) -> TokenizedCorpus:
+    """:func:`tokenize` of ``texts``, through ``store`` under :func:`tokens_key`, so a rebuild of the same corpus with
+    the same tokeniser does not tokenise it again (hit or miss in ``store.hits["tokens"]``)."""
+    key = tokens_key(texts)
+    return from_arrays(store.cached(key, lambda: tokenize(texts).arrays()), key)
+
+
+def from_arrays(arrays: dict[str, np.ndarray], key: StageKey) -> TokenizedCorpus:
     """The inverse of :meth:`TokenizedCorpus.arrays` (``key``: see TokenizedCorpus)."""
     return TokenizedCorpus(
         arrays["words"],
@@ -109,7 +129,7 @@ def from_arrays(arrays: dict[str, np.ndarray], key: str = "") -> TokenizedCorpus
 
 
 def sparse_arrays(matrix: sp.spmatrix) -> dict[str, np.ndarray]:
-    """A CSR matrix as plain arrays (for pipeline.geometry.umap_layout.LayoutStore, which stores .npz without pickle)."""
+    """A CSR matrix as plain arrays (for pipeline.store.layouts, which stores .npz without pickle)."""
     matrix = sp.csr_matrix(matrix)
     return {
         "data": matrix.data,
@@ -139,7 +159,7 @@ def word_counts(corpus: TokenizedCorpus) -> WordCounts:
         shape=(corpus.n_documents, len(corpus.words)),
     )
     matrix.sum_duplicates()
-    return WordCounts(matrix, corpus.words)
+    return WordCounts(matrix, corpus.words, corpus.key)
 
 
 def count_words(texts: Iterable[str]) -> WordCounts:

@@ -16,6 +16,7 @@ frequent but unrelated words.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -23,6 +24,8 @@ from sklearn.feature_extraction.text import CountVectorizer
 
 from pipeline.cache import OUTLIER_TOPIC
 from pipeline.runtime.errors import EmptyVocabularyError
+from pipeline.store.keys import StageKey, stage_key, texts_fingerprint
+from pipeline.store.layouts import NULL_STORE, StageStore
 from pipeline.text.words import STOP_WORDS, TOKEN_PATTERN, WordCounts, separate_cjk
 
 
@@ -70,12 +73,11 @@ class FixedVocabularyVectorizer(CountVectorizer):
         matrix: sp.spmatrix,
         tokens: object = None,
         extra_stop_words: Sequence[str] = (),
-        store: object = None,
-        key: object = None,
+        store: StageStore = NULL_STORE,
     ) -> None:
         """Keep ``matrix`` (len(texts) x vocabulary, these texts' counts) to answer later transforms of the texts, and
         the texts' pipeline.text.tokens.TokenizedCorpus (same order) for :meth:`sentence_presence_of`, whose result
-        ``store`` (a pipeline.geometry.umap_layout.LayoutStore) keeps under ``key``."""
+        ``store`` (pipeline.store.layouts) keeps under :func:`sentences_key`."""
         memo = {text: row for row, text in enumerate(texts)}
         short = {len(text) for text in texts if len(text) < _PREFIX}
         prefixes: dict[str, list[str]] = {}
@@ -87,9 +89,7 @@ class FixedVocabularyVectorizer(CountVectorizer):
             _prefixes=prefixes,
             _short=sorted(short, reverse=True),
         )
-        self.__dict__.update(
-            _tokens=tokens, _extra_stop_words=list(extra_stop_words), _sentences=None, _store=store, _key=key
-        )
+        self.__dict__.update(_tokens=tokens, _extra_stop_words=list(extra_stop_words), _sentences=None, _store=store)
 
     def _joined_rows(self, document: str) -> list[int] | None:
         """The remembered rows whose texts, joined by single spaces, make ``document`` (as BERTopic joins a topic's
@@ -161,13 +161,12 @@ class FixedVocabularyVectorizer(CountVectorizer):
         if self.__dict__["_sentences"] is None:
             from pipeline.text.tokens import from_sparse_arrays, sparse_arrays
 
-            def presence() -> dict[str, np.ndarray]:
-                return sparse_arrays(
-                    sentence_presence(tokens, list(self.vocabulary), self.__dict__["_extra_stop_words"])
-                )
+            vocabulary, extra = list(self.vocabulary), self.__dict__["_extra_stop_words"]
 
-            store, key = self.__dict__.get("_store"), self.__dict__.get("_key")
-            arrays = store.cached("sentences", key, presence) if store is not None and key else presence()
+            def presence() -> dict[str, np.ndarray]:
+                return sparse_arrays(sentence_presence(tokens, vocabulary, extra))
+
+            arrays = self.__dict__["_store"].cached(sentences_key(tokens, vocabulary, extra), presence)
             self.__dict__["_sentences"] = from_sparse_arrays(arrays).astype(np.float32)
         starts = np.searchsorted(tokens.sentence_documents, np.arange(tokens.n_documents + 1))
         rows = [np.arange(starts[memo[text]], starts[memo[text] + 1]) for text in texts]
@@ -184,7 +183,7 @@ def make_vectorizer(
     max_df: float = 0.5,
     extra_stop_words: Sequence[str] = (),
     tokens: object = None,
-    store: object = None,
+    store: StageStore = NULL_STORE,
 ) -> FixedVocabularyVectorizer:
     """CountVectorizer for c-TF-IDF whose vocabulary is chosen over *documents*.
 
@@ -196,8 +195,8 @@ def make_vectorizer(
     ``extra_stop_words`` (e.g. from :func:`boilerplate_terms`) are removed like the English stop words, so they
     do not form bigrams either. ``tokens``: the texts' pipeline.text.tokens.TokenizedCorpus (same order), from which
     single words and word pairs are counted without tokenising again (otherwise scikit-learn counts them);
-    ``store`` (a pipeline.geometry.umap_layout.LayoutStore) keeps those counts, and the sentence presence made from them, under the
-    tokens' key and the stop words, for a rebuild. The vectorizer remembers the texts' counts
+    ``store`` (pipeline.store.layouts) keeps those counts (:func:`ngrams_key`), and the sentence presence made from
+    them (:func:`sentences_key`), for a rebuild. The vectorizer remembers the texts' counts
     (:class:`FixedVocabularyVectorizer`), so BERTopic never tokenises a corpus document again.
 
     Raises EmptyVocabularyError when no term is left even then.
@@ -208,16 +207,9 @@ def make_vectorizer(
         preprocessor=separate_cjk, token_pattern=TOKEN_PATTERN, stop_words=stop_words, ngram_range=(1, ngram_max)
     )
     limits = ((min(min_df, max(1, n)), max_df if n >= 20 else 1.0), (1, 1.0))
-    key = None
     if tokens is not None and ngram_max == 2:
         for low, high in limits:
-            key = {
-                "tokens": getattr(tokens, "key", ""),
-                "extra_stop_words": sorted(extra_stop_words),
-                "min_df": low,
-                "max_df": high,
-            }
-            terms, counts = stored_ngram_counts(tokens, extra_stop_words, low, high, store, key)
+            terms, counts = stored_ngram_counts(tokens, extra_stop_words, low, high, store)
             if len(terms):
                 break
     else:
@@ -226,25 +218,48 @@ def make_vectorizer(
     if not len(terms):
         raise EmptyVocabularyError(f"No words left to describe topics after stop-word removal in {n} documents.")
     vectorizer = FixedVocabularyVectorizer(vocabulary=terms.tolist(), **settings)
-    vectorizer.remember(texts, counts, tokens, extra_stop_words, store if key and key["tokens"] else None, key)
+    vectorizer.remember(texts, counts, tokens, extra_stop_words, store)
     return vectorizer
 
 
-def stored_ngram_counts(
-    tokens: object, extra_stop_words: Sequence[str], min_df: int, max_df: float, store: object, key: dict[str, object]
-) -> tuple[np.ndarray, sp.csr_matrix]:
-    """pipeline.text.tokens.ngram_counts, through ``store`` (a pipeline.geometry.umap_layout.LayoutStore, stage "ngrams") when it is given
-    and the tokens have a key."""
-    from pipeline.text.tokens import from_sparse_arrays, ngram_counts, sparse_arrays
+def ngrams_key(tokens: Any, extra_stop_words: Sequence[str], min_df: int, max_df: float) -> StageKey:
+    """The key of stage "ngrams" (:func:`stored_ngram_counts`): the tokens' key (pipeline.text.tokens.tokens_key), the
+    extra stop words (sorted), ``min_df``, ``max_df``, this module's code (with pipeline.text.tokens), numpy and
+    scipy."""
+    return stage_key(
+        "ngrams",
+        inputs={"tokens": tokens.key},
+        params={"extra_stop_words": sorted(extra_stop_words), "min_df": min_df, "max_df": max_df},
+        libraries=("numpy", "scipy"),
+        code=(__name__,),
+    )
 
-    if store is None or not key.get("tokens"):
-        return ngram_counts(tokens, extra_stop_words, min_df, max_df)
+
+def sentences_key(tokens: Any, vocabulary: Sequence[str], extra_stop_words: Sequence[str]) -> StageKey:
+    """The key of stage "sentences" (:meth:`FixedVocabularyVectorizer.sentence_presence_of`): the tokens' key, the
+    fingerprint of the vocabulary (terms in column order), the extra stop words (sorted), this module's code (with
+    pipeline.text.tokens), numpy and scipy."""
+    return stage_key(
+        "sentences",
+        inputs={"tokens": tokens.key, "vocabulary": texts_fingerprint(vocabulary)},
+        params={"extra_stop_words": sorted(extra_stop_words)},
+        libraries=("numpy", "scipy"),
+        code=(__name__,),
+    )
+
+
+def stored_ngram_counts(
+    tokens: Any, extra_stop_words: Sequence[str], min_df: int, max_df: float, store: StageStore = NULL_STORE
+) -> tuple[np.ndarray, sp.csr_matrix]:
+    """pipeline.text.tokens.ngram_counts of ``tokens`` (a TokenizedCorpus), through ``store`` under
+    :func:`ngrams_key` (hit or miss in ``store.hits["ngrams"]``): (terms str array, documents x terms CSR int64)."""
+    from pipeline.text.tokens import from_sparse_arrays, ngram_counts, sparse_arrays
 
     def count() -> dict[str, np.ndarray]:
         terms, counts = ngram_counts(tokens, extra_stop_words, min_df, max_df)
         return {"terms": np.asarray(terms, dtype=str), **sparse_arrays(counts)}
 
-    stored = store.cached("ngrams", key, count)
+    stored = store.cached(ngrams_key(tokens, extra_stop_words, min_df, max_df), count)
     return stored["terms"], from_sparse_arrays(stored).astype(np.int64)
 
 
@@ -301,8 +316,6 @@ def _pruned_counts(
     return np.zeros(0, dtype=str), sp.csr_matrix((len(texts), 0), dtype=np.int64)
 
 
-
-
 def documents_without_content_words(counts: WordCounts, doc_ids: list[str]) -> list[str]:
     """Ids of documents that have no word left after stop-word removal (``counts`` from :func:`pipeline.text.tokens.count_words`).
 
@@ -315,10 +328,6 @@ def documents_without_content_words(counts: WordCounts, doc_ids: list[str]) -> l
             "stop words, numbers or punctuation."
         )
     return empty
-
-
-
-
 
 
 def boilerplate_terms(

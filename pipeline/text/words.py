@@ -7,10 +7,14 @@ lexical representation), so that a change to any of it is a change to every stag
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+if TYPE_CHECKING:
+    from pipeline.store.keys import StageKey
 
 # Characters that a per-character CJK tokenisation (pipeline.text.vocabulary) turns into terms but that say nothing about a
 # subject: every hiragana (Japanese particles and inflections: の, を, た, ...), Chinese particles, pronouns and
@@ -49,10 +53,12 @@ class WordCounts:
     ----------
     matrix : CSR, n_documents x n_words, int64 counts.
     words : str array, n_words, sorted (scikit-learn's column order).
+    key : the pipeline.store.keys.StageKey of the tokens they were counted from (pipeline.text.tokens.tokens_key),
+        the input key of a stage made from them (the lexical fit); None for counts made otherwise.
     """
 
-    def __init__(self, matrix: sp.csr_matrix, words: np.ndarray):
-        self.matrix, self.words = matrix, words
+    def __init__(self, matrix: sp.csr_matrix, words: np.ndarray, key: StageKey | None = None):
+        self.matrix, self.words, self.key = matrix, words, key
 
     def document_frequency(self) -> np.ndarray:
         """Documents containing each word, int64."""
@@ -66,5 +72,3 @@ def split_sentences(text: str) -> list[str]:
     """Split at ".", "!" or "?" followed by white space; never returns an empty list (an empty text gives [""])."""
     parts = [part for part in _SENTENCE_END.split(text) if part.strip()]
     return parts or [text]
-
-

@@ -28,6 +28,7 @@ from pipeline.cache import HIERARCHY_COLUMNS, OUTLIER_TOPIC
 from pipeline.config import BuildConfig
 from pipeline.geometry.centroids import topic_centroids
 from pipeline.runtime.errors import EmptyVocabularyError
+from pipeline.store.layouts import NULL_STORE, StageStore
 from pipeline.text.vocabulary import make_vectorizer
 from pipeline.topics.labels import make_labels
 from pipeline.topics.membership import eligibility, keep_coherent_topics
@@ -35,7 +36,6 @@ from pipeline.topics.membership import eligibility, keep_coherent_topics
 if TYPE_CHECKING:
     from pipeline.represent.encoders import EncoderLike
     from pipeline.represent.representation import Representation
-    from pipeline.store.layouts import LayoutStore
     from pipeline.text.tokens import TokenizedCorpus
 
 log = logging.getLogger(__name__)
@@ -272,11 +272,12 @@ def topic_vectorizer(
     config: BuildConfig,
     tokens: TokenizedCorpus | None,
     notes: list[str],
-    store: LayoutStore | None = None,
+    store: StageStore = NULL_STORE,
 ) -> Any:
     """The c-TF-IDF vectorizer (pipeline.text.vocabulary.make_vectorizer) with the corpus's boilerplate words learned from
-    the clusters left out; ``tokens`` (pipeline.text.tokens, made here when None) spare tokenising again, ``store`` (a
-    pipeline.store.layouts.LayoutStore) keeps its counts for a rebuild. Appends a note naming the boilerplate words."""
+    the clusters left out; ``tokens`` (pipeline.text.tokens, made here when None) spare tokenising again, ``store``
+    (pipeline.store.layouts; the null store keeps nothing) keeps its counts for a rebuild. Appends a note naming the
+    boilerplate words."""
     from pipeline.text.tokens import tokenize, word_counts
     from pipeline.text.vocabulary import boilerplate_terms
 
@@ -346,7 +347,7 @@ def fit_topic_model(
     config: BuildConfig,
     encoder: Representation | EncoderLike | None = None,
     tokens: TokenizedCorpus | None = None,
-    store: LayoutStore | None = None,
+    store: StageStore = NULL_STORE,
 ) -> TopicFit:
     """Fit BERTopic's topic representations on given cluster labels, then reduce topics and outliers.
 
@@ -360,8 +361,9 @@ def fit_topic_model(
         ``encode(list[str])``, needed only by the "keybert" representations; kept on the model so it can embed new
         documents later.
     tokens : the texts' pipeline.text.tokens.TokenizedCorpus when already tokenised (the build's vocabulary stage).
-    store : the build's pipeline.store.layouts.LayoutStore, which keeps the c-TF-IDF counts and sentence presence of a
-        vocabulary for a rebuild that learns the same one (most changes of clustering parameters do).
+    store : the build's layout store (pipeline.store.layouts; the null store by default, which keeps nothing): it
+        keeps the c-TF-IDF counts and sentence presence of a vocabulary for a rebuild that learns the same one (most
+        changes of clustering parameters do).
 
     Steps: learn boilerplate words from the clusters (vocabulary.boilerplate_terms); fix the vocabulary over
     documents; BERTopic in manual mode with ``ClassTfidfTransformer`` and the representation model of
