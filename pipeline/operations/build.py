@@ -134,8 +134,6 @@ def peak_rss_mb() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
-
-
 def canonical_order(texts: list[str]) -> np.ndarray:
     """A permutation (int64, n) sorting texts by SHA-256, equal texts by position: it depends only on the set of
     texts, not on the order they came in."""
@@ -467,12 +465,13 @@ def fit_topics_and_map(
         note = f"only {n} documents: fewer than {MIN_DOCUMENTS_FOR_UMAP}, so UMAP and HDBSCAN were skipped; the documents are one topic if they share words (else outliers) and the map is a PCA projection"
         corpus.warnings.append(note)
         log.warning(note)
+    with timer.stage("import_bertopic"):
+        import_bertopic_lean()  # before the map thread starts: it hides modules from every thread while it runs
     mapper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="atlas-map")
     try:
         drawn_map = mapper.submit(map_drawer(n, embeddings, embeddings_key, knn, config, layouts, timer))
         cluster_labels, probabilities = cluster(n, embeddings, embeddings_key, knn, config, layouts, timer)
         with timer.stage("topics"):
-            import_bertopic_lean()
             fit = fit_topic_model(
                 corpus.texts,
                 embeddings,
