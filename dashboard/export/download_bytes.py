@@ -1,9 +1,10 @@
 """Bytes for the dashboard's downloads: the filtered papers as CSV, figures as HTML, PNG, SVG and PDF, with timeouts.
 
-PNG, SVG and PDF of plotly charts go through kaleido 1.x, which drives a Chromium-family browser. kaleido (through
-choreographer's ``get_browser_path``) takes the browser from the ``BROWSER_PATH`` environment variable when it is
-set, else searches PATH for Chrome/Chromium names; :func:`ensure_browser_path` points it at Debian's
-``/usr/bin/chromium``. Publication figures (:mod:`dashboard.figures.publication`) are drawn by DataMapPlot or plotly.
+PNG, SVG and PDF of plotly charts go through kaleido 1.x, which drives a Chromium-family browser. kaleido takes the
+browser from the ``BROWSER_PATH`` environment variable when it is set, else searches PATH for Chrome/Chromium
+names; :func:`ensure_browser_path` sets ``BROWSER_PATH`` to Debian's ``/usr/bin/chromium`` or the first browser on
+PATH (dashboard.export.kaleido_images.find_browser). Publication figures (:mod:`dashboard.figures.publication`) are
+drawn by DataMapPlot or plotly.
 
 The page never renders an image in its own process. :func:`run_render_job` runs each render in a child process
 forked from a render server that imported the renderers once (:mod:`dashboard.export.render_process`), waits at most the
@@ -47,14 +48,6 @@ DEFAULT_EXPORT_TIMEOUT_S = 90.0
 # OWASP "CSV Injection": cells starting with these characters are read as formulas by spreadsheet programs.
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 LIST_SEPARATOR = "; "
-
-
-
-
-
-
-
-
 
 
 def neutralise_formula(value: str) -> str:
@@ -129,16 +122,6 @@ def figure_html_bytes(figure: go.Figure, title: str = "Topic Atlas") -> bytes:
     """A standalone HTML page of ``figure`` with plotly.js inlined (works offline), as UTF-8 bytes (about 5 MB)."""
     page = figure.to_html(include_plotlyjs=True, full_html=True, config={"displaylogo": False})
     return page.replace("<head>", f"<head><title>{html.escape(title)}</title>", 1).encode("utf-8")
-
-
-
-
-
-
-
-
-
-
 
 
 def download_name(stem: str, extension: str) -> str:
