@@ -229,7 +229,8 @@ def test_backoff_doubles_between_retries(fake: tuple[FakeOpenReview, str], tmp_p
     times = [t for t, path, query in api.requests if path == "/notes" and query["offset"] == "0"]
     gaps = [b - a for a, b in zip(times, times[1:])]
     assert len(gaps) == 3
-    assert gaps[0] >= 0.1 and gaps[1] >= 0.2 and gaps[2] >= 0.4  # 0.1 * 2**attempt, plus jitter
+    # urllib3's Retry: the first retry at once, then backoff_factor * 2**(n - 1) before retry n, plus jitter
+    assert gaps[1] >= 0.2 and gaps[2] >= 0.4
     assert len(read_rows(out)) == N_SUBMISSIONS
 
 
@@ -299,6 +300,18 @@ def test_unreachable_host(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
         "fetch needs internet access; run it where the internet is reachable and copy the Parquet here"
     )
     assert time.monotonic() - started < 5  # no backoff when the host was never reached
+
+
+def test_unreachable_host_is_not_retried(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before the host has answered once, a refused connection fails at once, whatever the backoff."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    started = time.monotonic()
+    argv = ["fetch", "--venue", VENUE, "--out", str(tmp_path / "x.parquet"), "--baseurl", f"http://127.0.0.1:{port}"]
+    assert main([*argv, "--backoff", "30"]) == 2
+    assert error_line(capsys.readouterr().err).startswith(f"error: cannot reach 127.0.0.1:{port}: ")
+    assert time.monotonic() - started < 5
 
 
 def test_missing_openreview_py(

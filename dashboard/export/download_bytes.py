@@ -1,10 +1,11 @@
 """Bytes for the dashboard's downloads: the filtered papers as CSV (the table of
 dashboard.tables.paper_table.papers_table), figures as HTML, PNG, SVG and PDF, with timeouts.
 
-PNG, SVG and PDF of plotly charts go through kaleido 1.x, which drives a Chromium-family browser. kaleido (through
-choreographer's ``get_browser_path``) takes the browser from the ``BROWSER_PATH`` environment variable when it is
-set, else searches PATH for Chrome/Chromium names; :func:`ensure_browser_path` points it at Debian's
-``/usr/bin/chromium``. Publication figures (:mod:`dashboard.figures.publication`) are drawn by DataMapPlot or plotly.
+PNG, SVG and PDF of plotly charts go through kaleido 1.x, which drives a Chromium-family browser. kaleido takes the
+browser from the ``BROWSER_PATH`` environment variable when it is set, else searches PATH for Chrome/Chromium
+names; :func:`ensure_browser_path` sets ``BROWSER_PATH`` to Debian's ``/usr/bin/chromium`` or the first browser on
+PATH (dashboard.export.kaleido_images.find_browser). Publication figures (:mod:`dashboard.figures.publication`) are
+drawn by DataMapPlot or plotly.
 
 The page never renders an image in its own process. :func:`run_render_job` runs each render in a child process
 forked from a render server that imported the renderers once (:mod:`dashboard.export.render_process`), waits at most the

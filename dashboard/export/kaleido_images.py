@@ -1,14 +1,17 @@
 """PNG, SVG and PDF of plotly figures through kaleido 1.x, which drives a Chromium-family browser.
 
 kaleido takes the browser from the ``BROWSER_PATH`` environment variable when it is set, else searches PATH;
-:func:`ensure_browser_path` points it at Debian's ``/usr/bin/chromium``. These functions draw in the calling
-process: the page goes through :func:`dashboard.export.download_bytes.figure_images`, which runs them in a child
-process with a timeout.
+:func:`ensure_browser_path` sets ``BROWSER_PATH`` to the browser it finds (Debian's ``/usr/bin/chromium`` first,
+then :data:`BROWSER_NAMES` on PATH, with the standard library's ``shutil.which``), so kaleido uses that one. A
+browser downloaded by ``kaleido_get_chrome`` is not on PATH: name it with ``BROWSER_PATH``. These functions draw in
+the calling process: the page goes through :func:`dashboard.export.download_bytes.figure_images`, which runs them
+in a child process with a timeout.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -18,6 +21,18 @@ from dashboard.export.errors import ExportError, ExportFailed, ImageExportUnavai
 
 DEBIAN_CHROMIUM = Path("/usr/bin/chromium")
 
+# Executable names of Chromium-family browsers that kaleido can drive, searched on PATH in this order.
+BROWSER_NAMES = (
+    "chromium",
+    "chromium-browser",
+    "google-chrome",
+    "google-chrome-stable",
+    "chrome",
+    "microsoft-edge",
+    "msedge",
+    "brave-browser",
+)
+
 
 CHROMIUM_MISSING = "PNG/SVG export needs Chromium: apt-get install chromium"
 
@@ -25,25 +40,33 @@ CHROMIUM_MISSING = "PNG/SVG export needs Chromium: apt-get install chromium"
 IMAGE_FORMATS = ("png", "svg", "pdf")
 
 
+def find_browser() -> str | None:
+    """/usr/bin/chromium when it is a file, else the first of BROWSER_NAMES that ``shutil.which`` finds on PATH (an
+    executable file), as an absolute path; None when there is none."""
+    if DEBIAN_CHROMIUM.is_file():
+        return str(DEBIAN_CHROMIUM)
+    for name in BROWSER_NAMES:
+        found = shutil.which(name)
+        if found:
+            return os.path.abspath(found)
+    return None
+
+
 def ensure_browser_path(browser_path: str | None = None) -> str | None:
-    """Point kaleido at a browser: ``browser_path`` when given (it becomes ``BROWSER_PATH``), else set
-    ``BROWSER_PATH`` to /usr/bin/chromium when it is unset and that file exists.
+    """Point kaleido at a browser: ``browser_path`` when given (it becomes ``BROWSER_PATH``), else the one
+    ``BROWSER_PATH`` names, else the one :func:`find_browser` finds (``BROWSER_PATH`` is then set to it).
 
     Returns the browser path kaleido will use (an existing file), or None when there is none.
     """
     if browser_path:
         os.environ["BROWSER_PATH"] = browser_path
     configured = os.environ.get("BROWSER_PATH")
-    if not configured and DEBIAN_CHROMIUM.is_file():
-        os.environ["BROWSER_PATH"] = configured = str(DEBIAN_CHROMIUM)
     if configured:
         return configured if Path(configured).is_file() else None
-    try:
-        from choreographer.browsers.chromium import Chromium
-
-        return Chromium.find_browser(skip_local=False)
-    except Exception:  # choreographer missing or its search failing both mean: no browser we can name
-        return None
+    found = find_browser()
+    if found:
+        os.environ["BROWSER_PATH"] = found
+    return found
 
 
 def image_export_available() -> bool:
@@ -101,19 +124,23 @@ def figure_images_here(
     try:
         return asyncio.run(draw())
     except Exception as error:
-        raise _browser_error(error) or error
+        exported = _browser_error(error)
+        if exported is None:
+            raise
+        raise exported from error
 
 
 def _browser_error(error: Exception) -> ExportError | None:
-    """The ExportError for a browser that kaleido could not find or start, else None. choreographer's errors are
-    matched by name: its error classes are not part of plotly's or kaleido's API."""
-    if type(error).__name__ == "ChromeNotFoundError":
+    """The ExportError for a browser that kaleido could not find or start, else None (kaleido.errors: its documented
+    errors; choreographer's BrowserDepsError is a BrowserFailedError)."""
+    from kaleido import errors
+
+    if isinstance(error, errors.ChromeNotFoundError):
         return ImageExportUnavailable(f"{CHROMIUM_MISSING} ({error})")
-    if type(error).__name__ in ("BrowserFailedError", "BrowserDepsError", "BrowserClosedError"):
+    if isinstance(error, (errors.BrowserFailedError, errors.BrowserClosedError)):
         browser = os.environ.get("BROWSER_PATH", "the browser")
         return ExportFailed(
-            f"Chromium ({browser}) closed right after it started; check that `{browser} --headless=new --version` runs on the server"
+            f"Chromium ({browser}) closed right after it started; "
+            f"check that `{browser} --headless=new --version` runs on the server"
         )
     return None
-
-

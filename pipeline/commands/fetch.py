@@ -76,8 +76,8 @@ def register(subparsers: Any) -> None:
         type=float,
         default=DEFAULT_BACKOFF_S,
         metavar="SECONDS",
-        help=f"first wait before a retry, doubled for each further retry; a Retry-After header wins "
-        f"(default {DEFAULT_BACKOFF_S:g})",
+        help="backoff factor of urllib3's Retry: the first retry comes at once, retry n waits SECONDS * 2**(n-1), "
+        f"at most 120 s; a Retry-After header wins (default {DEFAULT_BACKOFF_S:g})",
     )
     parser.add_argument("--baseurl", default=DEFAULT_BASEURL, help=f"OpenReview API v2 URL (default {DEFAULT_BASEURL})")
     parser.add_argument(

@@ -22,27 +22,27 @@ Sources of the formats (OpenReview API v2 documentation, https://docs.openreview
   through the result; openreview-py sorts such listings with ``sort=number:asc``.
 * Every v2 content field is wrapped: ``content["title"] == {"value": "..."}``.
 
-Paging, retries and resumption are ours: openreview-py's ``get_notes`` turns an HTTP error into an
-``OpenReviewException`` without its status code or ``Retry-After`` header, which backoff needs, so this module
-sends the same ``GET /notes`` requests through the client's own authenticated ``requests`` session.
+Paging and resumption are ours: openreview-py's ``get_notes`` turns an HTTP error into an ``OpenReviewException``
+without its status code, and retries 8 times whatever ``--max-retries`` says, so this module sends the same
+``GET /notes`` requests through the client's own authenticated ``requests`` session, retried by urllib3's ``Retry``
+(:func:`retry_policy`: exponential backoff, ``Retry-After`` obeyed) mounted on it for the API's base URL.
 Pages are written as ``PATH.parts/page-NNNNN.parquet`` with a ``state.json``; a rerun skips the pages written,
 and the final Parquet is written to a temporary file and moved into place with ``os.replace``.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import math
 import os
-import random
 import re
 import shutil
 import tempfile
-import time
 from pathlib import Path
-from typing import Any
-from urllib.parse import urlparse
+from typing import Any, Self
+from urllib.parse import parse_qs, urlparse
 
 from pipeline.ingest.decisions import decision_of_submission
 from pipeline.runtime.errors import AtlasError
@@ -53,7 +53,7 @@ DEFAULT_BASEURL = "https://api2.openreview.net"  # API v2 host (openreview-py do
 DEFAULT_PAGE_SIZE = 200  # notes per request; each carries its direct replies, so pages of 1000 get large
 MAX_PAGE_SIZE = 1000  # API v2: "The limit parameter can range between 0 and 1000" (openreview-py get_notes)
 DEFAULT_MAX_RETRIES = 6
-DEFAULT_BACKOFF_S = 2.0  # first wait; doubles per retry: 2, 4, 8, 16, 32, 64 s (plus up to 25% jitter)
+DEFAULT_BACKOFF_S = 2.0  # urllib3's backoff_factor: waits 0, 4, 8, 16, 32, 64 s (plus up to 0.5 s jitter)
 MAX_BACKOFF_S = 120.0  # openreview-py's own Retry uses backoff_max=120
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})  # the status_forcelist of openreview-py's Retry
 TIMEOUT_S = (15.0, 180.0)  # (connect, read) seconds
@@ -202,7 +202,13 @@ def _schema():  # pyarrow is imported lazily to keep ``python -m pipeline --help
 
 
 class _Api:
-    """GET requests through an openreview-py client's session, with exponential backoff on 429 and 5xx."""
+    """GET requests through an openreview-py client's session, retried by urllib3 on 429 and 5xx (:func:`retry_policy`).
+
+    The policy is mounted with requests' ``HTTPAdapter`` on the client's session for the API's base URL (the longest
+    prefix wins, so it replaces openreview-py's own Retry of 8 tries for these requests only, and ``--max-retries``
+    counts every retry). Until the host has answered once, a connection that cannot be made is not retried: it means
+    no network, not a hiccup.
+    """
 
     def __init__(self, client: Any, max_retries: int, backoff_s: float) -> None:
         from requests.adapters import HTTPAdapter
@@ -211,66 +217,130 @@ class _Api:
         self.max_retries = max_retries
         self.backoff_s = backoff_s
         self.host = urlparse(client.baseurl).netloc or client.baseurl
-        self.reached = False  # a connection error before the first answer means no network, not a hiccup
-        # Replace openreview-py's urllib3 Retry (8 tries) so that --max-retries counts every retry.
-        for prefix in ("https://", "http://"):
-            client.session.mount(prefix, HTTPAdapter(max_retries=0))
+        self.reached = False  # set by the first answer; connection errors are retried from then on
+        self.adapter = HTTPAdapter(max_retries=retry_policy(max_retries, backoff_s, connect=0))
+        client.session.mount(client.baseurl, self.adapter)
 
     def get(self, path: str, params: dict[str, Any], what: str) -> tuple[int, dict[str, Any]]:
         """GET ``baseurl + path``; returns (status, JSON body) for 2xx and 4xx other than 429.
 
-        Raises AtlasError when the host cannot be reached at all, or after ``max_retries`` retries.
+        Raises AtlasError when the host cannot be reached at all, after ``max_retries`` retries of HTTP 429/5xx, read
+        timeouts or broken connections, and for a 2xx answer that is not JSON or breaks off (``what`` names the
+        request in the message).
         """
         import requests
 
-        for attempt in range(self.max_retries + 1):
-            retry_after: float | None = None
-            try:
-                response = self.client.session.get(
-                    self.client.baseurl + path, params=params, headers=self.client.headers, timeout=TIMEOUT_S
-                )
-            except (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError) as error:
-                if not self.reached and not isinstance(error, requests.ReadTimeout):
-                    raise AtlasError(f"cannot reach {self.host}: {_reason(error)}; {UNREACHABLE_HINT}") from None
-                problem = _reason(error)
-            else:
-                self.reached = True
-                status = response.status_code
-                if status not in RETRY_STATUSES:
-                    try:
-                        return status, response.json()
-                    except ValueError:
-                        if status < 300:
-                            problem = f"HTTP {status} with a body that is not JSON"
-                        else:
-                            return status, {"message": response.text[:200]}
-                else:
-                    problem = f"HTTP {status}"
-                    retry_after = _retry_after(response.headers.get("Retry-After"))
-            if attempt == self.max_retries:
-                break
-            delay = self.backoff_s * 2**attempt
-            delay = min(MAX_BACKOFF_S, delay + random.uniform(0, delay / 4))
-            if retry_after is not None:
-                delay = min(MAX_BACKOFF_S, retry_after)
-            log.warning("%s: %s; retry %d of %d in %.1f s", what, problem, attempt + 1, self.max_retries, delay)
-            time.sleep(delay)
-        raise AtlasError(
-            f"{self.host} kept failing for {what} ({problem}) after {self.max_retries} retries; "
+        try:
+            response = self.client.session.get(
+                self.client.baseurl + path, params=params, headers=self.client.headers, timeout=TIMEOUT_S
+            )
+        except requests.RequestException as error:
+            if not self.reached and _never_connected(error):
+                raise AtlasError(f"cannot reach {self.host}: {_reason(error)}; {UNREACHABLE_HINT}") from None
+            retried = not isinstance(
+                error, (requests.exceptions.ChunkedEncodingError, requests.exceptions.ContentDecodingError)
+            )
+            raise AtlasError(self._failure(what, _reason(error), retried)) from None
+        if not self.reached:
+            self.reached = True
+            self.adapter.max_retries = retry_policy(self.max_retries, self.backoff_s)
+        status = response.status_code
+        if status in RETRY_STATUSES:  # what urllib3 returns once the retries are spent (raise_on_status=False)
+            raise AtlasError(self._failure(what, f"HTTP {status}", retried=True))
+        try:
+            return status, response.json()
+        except ValueError:
+            if status < 300:
+                raise AtlasError(self._failure(what, f"HTTP {status} with a body that is not JSON")) from None
+            return status, {"message": response.text[:200]}
+
+    def _failure(self, what: str, problem: str, retried: bool = False) -> str:
+        """The message of a request that failed for good."""
+        tries = f" after {self.max_retries} retries" if retried else ""
+        return (
+            f"{self.host} kept failing for {what} ({problem}){tries}; "
             "rerun the same command later to resume from the pages already written"
         )
 
 
-def _retry_after(header: str | None) -> float | None:
-    """Seconds from a ``Retry-After`` header given in seconds (RFC 9110 also allows a date; ignored here)."""
-    try:
-        return max(0.0, float(header)) if header is not None else None
-    except ValueError:
-        return None
+def retry_policy(max_retries: int, backoff_s: float, connect: int | None = None) -> Any:
+    """urllib3's ``Retry`` for the API's GET requests (urllib3 docs, "Retrying requests"; openreview-py's client uses
+    the same statuses and cap): at most ``max_retries`` retries, of HTTP 429 and 5xx (RETRY_STATUSES), read timeouts
+    and broken connections, and of connections that cannot be made (at most ``connect`` of those; None: no limit of
+    their own). A ``Retry-After`` header sets the wait (``respect_retry_after_header``); otherwise urllib3 waits
+    0 s before the first retry and ``backoff_s * 2**(n - 1)`` s before retry n >= 2, plus up to ``backoff_s / 4``
+    s of jitter, at most MAX_BACKOFF_S. Once the retries are spent the last response is returned
+    (``raise_on_status=False``), so its status can be reported. Each retry is logged as a warning.
+    """
+    return _logged_retry()(
+        total=max_retries,
+        connect=connect,
+        backoff_factor=backoff_s,
+        backoff_max=MAX_BACKOFF_S,
+        backoff_jitter=backoff_s / 4,
+        status_forcelist=sorted(RETRY_STATUSES),
+        allowed_methods=frozenset({"GET"}),
+        respect_retry_after_header=True,
+        raise_on_status=False,
+    )
 
 
-def _reason(error: Exception) -> str:
+@functools.cache
+def _logged_retry() -> type:
+    """urllib3's Retry, logging each retry (made on first use: importing this module imports no HTTP library)."""
+    from urllib3.util import Retry
+
+    class LoggedRetry(Retry):
+        """urllib3's Retry that logs each retry as a warning (the fetch's progress bar prints it above itself)."""
+
+        def increment(
+            self,
+            method: str | None = None,
+            url: str | None = None,
+            response: Any = None,
+            error: Exception | None = None,
+            _pool: Any = None,
+            _stacktrace: Any = None,
+        ) -> Self:
+            retry = super().increment(method, url, response, error, _pool, _stacktrace)
+            wait: float | None = None
+            if response is not None and retry.respect_retry_after_header:
+                try:
+                    wait = retry.get_retry_after(response)
+                except Exception:  # an unreadable Retry-After: urllib3 decides
+                    wait = None
+            wait = wait or retry.get_backoff_time()
+            problem = f"HTTP {response.status}" if response is not None and error is None else _reason(error)
+            tries = len(retry.history) + (retry.total if isinstance(retry.total, int) else 0)
+            log.warning(
+                "%s: %s; retry %d of %d in about %.1f s", _request_name(url), problem, len(retry.history), tries, wait
+            )
+            return retry
+
+    return LoggedRetry
+
+
+def _request_name(url: str | None) -> str:
+    """A request's path and page offset, for a log line: "/notes (offset 200)"."""
+    parsed = urlparse(url or "")
+    offset = parse_qs(parsed.query).get("offset")
+    return parsed.path + (f" (offset {offset[0]})" if offset else "")
+
+
+def _never_connected(error: Exception) -> bool:
+    """True for a requests error of a connection that was never made (refused, name resolution, connect timeout),
+    False for a server that was slow to answer (a read timeout, even once the retries are spent)."""
+    import requests
+    from urllib3.exceptions import ReadTimeoutError
+
+    reason = getattr(error.args[0], "reason", None) if error.args else None
+    return isinstance(error, requests.ConnectionError) and not isinstance(reason, ReadTimeoutError)
+
+
+def _reason(error: Exception | None) -> str:
     """One short line for a requests connection error (its text nests urllib3 reprs several levels deep)."""
+    if error is None:
+        return "no answer"
     text = str(error)
     if "Failed to resolve" in text or "NameResolutionError" in text or "getaddrinfo" in text:
         return "name resolution failed"

@@ -488,12 +488,13 @@ def fit_topics_and_map(
         note = f"only {n} documents: fewer than {MIN_DOCUMENTS_FOR_UMAP}, so UMAP and HDBSCAN were skipped; the documents are one topic if they share words (else outliers) and the map is a PCA projection"
         corpus.warnings.append(note)
         log.warning(note)
+    with timer.stage("import_bertopic"):
+        import_bertopic_lean()  # before the map thread starts: it hides modules from every thread while it runs
     mapper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="atlas-map")
     try:
         drawn_map = mapper.submit(map_drawer(n, embeddings, embeddings_key, knn, config, layouts, timer))
         cluster_labels, probabilities = cluster(n, embeddings, embeddings_key, knn, config, layouts, timer)
         with timer.stage("topics"):
-            import_bertopic_lean()
             fit = fit_topic_model(
                 corpus.texts,
                 embeddings,

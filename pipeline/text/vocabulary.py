@@ -22,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.feature_extraction.text import CountVectorizer
 
+from pipeline.adapters.sklearn_vocabulary import fit_fixed_vocabulary
 from pipeline.cache import OUTLIER_TOPIC
 from pipeline.runtime.errors import EmptyVocabularyError
 from pipeline.store.keys import StageKey, stage_key, texts_fingerprint
@@ -37,8 +38,8 @@ class FixedVocabularyVectorizer(CountVectorizer):
     documents per topic (twice a build; the atlas chooses its own representatives). On the whole conference that was
     most of the topic stage. With a fixed vocabulary nothing is learnt from documents, so here:
 
-    - ``fit`` only checks the vocabulary (scikit-learn's ``fit`` and ``fit_transform`` would count every token to
-      learn nothing);
+    - ``fit`` only checks the vocabulary, once (scikit-learn's ``fit`` and ``fit_transform`` would count every token
+      to learn nothing);
     - ``transform`` returns the remembered rows of documents given to :meth:`remember` (the corpus, counted once
       when the vocabulary was chosen) and counts only the others;
     - ``get_feature_names_out`` is computed once (scikit-learn rebuilds the array on every call, 0.4-0.6 s at
@@ -55,10 +56,14 @@ class FixedVocabularyVectorizer(CountVectorizer):
         return names
 
     def fit(self, raw_documents: object, y: object = None) -> FixedVocabularyVectorizer:
-        """Check the fixed vocabulary; nothing is learnt from ``raw_documents``. Returns self."""
+        """Check the fixed vocabulary once (pipeline.adapters.sklearn_vocabulary.fit_fixed_vocabulary: scikit-learn's
+        fit on no documents); nothing is learnt from ``raw_documents``. Returns self. Raises ValueError for a
+        vocabulary with a repeated term or none."""
         if self.vocabulary is None:
             return super().fit(raw_documents, y)
-        self._validate_vocabulary()
+        if self.__dict__.get("_checked_vocabulary") is not self.vocabulary:  # BERTopic fits again at every extraction
+            fit_fixed_vocabulary(self, raw_documents)  # type: ignore[arg-type]
+            self.__dict__["_checked_vocabulary"] = self.vocabulary
         return self
 
     def fit_transform(self, raw_documents: object, y: object = None) -> sp.csr_matrix:

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import logging
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -235,34 +233,31 @@ def reassign_outliers(
     return topics
 
 
-def manual_topic_model(
+def make_bertopic(
     config: BuildConfig,
     vectorizer: Any,
-    ctfidf: Any,
-    representation: Any,
-    nr_topics: int | None,
+    nr_topics: int | None = None,
     encoder: Representation | EncoderLike | None = None,
 ) -> Any:
-    """An unfitted BERTopic in its documented "manual topic modeling" mode (``BaseDimensionalityReduction`` and
-    ``BaseCluster``: the clusters come in as ``y``) with the build's vectorizer, c-TF-IDF and representation models."""
-    from bertopic import BERTopic
-    from bertopic.cluster import BaseCluster
-    from bertopic.dimensionality import BaseDimensionalityReduction
+    """The one BERTopic of build and add: unfitted, in manual mode (pipeline.adapters.bertopic_model.manual_bertopic:
+    the clusters come in as ``y``), with ``vectorizer``, ``ClassTfidfTransformer`` with the config's
+    ``bm25_weighting`` and ``reduce_frequent_words``, the representation model of ``config.representation``,
+    ``config.top_n_words`` terms per topic and topic reduction to ``nr_topics`` (None: none). ``encoder``: the
+    corpus's representation or an encoder with ``encode(list[str])``, which the "keybert" representations embed
+    with (:func:`embedding_backend`); None otherwise. bertopic is imported lean (pipeline.adapters.bertopic_import)."""
+    from pipeline.adapters.bertopic_import import import_bertopic_lean
+    from pipeline.adapters.bertopic_model import manual_bertopic
 
-    return BERTopic(
-        embedding_model=embedding_backend(encoder) if encoder is not None else None,
-        umap_model=BaseDimensionalityReduction(),
-        hdbscan_model=BaseCluster(),
-        vectorizer_model=vectorizer,  # one instance throughout: it remembers the corpus's counts
-        ctfidf_model=ctfidf,
-        representation_model=representation,
-        top_n_words=config.top_n_words,
+    import_bertopic_lean()
+    from bertopic.vectorizers import ClassTfidfTransformer
+
+    return manual_bertopic(
+        vectorizer,
+        ClassTfidfTransformer(bm25_weighting=config.bm25_weighting, reduce_frequent_words=config.reduce_frequent_words),
+        _bertopic_representation(config),
+        config.top_n_words,
         nr_topics=nr_topics,
-        calculate_probabilities=False,
-        # language=None: BERTopic's "english" preprocessing deletes every character outside [A-Za-z0-9 ] before
-        # c-TF-IDF ("vision-language" -> "visionlanguage", CJK text -> nothing); our vectorizer tokenises instead.
-        language=None,
-        verbose=False,
+        embedding_model=embedding_backend(encoder) if encoder is not None else None,
     )
 
 
@@ -366,13 +361,14 @@ def fit_topic_model(
         changes of clustering parameters do).
 
     Steps: learn boilerplate words from the clusters (vocabulary.boilerplate_terms); fix the vocabulary over
-    documents; BERTopic in manual mode with ``ClassTfidfTransformer`` and the representation model of
-    ``config.representation``; topic reduction to ``max_topics``; outlier reassignment (:func:`reassign_outliers`)
-    and ``update_topics`` with the same vectorizer, c-TF-IDF and representation models.
+    documents; BERTopic in manual mode (:func:`make_bertopic`: ``ClassTfidfTransformer`` and the representation
+    model of ``config.representation``); topic reduction to ``max_topics``; outlier reassignment
+    (:func:`reassign_outliers`) and ``update_topics`` with the same vectorizer, c-TF-IDF and representation models
+    (pipeline.adapters.bertopic_model.refit_topic_terms).
 
     Returns a TopicFit. The caller checks beforehand that some document has a content word.
     """
-    from bertopic.vectorizers import ClassTfidfTransformer
+    from pipeline.adapters.bertopic_model import refit_topic_terms
 
     n = len(texts)
     notes: list[str] = []
@@ -388,23 +384,12 @@ def fit_topic_model(
         raise ValueError(
             "the keybert representations need the corpus's representation passed as encoder (see pipeline.operations.build)"
         )
-    ctfidf = ClassTfidfTransformer(
-        bm25_weighting=config.bm25_weighting, reduce_frequent_words=config.reduce_frequent_words
-    )
-    representation = _bertopic_representation(config)
-    topic_model = manual_topic_model(config, vectorizer, ctfidf, representation, nr_topics, encoder)
+    topic_model = make_bertopic(config, vectorizer, nr_topics, encoder)
     topics, _ = topic_model.fit_transform(texts, embeddings=embeddings, y=np.asarray(cluster_labels))
     clustered = np.asarray(topics, dtype=np.int64)
 
     def refit(assignment: np.ndarray) -> None:
-        topic_model.update_topics(
-            texts,
-            topics=assignment.tolist(),
-            vectorizer_model=vectorizer,
-            ctfidf_model=ctfidf,
-            representation_model=representation,
-            top_n_words=config.top_n_words,
-        )
+        refit_topic_terms(topic_model, texts, assignment.tolist())  # the same vectorizer, c-TF-IDF, representation
 
     clustered, coherence_note, presence = keep_coherent_topics(
         topic_model, texts, clustered, refit
@@ -464,22 +449,6 @@ def topic_table(fit: TopicFit, representatives: dict[int, list[str]], coordinate
     return pd.DataFrame(rows, columns=["topic", "label", "size", "top_terms", "representative_doc_ids", "x", "y"])
 
 
-@contextmanager
-def plain_ctfidf_terms(topic_model: Any) -> Iterator[None]:
-    """Within the block, ``topic_model`` names topics by plain c-TF-IDF (no representation model).
-
-    BERTopic runs its representation model for every merged node of ``hierarchical_topics`` and every (topic,
-    class) of ``topics_per_class``; :class:`CoherentTerms` there cost 20 s of 30 on the whole conference and only
-    name nodes that the atlas labels from its own topics. The model's own topics and terms are not touched.
-    """
-    saved = topic_model.representation_model
-    topic_model.representation_model = None
-    try:
-        yield
-    finally:
-        topic_model.representation_model = saved
-
-
 def hierarchy_table(topic_model: Any, texts: list[str], labels: dict[int, str]) -> pd.DataFrame:
     """BERTopic's ``hierarchical_topics`` merge tree with snake_case columns (HIERARCHY_COLUMNS).
 
@@ -489,6 +458,7 @@ def hierarchy_table(topic_model: Any, texts: list[str], labels: dict[int, str]) 
     n_topics = len([topic for topic in labels if topic != OUTLIER_TOPIC])
     if n_topics < 2:
         return pd.DataFrame(columns=HIERARCHY_COLUMNS)
+    from pipeline.adapters.bertopic_model import plain_ctfidf_terms
     from pipeline.topics.distance import cosine_distance_matrix
 
     with plain_ctfidf_terms(topic_model), warnings.catch_warnings():

@@ -2,7 +2,8 @@
 
 For ICLR this answers "what do the orals on this topic talk about, compared with the rejects?". BERTopic
 computes each topic's c-TF-IDF within one class and averages it with the topic's global c-TF-IDF
-(``global_tuning=True``, BERTopic docs, "Topics per Class"). Terms are plain c-TF-IDF (pipeline.topics.model.plain_ctfidf_terms).
+(``global_tuning=True``, BERTopic docs, "Topics per Class"). Terms are plain c-TF-IDF
+(pipeline.adapters.bertopic_model.plain_ctfidf_terms).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from pipeline.topics.model import plain_ctfidf_terms
+from pipeline.adapters.bertopic_model import plain_ctfidf_terms, topics_per_class_of
 
 TOPICS_PER_CLASS_COLUMNS = ["topic", "class", "frequency", "terms"]
 
@@ -22,17 +23,10 @@ def topics_per_class_table(topic_model: Any, texts: list[str], classes: list[str
     ``classes`` is aligned with ``texts`` (None = no class; those documents are left out). Returns columns
     TOPICS_PER_CLASS_COLUMNS (``terms`` a list of str), empty when fewer than two classes are present.
     """
-    known = [i for i, value in enumerate(classes) if value]
-    if len({classes[i] for i in known}) < 2:
+    if len({value for value in classes if value}) < 2:
         return pd.DataFrame(columns=TOPICS_PER_CLASS_COLUMNS)
-    topics = list(topic_model.topics_)
-    saved = topic_model.topics_
-    try:
-        topic_model.topics_ = [topics[i] for i in known]
-        with plain_ctfidf_terms(topic_model):
-            table = topic_model.topics_per_class([texts[i] for i in known], [classes[i] for i in known])
-    finally:
-        topic_model.topics_ = saved
+    with plain_ctfidf_terms(topic_model):
+        table = topics_per_class_of(topic_model, texts, classes)  # pipeline.adapters.bertopic_model
     return pd.DataFrame(
         {
             "topic": table["Topic"].astype(int),

@@ -2,19 +2,20 @@
 
 The topics are not refitted: every paper keeps the topic it has. Only their descriptions are recomputed, with
 BERTopic's own public API in its documented "manual topic modeling" mode (``BaseDimensionalityReduction`` and
-``BaseCluster``, the assignments passed as ``y``; BERTopic docs, "Manual Topic Modeling"), exactly as a build
-makes them: the build's c-TF-IDF settings (``ClassTfidfTransformer`` with the manifest's ``bm25_weighting`` and
-``reduce_frequent_words``), its representation model (pipeline.topics.model: exclusive, co-occurring terms) and the
-vocabulary of the saved model (``model/ctfidf_config.json``: terms and stop words, boilerplate included), read as
-JSON. Keeping the saved vocabulary keeps the terms comparable with the build's; a word that only the new papers
-use cannot become a term until a refit. Reusing the saved BERTopic model instead (``BERTopic.load`` then
-``update_topics``) would give the same terms but costs a failed sentence-transformers load (6 s, torch imported)
-and the saved vectorizer lacks the build's tokeniser (BERTopic saves no preprocessor).
+``BaseCluster``, the assignments passed as ``y``; BERTopic docs, "Manual Topic Modeling"), by the build's own
+constructor (pipeline.topics.model.make_bertopic), exactly as a build makes them: the build's c-TF-IDF settings
+(``ClassTfidfTransformer`` with the manifest's ``bm25_weighting`` and ``reduce_frequent_words``), its
+representation model (pipeline.topics.model: exclusive, co-occurring terms) and the vocabulary of the saved model
+(``model/ctfidf_config.json``: terms and stop words, boilerplate included), read as JSON
+(pipeline.adapters.bertopic_model.saved_vocabulary). Keeping the saved vocabulary keeps the terms comparable with
+the build's; a word that only the new papers use cannot become a term until a refit. Reusing the saved BERTopic
+model instead (``BERTopic.load`` then ``update_topics``) would give the same terms but costs a failed
+sentence-transformers load (6 s, torch imported) and the saved vectorizer lacks the build's tokeniser (BERTopic
+saves no preprocessor).
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -22,26 +23,20 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-CTFIDF_CONFIG = "ctfidf_config.json"
-
 
 def saved_vectorizer(model_dir: Path | str, texts: list[str]) -> Any:
     """The c-TF-IDF vectorizer of a saved model, remembering the counts of ``texts``: its vocabulary, stop words and
-    n-grams from ``model_dir/ctfidf_config.json``, with the build's tokens (pipeline.text.vocabulary.vectorizer_for_vocabulary:
-    the texts are tokenised once, as the build does, and BERTopic does not count them again).
+    n-grams from ``model_dir/ctfidf_config.json`` (pipeline.adapters.bertopic_model.saved_vocabulary), with the
+    build's tokens (pipeline.text.vocabulary.vectorizer_for_vocabulary: the texts are tokenised once, as the build
+    does, and BERTopic does not count them again).
 
-    Raises FileNotFoundError or ValueError when the file is missing or not a BERTopic c-TF-IDF config.
+    Raises FileNotFoundError when the file is missing, ValueError when no vocabulary can be read from the model.
     """
+    from pipeline.adapters.bertopic_model import saved_vocabulary
     from pipeline.text.vocabulary import vectorizer_for_vocabulary
 
-    config = json.loads((Path(model_dir) / CTFIDF_CONFIG).read_text(encoding="utf-8"))
-    try:
-        params = dict(config["vectorizer_model"]["params"])
-        vocabulary = config["vectorizer_model"]["vocab"]
-    except (KeyError, TypeError) as error:
-        raise ValueError(f"{Path(model_dir) / CTFIDF_CONFIG} is not a BERTopic c-TF-IDF config ({error})") from error
-    terms = sorted(vocabulary, key=vocabulary.get)
-    return vectorizer_for_vocabulary(texts, terms, params.get("stop_words") or [], int(params["ngram_range"][1]))
+    saved = saved_vocabulary(model_dir)
+    return vectorizer_for_vocabulary(texts, saved.terms, saved.stop_words, saved.ngram_max)
 
 
 def build_config(params: dict[str, Any]) -> Any:
@@ -61,31 +56,9 @@ def fit_fixed_topics(
     ``texts`` are model texts (n), ``embeddings`` float n x dim (passed through; nothing is embedded), ``topics``
     int n (-1 = outlier). BERTopic renumbers topics by size, so the returned mapping translates.
     """
-    from pipeline.adapters.bertopic_import import import_bertopic_lean
+    from pipeline.topics.model import make_bertopic
 
-    import_bertopic_lean()
-    from bertopic import BERTopic
-    from bertopic.cluster import BaseCluster
-    from bertopic.dimensionality import BaseDimensionalityReduction
-    from bertopic.vectorizers import ClassTfidfTransformer
-
-    from pipeline.topics.model import _bertopic_representation
-
-    config = build_config(params)
-    topic_model = BERTopic(
-        embedding_model=None,
-        umap_model=BaseDimensionalityReduction(),
-        hdbscan_model=BaseCluster(),
-        vectorizer_model=saved_vectorizer(model_dir, texts),
-        ctfidf_model=ClassTfidfTransformer(
-            bm25_weighting=config.bm25_weighting, reduce_frequent_words=config.reduce_frequent_words
-        ),
-        representation_model=_bertopic_representation(config),
-        top_n_words=config.top_n_words,
-        calculate_probabilities=False,
-        language=None,
-        verbose=False,
-    )
+    topic_model = make_bertopic(build_config(params), saved_vectorizer(model_dir, texts))
     fitted, _ = topic_model.fit_transform(
         texts, embeddings=np.asarray(embeddings), y=np.asarray(topics, dtype=np.int64)
     )
