@@ -185,11 +185,13 @@ def search_recall(abstracts: object, queries: object, query_rows: np.ndarray, k:
     """Share of query titles whose own paper's abstract is among the ``k`` most cosine-similar abstracts."""
     import scipy.sparse as sp
 
+    from pipeline.geometry.neighbors import top_k
+
     if sp.issparse(abstracts):
         scores = (queries @ abstracts.T).toarray()  # TF-IDF rows are unit already
     else:
         scores = normalise_rows(queries) @ normalise_rows(abstracts).T
-    top = np.argpartition(-scores, k, axis=1)[:, :k]
+    top, _ = top_k(scores, k)
     return float(np.mean([row in found for row, found in zip(query_rows, top)]))
 
 
