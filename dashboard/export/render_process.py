@@ -202,7 +202,8 @@ def _submit(folder: Path, deadline: float, what: str, timeout_s: float) -> int:
     # Another session may be waiting for a starting server under the lock: that wait counts against our deadline too.
     if not _server_lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
         raise ExportTimedOut(
-            f"The {what} was not ready after {timeout_s:.0f} s (other exports were waiting for the renderer to start). Try again."
+            f"The {what} was not ready after {timeout_s:.0f} s (other "
+            "exports were waiting for the renderer to start). Try again."
         )
     try:
         server = _running_server()
@@ -227,7 +228,10 @@ def _submit(folder: Path, deadline: float, what: str, timeout_s: float) -> int:
 
 
 def _timed_out(what: str, timeout_s: float) -> str:
-    return f"The {what} was not ready after {timeout_s:.0f} s, so the renderer was stopped. Try again; a smaller selection draws faster."
+    return (
+        f"The {what} was not ready after {timeout_s:.0f} s, so the "
+        "renderer was stopped. Try again; a smaller selection draws faster."
+    )
 
 
 def _alive(pid: int) -> bool:

@@ -4,13 +4,14 @@ Every metric is a small function on plain arrays, so the build (in memory), this
 and ``bench/quality.py`` (on peer models) score the same way. What each one measures and where it comes from:
 
 - ``npmi``: NPMI coherence of each topic's top 10 terms (Bouma 2009; Röder et al. 2015, "Exploring the space
-  of topic coherence measures"), computed as gensim's ``CoherenceModel(coherence="c_npmi")`` computes it, with its default
-  sliding window of 10 tokens (pipeline.quality.npmi: the same figures from sparse matrix products), averaged over topics (outlier topic -1 excluded). The reference corpus is the
-  corpus's own model texts tokenised by scikit-learn's default ``CountVectorizer()`` analyzer, stop words kept:
-  every configuration is scored on the same tokens, and a stop word in a top list is scored like any other
-  word (it co-occurs with everything, so it drags the topic towards 0). Terms the reference tokens lack, such as
-  multi-word terms, are skipped; a topic left with fewer than 2 scorable terms is skipped and counted. Range
-  [-1, 1]; higher means the terms of a topic occur together more than chance.
+  of topic coherence measures"), computed as gensim's ``CoherenceModel(coherence="c_npmi")`` computes it, with its
+  default sliding window of 10 tokens (pipeline.quality.npmi: the same figures from sparse matrix products), averaged
+  over topics (outlier topic -1 excluded). The reference corpus is the corpus's own model texts tokenised by
+  scikit-learn's default ``CountVectorizer()`` analyzer, stop words kept: every configuration is scored on the same
+  tokens, and a stop word in a top list is scored like any other word (it co-occurs with everything, so it drags the
+  topic towards 0). Terms the reference tokens lack, such as multi-word terms, are skipped; a topic left with fewer than
+  2 scorable terms is skipped and counted. Range [-1, 1]; higher means the terms of a topic occur together more than
+  chance.
 - ``topic_diversity``: the share of unique terms among all topics' top 25 terms (Dieng, Ruiz & Blei 2020,
   "Topic modeling in embedding spaces"; used in the BERTopic paper, Grootendorst 2022). Range (0, 1]; 1 means no
   two topics share a top term.
@@ -197,7 +198,8 @@ def map_neighbours(coordinates: np.ndarray, k: int) -> np.ndarray:
 
 
 def embedding_neighbours(embeddings: np.ndarray, k: int) -> np.ndarray:
-    """Indices (int64, n x k) of each row's k most cosine-similar other rows (exact, via pipeline.geometry.neighbors)."""
+    """Indices (int64, n x k) of each row's k most cosine-similar other rows (exact, via
+    pipeline.geometry.neighbors)."""
     from pipeline.geometry.neighbors import cosine_knn
 
     indices, _ = cosine_knn(normalise_rows(embeddings), k + 1)

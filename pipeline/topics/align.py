@@ -375,8 +375,8 @@ def lineage_record(
             "removed": int(flows.loc[flows["topic"].isna(), "n_papers"].sum()),
         },
         "previous_topics": {
-            str(int(t)): {"label": str(l), "size": int(s)}
-            for t, l, s in zip(previous.topics["topic"], previous.topics["label"], previous.topics["size"])
+            str(int(t)): {"label": str(label), "size": int(s)}
+            for t, label, s in zip(previous.topics["topic"], previous.topics["label"], previous.topics["size"])
         },
         "topics": topics,
         "gone": gone,
@@ -525,7 +525,8 @@ def _ever_used(manifest: dict[str, Any], topics: pd.DataFrame) -> set[int]:
 def _number_afresh(
     tables: AtlasTables, problem: str | None, no_align: bool
 ) -> tuple[AtlasTables, dict[int, int], set[int], dict[str, Any]]:
-    """The model's own ids (no previous atlas, an unreadable one, or --no-align): (tables, mapping, ever used, overrides)."""
+    """The model's own ids (no previous atlas, an unreadable one, or --no-align): (tables, mapping, ever used,
+    overrides)."""
     fit_labels = dict(zip(tables.topics["topic"].astype(int), tables.topics["label"]))
     mapping = {topic: topic for topic in sorted(fit_labels)}
     manifest = dict(tables.manifest)
@@ -575,7 +576,10 @@ def _align_to(
     aligned.manifest["alignment"] = (
         f"aligned to the atlas of {previous.manifest.get('created_at')}: "
         + ", ".join(f"{counts.get(s, 0)} {s}" for s in ("kept", "split", "merged", "new"))
-        + f", {len(lineage['gone'])} gone; {lineage['n_papers']['same_topic']} of {lineage['n_papers']['shared']} shared papers kept their topic id"
+        + (
+            f", {len(lineage['gone'])} gone; {lineage['n_papers']['same_topic']} "
+            f"of {lineage['n_papers']['shared']} shared papers kept their topic id"
+        )
     )
     log.info(aligned.manifest["alignment"])
     return aligned, mapping, ever_used, overrides

@@ -122,12 +122,17 @@ def dissolution_note(dissolved: Mapping[int, float], topics_before: np.ndarray, 
     shares = ", ".join(f"{share:.0%}" for share in dissolved.values())
     many = len(dissolved) > 1
     why = (
-        f"{len(dissolved)} candidate topic{'s' if many else ''} {'were' if many else 'was'} not kept because {'their' if many else 'its'} papers share almost no "
-        f"words (of {'each one' + chr(39) + 's' if many else 'its'} {COHERENCE_TERMS} leading terms, only {shares} occur in two of its papers; a topic needs "
-        f"{COHERENT_SHARE:.0%}); {'their' if many else 'its'} {n_papers} papers are outliers"
+        f"{len(dissolved)} candidate topic{'s' if many else ''} {'were' if many else 'was'} not kept because "
+        f"{'their' if many else 'its'} papers share almost no words (of "
+        f"{'each one' + chr(39) + 's' if many else 'its'} {COHERENCE_TERMS} leading terms, only {shares} occur in two "
+        f"of its papers; a topic needs {COHERENT_SHARE:.0%}); {'their' if many else 'its'} {n_papers} papers are "
+        "outliers"
     )
     if n_left == 0:
-        return f"No topics found: the papers are on unrelated subjects. {why[0].upper()}{why[1:]}. Add papers on shared subjects to get topics."
+        return (
+            "No topics found: the papers are on unrelated subjects. "
+            f"{why[0].upper()}{why[1:]}. Add papers on shared subjects to get topics."
+        )
     return why
 
 
