@@ -128,16 +128,19 @@ class BuildConfig:
         """
         notes: list[str] = list(self.adaptations)
         changes: dict[str, Any] = {}
-        if self.min_cluster_size is None:
-            changes["min_cluster_size"] = max(3, min(round(math.sqrt(n_documents) / 2), max(2, n_documents // 2)))
-        elif self.min_cluster_size > n_documents:
-            changes["min_cluster_size"] = max(2, n_documents // 2)
+        min_cluster_size = self.min_cluster_size
+        if min_cluster_size is None:
+            min_cluster_size = max(3, min(round(math.sqrt(n_documents) / 2), max(2, n_documents // 2)))
+            changes["min_cluster_size"] = min_cluster_size
+        elif min_cluster_size > n_documents:
+            min_cluster_size = max(2, n_documents // 2)
+            changes["min_cluster_size"] = min_cluster_size
             notes.append(
                 f"min_cluster_size {self.min_cluster_size} -> "
                 f"{changes['min_cluster_size']} (only {n_documents} documents)"
             )
         if self.min_samples is None:
-            changes["min_samples"] = max(1, round(changes.get("min_cluster_size", self.min_cluster_size) / 3))
+            changes["min_samples"] = max(1, round(min_cluster_size / 3))
         if self.min_df is None:
             changes["min_df"] = 2 if n_documents >= 50 else 1
         if self.umap_n_neighbors > n_documents - 1:

@@ -155,7 +155,7 @@ def faithfulness_note(metrics: Mapping[str, Any] | None) -> str:
     similar-papers list, not distance on the map." Says so when the map was not measured.
     """
     metrics = metrics or {}
-    recall = metrics.get("knn_recall_2d")
+    recall: Any = metrics.get("knn_recall_2d")  # a number from metrics.json; None or NaN when not measured
     k = int(metrics.get("k") or 10)
     if _missing(recall):
         return (

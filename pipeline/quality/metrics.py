@@ -39,7 +39,7 @@ import re
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 import pandas as pd
@@ -464,7 +464,7 @@ def agreement_references(documents: pd.DataFrame) -> dict[str, list[Any]]:
     }
 
 
-def has_reference(reference: Sequence[Any] | None) -> bool:
+def has_reference(reference: Sequence[Any] | None) -> TypeGuard[Sequence[Any]]:
     """True when a reference column has at least two distinct non-missing values."""
     return reference is not None and pd.Series(list(reference), dtype=object).dropna().nunique() >= 2
 
@@ -495,8 +495,10 @@ def map_metrics(
     sample = evaluation_sample(n)
     if embeddings is not None and coordinates is not None and k < n / 2:
         map_knn = map_neighbours(coordinates, k)
-        usable = knn_indices is not None and knn_indices.shape[1] > k
-        embedding_knn = drop_self(knn_indices, k) if usable else embedding_neighbours(embeddings, k)
+        if knn_indices is not None and knn_indices.shape[1] > k:
+            embedding_knn = drop_self(knn_indices, k)
+        else:
+            embedding_knn = embedding_neighbours(embeddings, k)
         figures["trustworthiness_2d"] = trustworthiness(embeddings, coordinates, k, map_knn=map_knn, rows=sample)
         rows = np.arange(n) if sample is None else sample
         figures["knn_recall_2d"] = knn_recall(
@@ -508,7 +510,7 @@ def map_metrics(
     def accuracies(values: Sequence[Any]) -> tuple[float | None, float | None]:
         key = tuple("" if value is None else str(value) for value in values)
         if key not in computed:
-            picked = [values[i] for i in chosen]
+            picked = [values[i] for i in chosen.tolist()]
             # Euclidean on unit rows ranks neighbours as cosine does (|a - b|^2 = 2 - 2 cos) and takes scikit-learn's
             # matrix-product path: the same accuracy (0.3743 on the titles) in 1.6 s instead of 3.0.
             computed[key] = (

@@ -46,7 +46,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -72,12 +72,25 @@ VARIANTS: dict[str, tuple[str, str, int]] = {
 }
 ENCODER_NAMES = tuple(DEFAULT_MODEL + suffix for suffix, _, _ in VARIANTS.values())
 ALIASES = {f"sentence-transformers/{DEFAULT_MODEL}": DEFAULT_MODEL}
+
+
+class DistillSettings(TypedDict):
+    """Keyword arguments of model2vec's ``distill`` that the static encoders set."""
+
+    pca_dims: int | None
+    sif_coefficient: float
+    quantize_to: str
+
+
 # model2vec distillation settings (model2vec's own defaults except: no PCA reduction, so vectors keep 384 dims,
 # and float32 weights). Part of the static encoder's identity: changing them makes a new model and a new cache.
-STATIC_DISTILL = {"pca_dims": None, "sif_coefficient": 1e-4, "quantize_to": "float32"}
+STATIC_DISTILL: DistillSettings = {"pca_dims": None, "sif_coefficient": 1e-4, "quantize_to": "float32"}
 # ``-static-pca``: model2vec's recommended setting, PCA to 256 dimensions (model2vec's results/README.md reports that
 # distilling without PCA costs most of a static model's quality); measured here in bench/representations.py.
-STATIC_DISTILLS = {"-static": STATIC_DISTILL, "-static-pca": {**STATIC_DISTILL, "pca_dims": 256}}
+STATIC_DISTILLS: dict[str, DistillSettings] = {
+    "-static": STATIC_DISTILL,
+    "-static-pca": {**STATIC_DISTILL, "pca_dims": 256},
+}
 ONNX_OPSET = 17
 INFO_FILE = "atlas_encoder.json"
 

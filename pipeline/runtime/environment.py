@@ -91,9 +91,10 @@ def requirement_mismatches(packages: tuple[str, ...] = tuple(NUMBA_STACK)) -> li
 def _chain(error: BaseException) -> list[BaseException]:
     """``error`` and the exceptions it was raised from or during, outermost first."""
     seen: list[BaseException] = []
-    while error is not None and error not in seen:
-        seen.append(error)
-        error = error.__cause__ or error.__context__
+    current: BaseException | None = error
+    while current is not None and current not in seen:
+        seen.append(current)
+        current = current.__cause__ or current.__context__
     return seen
 
 

@@ -53,7 +53,8 @@ def limit_threads(count: int | None = None) -> int:
     if "numba" in sys.modules:
         import numba
 
-        numba.set_num_threads(min(count, numba.config.NUMBA_NUM_THREADS))
+        # numba.config sets its NUMBA_* attributes at import time (from the environment), out of mypy's sight.
+        numba.set_num_threads(min(count, numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
     return count
 
 

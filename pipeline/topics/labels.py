@@ -130,8 +130,8 @@ def readable_in(term: str, text: str, lowered: str | None = None) -> str | None:
     surfaces: list[str] = []
     while True:
         surfaces = []
-        neighbours = {"right": Counter(), "left": Counter()}
-        hyphenated = {"right": Counter(), "left": Counter()}
+        neighbours: dict[str, Counter[str]] = {"right": Counter(), "left": Counter()}
+        hyphenated: dict[str, Counter[str]] = {"right": Counter(), "left": Counter()}
         for start, end in _occurrences(words, text, lowered):
             surfaces.append(text[start:end])
             left = _LEFT.search(text[max(0, start - 40) : start])

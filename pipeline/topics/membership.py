@@ -56,7 +56,7 @@ the other 14 into topics, where these checks do not reach.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -105,7 +105,7 @@ def incoherent_topics(
     return found
 
 
-def dissolve(topics: np.ndarray, dissolved: Sequence[int]) -> np.ndarray:
+def dissolve(topics: np.ndarray, dissolved: Iterable[int]) -> np.ndarray:
     """``topics`` with the ``dissolved`` topics' documents made outliers and the other topics renumbered 0..k-1 in
     their old order (BERTopic expects consecutive topic ids)."""
     topics = np.asarray(topics, dtype=np.int64).copy()
