@@ -40,7 +40,8 @@ def main() -> None:
         print(f"  {'topic':<52} {'accepted':>8} {'decided':>8} {'rate':>6}  95% Wilson CI   withdrawn")
         for row in rows.itertuples():
             print(
-                f"  {row.label[:52]:<52} {row.accepted:>8} {row.decided:>8} {row.rate:>6.1%}  {row.rate_low:.1%}-{row.rate_high:.1%}   {row.withdrawn:>6}"
+                f"  {row.label[:52]:<52} {row.accepted:>8} {row.decided:>8} {row.rate:>6.1%}  "
+                f"{row.rate_low:.1%}-{row.rate_high:.1%}   {row.withdrawn:>6}"
             )
 
 

@@ -51,7 +51,8 @@ def main() -> None:
         print(f"\n{name}: largest theme {papers[0][0] / total:.0%} of the papers, smallest {papers[-1][0]:,} papers")
         for count, theme in papers:
             print(
-                f"  {count:6,} papers {len(theme):3} topics  {theme_name([(labels[topic], sizes[topic]) for topic in theme])}"
+                f"  {count:6,} papers {len(theme):3} topics  "
+                f"{theme_name([(labels[topic], sizes[topic]) for topic in theme])}"
             )
 
 

@@ -44,12 +44,14 @@ def render(page: Page, base_map) -> None:
     representation, problem = resources.representation_or_problem(cache_key, atlas) if wanted else (None, None)
     if problem:
         st.info(
-            f"Semantic search and placement need the embedding model, which is unavailable ({problem}). The keyword search in the sidebar still works."
+            "Semantic search and placement need the embedding model, which is "
+            f"unavailable ({problem}). The keyword search in the sidebar still works."
         )
     elif query.strip():
         hits = page.search_hits
         st.caption(
-            f"The {len(hits)} papers closest in meaning among the {len(page.matching):,} matching the filters (cosine similarity of embeddings); they are starred on the map."
+            f"The {len(hits)} papers closest in meaning among the {len(page.matching):,} "
+            "matching the filters (cosine similarity of embeddings); they are starred on the map."
         )
         table = paper_table.drilldown_table(hits, atlas.topics, links=resources.links(cache_key, atlas)).assign(
             score=hits["score"].to_numpy()
@@ -67,7 +69,8 @@ def render(page: Page, base_map) -> None:
         )
     st.subheader("Place new papers on this map")
     st.caption(
-        "Each paper gets the topic of its nearest papers (by embedding) and a position among them; the cache is not changed."
+        "Each paper gets the topic of its nearest papers (by embedding) "
+        "and a position among them; the cache is not changed."
     )
     upload = st.file_uploader(
         "A file of papers: CSV, TSV, JSON, JSONL, Parquet, or text with one abstract per paragraph",
@@ -93,7 +96,8 @@ def render(page: Page, base_map) -> None:
         )
         listing = placed.assign(
             paper=[
-                display.document_heading(title, abstract) for title, abstract in zip(placed["title"], placed["abstract"])
+                display.document_heading(title, abstract)
+                for title, abstract in zip(placed["title"], placed["abstract"])
             ],
             nearest=[titles.get(ids[0], "") for ids in placed["neighbor_ids"]],
             nearest_similarity=[scores[0] for scores in placed["neighbor_scores"]],
