@@ -10,10 +10,7 @@ decided papers are ranked, so a tiny topic cannot take a top place by chance.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from dashboard.tables.analytics import acceptance_table, extremes, overall_rate  # noqa: E402
 from pipeline.cache import read_cache  # noqa: E402

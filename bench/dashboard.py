@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 APP = str(ROOT / "dashboard" / "app.py")
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

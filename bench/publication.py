@@ -12,13 +12,10 @@ from __future__ import annotations
 import argparse
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
 
 from dashboard.export import download_bytes, render_process  # noqa: E402
 from dashboard.figures import publication  # noqa: E402

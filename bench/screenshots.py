@@ -13,10 +13,7 @@ publication.pdf and publication-pdf.png (rendered by pdftoppm) and its Downloads
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.dashboard import CHROMIUM, CHROMIUM_ARGS, MAP_DRAWN, VIEWPORT, start_server  # noqa: E402
 

@@ -9,10 +9,7 @@ Prints, per cut, each theme's papers, topics and name, and the largest theme's s
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from pipeline.cache import read_cache  # noqa: E402
 from pipeline.topics.themes import MergeNode, cut_tree, merge_tree, theme_count, theme_name  # noqa: E402
