@@ -10,10 +10,7 @@ decided papers are ranked, so a tiny topic cannot take a top place by chance.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from dashboard.tables.analytics import acceptance_table, extremes, overall_rate  # noqa: E402
 from pipeline.cache import read_cache  # noqa: E402
@@ -40,7 +37,8 @@ def main() -> None:
         print(f"  {'topic':<52} {'accepted':>8} {'decided':>8} {'rate':>6}  95% Wilson CI   withdrawn")
         for row in rows.itertuples():
             print(
-                f"  {row.label[:52]:<52} {row.accepted:>8} {row.decided:>8} {row.rate:>6.1%}  {row.rate_low:.1%}-{row.rate_high:.1%}   {row.withdrawn:>6}"
+                f"  {row.label[:52]:<52} {row.accepted:>8} {row.decided:>8} {row.rate:>6.1%}  "
+                f"{row.rate_low:.1%}-{row.rate_high:.1%}   {row.withdrawn:>6}"
             )
 
 

@@ -11,8 +11,8 @@
 
 Each child's wall time runs from its start to its exit (results on disk); its CPU seconds (user + sys) and peak
 RSS come from ``os.wait4``. Stage seconds are our manifest's ``timings_s`` and, for stock, embed/fit/save timed
-inside the child. Quality is the build's ``metrics`` (pipeline.quality.metrics) for ours and the same functions applied to
-stock's topics afterwards (outside the timing; stock has no map, so no map metrics; default 10 terms per topic).
+inside the child. Quality is the build's ``metrics`` (pipeline.quality.metrics) for ours and the same functions applied
+to stock's topics afterwards (outside the timing; stock has no map, so no map metrics; default 10 terms per topic).
 
 Machine-level compile caches are shared by every run and reported: numba's (``NUMBA_CACHE_DIR``, default the
 checkout's .cache/numba as in the Makefile) and the derived encoder models (.cache/encoders). ``--fresh-machine``
@@ -43,13 +43,13 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
 def child_stock(input_path: Path, out: Path) -> None:
-    """Run (a) in this process: embed with SentenceTransformer, ``BERTopic().fit_transform``, save; write timings.json."""
+    """Run (a) in this process: embed with SentenceTransformer, ``BERTopic().fit_transform``, save; write
+    timings.json."""
     start = time.perf_counter()
     import numpy as np
     import pandas as pd
@@ -178,12 +178,16 @@ def describe_caches(env: dict[str, str]) -> str:
     models = Path(env["ATLAS_MODEL_CACHE"])
     n_numba = sum(1 for _ in numba_dir.rglob("*.nbi")) if numba_dir.exists() else 0
     made = sorted(path.name.split("__")[0] for path in models.glob("*__*") if path.is_dir()) if models.exists() else []
-    return f"machine caches: numba {numba_dir} ({n_numba} cached functions before the runs); encoders {models} ({', '.join(made) or 'none made yet'})"
+    return (
+        f"machine caches: numba {numba_dir} ({n_numba} cached functions before "
+        f"the runs); encoders {models} ({', '.join(made) or 'none made yet'})"
+    )
 
 
 def scaled_corpus(input_path: Path, n: int, folder: Path) -> Path:
     """Parquet of ``n`` rows resampled (seeded) from the corpus and perturbed so the cleaner keeps each one: a random
-    tenth of each abstract's (or title's) words is dropped and the row number appended, so copies are near, not exact."""
+    tenth of each abstract's (or title's) words is dropped and the row number appended, so copies are near, not
+    exact."""
     import numpy as np
     import pandas as pd
 
@@ -243,8 +247,8 @@ def contention_run(input_path: Path, work: Path, env: dict[str, str], extra: lis
         report(f"ours cold, {name}", 0, usage)
     alone, loaded = results.values()
     print(
-        f"contention slowdown: {loaded['wall'] / alone['wall']:.2f}x wall ({alone['wall']:.1f} s -> {loaded['wall']:.1f} s; goal <= 2.5x), "
-        f"CPU {alone['cpu']:.1f} s -> {loaded['cpu']:.1f} s"
+        f"contention slowdown: {loaded['wall'] / alone['wall']:.2f}x wall ({alone['wall']:.1f} s -> "
+        f"{loaded['wall']:.1f} s; goal <= 2.5x), CPU {alone['cpu']:.1f} s -> {loaded['cpu']:.1f} s"
     )
     return 0
 
@@ -299,7 +303,8 @@ def main(argv: list[str] | None = None) -> int:
     input_path = args.input.resolve()
     extra = ["--embedding-model", args.embedding_model] if args.embedding_model else []
     print(
-        f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at start; python {sys.version.split()[0]}"
+        f"machine: {os.cpu_count()} CPUs, load average "
+        f"{os.getloadavg()[0]:.1f} at start; python {sys.version.split()[0]}"
     )
     print(describe_caches(env))
     try:
@@ -373,7 +378,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {key:<24}" + "".join(f"{_fmt(column.get(key)):>12}" for column in columns.values()))
         cold_manifest = results["cold"][-1]["manifest"]
         print(
-            f"  our encoder: {cold_manifest['embedding_model']}; warm rebuild: {results['warm'][-1]['note']}; layout cache hits: {results['warm'][-1]['manifest'].get('layout_cache', {}).get('hits')}"
+            f"  our encoder: {cold_manifest['embedding_model']}; warm rebuild: {results['warm'][-1]['note']}; "
+            f"layout cache hits: {results['warm'][-1]['manifest'].get('layout_cache', {}).get('hits')}"
         )
         print()
         medians = {
@@ -382,7 +388,8 @@ def main(argv: list[str] | None = None) -> int:
         }
         for name, values in medians.items():
             print(
-                f"median of {args.repeat}: {name:<6} wall {values['wall']:6.1f} s, cpu {values['cpu']:6.1f} s, peak RSS {values['rss_mb']:6.0f} MiB"
+                f"median of {args.repeat}: {name:<6} wall {values['wall']:6.1f} s, "
+                f"cpu {values['cpu']:6.1f} s, peak RSS {values['rss_mb']:6.0f} MiB"
             )
         cpu_cold = medians["stock"]["cpu"] / medians["cold"]["cpu"]
         cpu_warm = medians["stock"]["cpu"] / medians["warm"]["cpu"]
@@ -405,8 +412,8 @@ def _fmt(value: Any) -> str:
 def report(name: str, repetition: int, usage: dict[str, Any]) -> None:
     """Print one run: wall, CPU, peak RSS and stage seconds."""
     print(
-        f"[{repetition}] {name:<10} wall {usage['wall']:6.1f} s  cpu {usage['cpu']:6.1f} s (user {usage['user']:.1f} + sys {usage['sys']:.1f})  "
-        f"peak RSS {usage['rss_mb']:6.0f} MiB  load {os.getloadavg()[0]:.1f}",
+        f"[{repetition}] {name:<10} wall {usage['wall']:6.1f} s  cpu {usage['cpu']:6.1f} s (user {usage['user']:.1f} + "
+        f"sys {usage['sys']:.1f})  peak RSS {usage['rss_mb']:6.0f} MiB  load {os.getloadavg()[0]:.1f}",
         flush=True,
     )
     print(f"      stages: {stage_line(usage['stages'])}", flush=True)
@@ -415,7 +422,8 @@ def report(name: str, repetition: int, usage: dict[str, Any]) -> None:
         print(f"      stage CPU seconds (the thread that ran each): {stage_line(manifest['cpu_s'])}", flush=True)
     if manifest:
         print(
-            f"      embedding cache: {manifest['embedding_cache']}; layout cache hits: {manifest.get('layout_cache', {}).get('hits')}",
+            f"      embedding cache: {manifest['embedding_cache']}; layout "
+            f"cache hits: {manifest.get('layout_cache', {}).get('hits')}",
             flush=True,
         )
 
@@ -454,8 +462,9 @@ def scale_run(args: argparse.Namespace, input_path: Path, work: Path, env: dict[
         report(f"ours warm {size}", 0, warm)
         past_embedding[size] = usage["wall"] - manifest["timings_s"].get("embed", 0.0)
         print(
-            f"scale build completed: {manifest['n_documents']} docs, {manifest['n_topics']} topics; cold {usage['wall']:.1f} s wall / {usage['cpu']:.1f} s cpu, "
-            f"peak RSS {usage['rss_mb']:.0f} MiB; warm (min_cluster_size {chosen} -> {warm_size}) {warm['wall']:.1f} s wall, peak RSS {warm['rss_mb']:.0f} MiB",
+            f"scale build completed: {manifest['n_documents']} docs, {manifest['n_topics']} topics; cold "
+            f"{usage['wall']:.1f} s wall / {usage['cpu']:.1f} s cpu, peak RSS {usage['rss_mb']:.0f} MiB; warm "
+            f"(min_cluster_size {chosen} -> {warm_size}) {warm['wall']:.1f} s wall, peak RSS {warm['rss_mb']:.0f} MiB",
             flush=True,
         )
     sizes = sorted(past_embedding)
@@ -463,7 +472,8 @@ def scale_run(args: argparse.Namespace, input_path: Path, work: Path, env: dict[
         growth = past_embedding[large] / past_embedding[small]
         n_log_n = (large * math.log(large)) / (small * math.log(small))
         print(
-            f"growth past the embedding {small} -> {large}: {growth:.2f}x (n log n: {n_log_n:.2f}x) -> {'OK' if growth <= 1.1 * n_log_n else 'FASTER THAN n log n'}"
+            f"growth past the embedding {small} -> {large}: {growth:.2f}x (n log n: "
+            f"{n_log_n:.2f}x) -> {'OK' if growth <= 1.1 * n_log_n else 'FASTER THAN n log n'}"
         )
     return 0
 

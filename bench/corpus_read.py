@@ -1,7 +1,7 @@
 """Reading a CSV corpus: seconds of load_corpus against pd.read_csv alone, optionally against another checkout.
 
-    .venv/bin/python bench/corpus_read.py --repeats 5
-    .venv/bin/python bench/corpus_read.py --before /path/to/other/checkout   # the same file read by both, interleaved
+    .venv/bin/python -m bench.corpus_read --repeats 5
+    .venv/bin/python -m bench.corpus_read --before /path/to/other/checkout   # the same file read by both, interleaved
 
 The CSV is the whole conference (../shared/data/iclr2025/iclr2025_abstracts.parquet written with
 ``DataFrame.to_csv``: 21.9 MB, 11,672 records), made once in .cache/. Runs are interleaved (before, after,
@@ -23,11 +23,9 @@ from types import ModuleType
 
 import pandas as pd
 
-REPO = Path(__file__).resolve().parent.parent
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+from pipeline.ingest import corpus
 
-from pipeline.ingest import corpus  # noqa: E402
+REPO = Path(__file__).resolve().parent.parent
 
 SOURCE = REPO.parent / "shared" / "data" / "iclr2025" / "iclr2025_abstracts.parquet"
 CSV = REPO / ".cache" / "iclr2025_abstracts.csv"

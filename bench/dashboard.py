@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 APP = str(ROOT / "dashboard" / "app.py")
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -188,7 +187,8 @@ def open_page(browser, url: str, frames: Frames):
 
 def legend_text(page) -> str:
     return page.evaluate(
-        "() => Array.from(document.querySelectorAll('.js-plotly-plot .legend .legendtext')).map(e => e.textContent).join(' ')"
+        "() => Array.from(document.querySelectorAll('.js-plotly-plot "
+        ".legend .legendtext')).map(e => e.textContent).join(' ')"
     )
 
 
@@ -199,7 +199,9 @@ def click_a_point(page) -> None:
             const gd = document.querySelector('.js-plotly-plot');
             const layout = gd._fullLayout, size = layout._size, box = gd.getBoundingClientRect();
             let best = null;
-            gd._fullData.forEach((trace, index) => { if (trace.hoverinfo !== 'skip' && trace.x && (!best || trace.x.length > best.x.length)) best = trace; });
+            gd._fullData.forEach((trace, index) => {
+                if (trace.hoverinfo !== 'skip' && trace.x && (!best || trace.x.length > best.x.length)) best = trace;
+            });
             const i = Math.floor(best.x.length / 2);
             return [box.left + size.l + layout.xaxis.l2p(best.x[i]), box.top + size.t + layout.yaxis.l2p(best.y[i])];
         }"""
@@ -273,7 +275,8 @@ def browser_times(cache_dir: Path) -> list[tuple[str, float, float | None, int, 
             start = time.perf_counter()
             option.click()
             page.wait_for_function(
-                "before => { const t = Array.from(document.querySelectorAll('.js-plotly-plot .legend .legendtext')).map(e => e.textContent).join(' '); return t && t !== before; }",
+                "before => { const t = Array.from(document.querySelectorAll('.js-plotly-plot .legend "
+                ".legendtext')).map(e => e.textContent).join(' '); return t && t !== before; }",
                 arg=before,
                 timeout=60_000,
             )
@@ -318,7 +321,8 @@ def main() -> None:
     for name, seconds in results:
         goal = 2.0 if name.startswith("first") else 0.2
         print(
-            f"  server  {name:<48} {seconds * 1000:8.0f} ms   (goal <= {goal * 1000:.0f} ms: {'met' if seconds <= goal else 'MISSED'})"
+            f"  server  {name:<48} {seconds * 1000:8.0f} ms   (goal <= "
+            f"{goal * 1000:.0f} ms: {'met' if seconds <= goal else 'MISSED'})"
         )
     server = dict(results)
     if not args.no_browser and CHROMIUM.exists():
@@ -334,12 +338,13 @@ def main() -> None:
             drawing = total - (last_message or 0.0)
             goal = "" if name.startswith("first") else f"  (goal <= 1000 ms: {'met' if total <= 1.0 else 'MISSED'})"
             print(
-                f"  {name:<38} {total * 1000:7.0f} {before * 1000:9.0f} {server_s * 1000:8.0f} {transfer * 1000:8.0f} {drawing * 1000:8.0f}"
-                f"  {sent_size / 1e6:5.2f} / {size / 1e6:4.2f} MB{goal}"
+                f"  {name:<38} {total * 1000:7.0f} {before * 1000:9.0f} {server_s * 1000:8.0f} {transfer * 1000:8.0f} "
+                f"{drawing * 1000:8.0f}  {sent_size / 1e6:5.2f} / {size / 1e6:4.2f} MB{goal}"
             )
     interactions = [seconds for name, seconds in results if not name.startswith("first")]
     print(
-        f"dashboard: first render {results[0][1] * 1000:.0f} ms, slowest server rerun {max(interactions) * 1000:.0f} ms ({n_documents} docs)"
+        f"dashboard: first render {results[0][1] * 1000:.0f} ms, slowest "
+        f"server rerun {max(interactions) * 1000:.0f} ms ({n_documents} docs)"
     )
 
 

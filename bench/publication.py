@@ -12,20 +12,14 @@ from __future__ import annotations
 import argparse
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
 
-from dashboard.export import (
-    download_bytes,  # noqa: E402
-    render_process,
-)
-from dashboard.figures import publication
-from dashboard.tables import paper_table
+from dashboard.export import download_bytes, render_process  # noqa: E402
+from dashboard.figures import publication  # noqa: E402
+from dashboard.tables import paper_table  # noqa: E402
 from pipeline.cache import read_cache  # noqa: E402
 
 
@@ -46,7 +40,8 @@ def main() -> None:
     started = time.perf_counter()
     ready = render_process.wait_until_ready(args.timeout)
     print(
-        f"render server ready: {ready} after {time.perf_counter() - started:.1f} s (imports plotly, kaleido, DataMapPlot once)"
+        f"render server ready: {ready} after {time.perf_counter() - started:.1f} "
+        "s (imports plotly, kaleido, DataMapPlot once)"
     )
     print(f"{len(view.points):,} points, {publication.label_anchors(view.points).shape[0]} labels")
     for renderer in args.renderers.split(","):

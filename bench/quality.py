@@ -7,8 +7,8 @@ Usage::
 Every model sees the same documents (read and cleaned as the build does) and is scored by the same functions of
 :mod:`pipeline.quality.metrics`, against the same reference columns (``primary_area`` and ``decision`` where present):
 
-- ``ours``: ``pipeline.operations.build.run_build`` into a temporary folder, default settings (its representation, by default
-  tfidf-svd); its metrics are the build's ``evaluate`` stage, map metrics included.
+- ``ours``: ``pipeline.operations.build.run_build`` into a temporary folder, default settings (its representation, by
+  default tfidf-svd); its metrics are the build's ``evaluate`` stage, map metrics included.
 - ``stock``: ``BERTopic()`` with its defaults on all-MiniLM-L6-v2 embeddings (BERTopic's default model; computed one
   text per forward pass and read from the embedding cache, ``--store``). Two deviations, both needed to measure it:
   BERTopic's default UMAP is unseeded, so it is passed as the identical but seeded
@@ -31,7 +31,8 @@ Every model sees the same documents (read and cleaned as the build does) and is 
   as many topics as ours; each document goes to its most probable topic; terms ranked by topic-word weight.
 
 The peers draw no map, so their map rows are empty; their ``area_knn_embedding`` is the kNN accuracy of the MiniLM
-embeddings they cluster. Prints one table and, last, ``quality: ours npmi=… div=… outliers=… | stock … | best-practice …``.
+embeddings they cluster. Prints one table and, last,
+``quality: ours npmi=… div=… outliers=… | stock … | best-practice …``.
 """
 
 from __future__ import annotations
@@ -50,7 +51,6 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
@@ -66,7 +66,8 @@ PEER_MODEL = "all-MiniLM-L6-v2"
 
 @dataclass
 class Corpus:
-    """The documents every model is fitted on: model texts, the peers' embeddings (float32 n x 384), reference labels."""
+    """The documents every model is fitted on: model texts, the peers' embeddings (float32 n x 384), reference
+    labels."""
 
     texts: list[str]
     embeddings: np.ndarray
@@ -237,7 +238,8 @@ def summary_line(columns: dict[str, dict[str, Any]]) -> str:
         return "nan" if value is None else f"{value:.3f}"
 
     parts = [
-        f"{name} npmi={cell(columns[name].get('npmi'))} div={cell(columns[name].get('topic_diversity'))} outliers={cell(columns[name].get('outlier_fraction'))}"
+        f"{name} npmi={cell(columns[name].get('npmi'))} div={cell(columns[name].get('topic_diversity'))} "
+        f"outliers={cell(columns[name].get('outlier_fraction'))}"
         for name in ("ours", "stock", "best-practice")
     ]
     return "quality: " + " | ".join(parts)
@@ -247,13 +249,15 @@ def verdict(columns: dict[str, dict[str, Any]], labels: list[str]) -> list[str]:
     """Plain statements of whether ours dominates both peers (the targets of the quality work)."""
     ours, peers = columns["ours"], [columns["stock"], columns["best-practice"]]
     lines = []
-    for key, better in (("npmi", "higher"), ("topic_diversity", "higher")):
+    for key, _better in (("npmi", "higher"), ("topic_diversity", "higher")):
         best_peer = max(peer[key] for peer in peers if peer.get(key) is not None)
         lines.append(
-            f"{key}: ours {ours[key]:.3f} vs best peer {best_peer:.3f} -> {'OK' if ours[key] >= best_peer else 'BEHIND'}"
+            f"{key}: ours {ours[key]:.3f} vs best peer {best_peer:.3f} "
+            f"-> {'OK' if ours[key] >= best_peer else 'BEHIND'}"
         )
     lines.append(
-        f"outlier_fraction: ours {ours['outlier_fraction']:.3f} (target <= 0.10) -> {'OK' if ours['outlier_fraction'] <= 0.10 else 'ABOVE'}"
+        f"outlier_fraction: ours {ours['outlier_fraction']:.3f} (target <= "
+        f"0.10) -> {'OK' if ours['outlier_fraction'] <= 0.10 else 'ABOVE'}"
     )
     duplicates = len(labels) - len(set(labels))
     lines.append(f"duplicate labels: {duplicates}; topics at the top level: {ours['n_topics']} (at most 60)")
@@ -263,7 +267,8 @@ def verdict(columns: dict[str, dict[str, Any]], labels: list[str]) -> list[str]:
     trust = ours.get("trustworthiness_2d")
     if trust is not None:
         lines.append(
-            f"trustworthiness_2d {trust:.3f} (target >= 0.95) -> {'OK' if trust >= 0.95 else 'BELOW'}; knn_recall_2d {ours.get('knn_recall_2d'):.3f}"
+            f"trustworthiness_2d {trust:.3f} (target >= 0.95) -> "
+            f"{'OK' if trust >= 0.95 else 'BELOW'}; knn_recall_2d {ours.get('knn_recall_2d'):.3f}"
         )
     area = ours.get("references", {}).get("primary_area")
     peer_area = columns["stock"].get("references", {}).get("primary_area")
@@ -316,8 +321,8 @@ def main(argv: list[str] | None = None) -> int:
     corpus = load(args.input, encoder, args.peer_embedding_model, args.store or DEFAULT_STORE)
     n = len(corpus.texts)
     print(
-        f"corpus: {args.input} ({n} documents, reference columns: {', '.join(corpus.references) or 'none'}; ours: {config.embedding_model}, "
-        f"peers: {args.peer_embedding_model})",
+        f"corpus: {args.input} ({n} documents, reference columns: {', '.join(corpus.references) or 'none'}; ours: "
+        f"{config.embedding_model}, peers: {args.peer_embedding_model})",
         flush=True,
     )
     ours = fit_ours(args.input, config)
@@ -339,7 +344,8 @@ def main(argv: list[str] | None = None) -> int:
     print("fit seconds: " + ", ".join(f"{name} {value:.1f}" for name, value in seconds.items()))
     print("our build stages (s): " + ", ".join(f"{stage} {value:.1f}" for stage, value in ours.stages.items()))
     print(
-        "best-practice = best of bp-main (c-TF-IDF), bp-KeyBERT and bp-MMR on each of npmi, topic_diversity, outlier_fraction"
+        "best-practice = best of bp-main (c-TF-IDF), bp-KeyBERT and "
+        "bp-MMR on each of npmi, topic_diversity, outlier_fraction"
     )
     print(f"our labels: {'; '.join(ours.labels)}")
     if {"stock", "best-practice"} <= set(columns):

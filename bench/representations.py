@@ -35,7 +35,6 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
@@ -141,7 +140,8 @@ def raw_tfidf_vectors(corpus: Corpus) -> Vectors:
 
 
 def encoder_vectors(corpus: Corpus, name: str, store: Path, timing_docs: int) -> Vectors:
-    """Embed with a pipeline.represent.encoders encoder: quality through the cache, speed on ``timing_docs`` texts without it."""
+    """Embed with a pipeline.represent.encoders encoder: quality through the cache, speed on ``timing_docs`` texts
+    without it."""
     start = time.perf_counter()
     encoder = get_encoder(name)
     print(f"  {name}: loaded in {time.perf_counter() - start:.1f} s", flush=True)
@@ -235,7 +235,8 @@ def main(argv: list[str] | None = None) -> int:
     corpus = load(args.input)
     print(
         f"corpus: {args.input.name}, {len(corpus.texts)} papers with a primary area ({len(set(corpus.areas))} areas), "
-        f"{len(corpus.queries)} search queries; {threads} thread(s) per library pool; load average {os.getloadavg()[0]:.1f}",
+        f"{len(corpus.queries)} search queries; {threads} thread(s) per library pool; load average "
+        f"{os.getloadavg()[0]:.1f}",
         flush=True,
     )
     computed: dict[str, Vectors] = {}
@@ -264,10 +265,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'representation':<40}{'knn_area':>9}{'search@10':>10}{'s/1k':>9}{'dims':>8}  own text")
     for candidate, accuracy, recall, seconds, dims, own_text in rows:
         print(
-            f"{candidate:<40}{accuracy:>9.3f}{recall:>10.3f}{seconds:>9.2f}{dims:>8}  {'yes' if own_text else 'no (fitted on the corpus)'}"
+            f"{candidate:<40}{accuracy:>9.3f}{recall:>10.3f}{seconds:>9.2f}{dims:>8}  "
+            f"{'yes' if own_text else 'no (fitted on the corpus)'}"
         )
     print(
-        f"majority class share: {np.unique(corpus.areas, return_counts=True)[1].max() / len(corpus.areas):.3f}; load average at the end {os.getloadavg()[0]:.1f}"
+        f"majority class share: {np.unique(corpus.areas, return_counts=True)[1].max() / len(corpus.areas):.3f}; "
+        f"load average at the end {os.getloadavg()[0]:.1f}"
     )
     return 0
 

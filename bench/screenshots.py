@@ -5,18 +5,15 @@
 Writes map-themes.png (the whole map, theme labels), map-drilled.png (the largest theme drilled into, its topics
 labelled), map-topics.png (topic labels), map-clicked.png (a point clicked: its paper in the sidebar, similar
 papers ringed), tree.png, tree-clicked.png (a theme node of the tree clicked: the map drilled), structure.png (the
-similarity heatmap), areas.png (topics x primary areas), between-areas.png (papers between areas), shared-view.png (an address
-copied from one browser, opened in another), at 1500 x 1000 CSS pixels; then that view's publication figure as
+similarity heatmap), areas.png (topics x primary areas), between-areas.png (papers between areas), shared-view.png (an
+address copied from one browser, opened in another), at 1500 x 1000 CSS pixels; then that view's publication figure as
 publication.pdf and publication-pdf.png (rendered by pdftoppm) and its Downloads tab as downloads.png.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.dashboard import CHROMIUM, CHROMIUM_ARGS, MAP_DRAWN, VIEWPORT, start_server  # noqa: E402
 
@@ -68,9 +65,12 @@ def main() -> None:
             page.screenshot(path=str(args.out / "map-drilled.png"))
             shared = page.url
             position = page.evaluate(
-                """() => { const gd = document.querySelector('.js-plotly-plot'), L = gd._fullLayout, s = L._size, b = gd.getBoundingClientRect();
-                           const t = gd._fullData.filter(t => t.hoverinfo !== 'skip' && t.x).sort((a, c) => c.x.length - a.x.length)[0];
-                           const i = Math.floor(t.x.length / 3); return [b.left + s.l + L.xaxis.l2p(t.x[i]), b.top + s.t + L.yaxis.l2p(t.y[i])]; }"""
+                """() => { const gd = document.querySelector('.js-plotly-plot'), L = gd._fullLayout, s = L._size,
+                                 b = gd.getBoundingClientRect();
+                           const t = gd._fullData.filter(t => t.hoverinfo !== 'skip' && t.x)
+                                                 .sort((a, c) => c.x.length - a.x.length)[0];
+                           const i = Math.floor(t.x.length / 3);
+                           return [b.left + s.l + L.xaxis.l2p(t.x[i]), b.top + s.t + L.yaxis.l2p(t.y[i])]; }"""
             )
             page.mouse.move(*position)
             page.wait_for_timeout(400)

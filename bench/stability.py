@@ -1,6 +1,7 @@
 """Topic identity across rebuilds and adds (pipeline.topics.align, pipeline.operations.add), on one corpus, in one run.
 
-``python bench/stability.py --input ../shared/data/iclr2025/iclr2025_abstracts.parquet --embedding-model all-MiniLM-L6-v2-static``
+    python bench/stability.py --input ../shared/data/iclr2025/iclr2025_abstracts.parquet \\
+        --embedding-model all-MiniLM-L6-v2-static
 
 (a) the same build twice into fresh folders (are the ids identical?), and a rebuild into the first one's folder
     (aligned to itself: does every topic keep its id?);
@@ -32,7 +33,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
@@ -88,8 +88,11 @@ def part_a(
     second, _ = build(input_path, work / "a2", config, encoder)
     itself, _ = build(input_path, work / "a-self", config, encoder, source=work / "a1")
     lines = [
-        f"(a) same build twice, fresh folders: identical ids for {same_id_share(first.documents, second.documents):.2%} of papers ({first.manifest['n_topics']} topics, build {seconds:.0f} s)",
-        f"(a) rebuild aligned to itself: {same_id_share(first.documents, itself.documents):.2%} of papers keep their id; kept/split/merged/new/gone = {status_counts(itself)}",
+        "(a) same build twice, fresh folders: identical ids for "
+        f"{same_id_share(first.documents, second.documents):.2%} of papers "
+        f"({first.manifest['n_topics']} topics, build {seconds:.0f} s)",
+        f"(a) rebuild aligned to itself: {same_id_share(first.documents, itself.documents):.2%} "
+        f"of papers keep their id; kept/split/merged/new/gone = {status_counts(itself)}",
     ]
     return first, lines
 
@@ -103,15 +106,18 @@ def part_b(
     sizes: list[int],
 ) -> list[str]:
     lines = [
-        f"(b) default min_cluster_size {first.manifest['params']['min_cluster_size']}: papers whose topic id is unchanged"
+        f"(b) default min_cluster_size {first.manifest['params']['min_cluster_size']}: "
+        "papers whose topic id is unchanged"
     ]
     for size in sizes:
         changed = replace(config, min_cluster_size=size)
         aligned, _ = build(input_path, work / f"b-{size}-aligned", changed, encoder, source=work / "a1")
         unaligned, _ = build(input_path, work / f"b-{size}-unaligned", changed, encoder, align=False)
         lines.append(
-            f"    --min-cluster-size {size}: {aligned.manifest['n_topics']} topics; aligned {same_id_share(first.documents, aligned.documents):.1%}, "
-            f"not aligned {same_id_share(first.documents, unaligned.documents):.1%}; kept/split/merged/new/gone = {status_counts(aligned)}"
+            f"    --min-cluster-size {size}: {aligned.manifest['n_topics']} topics; aligned "
+            f"{same_id_share(first.documents, aligned.documents):.1%}, not aligned "
+            f"{same_id_share(first.documents, unaligned.documents):.1%}; kept/split/merged/new/gone = "
+            f"{status_counts(aligned)}"
         )
     return lines
 
@@ -146,10 +152,15 @@ def part_c(
         refit.documents[["doc_id", "topic"]], on="doc_id", suffixes=("_add", "_refit")
     )
     lines = [
-        f"(c) 90/10: built on {len(base.documents)} papers, added {report['n_added']} ({report['n_misfits']} fit no topic well, refit due: {report['refit_due']})",
-        f"    ARI of the old papers' topics before/after add: {ari_old:.4f} (ids equal: {(base.documents['topic'].to_numpy() == old_after['topic'].to_numpy()).mean():.2%})",
-        f"    added papers, add vs full refit aligned to the 90% atlas: same id {(added['topic_add'] == added['topic_refit']).mean():.1%}, ARI {adjusted_rand_score(added['topic_add'], added['topic_refit']):.3f}",
-        f"    (for scale: the refit keeps the id of {same_id_share(base.documents, refit.documents):.1%} of the old papers; kept/split/merged/new/gone = {status_counts(refit)})",
+        f"(c) 90/10: built on {len(base.documents)} papers, added {report['n_added']} "
+        f"({report['n_misfits']} fit no topic well, refit due: {report['refit_due']})",
+        f"    ARI of the old papers' topics before/after add: {ari_old:.4f} (ids equal: "
+        f"{(base.documents['topic'].to_numpy() == old_after['topic'].to_numpy()).mean():.2%})",
+        "    added papers, add vs full refit aligned to the 90% atlas: same "
+        f"id {(added['topic_add'] == added['topic_refit']).mean():.1%}, ARI "
+        f"{adjusted_rand_score(added['topic_add'], added['topic_refit']):.3f}",
+        f"    (for scale: the refit keeps the id of {same_id_share(base.documents, refit.documents):.1%} "
+        f"of the old papers; kept/split/merged/new/gone = {status_counts(refit)})",
     ]
     return lines, new_path
 

@@ -9,10 +9,7 @@ Prints, per cut, each theme's papers, topics and name, and the largest theme's s
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from pipeline.cache import read_cache  # noqa: E402
 from pipeline.topics.themes import MergeNode, cut_tree, merge_tree, theme_count, theme_name  # noqa: E402
@@ -51,7 +48,8 @@ def main() -> None:
         print(f"\n{name}: largest theme {papers[0][0] / total:.0%} of the papers, smallest {papers[-1][0]:,} papers")
         for count, theme in papers:
             print(
-                f"  {count:6,} papers {len(theme):3} topics  {theme_name([(labels[topic], sizes[topic]) for topic in theme])}"
+                f"  {count:6,} papers {len(theme):3} topics  "
+                f"{theme_name([(labels[topic], sizes[topic]) for topic in theme])}"
             )
 
 

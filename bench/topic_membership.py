@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import sys
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -29,7 +28,6 @@ import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from pipeline import cache  # noqa: E402
 from pipeline.config import BuildConfig  # noqa: E402

@@ -74,7 +74,8 @@ def show_cache_error(error: CacheError) -> None:
     """The page for an unreadable cache: what is wrong and the command that rebuilds it; stops the script."""
     st.title("Topic Atlas")
     st.error(
-        f"The topic cache cannot be opened: {paper_table.markdown_escape(error.problem)}.  \nFolder: {paper_table.markdown_escape(error.cache_dir)}"
+        f"The topic cache cannot be opened: {paper_table.markdown_escape(error.problem)}.  \n"
+        f"Folder: {paper_table.markdown_escape(error.cache_dir)}"
     )
     st.markdown("Build (or rebuild) it from a corpus file with:")
     st.code(error.rebuild_command, language="bash")
@@ -96,8 +97,9 @@ def header_line(atlas: TopicCache, n_matching: int, n_papers: int | None = None)
     n_themes = atlas.topics.loc[atlas.topics["theme"] != topic_map.OUTLIER_THEME, "theme"].nunique()
     n_papers = int(manifest["n_documents"]) if n_papers is None else n_papers
     return (
-        f"{paper_table.corpus_name(manifest)} · built {created} · {n_papers:,} papers · {int(manifest['n_topics']):,} topics "
-        f"in {n_themes:,} themes · {float(manifest['outlier_fraction']):.1%} outliers · {n_matching:,} matching the filters"
+        f"{paper_table.corpus_name(manifest)} · built {created} · {n_papers:,} papers · {int(manifest['n_topics']):,} "
+        f"topics in {n_themes:,} themes · {float(manifest['outlier_fraction']):.1%} outliers · {n_matching:,} matching "
+        "the filters"
     )
 
 
@@ -201,7 +203,8 @@ def sidebar_filters(atlas: TopicCache, cache_key: tuple[str, int]) -> None:
 def selected_papers(
     view: url_state.ViewState, atlas: TopicCache, cache_key: tuple[str, int]
 ) -> tuple[pd.DataFrame, pd.DataFrame | None]:
-    """(papers that pass the filters and the drilled theme, the other filtered papers around a drilled theme or None)."""
+    """(papers that pass the filters and the drilled theme, the other filtered papers around a drilled theme or
+    None)."""
     papers = resources.listing(cache_key, atlas)
     matching = paper_table.filter_documents(
         papers, view.topics, view.query, view.decisions, haystack=resources.search_text(cache_key, papers)

@@ -95,7 +95,8 @@ FONT_FAMILY = "Inter, 'Source Sans Pro', Arial, sans-serif"
 
 
 def topic_colour(topic: int) -> str:
-    """Colour of a topic id: grey for the outlier topic -1, else ``TOPIC_PALETTE[topic % 60]`` (distinct up to 60 topics)."""
+    """Colour of a topic id: grey for the outlier topic -1, else ``TOPIC_PALETTE[topic % 60]`` (distinct up to 60
+    topics)."""
     if topic == OUTLIER_TOPIC:
         return OUTLIER_COLOUR
     return TOPIC_PALETTE[int(topic) % len(TOPIC_PALETTE)]
@@ -117,7 +118,8 @@ def plotly_escape(text: Any) -> str:
 
 
 def escaped_lines(text: str, width: int = HOVER_LINE_CHARS) -> str:
-    """Escape ``text`` (:func:`plotly_escape`) and wrap it at ``width`` characters with ``<br>`` (the only markup in the result)."""
+    """Escape ``text`` (:func:`plotly_escape`) and wrap it at ``width`` characters with ``<br>`` (the only markup in the
+    result)."""
     return "<br>".join(plotly_escape(line) for line in textwrap.wrap(" ".join(str(text).split()), width) or [""])
 
 
@@ -130,7 +132,8 @@ def topic_labels(topics: pd.DataFrame) -> dict[int, str]:
 
 
 def document_heading(title: Any, abstract: Any, max_chars: int = HOVER_SNIPPET_CHARS) -> str:
-    """What names a document in one line: its title, else the first ``max_chars`` characters of its abstract, else "(no text)". Not escaped."""
+    """What names a document in one line: its title, else the first ``max_chars`` characters of its abstract, else "(no
+    text)". Not escaped."""
     if isinstance(title, str) and title.strip():
         return " ".join(title.split())
     if isinstance(abstract, str) and abstract.strip():

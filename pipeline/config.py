@@ -16,23 +16,24 @@ from typing import Any
 class BuildConfig:
     """Parameters of one build. ``None`` means "choose from the corpus size" (see resolved_for)."""
 
-    # Representation (pipeline.represent.representation): "tfidf-svd" = TF-IDF -> truncated SVD fitted on the corpus, an encoder name
-    # of pipeline.represent.encoders (all-MiniLM-L6-v2, ...-static, ...-static-pca, ...-onnx-int8, ...-seq128), or blocks joined
-    # by "+". Chosen from bench/representations.py on the whole conference (README, "Representations"): tfidf-svd
-    # finds same-area papers as well as the MiniLM transformer and finds a paper from its title within a few points
-    # of it, at a small fraction of its cost.
+    # Representation (pipeline.represent.representation): "tfidf-svd" = TF-IDF -> truncated SVD fitted on the corpus, an
+    # encoder name of pipeline.represent.encoders (all-MiniLM-L6-v2, ...-static, ...-static-pca, ...-onnx-int8,
+    # ...-seq128), or blocks joined by "+". Chosen from bench/representations.py on the whole conference (README,
+    # "Representations"): tfidf-svd finds same-area papers as well as the MiniLM transformer and finds a paper from its
+    # title within a few points of it, at a small fraction of its cost.
     embedding_model: str = "tfidf-svd"
     # One text per forward pass for a transformer block: a vector then depends on its text alone. In batches of 32
     # it also depends, in its last bits (1e-7), on its batch-mates, so a corpus embedded on a fresh machine and one
     # whose cache was filled in other batches got different vectors, and 300 abstracts at UMAP seed 7 gave 12
     # topics against 2. Cost: 160 abstracts in 7.2-7.6 s against 6.8 s.
     embedding_batch_size: int = 1
-    # The tfidf-svd block (pipeline.represent.representation.LexicalParams): single words in at least 2 documents and at most half
-    # of them, 512 SVD dimensions, 2 power iterations. bench/representations.py (README, "Representations"): 256
-    # dimensions find same-area papers about as well but a paper from its title clearly less often; word pairs add
+    # The tfidf-svd block (pipeline.represent.representation.LexicalParams): single words in at least 2 documents and at
+    # most half of them, 512 SVD dimensions, 2 power iterations. bench/representations.py (README, "Representations"):
+    # 256 dimensions find same-area papers about as well but a paper from its title clearly less often; word pairs add
     # nothing for five times the cost.
     lexical_dims: int = 512
-    # ... scaled down for small corpora: one dimension per 20 documents, at least 32 (pipeline.represent.representation.LexicalParams).
+    # ... scaled down for small corpora: one dimension per 20 documents, at least 32
+    # (pipeline.represent.representation.LexicalParams).
     lexical_documents_per_dim: int = 20
     lexical_ngram_max: int = 1
     lexical_min_df: int = 2
@@ -95,8 +96,8 @@ class BuildConfig:
     coherence_weight: float = 3.0
     exclusive_terms: bool = True
 
-    # Outlier reduction (pipeline.topics.model.reassign_outliers): HDBSCAN outliers move to the topic whose centroid they are
-    # most cosine-similar to, most similar first, if at least outlier_threshold similar, until at most
+    # Outlier reduction (pipeline.topics.model.reassign_outliers): HDBSCAN outliers move to the topic whose centroid
+    # they are most cosine-similar to, most similar first, if at least outlier_threshold similar, until at most
     # max_outlier_fraction of the documents remain outliers (the least topical papers stay in -1).
     reduce_outliers: bool = True
     outlier_threshold: float = 0.0
@@ -127,31 +128,38 @@ class BuildConfig:
         """
         notes: list[str] = list(self.adaptations)
         changes: dict[str, Any] = {}
-        if self.min_cluster_size is None:
-            changes["min_cluster_size"] = max(3, min(round(math.sqrt(n_documents) / 2), max(2, n_documents // 2)))
-        elif self.min_cluster_size > n_documents:
-            changes["min_cluster_size"] = max(2, n_documents // 2)
+        min_cluster_size = self.min_cluster_size
+        if min_cluster_size is None:
+            min_cluster_size = max(3, min(round(math.sqrt(n_documents) / 2), max(2, n_documents // 2)))
+            changes["min_cluster_size"] = min_cluster_size
+        elif min_cluster_size > n_documents:
+            min_cluster_size = max(2, n_documents // 2)
+            changes["min_cluster_size"] = min_cluster_size
             notes.append(
-                f"min_cluster_size {self.min_cluster_size} -> {changes['min_cluster_size']} (only {n_documents} documents)"
+                f"min_cluster_size {self.min_cluster_size} -> "
+                f"{changes['min_cluster_size']} (only {n_documents} documents)"
             )
         if self.min_samples is None:
-            changes["min_samples"] = max(1, round(changes.get("min_cluster_size", self.min_cluster_size) / 3))
+            changes["min_samples"] = max(1, round(min_cluster_size / 3))
         if self.min_df is None:
             changes["min_df"] = 2 if n_documents >= 50 else 1
         if self.umap_n_neighbors > n_documents - 1:
             changes["umap_n_neighbors"] = max(2, n_documents - 1)
             notes.append(
-                f"UMAP n_neighbors {self.umap_n_neighbors} -> {changes['umap_n_neighbors']} (only {n_documents} documents)"
+                f"UMAP n_neighbors {self.umap_n_neighbors} -> "
+                f"{changes['umap_n_neighbors']} (only {n_documents} documents)"
             )
         if self.umap_n_components > n_documents - 2:
             changes["umap_n_components"] = max(2, n_documents - 2)
             notes.append(
-                f"UMAP n_components {self.umap_n_components} -> {changes['umap_n_components']} (only {n_documents} documents)"
+                f"UMAP n_components {self.umap_n_components} -> "
+                f"{changes['umap_n_components']} (only {n_documents} documents)"
             )
         return replace(self, **changes, adaptations=tuple(notes))
 
     def lexical_params(self) -> Any:
-        """The tfidf-svd block's settings (pipeline.represent.representation.LexicalParams), seeded with random_state."""
+        """The tfidf-svd block's settings (pipeline.represent.representation.LexicalParams), seeded with
+        random_state."""
         from pipeline.represent.representation import LexicalParams
 
         return LexicalParams(

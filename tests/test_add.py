@@ -26,7 +26,8 @@ from tests.conftest import ROOT
 pytestmark = pytest.mark.slow
 
 OFF_TOPIC = [
-    "Slow-cooked tomato sauce keeps for a week in the fridge; add basil only at the end so it stays green and fragrant.",
+    "Slow-cooked tomato sauce keeps for a week in the fridge; "
+    "add basil only at the end so it stays green and fragrant.",
     "The home side scored twice in the second half after the coach moved the striker to the left wing.",
     "Prune roses in late winter, just above an outward-facing bud, and feed them with compost in spring.",
     "Sourdough needs a lively starter: feed it twice a day and bake when it doubles within six hours.",

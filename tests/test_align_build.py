@@ -28,7 +28,8 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def rebuild(tmp_path_factory, papers_slice: Path, slice_cache: Path, embedding_store: Path, encoder):
-    """``rebuild(name, **config_changes)``: a copy of the slice's atlas rebuilt in place (aligned unless align=False)."""
+    """``rebuild(name, **config_changes)``: a copy of the slice's atlas rebuilt in place (aligned unless
+    align=False)."""
 
     def run(name: str, align: bool = True, source: Path = slice_cache, **changes) -> Path:
         target = tmp_path_factory.mktemp("aligned") / name

@@ -54,7 +54,8 @@ def test_semantic_search_respects_the_topic_filter(app: AppTest):
 
 def test_pasted_abstract_is_placed_with_its_nearest_paper(app: AppTest):
     app.text_area(key="pasted_abstract").input(
-        "We propose a reinforcement learning agent whose policy stays robust when the environment's dynamics shift at test time."
+        "We propose a reinforcement learning agent whose policy stays "
+        "robust when the environment's dynamics shift at test time."
     ).run()
     assert not app.exception
     placed = frame_with(app, "nearest")

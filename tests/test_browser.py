@@ -147,7 +147,9 @@ def point_positions(page) -> list[tuple[float, float, str]]:
             const layout = gd._fullLayout, size = layout._size, box = gd.getBoundingClientRect(), out = [];
             gd._fullData.forEach(trace => {
                 if (trace.hoverinfo === 'skip' || !trace.x) return;
-                for (let i = 0; i < trace.x.length; i++) out.push([box.left + size.l + layout.xaxis.l2p(trace.x[i]), box.top + size.t + layout.yaxis.l2p(trace.y[i]), trace.customdata[i]]);
+                for (let i = 0; i < trace.x.length; i++) out.push([box.left + size.l + layout.xaxis.l2p(trace.x[i]),
+                                                                   box.top + size.t + layout.yaxis.l2p(trace.y[i]),
+                                                                   trace.customdata[i]]);
             });
             return out;
         }"""
@@ -157,7 +159,8 @@ def point_positions(page) -> list[tuple[float, float, str]]:
 def label_boxes(page) -> list[dict]:
     return page.eval_on_selector_all(
         ".js-plotly-plot .annotation .bg",
-        "els => els.map(e => { const r = e.getBoundingClientRect(); return {x: r.x, y: r.y, w: r.width, h: r.height}; })",
+        "els => els.map(e => { const r = e.getBoundingClientRect(); "
+        "return {x: r.x, y: r.y, w: r.width, h: r.height}; })",
     )
 
 
@@ -188,7 +191,8 @@ def test_labels_never_overlap_never_cover_a_point_and_let_the_hover_through(brow
             ]
             assert not inside, f"{level}: a label covers points {inside[:3]}"
             hit = page.evaluate(
-                f"() => document.elementFromPoint({box['x'] + box['w'] / 2}, {box['y'] + box['h'] / 2}).getAttribute('class')"
+                f"() => document.elementFromPoint({box['x'] + box['w'] / 2}, "
+                f"{box['y'] + box['h'] / 2}).getAttribute('class')"
             )
             assert "nsewdrag" in (hit or ""), f"the label takes the pointer ({hit}); hover beneath it would be blocked"
     page.close()
@@ -205,7 +209,8 @@ def test_a_click_on_a_point_opens_its_paper_at_once(browser, server_url):
     page.wait_for_function(f"() => location.search.includes('paper={doc_id}')", timeout=10_000)
     assert page.locator('[data-testid="stSidebar"] [data-testid="stText"]').count() >= 3  # title, topic, abstract...
     page.wait_for_function(
-        "() => Array.from(document.querySelectorAll('.js-plotly-plot .legendtext')).some(e => e.textContent.startsWith('chosen paper'))",
+        "() => Array.from(document.querySelectorAll('.js-plotly-plot "
+        ".legendtext')).some(e => e.textContent.startsWith('chosen paper'))",
         timeout=30_000,
     )
     assert page.locator('[data-testid="stException"]').count() == 0

@@ -14,7 +14,7 @@ import pytest
 from pipeline import cache
 from pipeline.config import BuildConfig
 from pipeline.operations.build import run_build
-from pipeline.runtime.errors import CorpusTooSmallError, EmptyVocabularyError, TargetError
+from pipeline.runtime.errors import CorpusTooSmallError, EmptyVocabularyError, InputError, TargetError
 from tests.conftest import CASES, PAPERS, SEED, needs_shared
 
 BAD_LABEL = re.compile(r"^-?\d+_*$|^\d+_")
@@ -93,7 +93,7 @@ def test_failed_build_leaves_the_previous_cache_readable(build_cache, tmp_path: 
     before = (target / cache.MANIFEST_FILE).read_text()
     broken = tmp_path / "broken.csv"
     broken.write_text('id,abstract\nb1,"an unclosed quote\n', encoding="utf-8")
-    with pytest.raises(Exception):
+    with pytest.raises(InputError):
         run_build(broken, target)
     assert (target / cache.MANIFEST_FILE).read_text() == before
     cache.read_cache(target)

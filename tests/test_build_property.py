@@ -39,7 +39,8 @@ OTHER_SCRIPTS = [
     "我们提出了一种新的图神经网络方法用于分子性质预测，并在多个数据集上验证了其有效性。",
     "深層学習を用いた画像分類の新しい手法を提案し、複数のデータセットで評価した。",
     "Мы предлагаем новый метод обучения графовых нейронных сетей для предсказания свойств молекул.",
-    "Wir schlagen eine neue Methode für graphische neuronale Netze vor und zeigen ihre Wirksamkeit auf mehreren Datensätzen.",
+    "Wir schlagen eine neue Methode für graphische neuronale Netze "
+    "vor und zeigen ihre Wirksamkeit auf mehreren Datensätzen.",
 ]
 PLACEHOLDERS = ["We have withdrawn our paper.", "none", "-", "xx", "Abstract."]
 

@@ -39,7 +39,8 @@ def aligned_cache(tmp_path_factory, papers_slice: Path, slice_cache: Path, embed
 
 
 def run_app(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
-    """The page on its "What changed" tab (only the open tab runs; the page keeps the open tab in session_state["tab"])."""
+    """The page on its "What changed" tab (only the open tab runs; the page keeps the open tab in
+    session_state["tab"])."""
     monkeypatch.setenv("ATLAS_CACHE", str(cache_dir))
     app = AppTest.from_file(str(APP), default_timeout=90)
     app.session_state["tab"] = "What changed"

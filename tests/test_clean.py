@@ -14,7 +14,10 @@ from tests.conftest import needs_shared
 
 
 def test_model_text_strips_markup_but_display_text_is_kept(tmp_path: Path):
-    abstract = "We bound $\\mathcal{O}(n^2)$ cost with \\textbf{sparse} <b>attention</b> and **fast** kernels; see https://x.org/a \\cite{smith2020}."
+    abstract = (
+        "We bound $\\mathcal{O}(n^2)$ cost with \\textbf{sparse} <b>attention</b> "
+        "and **fast** kernels; see https://x.org/a \\cite{smith2020}."
+    )
     assert model_text(abstract) == "We bound cost with sparse attention and fast kernels; see ."
     path = tmp_path / "latex.jsonl"
     pd.DataFrame({"id": ["l1"], "abstract": [abstract]}).to_json(path, orient="records", lines=True)
@@ -92,7 +95,10 @@ def write_jsonl(path: Path, records: list[dict]) -> Path:
     return path
 
 
-REAL = "We study diel pH swings on shallow reef flats and show that corals pre-conditioned by them calcify faster under acidification."
+REAL = (
+    "We study diel pH swings on shallow reef flats and show that "
+    "corals pre-conditioned by them calcify faster under acidification."
+)
 
 
 def test_placeholder_abstracts_are_dropped_with_their_reason(tmp_path: Path):
@@ -104,7 +110,8 @@ def test_placeholder_abstracts_are_dropped_with_their_reason(tmp_path: Path):
         "...",
         "Abstract.",
         "N/A",
-        "We thank the reviewers for their valuable feedback. We have decided to withdraw the submission from ICLR after careful consideration.",
+        "We thank the reviewers for their valuable feedback. We have decided "
+        "to withdraw the submission from ICLR after careful consideration.",
     ]
     records = [{"id": f"x{i}", "title": f"Paper {i}", "abstract": text} for i, text in enumerate(placeholders)]
     records.append({"id": "real", "title": "Reef flats", "abstract": REAL})
@@ -119,7 +126,10 @@ def test_placeholder_abstracts_are_dropped_with_their_reason(tmp_path: Path):
         {
             "id": "drug",
             "title": "Withdrawal",
-            "abstract": "Opioid withdrawal in mice alters sleep architecture; we map the circuits involved over four weeks of recordings.",
+            "abstract": (
+                "Opioid withdrawal in mice alters sleep architecture; we "
+                "map the circuits involved over four weeks of recordings."
+            ),
         }
     )
     prepared = prepare_documents(load_corpus(write_jsonl(tmp_path / "p.jsonl", records)))
@@ -201,11 +211,17 @@ def test_german_and_other_latin_script_languages_are_counted_and_flagged(tmp_pat
         {"id": "en", "abstract": REAL},
         {
             "id": "de",
-            "abstract": "Wir untersuchen tägliche pH-Schwankungen auf flachen Riffen und zeigen, dass vorbelastete Korallen unter Versauerung schneller verkalken.",
+            "abstract": (
+                "Wir untersuchen tägliche pH-Schwankungen auf flachen Riffen und zeigen, "
+                "dass vorbelastete Korallen unter Versauerung schneller verkalken."
+            ),
         },
         {
             "id": "fr",
-            "abstract": "Nous étudions les variations quotidiennes du pH sur les récifs peu profonds et montrons que les coraux calcifient plus vite.",
+            "abstract": (
+                "Nous étudions les variations quotidiennes du pH sur les récifs "
+                "peu profonds et montrons que les coraux calcifient plus vite."
+            ),
         },
     ]
     prepared = prepare_documents(load_corpus(write_jsonl(tmp_path / "lang.jsonl", records)))

@@ -243,7 +243,8 @@ def test_split_paragraphs_joins_wrapped_lines():
 def test_a_short_one_line_first_abstract_is_kept(tmp_path: Path):
     path = tmp_path / "short_first.txt"
     path.write_text(
-        "We study reef flats.\n\nGraph attention over noisy edges improves robustness in node classification benchmarks.\n\n"
+        "We study reef flats.\n\n"
+        "Graph attention over noisy edges improves robustness in node classification benchmarks.\n\n"
         "Cathode coatings of thin alumina suppress electrolyte decomposition at high voltage.\n",
         encoding="utf-8",
     )

@@ -1,4 +1,5 @@
-"""dashboard.export.download_bytes: CSV without formula injection, standalone HTML, PNG/SVG through kaleido and Chromium."""
+"""dashboard.export.download_bytes: CSV without formula injection, standalone HTML, PNG/SVG through kaleido and
+Chromium."""
 
 from __future__ import annotations
 

@@ -342,7 +342,10 @@ def test_help_lists_every_option(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_import_does_not_load_openreview() -> None:
-    code = "import sys, pipeline.ingest.openreview; print(sorted(m for m in ('openreview', 'requests', 'pyarrow') if m in sys.modules))"
+    code = (
+        "import sys, pipeline.ingest.openreview; print(sorted(m for m "
+        "in ('openreview', 'requests', 'pyarrow') if m in sys.modules))"
+    )
     root = Path(__file__).parents[1]
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root)
     assert result.stdout.strip() == "[]"

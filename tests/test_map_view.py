@@ -210,8 +210,8 @@ def test_the_view_is_described_in_one_line_for_a_caption():
         theme=1,
         selected=5,
     )
-    assert (
-        line
-        == 'iclr2025/x.parquet · 61 papers · theme: graphs, proteins · topics: <b>LLMs</b>, agents · search: "agents" · decision: Oral · primary area: optimization · 5 selected on the map'
+    assert line == (
+        "iclr2025/x.parquet · 61 papers · theme: graphs, proteins · topics: <b>LLMs</b>, agents "
+        '· search: "agents" · decision: Oral · primary area: optimization · 5 selected on the map'
     )
     assert topic_map.view_description(130, TOPICS) == "130 papers"

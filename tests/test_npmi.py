@@ -1,4 +1,5 @@
-"""pipeline.quality.npmi against gensim's own c_npmi on real abstracts: the same figures, without the per-window loop."""
+"""pipeline.quality.npmi against gensim's own c_npmi on real abstracts: the same figures, without the per-window
+loop."""
 
 from __future__ import annotations
 

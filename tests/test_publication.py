@@ -146,9 +146,8 @@ def test_caption_and_filter_note():
     caption = publication.caption_text(
         {"created_at": "2026-11-30T10:00:00"}, "iclr2025/papers.parquet", 1, "no filters", today=date(2026, 12, 1)
     )
-    assert (
-        caption
-        == "1 paper of iclr2025/papers.parquet (built 2026-11-30) · filters: no filters · drawn 2026-12-01 by Topic Atlas"
+    assert caption == (
+        "1 paper of iclr2025/papers.parquet (built 2026-11-30) · filters: no filters · drawn 2026-12-01 by Topic Atlas"
     )
 
 

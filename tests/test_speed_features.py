@@ -119,7 +119,8 @@ def _no_network(*args, **kwargs):
 
 @pytest.mark.parametrize("name", ENCODER_NAMES)
 def test_each_encoder_loads_offline_and_agrees_with_the_transformer(name: str, monkeypatch):
-    """Every encoder option loads with the network cut off, gives unit vectors (384-d; 256-d with PCA), and ranks like MiniLM."""
+    """Every encoder option loads with the network cut off, gives unit vectors (384-d; 256-d with PCA), and ranks like
+    MiniLM."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setattr(socket.socket, "connect", _no_network)
     texts = [
@@ -153,9 +154,12 @@ def test_build_imports_no_plotting_or_transformer_libraries(first_build, tmp_pat
     corpus.head(N_DOCS).to_parquet(path, index=False)
     probe = (
         "import sys, runpy\n"
-        "sys.argv = ['pipeline', 'build', '--input', sys.argv[1], '--cache', sys.argv[2], '--embedding-cache', sys.argv[3], '--embedding-model', 'all-MiniLM-L6-v2-static']\n"
-        "try:\n    runpy.run_module('pipeline', run_name='__main__')\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
-        "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'torch', 'transformers', 'sentence_transformers', 'plotly', 'matplotlib', 'umap'})\n"
+        "sys.argv = ['pipeline', 'build', '--input', sys.argv[1], '--cache', sys.argv[2], '--embedding-cache', "
+        "sys.argv[3], '--embedding-model', 'all-MiniLM-L6-v2-static']\n"
+        "try:\n    runpy.run_module('pipeline', run_name='__main__')\n"
+        "except SystemExit as e:\n    assert not e.code, e.code\n"
+        "heavy = sorted({m.split('.')[0] for m in sys.modules} "
+        "& {'torch', 'transformers', 'sentence_transformers', 'plotly', 'matplotlib', 'umap'})\n"
         "print('HEAVY', heavy)\n"
     )
     output = subprocess.run(
@@ -233,13 +237,15 @@ def test_a_build_runs_every_blas_pool_with_one_thread_whoever_calls_it(corpus: p
     corpus.head(60).to_parquet(path, index=False)
     probe = (
         "import os, sys\n"
-        "for name in ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS', 'ATLAS_THREADS'):\n    os.environ.pop(name, None)\n"
+        "for name in ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS', 'ATLAS_THREADS'):\n"
+        "    os.environ.pop(name, None)\n"
         "import numpy\nfrom threadpoolctl import threadpool_info, threadpool_limits\n"
         "threadpool_limits(limits=2)\n"
         "from pipeline.operations.build import run_build\n"
         "run_build(sys.argv[1], sys.argv[2], embedding_store=sys.argv[3])\n"
         "import numba\n"
-        "print('POOLS', sorted({(pool['internal_api'], pool['num_threads']) for pool in threadpool_info() if pool['internal_api'] == 'openblas'}), 'NUMBA', numba.get_num_threads())\n"
+        "print('POOLS', sorted({(pool['internal_api'], pool['num_threads']) for pool in threadpool_info() "
+        "if pool['internal_api'] == 'openblas'}), 'NUMBA', numba.get_num_threads())\n"
     )
     output = subprocess.run(
         [sys.executable, "-c", probe, str(path), str(tmp_path / "cache"), str(tmp_path / "store" / "e.sqlite")],

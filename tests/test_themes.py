@@ -1,4 +1,5 @@
-"""Themes cut from the topic hierarchy (pipeline.topics.themes): tree reading, the cut, names, odd topic ids, old caches."""
+"""Themes cut from the topic hierarchy (pipeline.topics.themes): tree reading, the cut, names, odd topic ids, old
+caches."""
 
 from __future__ import annotations
 

@@ -25,7 +25,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from dashboard.export.errors import ExportFailed, ExportTimedOut, ImageExportUnavailable
 from pipeline.runtime.paths import PROJECT_ROOT
@@ -103,6 +103,10 @@ class RenderServer:
             stdout=subprocess.PIPE,
             start_new_session=True,
         )
+        # Both pipes exist (stdin and stdout are PIPE above); the stubs type them Optional for other Popen calls.
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.stdin: IO[bytes] = self.process.stdin
+        self.stdout: IO[bytes] = self.process.stdout
         self.buffer = b""
         self.ready = False
 
@@ -116,9 +120,9 @@ class RenderServer:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return None
-            readable, _, _ = select.select([self.process.stdout], [], [], remaining)
+            readable, _, _ = select.select([self.stdout], [], [], remaining)
             if readable:
-                chunk = os.read(self.process.stdout.fileno(), 4096)
+                chunk = os.read(self.stdout.fileno(), 4096)
                 if not chunk:
                     raise BrokenPipeError("the render server closed its output")
                 self.buffer += chunk
@@ -148,8 +152,8 @@ class RenderServer:
 
     def submit(self, folder: Path, deadline: float) -> int | None:
         """Hand ``folder`` to the server: the pid of the child running it, or None when ``deadline`` passes first."""
-        self.process.stdin.write(f"{folder}\n".encode())
-        self.process.stdin.flush()
+        self.stdin.write(f"{folder}\n".encode())
+        self.stdin.flush()
         while True:
             line = self.read_line(deadline)
             if line is None:
@@ -202,7 +206,8 @@ def _submit(folder: Path, deadline: float, what: str, timeout_s: float) -> int:
     # Another session may be waiting for a starting server under the lock: that wait counts against our deadline too.
     if not _server_lock.acquire(timeout=max(0.0, deadline - time.monotonic())):
         raise ExportTimedOut(
-            f"The {what} was not ready after {timeout_s:.0f} s (other exports were waiting for the renderer to start). Try again."
+            f"The {what} was not ready after {timeout_s:.0f} s (other "
+            "exports were waiting for the renderer to start). Try again."
         )
     try:
         server = _running_server()
@@ -227,7 +232,10 @@ def _submit(folder: Path, deadline: float, what: str, timeout_s: float) -> int:
 
 
 def _timed_out(what: str, timeout_s: float) -> str:
-    return f"The {what} was not ready after {timeout_s:.0f} s, so the renderer was stopped. Try again; a smaller selection draws faster."
+    return (
+        f"The {what} was not ready after {timeout_s:.0f} s, so the "
+        "renderer was stopped. Try again; a smaller selection draws faster."
+    )
 
 
 def _alive(pid: int) -> bool:

@@ -1,14 +1,14 @@
 """The render server and the job each of its children runs (the parent side is :mod:`dashboard.export.render_process`).
 
 ``python -m dashboard.export.render_worker --serve`` imports plotly, kaleido and DataMapPlot once, writes ``ready`` on
-stdout, then reads job folders from stdin, one per line, forks a child for each and answers ``<pid> <folder>``. Children are reaped by
-the kernel (SIGCHLD ignored); what a job did is in its folder, never in an exit code.
+stdout, then reads job folders from stdin, one per line, forks a child for each and answers ``<pid> <folder>``. Children
+are reaped by the kernel (SIGCHLD ignored); what a job did is in its folder, never in an exit code.
 
 A job folder holds ``job.json``: ``{"kind": "figure" | "publication", "formats": [...], "browser_path": str | None,
 "width": int, "height": int, "renderer": str, "timeout_s": float}`` plus ``figure.json`` (a plotly figure, kind
-"figure") or ``points.parquet`` and ``view.json`` (a :class:`dashboard.figures.publication.MapView`, kind "publication").
-The child writes ``out.<format>`` per format, or ``error.json`` (``{"kind": "unavailable" | "failed", "message":
-str}``), then ``done``.
+"figure") or ``points.parquet`` and ``view.json`` (a :class:`dashboard.figures.publication.MapView`, kind
+"publication"). The child writes ``out.<format>`` per format, or ``error.json`` (``{"kind": "unavailable" | "failed",
+"message": str}``), then ``done``.
 """
 
 from __future__ import annotations
@@ -25,13 +25,9 @@ os.environ.setdefault("MPLBACKEND", "Agg")  # never a display in a server
 
 import plotly.io  # noqa: E402
 
-from dashboard.export import (
-    download_bytes,  # noqa: E402
-    kaleido_images,
-    publication_images,
-)
+from dashboard.export import download_bytes, kaleido_images, publication_images  # noqa: E402
 from dashboard.export.render_process import DONE_FILE, ERROR_FILE, JOB_FILE, output_path  # noqa: E402
-from dashboard.figures import publication
+from dashboard.figures import publication  # noqa: E402
 
 try:  # imported here so the server pays for it once; a broken install is reported by the job that needs it
     import datamapplot  # noqa: F401

@@ -98,7 +98,8 @@ def check_view(view: MapView) -> None:
 
 
 def save_view(view: MapView, folder: Path) -> None:
-    """Write ``view`` into ``folder`` as ``points.parquet`` + ``view.json`` (for a render job; see :func:`load_view`)."""
+    """Write ``view`` into ``folder`` as ``points.parquet`` + ``view.json`` (for a render job; see
+    :func:`load_view`)."""
     view.points[list(POINT_COLUMNS)].to_parquet(folder / "points.parquet", index=False)
     meta = {"legend": [list(entry) for entry in view.legend], "title": view.title, "caption": view.caption}
     (folder / "view.json").write_text(json.dumps(meta), encoding="utf-8")
@@ -352,7 +353,8 @@ def checked_format(image_format: str) -> str:
     return image_format
 
 
-# --- a MapView of today's map, until the map view provides its own (dashboard/figures/topic_map.py: publication_points) ---
+# --- a MapView of today's map, until the map view provides its own
+# (dashboard/figures/topic_map.py: publication_points) ---
 
 
 def filter_note(
@@ -385,7 +387,8 @@ def filter_note(
 def caption_text(
     manifest: Mapping[str, object], corpus: str, n_points: int, filters: str, today: date | None = None
 ) -> str:
-    """The figure's caption: 'N papers of CORPUS (built YYYY-MM-DD) · filters: ... · drawn YYYY-MM-DD by Topic Atlas'."""
+    """The figure's caption: 'N papers of CORPUS (built YYYY-MM-DD) · filters: ... · drawn YYYY-MM-DD by Topic
+    Atlas'."""
     built = str(manifest.get("created_at", ""))[:10]
     drawn = (today or date.today()).isoformat()
     built_part = f" (built {built})" if built else ""

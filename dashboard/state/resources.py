@@ -103,8 +103,8 @@ def map_figure(
 
 @st.cache_resource(show_spinner="Loading the embedding model…", max_entries=4)
 def query_representation(cache_key: CacheKey, _atlas: TopicCache) -> Representation:
-    """How the cache turns text into vectors (pipeline.operations.place.query_representation), loaded once per cache, with any
-    encoder block it needs loaded too (one text is embedded). Raises when it cannot be loaded offline."""
+    """How the cache turns text into vectors (pipeline.operations.place.query_representation), loaded once per cache,
+    with any encoder block it needs loaded too (one text is embedded). Raises when it cannot be loaded offline."""
     from pipeline.operations.place import embed_queries
     from pipeline.operations.place import query_representation as stored_representation
 

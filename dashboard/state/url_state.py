@@ -131,8 +131,9 @@ def to_session(view: ViewState) -> dict[str, Any]:
     }
 
 
-def from_session(session: Mapping[str, Any]) -> ViewState:
-    """The view the page's session state holds now (missing keys: defaults)."""
+def from_session(session: Mapping[Any, Any]) -> ViewState:
+    """The view the page's session state holds now (missing keys: defaults). Any mapping with str keys: a dict, or
+    Streamlit's session state, whose keys may also be ints."""
     default = ViewState()
     values: dict[str, Any] = {}
     for item in fields(ViewState):

@@ -1,5 +1,6 @@
 """The "What changed" view: the previous atlas's topics against this one's, shown when the cache holds a lineage
-(an aligned rebuild or an add; see dashboard.tables.lineage for the builders and pipeline.topics.align for how topics match)."""
+(an aligned rebuild or an add; see dashboard.tables.lineage for the builders and pipeline.topics.align for how topics
+match)."""
 
 from __future__ import annotations
 
@@ -48,7 +49,8 @@ def _summary(lineage: dict, counts: dict[str, int]) -> None:
         help=f"{same:,} of the {shared:,} papers in both atlases",
     )
     st.caption(
-        f"{counts.get('papers_added', 0):,} papers are new to the corpus; {counts.get('papers_removed', 0):,} are no longer in it."
+        f"{counts.get('papers_added', 0):,} papers are new to the corpus; "
+        f"{counts.get('papers_removed', 0):,} are no longer in it."
     )
 
 

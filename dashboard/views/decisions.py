@@ -16,9 +16,10 @@ def render(page: Page) -> None:
     documents, topics = atlas.documents, atlas.topics
     table, overall, rate_figure, mix_figure = resources.decision_figures(page.cache_key, atlas)
     st.caption(
-        f"Accepted = Oral + Spotlight + Poster; the rate is over decided papers ({overall['accepted']:,} of {overall['decided']:,} here, "
-        f"{overall['rate']:.1%}); withdrawn papers have no decision and are counted separately. Topics are ranked by the lower end of "
-        "the 95% Wilson interval, so a small topic cannot top the list by chance; hollow dots rest on fewer than 30 decided papers."
+        f"Accepted = Oral + Spotlight + Poster; the rate is over decided papers ({overall['accepted']:,} of "
+        f"{overall['decided']:,} here, {overall['rate']:.1%}); withdrawn papers have no decision and are counted "
+        "separately. Topics are ranked by the lower end of the 95% Wilson interval, so a small topic cannot top the "
+        "list by chance; hollow dots rest on fewer than 30 decided papers."
     )
     st.plotly_chart(rate_figure, theme=None, config=PLOTLY_CONFIG, key="acceptance-rate")
     st.plotly_chart(mix_figure, theme=None, config=PLOTLY_CONFIG, key="decision-mix")
@@ -59,7 +60,8 @@ def render(page: Page) -> None:
     if not per_class.empty:
         st.subheader("What each class of paper talks about, per topic")
         st.caption(
-            "BERTopic's topics per class: the topic's c-TF-IDF terms among its orals, posters, rejects… (averaged with the topic's overall terms)."
+            "BERTopic's topics per class: the topic's c-TF-IDF terms among its "
+            "orals, posters, rejects… (averaged with the topic's overall terms)."
         )
         options = paper_table.topic_options(topics[topics["topic"].isin(per_class["topic"])])
         chosen = st.selectbox("Topic", list(options), format_func=options.__getitem__, key="class_topic")

@@ -2,8 +2,8 @@
 as PNG / SVG / PDF.
 
 CSV and HTML are made in the server process when their button is clicked (pure Python, they cannot hang). Every
-image is drawn by :mod:`dashboard.export.download_bytes` in a child process with a timeout, during the rerun that the "Draw"
-button starts, under a spinner: a missing, failing or hung renderer ends as a message on the page within the
+image is drawn by :mod:`dashboard.export.download_bytes` in a child process with a timeout, during the rerun that the
+"Draw" button starts, under a spinner: a missing, failing or hung renderer ends as a message on the page within the
 timeout, and the images it drew are offered as ready downloads (and the figure previewed) until the view changes.
 """
 
@@ -72,8 +72,8 @@ def current_map_view(atlas: TopicCache, documents: pd.DataFrame, note: str) -> p
 
 def page_map_view(page: Page) -> publication.MapView:
     """The publication view of exactly the page's map: its papers (and the grey context around a drilled theme),
-    colours, labels of the current level and highlights (dashboard.figures.topic_map), with a title and a caption naming the
-    corpus, the build date and every filter."""
+    colours, labels of the current level and highlights (dashboard.figures.topic_map), with a title and a caption naming
+    the corpus, the build date and every filter."""
     atlas, view = page.atlas, page.view
     corpus = paper_table.corpus_name(atlas.manifest)
     labels = topic_labels(atlas.topics)
@@ -137,7 +137,8 @@ def _image_buttons(columns: Sequence[Any], images: Mapping[str, bytes], stem: st
 def show_csv(atlas: TopicCache, shown: pd.DataFrame) -> None:
     """The CSV of the listed papers, made when the button is clicked."""
     st.markdown(
-        f"**Papers as CSV** — the {len(shown):,} papers the table lists (filters and map selection applied), with abstracts."
+        f"**Papers as CSV** — the {len(shown):,} papers the table "
+        "lists (filters and map selection applied), with abstracts."
     )
     st.download_button(
         "Download CSV",
@@ -157,7 +158,8 @@ def show_publication_figure(view: publication.MapView) -> None:
     """The publication figure of the map: renderer choice, one Draw button for PNG + SVG + PDF, then the three
     downloads and a preview, or the message saying why there is no figure."""
     st.markdown(
-        "**Publication figure of the map** — exactly the papers, colours and labels on the map, with a title and a caption; PNG (300 dpi), SVG and PDF (vector text)."
+        "**Publication figure of the map** — exactly the papers, colours and labels on "
+        "the map, with a title and a caption; PNG (300 dpi), SVG and PDF (vector text)."
     )
     st.caption(f"Caption: {view.caption}")
     renderer = st.radio(
@@ -244,7 +246,8 @@ def render(
     show_publication_figure(view)
     st.divider()
     st.markdown(
-        "**Charts** — HTML is interactive and works offline (plotly.js inlined); PNG and SVG are drawn by Chromium when you ask."
+        "**Charts** — HTML is interactive and works offline (plotly.js "
+        "inlined); PNG and SVG are drawn by Chromium when you ask."
     )
     images_possible = kaleido_images.image_export_available()
     if not images_possible:

@@ -47,12 +47,14 @@ def render(page: Page, base_map: go.Figure) -> None:
     representation, problem = resources.representation_or_problem(cache_key, atlas) if wanted else (None, None)
     if problem:
         st.info(
-            f"Semantic search and placement need the embedding model, which is unavailable ({problem}). The keyword search in the sidebar still works."
+            "Semantic search and placement need the embedding model, which is "
+            f"unavailable ({problem}). The keyword search in the sidebar still works."
         )
     elif query.strip():
         hits = page.search_hits
         st.caption(
-            f"The {len(hits)} papers closest in meaning among the {len(page.matching):,} matching the filters (cosine similarity of embeddings); they are starred on the map."
+            f"The {len(hits)} papers closest in meaning among the {len(page.matching):,} "
+            "matching the filters (cosine similarity of embeddings); they are starred on the map."
         )
         table = paper_table.papers_table(hits, atlas.topics, links=resources.links(cache_key, atlas)).assign(
             score=hits["score"].to_numpy()
@@ -70,7 +72,8 @@ def render(page: Page, base_map: go.Figure) -> None:
         )
     st.subheader("Place new papers on this map")
     st.caption(
-        "Each paper gets the topic of its nearest papers (by embedding) and a position among them; the cache is not changed."
+        "Each paper gets the topic of its nearest papers (by embedding) "
+        "and a position among them; the cache is not changed."
     )
     upload = st.file_uploader(
         "A file of papers: CSV, TSV, JSON, JSONL, Parquet, or text with one abstract per paragraph",

@@ -98,7 +98,10 @@ def render_controls(page: Page) -> None:
         format_func=topic_map.LEVELS.__getitem__,
         key="level",
         persist_state="session",
-        help="Themes: the 10-20 groups cut from the topic hierarchy. Topics: every topic. Drilling into a theme labels its topics.",
+        help=(
+            "Themes: the 10-20 groups cut from the topic hierarchy. "
+            "Topics: every topic. Drilling into a theme labels its topics."
+        ),
     )
     options = theme_options(page)
     columns[2].selectbox(
@@ -139,7 +142,11 @@ def render(page: Page) -> object:
     if page.selected:
         left.caption(f"{len(page.shown):,} papers selected on the map; the table lists only them.")
     else:
-        hint = "No map selection: the table lists every paper matching the paper_table. Click a point to read its paper; drag to pan, scroll to zoom, double-click to zoom out; the lasso and box in the chart's toolbar select papers."
+        hint = (
+            "No map selection: the table lists every paper matching the paper_table. "
+            "Click a point to read its paper; drag to pan, scroll to zoom, double-click "
+            "to zoom out; the lasso and box in the chart's toolbar select papers."
+        )
         left.caption(
             hint
             + (

@@ -23,7 +23,8 @@ METRICS: dict[str, tuple[str, str, str]] = {
     "npmi": (
         "Term coherence (NPMI)",
         "score",
-        "Do a topic's top 10 terms occur near each other in the papers' text? -1 never, 0 as often as by chance, 1 always.",
+        "Do a topic's top 10 terms occur near each other in the "
+        "papers' text? -1 never, 0 as often as by chance, 1 always.",
     ),
     "topic_diversity": (
         "Term diversity",
@@ -33,7 +34,8 @@ METRICS: dict[str, tuple[str, str, str]] = {
     "trustworthiness_2d": (
         "Map trustworthiness",
         "score",
-        "Are papers drawn close together on the map also similar in meaning? 1 = always; lower means misleading neighbours on the map.",
+        "Are papers drawn close together on the map also similar in "
+        "meaning? 1 = always; lower means misleading neighbours on the map.",
     ),
     "knn_recall_2d": (
         "Neighbours kept on the map",
@@ -53,7 +55,8 @@ METRICS: dict[str, tuple[str, str, str]] = {
     "knn_accuracy_embedding": (
         "Decision from similar papers",
         "share",
-        "How often the commonest decision among a paper's 10 most similar papers is its own (10-fold cross-validation).",
+        "How often the commonest decision among a paper's 10 most "
+        "similar papers is its own (10-fold cross-validation).",
     ),
     "knn_accuracy_2d": ("Decision from map neighbours", "share", "The same, using the 10 nearest papers on the map."),
     "reference_majority_share": (
@@ -152,10 +155,13 @@ def faithfulness_note(metrics: Mapping[str, Any] | None) -> str:
     similar-papers list, not distance on the map." Says so when the map was not measured.
     """
     metrics = metrics or {}
-    recall = metrics.get("knn_recall_2d")
+    recall: Any = metrics.get("knn_recall_2d")  # a number from metrics.json; None or NaN when not measured
     k = int(metrics.get("k") or 10)
     if _missing(recall):
-        return "The map's faithfulness was not measured (too few papers); use the similar-papers list to find related work."
+        return (
+            "The map's faithfulness was not measured (too few papers); "
+            "use the similar-papers list to find related work."
+        )
     share = f"{100 * float(recall):.0f}%"
     sentence = f"On average {share} of a paper's {k} nearest neighbours are also its neighbours on this map"
     if recall < 0.5:

@@ -53,7 +53,8 @@ def render(page: Page) -> None:
     page.figures["topic-tree"] = ("Topic tree", tree)
     st.subheader("How topics relate")
     st.caption(
-        "Cosine similarity of the topics' mean embeddings (the corpus mean removed), topics in the tree's order; each theme is an outlined block."
+        "Cosine similarity of the topics' mean embeddings (the corpus mean "
+        "removed), topics in the tree's order; each theme is an outlined block."
     )
     similarity = resources.similarity_figure(cache_key, atlas)
     st.plotly_chart(similarity, theme=None, config=PLOTLY_CONFIG, key="topic-similarity")
@@ -90,8 +91,8 @@ def render_areas(page: Page) -> None:
     between, summary = resources.between_areas(cache_key, atlas)
     st.subheader("Papers between areas")
     st.caption(
-        "Papers most of whose 10 most similar papers carry one and the same other primary area: submitted to one area, written like another. "
-        "Worth a second look when assigning reviewers."
+        "Papers most of whose 10 most similar papers carry one and the same other primary area: submitted to one area, "
+        "written like another. Worth a second look when assigning reviewers."
     )
     st.dataframe(
         summary,

@@ -14,8 +14,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "add",
         help="add new papers to an atlas without refitting (topics and map positions of the old papers unchanged)",
-        description="Place the papers of --input into the atlas in --cache: topic by their nearest papers' vote, position among them; "
-        "topic sizes, terms and representative papers are updated and the atlas is rewritten atomically. Says when a refit is due.",
+        description="Place the papers of --input into the atlas in --cache: topic by their nearest papers' vote, "
+        "position among them; topic sizes, terms and representative papers are updated and the atlas is rewritten "
+        "atomically. Says when a refit is due.",
     )
     parser.add_argument(
         "--cache", type=Path, required=True, help="atlas (cache folder) built by `python -m pipeline build`"
@@ -32,7 +33,8 @@ def _handle_add(args: argparse.Namespace) -> int:
     report = result.report
     labels = {int(row.topic): row.label for row in cache.read_cache(result.cache_dir).topics.itertuples()}
     print(
-        f"added {report['n_added']} papers to {result.cache_dir} ({result.manifest['n_documents']} papers now); skipped: "
+        f"added {report['n_added']} papers to {result.cache_dir} "
+        f"({result.manifest['n_documents']} papers now); skipped: "
         + (", ".join(f"{reason} {count}" for reason, count in report["dropped"].items()) or "none")
     )
     print(
@@ -43,11 +45,13 @@ def _handle_add(args: argparse.Namespace) -> int:
         )
     )
     print(
-        f"  {report['n_misfits']} of {report['n_added']} new papers ({report['misfit_share']:.0%}) fit no topic well (cosine to the nearest topic centroid below {report['fit_threshold']})"
+        f"  {report['n_misfits']} of {report['n_added']} new papers ({report['misfit_share']:.0%}) "
+        f"fit no topic well (cosine to the nearest topic centroid below {report['fit_threshold']})"
     )
     for reason in report["refit_reasons"]:
         print(
-            f"  refit due: {reason}. Rebuild with: python -m pipeline build --input ALL_PAPERS --cache {result.cache_dir} (topic ids are kept)"
+            f"  refit due: {reason}. Rebuild with: python -m pipeline build "
+            f"--input ALL_PAPERS --cache {result.cache_dir} (topic ids are kept)"
         )
     print("  stage seconds: " + ", ".join(f"{stage} {seconds:.1f}" for stage, seconds in report["timings_s"].items()))
     return 0

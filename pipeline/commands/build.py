@@ -18,7 +18,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "build",
         help="fit BERTopic over a corpus and write a cache for the dashboard",
-        description="Fit BERTopic over a corpus of abstracts (CSV, TSV, JSON, JSONL, Parquet or blank-line-separated text) and write a cache folder.",
+        description=(
+            "Fit BERTopic over a corpus of abstracts (CSV, TSV, JSON, JSONL, "
+            "Parquet or blank-line-separated text) and write a cache folder."
+        ),
     )
     parser.add_argument("--input", type=Path, default=None, help=f"corpus file (default: {default_input()})")
     parser.add_argument("--cache", type=Path, required=True, help="cache folder to create or replace atomically")
@@ -38,8 +41,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--embedding-model",
         default=defaults.embedding_model,
         metavar="NAME",
-        help=f"document representation: {LEXICAL} (TF-IDF -> SVD fitted on the corpus), an encoder ({', '.join(ENCODER_NAMES)}, "
-        f"or a local sentence-transformers folder), or blocks joined by '+' (default: {defaults.embedding_model}; see pipeline/represent/representation.py)",
+        help=f"document representation: {LEXICAL} (TF-IDF -> SVD fitted on the corpus), an encoder "
+        f"({', '.join(ENCODER_NAMES)}, or a local sentence-transformers folder), or blocks joined by '+' (default: "
+        f"{defaults.embedding_model}; see pipeline/represent/representation.py)",
     )
     parser.add_argument(
         "--min-cluster-size", type=int, default=None, help="HDBSCAN min_cluster_size (default: about sqrt(n)/2)"
@@ -64,7 +68,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--map-refine-max-documents",
         type=int,
         default=defaults.map_refine_max_documents,
-        help=f"refine the 2D map with NeRV for corpora up to this size (default: {defaults.map_refine_max_documents}; 0 = never; see pipeline/geometry/refine.py)",
+        help=(
+            "refine the 2D map with NeRV for corpora up to this size (default: "
+            f"{defaults.map_refine_max_documents}; 0 = never; see pipeline/geometry/refine.py)"
+        ),
     )
     parser.add_argument(
         "--seed",
@@ -76,7 +83,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--no-align",
         action="store_true",
-        help="number the topics afresh instead of keeping the ids of the atlas already in --cache (see pipeline/topics/align.py)",
+        help=(
+            "number the topics afresh instead of keeping the ids of the "
+            "atlas already in --cache (see pipeline/topics/align.py)"
+        ),
     )
     parser.set_defaults(handler=_handle_build)
 

@@ -14,7 +14,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "evaluate",
         help="score a cache: topic coherence and diversity, outliers, map faithfulness, agreement with decisions",
-        description="Compute the quality metrics of a cache folder, write them to CACHE/metrics.json and print a table.",
+        description=(
+            "Compute the quality metrics of a cache folder, write them to CACHE/metrics.json and print a table."
+        ),
     )
     parser.add_argument("--cache", type=Path, required=True, help="cache folder written by `python -m pipeline build`")
     parser.set_defaults(handler=_handle_evaluate)

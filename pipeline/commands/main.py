@@ -31,7 +31,9 @@ def make_parser(argv: list[str]) -> argparse.ArgumentParser:
     """Build the argument parser; only the module of the chosen subcommand (or all, for top-level help) is imported."""
     parser = argparse.ArgumentParser(
         prog="topic-atlas",
-        description="Topic Atlas offline pipeline: fit BERTopic over a corpus of abstracts and write a cache for the dashboard.",
+        description=(
+            "Topic Atlas offline pipeline: fit BERTopic over a corpus of abstracts and write a cache for the dashboard."
+        ),
     )
     parser.add_argument("--debug", action="store_true", help="show full tracebacks on errors")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

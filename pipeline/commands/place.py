@@ -13,7 +13,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "place",
         help="place new papers on an existing map (topic, 2D position, nearest papers) without refitting",
-        description="Assign each document of NEW_FILE a topic, map coordinates and its nearest papers in an existing cache. The cache is not modified.",
+        description=(
+            "Assign each document of NEW_FILE a topic, map coordinates and its "
+            "nearest papers in an existing cache. The cache is not modified."
+        ),
     )
     parser.add_argument("--cache", type=Path, required=True, help="cache folder built by `python -m pipeline build`")
     parser.add_argument("--input", type=Path, required=True, help="new documents, in any format the build accepts")

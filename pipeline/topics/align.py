@@ -283,7 +283,7 @@ def largest_flows(
     share of the topic's papers on that side; those under ``min_share`` are left out (at most ``most``)."""
     rows = flows[flows[side] == topic]
     total = rows["n_papers"].sum()
-    result = []
+    result: list[dict[str, Any]] = []
     for value, count in rows.sort_values("n_papers", ascending=False)[[other, "n_papers"]].itertuples(index=False):
         if total and count / total >= min_share and len(result) < most:
             result.append(
@@ -326,6 +326,11 @@ def lineage_record(
             continue
         old = match.matches.get(fit_id)
         sources = match.merges.get(fit_id) or [old_id for old_id, parts in match.splits.items() if fit_id in parts]
+        carried_share: float | None = None
+        score: float | None = None
+        if old is not None and pair is not None:  # a matched topic always has its pair row
+            carried_share = round(float(pair.loc[(old, fit_id), "share_of_old"]), 4)
+            score = round(float(pair.loc[(old, fit_id), "score"]), 4)
         entry = {
             "topic": atlas_id,
             "label": labels[atlas_id],
@@ -337,8 +342,8 @@ def lineage_record(
             "from": largest_flows(flows, atlas_id, "topic", "previous_topic"),
             "n_papers": int(flows.loc[flows["topic"] == atlas_id, "n_papers"].sum()),
             "n_added": int(flows.loc[(flows["topic"] == atlas_id) & flows["previous_topic"].isna(), "n_papers"].sum()),
-            "carried_share": round(float(pair.loc[(old, fit_id), "share_of_old"]), 4) if old is not None else None,
-            "score": round(float(pair.loc[(old, fit_id), "score"]), 4) if old is not None else None,
+            "carried_share": carried_share,
+            "score": score,
         }
         topics.append(entry)
     kept_old = set(match.matches.values())
@@ -375,8 +380,8 @@ def lineage_record(
             "removed": int(flows.loc[flows["topic"].isna(), "n_papers"].sum()),
         },
         "previous_topics": {
-            str(int(t)): {"label": str(l), "size": int(s)}
-            for t, l, s in zip(previous.topics["topic"], previous.topics["label"], previous.topics["size"])
+            str(int(t)): {"label": str(label), "size": int(s)}
+            for t, label, s in zip(previous.topics["topic"], previous.topics["label"], previous.topics["size"])
         },
         "topics": topics,
         "gone": gone,
@@ -525,7 +530,8 @@ def _ever_used(manifest: dict[str, Any], topics: pd.DataFrame) -> set[int]:
 def _number_afresh(
     tables: AtlasTables, problem: str | None, no_align: bool
 ) -> tuple[AtlasTables, dict[int, int], set[int], dict[str, Any]]:
-    """The model's own ids (no previous atlas, an unreadable one, or --no-align): (tables, mapping, ever used, overrides)."""
+    """The model's own ids (no previous atlas, an unreadable one, or --no-align): (tables, mapping, ever used,
+    overrides)."""
     fit_labels = dict(zip(tables.topics["topic"].astype(int), tables.topics["label"]))
     mapping = {topic: topic for topic in sorted(fit_labels)}
     manifest = dict(tables.manifest)
@@ -575,7 +581,10 @@ def _align_to(
     aligned.manifest["alignment"] = (
         f"aligned to the atlas of {previous.manifest.get('created_at')}: "
         + ", ".join(f"{counts.get(s, 0)} {s}" for s in ("kept", "split", "merged", "new"))
-        + f", {len(lineage['gone'])} gone; {lineage['n_papers']['same_topic']} of {lineage['n_papers']['shared']} shared papers kept their topic id"
+        + (
+            f", {len(lineage['gone'])} gone; {lineage['n_papers']['same_topic']} "
+            f"of {lineage['n_papers']['shared']} shared papers kept their topic id"
+        )
     )
     log.info(aligned.manifest["alignment"])
     return aligned, mapping, ever_used, overrides

@@ -28,7 +28,6 @@ from pipeline.text.words import CJK_FUNCTION_CHARACTERS
 OUTLIER_LABEL = "Outliers"
 
 
-
 # Phrase completion (readable_term): a neighbouring word joins a term when it accompanies at least
 # EXTEND_SHARE of the term's occurrences, seen at least MIN_OCCURRENCES times; labels' terms have at most
 # MAX_LABEL_WORDS words (a hyphenated compound is one word). Set by hand, then checked by reading every label of
@@ -40,7 +39,10 @@ MAX_LABEL_WORDS = 3
 LABEL_CANDIDATES = 10
 # Words that never extend a term on their own (a hyphen-joined one may: "in-context"); also never a label term.
 _FUNCTION_WORDS = frozenset(
-    "a an and are as at be by for from has have in into is it its of on or our that the their this to via vs we with".split()
+    (
+        "a an and are as at be by for from has have in into is it its "
+        "of on or our that the their this to via vs we with"
+    ).split()
 )
 DOCUMENT_JOIN = " | "
 _WORD = r"[^\W_]+"
@@ -128,8 +130,8 @@ def readable_in(term: str, text: str, lowered: str | None = None) -> str | None:
     surfaces: list[str] = []
     while True:
         surfaces = []
-        neighbours = {"right": Counter(), "left": Counter()}
-        hyphenated = {"right": Counter(), "left": Counter()}
+        neighbours: dict[str, Counter[str]] = {"right": Counter(), "left": Counter()}
+        hyphenated: dict[str, Counter[str]] = {"right": Counter(), "left": Counter()}
         for start, end in _occurrences(words, text, lowered):
             surfaces.append(text[start:end])
             left = _LEFT.search(text[max(0, start - 40) : start])
@@ -173,7 +175,8 @@ _CJK_GAP = re.compile(f"(?<=[{_CJK_CHARACTERS}])\\s+(?=[{_CJK_CHARACTERS}])")
 
 
 def _joined_cjk(term: str) -> str:
-    """A CJK n-gram as it is written, without the spaces the tokenisation put between its characters ("学 习" -> "学习")."""
+    """A CJK n-gram as it is written, without the spaces the tokenisation put between its characters
+    ("学 习" -> "学习")."""
     return _CJK_GAP.sub("", term)
 
 

@@ -56,7 +56,7 @@ the other 14 into topics, where these checks do not reach.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -105,7 +105,7 @@ def incoherent_topics(
     return found
 
 
-def dissolve(topics: np.ndarray, dissolved: Sequence[int]) -> np.ndarray:
+def dissolve(topics: np.ndarray, dissolved: Iterable[int]) -> np.ndarray:
     """``topics`` with the ``dissolved`` topics' documents made outliers and the other topics renumbered 0..k-1 in
     their old order (BERTopic expects consecutive topic ids)."""
     topics = np.asarray(topics, dtype=np.int64).copy()
@@ -122,12 +122,17 @@ def dissolution_note(dissolved: Mapping[int, float], topics_before: np.ndarray, 
     shares = ", ".join(f"{share:.0%}" for share in dissolved.values())
     many = len(dissolved) > 1
     why = (
-        f"{len(dissolved)} candidate topic{'s' if many else ''} {'were' if many else 'was'} not kept because {'their' if many else 'its'} papers share almost no "
-        f"words (of {'each one' + chr(39) + 's' if many else 'its'} {COHERENCE_TERMS} leading terms, only {shares} occur in two of its papers; a topic needs "
-        f"{COHERENT_SHARE:.0%}); {'their' if many else 'its'} {n_papers} papers are outliers"
+        f"{len(dissolved)} candidate topic{'s' if many else ''} {'were' if many else 'was'} not kept because "
+        f"{'their' if many else 'its'} papers share almost no words (of "
+        f"{'each one' + chr(39) + 's' if many else 'its'} {COHERENCE_TERMS} leading terms, only {shares} occur in two "
+        f"of its papers; a topic needs {COHERENT_SHARE:.0%}); {'their' if many else 'its'} {n_papers} papers are "
+        "outliers"
     )
     if n_left == 0:
-        return f"No topics found: the papers are on unrelated subjects. {why[0].upper()}{why[1:]}. Add papers on shared subjects to get topics."
+        return (
+            "No topics found: the papers are on unrelated subjects. "
+            f"{why[0].upper()}{why[1:]}. Add papers on shared subjects to get topics."
+        )
     return why
 
 
