@@ -38,7 +38,10 @@ def compare_tables(before: Path, after: Path) -> str:
     """ "identical" or a one-line description of how two Parquet files differ."""
     left, right = pd.read_parquet(before), pd.read_parquet(after)
     if list(left.columns) != list(right.columns):
-        return f"columns differ: only before {sorted(set(left.columns) - set(right.columns))}, only after {sorted(set(right.columns) - set(left.columns))}"
+        return (
+            f"columns differ: only before {sorted(set(left.columns) - set(right.columns))}, "
+            f"only after {sorted(set(right.columns) - set(left.columns))}"
+        )
     if len(left) != len(right):
         return f"rows differ: {len(left)} vs {len(right)}"
     for column in left.columns:

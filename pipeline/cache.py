@@ -62,7 +62,8 @@ HIERARCHY_COLUMNS = [
 # atlas). Both ids are in the same id space (pipeline.topics.align keeps matched topics' ids).
 LINEAGE_COLUMNS = ["doc_id", "title", "previous_topic", "topic"]
 # Columns that hold topic ids, per table: a renumbering (pipeline.topics.align) must map every one of them. The
-# hierarchy's leaf and node ids are renumbered apart (pipeline.topics.align.renumber_hierarchy). Theme ids are not topic ids.
+# hierarchy's leaf and node ids are renumbered apart (pipeline.topics.align.renumber_hierarchy). Theme ids are not topic
+# ids.
 TOPIC_ID_COLUMNS = {
     DOCUMENTS_FILE: ["topic"],
     TOPICS_FILE: ["topic"],
@@ -83,7 +84,7 @@ MANIFEST_KEYS = [
     "timings_s",
 ]
 
-REBUILD_HINT = "python -m pipeline build --input PATH --cache {cache}"
+REBUILD_HINT = "topic-atlas build --input PATH --cache {cache}"
 
 
 class CacheError(Exception):

@@ -18,9 +18,9 @@ class BuildConfig:
 
     # Representation (pipeline.represent.representation): "tfidf-svd" = TF-IDF -> truncated SVD fitted on the corpus, an
     # encoder name of pipeline.represent.encoders (all-MiniLM-L6-v2, ...-static, ...-static-pca, ...-onnx-int8,
-    # ...-seq128), or blocks joined by "+". Chosen from bench/representations.py on the whole conference (README,
-    # "Representations"): tfidf-svd finds same-area papers as well as the MiniLM transformer and finds a paper from its
-    # title within a few points of it, at a small fraction of its cost.
+    # ...-seq128), or blocks joined by "+". Chosen from bench/representations.py on the whole conference
+    # (docs/decisions/representation.md): tfidf-svd finds same-area papers as well as the MiniLM transformer and finds a
+    # paper from its title within a few points of it, at a small fraction of its cost.
     embedding_model: str = "tfidf-svd"
     # One text per forward pass for a transformer block: a vector then depends on its text alone. In batches of 32
     # it also depends, in its last bits (1e-7), on its batch-mates, so a corpus embedded on a fresh machine and one
@@ -28,9 +28,9 @@ class BuildConfig:
     # topics against 2. Cost: 160 abstracts in 7.2-7.6 s against 6.8 s.
     embedding_batch_size: int = 1
     # The tfidf-svd block (pipeline.represent.representation.LexicalParams): single words in at least 2 documents and at
-    # most half of them, 512 SVD dimensions, 2 power iterations. bench/representations.py (README, "Representations"):
-    # 256 dimensions find same-area papers about as well but a paper from its title clearly less often; word pairs add
-    # nothing for five times the cost.
+    # most half of them, 512 SVD dimensions, 2 power iterations. bench/representations.py
+    # (docs/decisions/representation.md): 256 dimensions find same-area papers about as well but a paper from its title
+    # clearly less often; word pairs add nothing for five times the cost.
     lexical_dims: int = 512
     # ... scaled down for small corpora: one dimension per 20 documents, at least 32
     # (pipeline.represent.representation.LexicalParams).

@@ -1,4 +1,4 @@
-"""``python -m pipeline add`` on a real atlas (270 papers of the ICLR slice, real BERTopic and MiniLM), the other 30
+"""``topic-atlas add`` on a real atlas (270 papers of the ICLR slice, real BERTopic and MiniLM), the other 30
 added: the old papers keep everything, the new ones are placed by place's rule, the write is atomic, a failed add
 leaves the old atlas, and papers that fit no topic make it say a refit is due."""
 

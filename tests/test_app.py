@@ -189,7 +189,7 @@ def test_missing_cache_shows_the_problem_and_the_rebuild_command(tmp_path, monke
     app = run_app(missing, monkeypatch)
     assert not app.exception
     assert "no cache folder here" in app.error[0].value
-    assert "python -m pipeline build --input PATH --cache" in app.code[0].value
+    assert "topic-atlas build --input PATH --cache" in app.code[0].value
     assert str(missing) in app.code[0].value
     assert not app.dataframe  # the page stopped
 

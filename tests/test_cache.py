@@ -26,7 +26,7 @@ def test_a_good_cache_reads(cache_copy: Path):
 def test_missing_folder(tmp_path: Path):
     with pytest.raises(cache.CacheError, match="no cache folder") as error:
         cache.read_cache(tmp_path / "absent")
-    assert "python -m pipeline build" in error.value.rebuild_command
+    assert "topic-atlas build" in error.value.rebuild_command
 
 
 def test_partial_cache_without_manifest(cache_copy: Path):

@@ -1,4 +1,4 @@
-"""``python -m pipeline fetch`` against a local fake of the OpenReview API v2, serving recorded responses.
+"""``topic-atlas fetch`` against a local fake of the OpenReview API v2, serving recorded responses.
 
 The fake is a real HTTP server on 127.0.0.1 (no network needed): the openreview-py client and our paging,
 retry and resume code run unchanged. The recorded responses in tests/fixtures/openreview/ follow the

@@ -10,8 +10,8 @@ drawn by DataMapPlot or plotly.
 The page never renders an image in its own process. :func:`run_render_job` runs each render in a child process
 forked from a render server that imported the renderers once (:mod:`dashboard.export.render_process`), waits at most the
 export timeout (``ATLAS_EXPORT_TIMEOUT_S``, default 90 s), and on expiry kills the child and every process it
-started (a hung Chromium included). A missing renderer, a hang and a failure each raise an :class:`ExportError` whose message is
-meant for the page; the script thread is back within the timeout, and no server thread is ever left waiting.
+started (a hung Chromium included). A missing renderer, a hang and a failure each raise an :class:`ExportError` whose
+message is meant for the page; the script thread is back within the timeout, and no server thread is ever left waiting.
 """
 
 from __future__ import annotations
@@ -51,7 +51,8 @@ FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
 
 def neutralise_formula(value: str) -> str:
-    """``value`` with a leading single quote when it starts with = + - @ tab or carriage return (OWASP CSV injection)."""
+    """``value`` with a leading single quote when it starts with = + - @ tab or carriage return (OWASP CSV
+    injection)."""
     return "'" + value if value.startswith(FORMULA_PREFIXES) else value
 
 

@@ -17,5 +17,3 @@ class ExportTimedOut(ExportError):
 
 class ExportFailed(ExportError):
     """The renderer stopped with an error (its message is kept) or died."""
-
-

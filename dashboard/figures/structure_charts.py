@@ -196,8 +196,8 @@ def similarity_figure(
 
 def area_crosstab(documents: pd.DataFrame, topics: pd.DataFrame, by: str = "theme") -> pd.DataFrame:
     """Papers per (theme or topic, primary area): rows the themes (or topics) by id, outliers left out; columns
-    the primary areas, most papers first (:func:`dashboard.figures.topic_map.area_order`); the index holds the row names.
-    Papers without an area are not counted. Raises ValueError for ``by`` other than "theme" or "topic"."""
+    the primary areas, most papers first (:func:`dashboard.figures.topic_map.area_order`); the index holds the row
+    names. Papers without an area are not counted. Raises ValueError for ``by`` other than "theme" or "topic"."""
     if by not in ("theme", "topic"):
         raise ValueError(f"by must be 'theme' or 'topic', not {by!r}")
     areas = area_order(documents)

@@ -177,7 +177,8 @@ class LabelGroups:
 
 
 def label_column(state: MapState) -> str:
-    """The documents' column that the view's labels group by: "theme" at the theme level of the whole map, else "topic"."""
+    """The documents' column that the view's labels group by: "theme" at the theme level of the whole map, else
+    "topic"."""
     return "theme" if state.level == "themes" and state.theme is None else "topic"
 
 
@@ -359,7 +360,8 @@ def _legend_height(names: list[str], width_px: float = 1100) -> int:
 
 
 def highlight_rows(documents: pd.DataFrame, highlights: Highlights) -> dict[str, pd.DataFrame]:
-    """{kind: rows of ``documents`` (any superset of the shown papers) for the highlighted doc_ids}, in the ids' order."""
+    """{kind: rows of ``documents`` (any superset of the shown papers) for the highlighted doc_ids}, in the ids'
+    order."""
     by_id = documents.drop_duplicates("doc_id").set_index(documents["doc_id"].drop_duplicates().astype(str))
     rows = {}
     for kind, doc_ids in highlights.kinds().items():
@@ -426,7 +428,8 @@ def map_figure(
         )
     columns = _point_columns(documents)
     legend_names = []
-    grey_traces, colour_traces = [], []
+    grey_traces: list[go.Scattergl] = []
+    colour_traces: list[go.Scattergl] = []
     for rank, (name, colour) in enumerate(legend.items()):
         positions = np.flatnonzero(names == name)
         if not positions.size:

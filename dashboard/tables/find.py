@@ -1,6 +1,6 @@
 """Pure helpers of the "Find and place" tab: map overlays of search hits and placed papers.
 
-Search and placement themselves live in :mod:`pipeline.operations.place` (shared with ``python -m pipeline place``);
+Search and placement themselves live in :mod:`pipeline.operations.place` (shared with ``topic-atlas place``);
 this module only shapes their results for the page.
 """
 

@@ -1,7 +1,7 @@
 """What changed since the previous atlas: pure builders over a cache's lineage (no Streamlit).
 
-The lineage is written by an aligned rebuild or by ``add`` (pipeline.topics.align, pipeline.operations.add): the manifest's
-``lineage`` record (per topic its status, per gone topic where its papers went) and the per-paper table
+The lineage is written by an aligned rebuild or by ``add`` (pipeline.topics.align, pipeline.operations.add): the
+manifest's ``lineage`` record (per topic its status, per gone topic where its papers went) and the per-paper table
 ``lineage.parquet`` (previous_topic, topic; <NA> = not in that atlas). Old and new topic ids share one id space:
 a topic that kept its id is the same topic. Every string from the corpus goes through
 :func:`dashboard.display.plotly_escape` before it reaches a figure (plotly renders some HTML in labels and hovers).

@@ -145,7 +145,8 @@ def filter_documents(
     """Rows of ``documents`` that pass every non-empty filter; an empty or None filter keeps everything.
 
     - ``topics``: topic ids to keep (``-1`` = outliers).
-    - ``query``: case-insensitive plain substring (no regex; surrounding blanks ignored) of title, abstract or a keyword.
+    - ``query``: case-insensitive plain substring (no regex; surrounding blanks ignored) of title, abstract or a
+      keyword.
     - ``decisions``: decision values to keep; without a ``decision`` column no row matches a non-empty list.
     - ``selected_ids``: doc_ids to keep (a map selection); a copy (``copy_of`` column) is kept with its paper.
     - ``haystack``: :func:`search_haystack` of ``documents`` or of a table they are rows of (same index), computed
@@ -175,7 +176,8 @@ def filter_documents(
 
 
 def selected_doc_ids(points: Iterable[Mapping[str, Any]]) -> set[str]:
-    """doc_ids of the points of a plotly selection event (each point's ``customdata``: a doc_id or a list starting with one)."""
+    """doc_ids of the points of a plotly selection event (each point's ``customdata``: a doc_id or a list starting with
+    one)."""
     ids: set[str] = set()
     for point in points or []:
         data = point.get("customdata") if isinstance(point, Mapping) else None
@@ -323,7 +325,7 @@ def paper_details(
     abstract = text("abstract")
     return {
         "doc_id": str(row["doc_id"]),
-        "title": readable_latex(text("title")) if text("title") else None,
+        "title": readable_latex(title) if (title := text("title")) else None,
         "abstract": readable_latex(abstract) if abstract else None,
         "abstract_as_written": abstract,
         "topic": int(row["topic"]),
@@ -347,7 +349,10 @@ def embedding_note(word_pieces: Any, truncated: Any, window: int | None = None) 
     part = (
         f"only the first {window} of its {length:,} word pieces were" if window and length else "only its beginning was"
     )
-    return f"Longer than the embedding model's window: {part} embedded, so its place on the map and its similar papers rest on that part (its topic's terms use the whole text)."
+    return (
+        f"Longer than the embedding model's window: {part} embedded, so its place on the map "
+        "and its similar papers rest on that part (its topic's terms use the whole text)."
+    )
 
 
 def known_papers(documents: pd.DataFrame, doc_ids: Iterable[str]) -> list[tuple[str, pd.Series]]:
@@ -403,7 +408,8 @@ def representative_papers(
 ) -> pd.DataFrame:
     """Representative papers of the chosen topics, from each topic's representative_doc_ids, in topic order.
 
-    Returns columns topic, topic_label, title (title, else abstract start), link (only when some id is an OpenReview id).
+    Returns columns topic, topic_label, title (title, else abstract start), link (only when some id is an OpenReview
+    id).
     """
     labels = topic_labels(topics)
     enabled = _links(documents, links)
@@ -444,7 +450,10 @@ def no_topics_message(manifest: Mapping[str, Any]) -> str:
     for note in manifest.get("notes") or []:
         if str(note).startswith("No topics found"):
             return str(note)
-    return "No topics were found: every paper is in the outlier group. Rebuild with a smaller --min-cluster-size or a larger corpus."
+    return (
+        "No topics were found: every paper is in the outlier group. "
+        "Rebuild with a smaller --min-cluster-size or a larger corpus."
+    )
 
 
 def build_messages(manifest: Mapping[str, Any]) -> list[str]:

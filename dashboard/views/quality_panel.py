@@ -3,7 +3,7 @@ Streamlit helper, :func:`render`, which takes the ``streamlit`` module as an arg
 Streamlit and its functions can be tested without a browser).
 
 The metrics come from the cache manifest's ``metrics`` (written by the build's evaluate stage, or by
-``python -m pipeline evaluate``); see :mod:`pipeline.quality.metrics` for their definitions and sources.
+``topic-atlas evaluate``); see :mod:`pipeline.quality.metrics` for their definitions and sources.
 """
 
 from __future__ import annotations
@@ -177,7 +177,7 @@ def render(st: Any, manifest: Mapping[str, Any]) -> None:
     st.subheader("How good is this map?")
     metrics = manifest.get("metrics") if manifest else None
     if not metrics:
-        st.info("This cache has no quality metrics. Rebuild it, or run: python -m pipeline evaluate --cache <folder>")
+        st.info("This cache has no quality metrics. Rebuild it, or run: topic-atlas evaluate --cache <folder>")
         return
     st.caption(faithfulness_note(metrics))
     st.dataframe(metrics_table(metrics), hide_index=True, width="stretch")

@@ -224,6 +224,6 @@ def _rebind_umap_kernels() -> list[str]:
             with _PARALLEL_KERNELS:
                 return unlocked(*args, **kwargs)
 
-        module.fuzzy_simplicial_set = fuzzy_simplicial_set
+        module.fuzzy_simplicial_set = fuzzy_simplicial_set  # type: ignore[attr-defined]
     _numba_cache_enabled = True
     return rebound

@@ -18,9 +18,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "position among them; topic sizes, terms and representative papers are updated and the atlas is rewritten "
         "atomically. Says when a refit is due.",
     )
-    parser.add_argument(
-        "--cache", type=Path, required=True, help="atlas (cache folder) built by `python -m pipeline build`"
-    )
+    parser.add_argument("--cache", type=Path, required=True, help="atlas (cache folder) built by `topic-atlas build`")
     parser.add_argument("--input", type=Path, required=True, help="new papers, in any format the build accepts")
     parser.add_argument(
         "--encoding", default=None, help="text encoding of the input (default: UTF-8, else Windows-1252 with a warning)"
@@ -50,7 +48,7 @@ def _handle_add(args: argparse.Namespace) -> int:
     )
     for reason in report["refit_reasons"]:
         print(
-            f"  refit due: {reason}. Rebuild with: python -m pipeline build "
+            f"  refit due: {reason}. Rebuild with: topic-atlas build "
             f"--input ALL_PAPERS --cache {result.cache_dir} (topic ids are kept)"
         )
     print("  stage seconds: " + ", ".join(f"{stage} {seconds:.1f}" for stage, seconds in report["timings_s"].items()))

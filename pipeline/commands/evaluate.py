@@ -18,7 +18,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Compute the quality metrics of a cache folder, write them to CACHE/metrics.json and print a table."
         ),
     )
-    parser.add_argument("--cache", type=Path, required=True, help="cache folder written by `python -m pipeline build`")
+    parser.add_argument("--cache", type=Path, required=True, help="cache folder written by `topic-atlas build`")
     parser.set_defaults(handler=_handle_evaluate)
 
 

@@ -21,7 +21,7 @@ from pipeline.runtime.errors import AtlasError
 
 
 def run(args: argparse.Namespace) -> int:
-    """Handler of ``python -m pipeline fetch``; returns the exit code (0 on success)."""
+    """Handler of ``topic-atlas fetch``; returns the exit code (0 on success)."""
     username = args.username or os.environ.get("OPENREVIEW_USERNAME") or None
     password = args.password or os.environ.get("OPENREVIEW_PASSWORD") or None
     if username and not password:
@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: Any) -> None:
-    """Add the ``fetch`` subcommand to the ``python -m pipeline`` parser (see pipeline/commands/main.py)."""
+    """Add the ``fetch`` subcommand to the ``topic-atlas`` parser (see pipeline/commands/main.py)."""
     parser = subparsers.add_parser(
         "fetch",
         help="download a venue's submissions from OpenReview into a Parquet corpus (needs internet)",

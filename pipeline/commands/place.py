@@ -18,7 +18,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "nearest papers in an existing cache. The cache is not modified."
         ),
     )
-    parser.add_argument("--cache", type=Path, required=True, help="cache folder built by `python -m pipeline build`")
+    parser.add_argument("--cache", type=Path, required=True, help="cache folder built by `topic-atlas build`")
     parser.add_argument("--input", type=Path, required=True, help="new documents, in any format the build accepts")
     parser.add_argument("--out", type=Path, required=True, help="output Parquet file (.parquet) or CSV (.csv)")
     parser.add_argument(

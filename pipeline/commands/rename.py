@@ -19,9 +19,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "the same folder keep it while the topic keeps its id."
         ),
     )
-    parser.add_argument(
-        "--cache", type=Path, required=True, help="atlas (cache folder) built by `python -m pipeline build`"
-    )
+    parser.add_argument("--cache", type=Path, required=True, help="atlas (cache folder) built by `topic-atlas build`")
     parser.add_argument("--topic", type=int, required=True, help="topic id (as shown in the dashboard: 'id · label')")
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("--label", help="the new label")

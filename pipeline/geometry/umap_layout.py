@@ -71,8 +71,9 @@ def umap_layout(
     ``negative_sample_rate`` is UMAP's (default 5); the 2D map uses more (config.map_negative_sample_rate), which
     pushes unrelated papers apart and raises the map's trustworthiness.
 
-    ``knn_indices``/``knn_similarities`` are n x k from :func:`pipeline.geometry.neighbors.cosine_knn` with k >= n_neighbors.
-    ``low_memory=True`` (UMAP's default) only affects UMAP's own neighbour search, which precomputed_knn skips.
+    ``knn_indices``/``knn_similarities`` are n x k from :func:`pipeline.geometry.neighbors.cosine_knn` with k >=
+    n_neighbors. ``low_memory=True`` (UMAP's default) only affects UMAP's own neighbour search, which precomputed_knn
+    skips.
     """
     from umap import UMAP
 

@@ -121,7 +121,8 @@ def decode_bytes(data: bytes, path: Path, encoding: str | None = None) -> tuple[
             return data[3:].decode("utf-8"), "utf-8-sig", []
         except UnicodeDecodeError as error:
             raise InputError(
-                f"{path}: starts with a UTF-8 byte-order mark but is not valid UTF-8 (bad byte at offset {error.start + 3})"
+                f"{path}: starts with a UTF-8 byte-order mark but is "
+                f"not valid UTF-8 (bad byte at offset {error.start + 3})"
             ) from error
     try:
         return data.decode("utf-8"), "utf-8", []
@@ -314,7 +315,8 @@ def _read_json(text: str, path: Path) -> pd.DataFrame:
     kind = other_json_kind(data)
     if kind:
         raise InputError(
-            f"{path}: this is {kind}, not a corpus. Expected a JSON array of paper records with 'abstract' and/or 'title' fields."
+            f"{path}: this is {kind}, not a corpus. Expected a JSON array "
+            "of paper records with 'abstract' and/or 'title' fields."
         )
     if isinstance(data, dict):
         for key in ("papers", "records", "data", "documents", "notes"):
@@ -387,7 +389,8 @@ def _records_to_frame(records: list[Any], path: Path, unit: str) -> pd.DataFrame
     for index, record in enumerate(records, start=1):
         if not isinstance(record, dict):
             raise InputError(
-                f"{path}: {unit} {index} is a {type(record).__name__}, expected an object with fields such as 'abstract' and 'title'"
+                f"{path}: {unit} {index} is a {type(record).__name__}, "
+                "expected an object with fields such as 'abstract' and 'title'"
             )
     return pd.DataFrame.from_records(records) if records else pd.DataFrame()
 
@@ -507,7 +510,8 @@ def canonical_records(table: pd.DataFrame, path: Path) -> tuple[pd.DataFrame, st
     records["doc_id"] = [given if given is not None else fallback for given, fallback in zip(ids, generated)]
     if "doc_id" in mapping.values() and any(value is None for value in ids):
         warnings.append(
-            f"{path.name}: {sum(value is None for value in ids)} records have no id; they were named row-N by record number"
+            f"{path.name}: {sum(value is None for value in ids)} "
+            "records have no id; they were named row-N by record number"
         )
     duplicated = records["doc_id"].duplicated(keep=False)
     if duplicated.any():

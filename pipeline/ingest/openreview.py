@@ -1,4 +1,4 @@
-"""``python -m pipeline fetch``: download a venue's submissions from OpenReview (API v2) into a Parquet corpus.
+"""``topic-atlas fetch``: download a venue's submissions from OpenReview (API v2) into a Parquet corpus.
 
 One row per submission (withdrawn and desk-rejected ones included), columns as in :data:`COLUMNS`:
 
@@ -179,7 +179,7 @@ def note_to_row(note: dict[str, Any], names: dict[str, str] | None = None) -> di
     }
 
 
-def _schema():  # pyarrow is imported lazily to keep ``python -m pipeline --help`` quick
+def _schema():  # pyarrow is imported lazily to keep ``topic-atlas --help`` quick
     import pyarrow as pa
 
     return pa.schema(

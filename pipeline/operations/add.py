@@ -1,19 +1,20 @@
-"""``python -m pipeline add``: new papers placed into an existing atlas without a refit.
+"""``topic-atlas add``: new papers placed into an existing atlas without a refit.
 
 The old papers keep their topics, coordinates and everything else the build gave them (their lists of similar
-papers may gain new papers). Each new paper is embedded with the atlas's own encoder (pipeline.operations.place.embed_queries)
-and placed by the rule of ``place`` (pipeline.operations.place.place_embeddings): the similarity-weighted topic vote of its
-10 nearest atlas papers and the weighted mean of their map positions (UMAP's own initialisation of new points).
-Then topic sizes, label positions, representative papers, terms (pipeline.topics.update: BERTopic's c-TF-IDF with
-the saved vocabulary, as the build makes them) and the topics per decision class are recomputed; topic labels,
-the hierarchy and the saved model stay as built. The new atlas is written to a staging folder and swapped in
-atomically (pipeline.cache.staged_cache): a failed add leaves the old atlas as it was.
+papers may gain new papers). Each new paper is embedded with the atlas's own encoder
+(pipeline.operations.place.embed_queries) and placed by the rule of ``place``
+(pipeline.operations.place.place_embeddings): the similarity-weighted topic vote of its 10 nearest atlas papers and the
+weighted mean of their map positions (UMAP's own initialisation of new points). Then topic sizes, label positions,
+representative papers, terms (pipeline.topics.update: BERTopic's c-TF-IDF with the saved vocabulary, as the build makes
+them) and the topics per decision class are recomputed; topic labels, the hierarchy and the saved model stay as built.
+The new atlas is written to a staging folder and swapped in atomically (pipeline.cache.staged_cache): a failed add
+leaves the old atlas as it was.
 
 When a refit is due: a new paper *does not fit* when it is placed in the outlier topic or its cosine similarity
 to the nearest topic centroid is below what 95% of the fitted papers have to their own topic's centroid. If more
 than REFIT_MISFIT_SHARE of the new papers do not fit (four times the 5% expected of papers like the fitted ones),
 or the papers added since the build exceed REFIT_ADDED_SHARE of those it was fitted on, the command says that a
-refit is due (``python -m pipeline build`` into the same folder, which keeps the topic ids: pipeline.topics.align).
+refit is due (``topic-atlas build`` into the same folder, which keeps the topic ids: pipeline.topics.align).
 """
 
 from __future__ import annotations
@@ -134,7 +135,7 @@ def merged_neighbours(
     to_new = embeddings @ new_embeddings.T  # n x m
     best_new, best_new_scores = top_k(to_new, k)
     ids, scores = [], []
-    empty = [[] for _ in range(n)]  # a cache written before neighbour lists existed
+    empty: list[list[str]] = [[] for _ in range(n)]  # a cache written before neighbour lists existed
     stored = zip(
         atlas.documents.get("neighbor_ids", pd.Series(empty)), atlas.documents.get("neighbor_scores", pd.Series(empty))
     )
@@ -246,8 +247,8 @@ def add_lineage(atlas: TopicCache, documents: pd.DataFrame) -> tuple[dict[str, A
         },
         "n_papers": {"shared": n_old, "same_topic": n_old, "added": len(documents) - n_old, "removed": 0},
         "previous_topics": {
-            str(int(t)): {"label": str(l), "size": int(s)}
-            for t, l, s in zip(atlas.topics["topic"], atlas.topics["label"], atlas.topics["size"])
+            str(int(topic)): {"label": str(label), "size": int(size)}
+            for topic, label, size in zip(atlas.topics["topic"], atlas.topics["label"], atlas.topics["size"])
         },
         "topics": topics,
         "gone": [],
@@ -274,12 +275,14 @@ def refit_reasons(report: dict[str, Any], n_added_total: int, n_fitted: int) -> 
     reasons = []
     if report["misfit_share"] > REFIT_MISFIT_SHARE:
         reasons.append(
-            f"{report['n_misfits']} of {report['n_added']} new papers ({report['misfit_share']:.0%}) lie farther from every topic than "
-            f"{1 - FIT_QUANTILE:.0%} of the fitted papers from their own (or among outliers); more than {REFIT_MISFIT_SHARE:.0%} suggests topics the model does not have"
+            f"{report['n_misfits']} of {report['n_added']} new papers ({report['misfit_share']:.0%}) lie farther from "
+            f"every topic than {1 - FIT_QUANTILE:.0%} of the fitted papers from their own (or among outliers); more "
+            f"than {REFIT_MISFIT_SHARE:.0%} suggests topics the model does not have"
         )
     if n_added_total > REFIT_ADDED_SHARE * n_fitted:
         reasons.append(
-            f"{n_added_total} papers have been added since the build fitted {n_fitted}: more than {REFIT_ADDED_SHARE:.0%}"
+            f"{n_added_total} papers have been added since the build "
+            f"fitted {n_fitted}: more than {REFIT_ADDED_SHARE:.0%}"
         )
     return reasons
 
@@ -297,12 +300,14 @@ def grown_manifest(
     manifest["add_history"] = [*atlas.manifest.get("add_history", []), report]
     manifest["lineage"] = lineage
     manifest["alignment"] = (
-        f"{report['n_added']} papers added on {report['created_at'][:10]} without a refit (python -m pipeline add); every topic kept its id"
+        f"{report['n_added']} papers added on {report['created_at'][:10]} "
+        "without a refit (topic-atlas add); every topic kept its id"
     )
     n_added_total = len(documents) - manifest["n_documents_fitted"]
     note = (
-        f"{n_added_total} of the {len(documents)} papers were placed by `add` without a refit (column `added`); topic terms, sizes and "
-        f"representative papers include them; the metrics and model/ describe the build's fit of {manifest['n_documents_fitted']} papers"
+        f"{n_added_total} of the {len(documents)} papers were placed by `add` without a refit (column `added`); topic "
+        "terms, sizes and representative papers include them; the metrics and model/ describe the build's fit of "
+        f"{manifest['n_documents_fitted']} papers"
     )
     manifest["notes"] = [text for text in atlas.manifest.get("notes", []) if "were placed by `add`" not in text] + [
         note
@@ -335,7 +340,8 @@ def run_add(
         dropped[DROP_ALREADY_IN_ATLAS], dropped_ids[DROP_ALREADY_IN_ATLAS] = len(known), known
     if new.empty:
         raise CorpusTooSmallError(
-            f"{input_path}: no new papers to add ({'; '.join(f'{reason}: {count}' for reason, count in dropped.items()) or 'the file holds none'})"
+            f"{input_path}: no new papers to add "
+            f"({'; '.join(f'{reason}: {count}' for reason, count in dropped.items()) or 'the file holds none'})"
         )
     timings["load"] = round(time.perf_counter() - start, 3)
     params = atlas.manifest.get("params", {})

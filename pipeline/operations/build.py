@@ -1,4 +1,4 @@
-"""``python -m pipeline build``: corpus file -> cache folder.
+"""``topic-atlas build``: corpus file -> cache folder.
 
 Stages, each timed (wall and CPU seconds) and logged: load -> clean -> vocabulary (the corpus tokenised once) ->
 embed (the representation, by default tfidf-svd fitted on the corpus) -> neighbours -> UMAP (clustering space) ->
@@ -110,7 +110,8 @@ class StageTimer:
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
-        """Time the enclosed block as stage ``name``; an exception leaving it carries the stage's name (errors.mark_stage)."""
+        """Time the enclosed block as stage ``name``; an exception leaving it carries the stage's name
+        (errors.mark_stage)."""
         log.info("stage %s ...", name)
         start, start_cpu = time.perf_counter(), time.thread_time()
         try:
@@ -261,7 +262,7 @@ def cached_map_refinement(
     map_refine_* values, through the layout store under :func:`map_refinement_key`. float32, n x 2."""
     from pipeline.geometry.refine import nerv_refine
 
-    params = {
+    params: dict[str, Any] = {
         "perplexity": config.map_refine_perplexity,
         "recall_weight": config.map_refine_recall_weight,
         "alpha": config.map_refine_alpha,
@@ -288,8 +289,9 @@ def content_word_check(counts: WordCounts, doc_ids: list[str], prepared: Prepare
     except EmptyVocabularyError as error:
         wordless, n = prepared.dropped.get(DROP_NO_WORDS, 0), len(doc_ids)
         raise EmptyVocabularyError(
-            f"{input_path.name}: no words left to describe topics after stop-word removal: all {n + wordless} documents "
-            f"contain only stop words, numbers or punctuation ({n} only stop words, {wordless} no words at all)."
+            f"{input_path.name}: no words left to describe topics after stop-word removal: all {n + wordless} "
+            f"documents contain only stop words, numbers or punctuation ({n} only stop words, {wordless} no words at "
+            "all)."
         ) from error
     in_input_order = [doc_id for doc_id in prepared.documents["doc_id"] if doc_id in without]
     return prepared.dropped_ids.get(DROP_NO_WORDS, []) + in_input_order
@@ -371,7 +373,8 @@ def tokenise_and_represent(
         without_content = content_word_check(counts, corpus.doc_ids, corpus.prepared, input_path)
         if without_content:
             corpus.warnings.append(
-                f"{len(without_content)} documents have no content words after stop-word removal: {', '.join(without_content[:20])}"
+                f"{len(without_content)} documents have no content words "
+                f"after stop-word removal: {', '.join(without_content[:20])}"
             )
             log.warning(corpus.warnings[-1])
     with timer.stage("embed"):
@@ -443,6 +446,8 @@ def cluster(
     MIN_DOCUMENTS_FOR_UMAP documents every document is in cluster 0."""
     if n < MIN_DOCUMENTS_FOR_UMAP:
         return np.zeros(n, dtype=np.int64), np.ones(n, dtype=np.float32)
+    if config.min_cluster_size is None:
+        raise ValueError("cluster() needs a resolved BuildConfig (BuildConfig.resolved gives min_cluster_size)")
     from pipeline.geometry.cluster import hdbscan_clusters
     from pipeline.geometry.umap_layout import cached_umap_layout
 
@@ -479,13 +484,16 @@ def fit_topics_and_map(
     timer: StageTimer,
 ) -> Fitted:
     """Clustering, BERTopic, hierarchy and topics per class in this thread while the 2D map is drawn in a second one
-    (pipeline.geometry.umap_layout: UMAP's SGD releases the GIL); the map is joined where the topics' positions are needed. Its
-    stages (map_2d, map_refine) are timed in that thread; map_wait is how long this thread waited for it."""
+    (pipeline.geometry.umap_layout: UMAP's SGD releases the GIL); the map is joined where the topics' positions are
+    needed. Its stages (map_2d, map_refine) are timed in that thread; map_wait is how long this thread waited for it."""
     from pipeline.topics.model import fit_topic_model, hierarchy_table
 
     n, embeddings = len(corpus.texts), represented.embeddings
     if n < MIN_DOCUMENTS_FOR_UMAP:
-        note = f"only {n} documents: fewer than {MIN_DOCUMENTS_FOR_UMAP}, so UMAP and HDBSCAN were skipped; the documents are one topic if they share words (else outliers) and the map is a PCA projection"
+        note = (
+            f"only {n} documents: fewer than {MIN_DOCUMENTS_FOR_UMAP}, so UMAP and HDBSCAN were skipped; "
+            "the documents are one topic if they share words (else outliers) and the map is a PCA projection"
+        )
         corpus.warnings.append(note)
         log.warning(note)
     with timer.stage("import_bertopic"):
@@ -577,8 +585,8 @@ def build_manifest(
         "outlier_fraction": round(float((fit.topics == -1).mean()), 4),
         "n_outliers_reassigned": fit.n_reassigned,
         "text_column": raw.text_column,
-        # The representation's name and the identity of each block (pipeline.represent.representation); its fitted state is in
-        # representation/ (queries and new papers are transformed with it).
+        # The representation's name and the identity of each block (pipeline.represent.representation); its fitted state
+        # is in representation/ (queries and new papers are transformed with it).
         "embedding_model": " + ".join(representation.identities.values()),
         "embedding_model_name": representation.name,
         "embedding_encoder": {
@@ -616,8 +624,8 @@ def evaluate_build(
     knn: Neighbours,
     layouts: StageStore,
 ) -> dict[str, Any]:
-    """The evaluate stage's metrics (pipeline.quality.metrics); those that depend only on the embeddings, the map and the
-    reference columns come from the layout store when it has them."""
+    """The evaluate stage's metrics (pipeline.quality.metrics); those that depend only on the embeddings, the map and
+    the reference columns come from the layout store when it has them."""
     from pipeline.quality.metrics import agreement_references, evaluate_topics, map_metrics, reference_column
 
     documents, fit = corpus.documents, fitted.fit
@@ -663,7 +671,8 @@ def run_build(
         null store of pipeline.store.layouts computes every stage).
     force : replace ``cache_dir`` even when it is not a Topic Atlas cache.
     encoder : an already loaded encoder to reuse for an encoder block (tests, benchmarks): a SentenceTransformer or
-        a pipeline.represent.encoders encoder; ignored when it is not the one config names (see pipeline.represent.encoders.get_encoder).
+        a pipeline.represent.encoders encoder; ignored when it is not the one config names (see
+        pipeline.represent.encoders.get_encoder).
     align : when ``cache_dir`` holds an atlas, keep its topic ids for the topics that match (pipeline.topics.align);
         False numbers the topics afresh.
 

@@ -55,8 +55,9 @@ def same_paper_index(topic_cache: TopicCache, new: pd.DataFrame) -> list[int | N
 
 
 def query_representation(topic_cache: TopicCache) -> Representation:
-    """How the cache turns a text into a vector: its stored :class:`pipeline.represent.representation.Representation`, or, for a
-    cache written before representations were stored, the encoder its manifest names (``embedding_model_name``).
+    """How the cache turns a text into a vector: its stored :class:`pipeline.represent.representation.Representation`,
+    or, for a cache written before representations were stored, the encoder its manifest names
+    (``embedding_model_name``).
 
     Raises FileNotFoundError/ValueError for a damaged representation folder.
     """
@@ -137,7 +138,7 @@ def place_embeddings(
             for topic_id, weight in zip(topics[neighbours], weights):
                 if topic_id != OUTLIER_TOPIC:
                     votes[int(topic_id)] = votes.get(int(topic_id), 0.0) + weight
-            topic = max(votes, key=votes.get) if votes else OUTLIER_TOPIC
+            topic = max(votes, key=lambda candidate: votes[candidate]) if votes else OUTLIER_TOPIC
             probability = votes.get(topic, 0.0) / weights.sum() if votes else 0.0
             x, y = (weights[:, None] * positions[neighbours]).sum(axis=0) / weights.sum()
             same_as = None

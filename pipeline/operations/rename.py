@@ -1,6 +1,6 @@
-"""``python -m pipeline rename``: a user's own label for a topic, kept across aligned rebuilds.
+"""``topic-atlas rename``: a user's own label for a topic, kept across aligned rebuilds.
 
-``python -m pipeline rename --cache DIR --topic 12 --label "Diffusion for molecules"`` rewrites the atlas
+``topic-atlas rename --cache DIR --topic 12 --label "Diffusion for molecules"`` rewrites the atlas
 atomically (the label in topics.parquet, documents.parquet's ``topic_label`` and the hierarchy's leaf names) and
 records the rename in ``manifest["label_overrides"]`` ({"12": {"label": ..., "automatic": the label it replaced}}).
 A rebuild into the same folder that matches topic 12 again keeps the user's label (pipeline.topics.align); ``--reset``
@@ -32,7 +32,8 @@ def check_label(atlas: TopicCache, topic: int, label: str) -> str:
         raise InputError("the outlier topic -1 cannot be renamed")
     if topic not in present:
         raise InputError(
-            f"{atlas.path} has no topic {topic}; its topics are {', '.join(str(t) for t in sorted(present - {OUTLIER_TOPIC}))}"
+            f"{atlas.path} has no topic {topic}; its topics are "
+            f"{', '.join(str(t) for t in sorted(present - {OUTLIER_TOPIC}))}"
         )
     if not label:
         raise InputError("the new label is empty")

@@ -1,4 +1,4 @@
-"""``python -m pipeline evaluate``: how good are the topics and how faithful is the map?
+"""``topic-atlas evaluate``: how good are the topics and how faithful is the map?
 
 Every metric is a small function on plain arrays, so the build (in memory), this command (on a cache folder)
 and ``bench/quality.py`` (on peer models) score the same way. What each one measures and where it comes from:

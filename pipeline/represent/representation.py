@@ -6,7 +6,8 @@ A representation is named (``--embedding-model`` of the build, ``BuildConfig.emb
 ``tfidf-svd``                      latent semantic analysis (Deerwester et al. 1990): TF-IDF of the words (English
                                    stop words removed, sublinear term frequency, smoothed IDF, unit rows), then a
                                    truncated SVD to ``lexical_dims`` dimensions, both fitted on the corpus
-an encoder name                    a pipeline.represent.encoders encoder (``all-MiniLM-L6-v2``, ``...-static``, ``...-onnx-int8``,
+an encoder name                    a pipeline.represent.encoders encoder (``all-MiniLM-L6-v2``, ``...-static``,
+``...-onnx-int8``,
                                    ``...-seq128`` or a local sentence-transformers folder): a vector depends on its
                                    text alone and is cached per text
 ``A+B``                            blocks A and B concatenated, each block unit-normalised and weighted
@@ -14,7 +15,7 @@ an encoder name                    a pipeline.represent.encoders encoder (``all-
                                    the mean of the blocks' cosine similarities
 =================================  ==================================================================================
 
-Which one is the default, and why, is measured by ``bench/representations.py`` (README, "Representations").
+Which one is the default, and why, is measured by ``bench/representations.py`` (docs/decisions/representation.md).
 
 What a lexical block learns from the corpus (vocabulary, IDF, SVD components) is fitted once per build and written
 into the cache folder (``representation/``: JSON and ``.npy``, never pickle) by :meth:`Representation.save`;
@@ -76,8 +77,8 @@ class LexicalParams:
         ``min_dims`` (and at most documents - 1 and terms - 1).
     documents_per_dim, min_dims : see ``dims``. Few documents cannot support many dimensions: on 300 and 951 ICLR
         abstracts the UMAP map of 512 SVD dimensions has trustworthiness 0.82 and 0.85, of 32 dimensions 0.91 and 0.96
-        (MiniLM: 0.91, 0.93), while 11,670 abstracts support 512 (0.97): a sweep run once while choosing (README,
-        "Representations"), not a kept benchmark.
+        (MiniLM: 0.91, 0.93), while 11,670 abstracts support 512 (0.97): a sweep run once while choosing
+        (docs/decisions/representation.md), not a kept benchmark.
     ngram_max : longest word n-gram in the TF-IDF vocabulary (1 = single words).
     min_df : a term must occur in at least this many documents (1 below 50 documents).
     max_df : and in at most this share of them.
@@ -279,6 +280,8 @@ class Representation:
         parts = []
         for block in self.blocks:
             if is_lexical(block):
+                if self.lexical is None:
+                    raise ValueError("this representation has a lexical block but no fitted lexical model")
                 parts.append(self.lexical.transform(texts))
             else:
                 if block not in self.encoders:  # loaded once, then reused by every later query
@@ -334,7 +337,8 @@ def load_representation(folder: Path | str) -> Representation:
         components = np.load(folder / LEXICAL_FILES["components"], allow_pickle=False)
         if not (len(vocabulary) == len(idf) == components.shape[1]):
             raise ValueError(
-                f"{folder}: vocabulary ({len(vocabulary)}), IDF ({len(idf)}) and components ({components.shape}) disagree"
+                f"{folder}: vocabulary ({len(vocabulary)}), IDF "
+                f"({len(idf)}) and components ({components.shape}) disagree"
             )
         lexical = LexicalModel(vocabulary, idf, components, LexicalParams(**spec["lexical_params"]))
     return Representation(

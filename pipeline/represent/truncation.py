@@ -17,12 +17,17 @@ def truncated_flags(token_counts: Sequence[int], window: int) -> list[bool]:
     return [int(count) > window for count in token_counts]
 
 
-def truncation_warning(doc_ids: Sequence[str], token_counts: Sequence[int], window: int, shown: int = 10) -> str | None:
-    """A warning naming the truncated documents, longest first, with their lengths, or None when none is.
+def truncation_warning(
+    doc_ids: Sequence[str], token_counts: Sequence[int], window: int | None, shown: int = 10
+) -> str | None:
+    """A warning naming the truncated documents, longest first, with their lengths, or None when none is (always None
+    when ``window`` is None: a representation without a window, such as the lexical one, truncates nothing).
 
     e.g. "3 documents are longer than the embedding model's window of 256 word pieces; only their beginning was
     embedded (c-TF-IDF still uses the whole text): p7 (912 word pieces), p2 (400), p9 (260)".
     """
+    if window is None:
+        return None
     long = sorted(
         ((int(count), doc_id) for doc_id, count in zip(doc_ids, token_counts) if int(count) > window),
         key=lambda pair: (-pair[0], pair[1]),

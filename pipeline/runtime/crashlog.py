@@ -43,7 +43,7 @@ def write_failure_log(error: BaseException, command: str, argv: list[str]) -> Pa
     path = log_folder() / f"pipeline-{command or 'cli'}-{stamp}-{os.getpid()}.log"
     try:
         with path.open("w", encoding="utf-8") as handle:
-            handle.write(f"command: python -m pipeline {' '.join(argv)}\n")
+            handle.write(f"command: topic-atlas {' '.join(argv)}\n")
             handle.write(f"stage: {stage_of(error) or 'unknown'}\npython: {sys.version.split()[0]}\n\n")
             handle.write("".join(traceback.format_exception(type(error), error, error.__traceback__)))
     except OSError:

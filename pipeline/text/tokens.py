@@ -3,8 +3,8 @@
 A build needs the same tokens many times: which documents have a content word, the boilerplate words, the TF-IDF of
 the lexical representation, the c-TF-IDF vocabulary of single words and word pairs, the c-TF-IDF of every topic
 (BERTopic counts the joined documents of each topic at every extraction, merge and class), and the words that share
-a sentence (pipeline.topics.model.CoherentTerms). scikit-learn's CountVectorizer tokenises again each time, in Python, about
-two seconds per pass over the whole conference. Here the texts are tokenised once, exactly as that CountVectorizer
+a sentence (pipeline.topics.model.CoherentTerms). scikit-learn's CountVectorizer tokenises again each time, in Python,
+about two seconds per pass over the whole conference. Here the texts are tokenised once, exactly as that CountVectorizer
 tokenises them (pipeline.text.vocabulary: ``separate_cjk``, ``TOKEN_PATTERN``, English stop words removed), and every
 count is made from the word ids with numpy; tests/test_tokens.py checks that the counts equal scikit-learn's.
 
@@ -174,7 +174,8 @@ def _kept_tokens(corpus: TokenizedCorpus, extra_stop_words: Iterable[str]) -> np
 
 
 def _pair_codes(corpus: TokenizedCorpus, kept: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(unit of each pair, pair code a * W + b) for consecutive kept tokens inside the same unit (document or sentence)."""
+    """(unit of each pair, pair code a * W + b) for consecutive kept tokens inside the same unit (document or
+    sentence)."""
     units = unit_of_tokens(starts)[kept]
     same = units[1:] == units[:-1]
     first, second = corpus.ids[kept[:-1]][same].astype(np.int64), corpus.ids[kept[1:]][same].astype(np.int64)
@@ -224,7 +225,8 @@ def sorted_unique(values: np.ndarray) -> np.ndarray:
 
 
 def sorted_counts(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(distinct values sorted, how often each occurs) of an int64 array, like ``np.unique(..., return_counts=True)``."""
+    """(distinct values sorted, how often each occurs) of an int64 array, like ``np.unique(...,
+    return_counts=True)``."""
     ordered = np.sort(values, kind="stable")
     if not len(ordered):
         return ordered, np.zeros(0, dtype=np.int64)

@@ -16,7 +16,7 @@ frequent but unrelated words.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -28,6 +28,9 @@ from pipeline.runtime.errors import EmptyVocabularyError
 from pipeline.store.keys import StageKey, stage_key, texts_fingerprint
 from pipeline.store.layouts import NULL_STORE, StageStore
 from pipeline.text.words import STOP_WORDS, TOKEN_PATTERN, WordCounts, separate_cjk
+
+if TYPE_CHECKING:
+    from pipeline.text.tokens import TokenizedCorpus
 
 
 class FixedVocabularyVectorizer(CountVectorizer):
@@ -123,7 +126,7 @@ class FixedVocabularyVectorizer(CountVectorizer):
         """Term counts of the documents (n x vocabulary, CSR int64). A remembered document is not tokenised again, and
         neither is a join of remembered documents (its counts are the sum of theirs: no word pair spans two papers);
         anything else is counted by CountVectorizer."""
-        documents = list(raw_documents)
+        documents = list(raw_documents)  # type: ignore[call-overload]  # scikit-learn's signature: an iterable
         memo = self.__dict__.get("_memo")
         if not memo:
             return super().transform(documents)
@@ -156,8 +159,8 @@ class FixedVocabularyVectorizer(CountVectorizer):
         return sp.csr_matrix(stacked[position], dtype=np.int64)
 
     def sentence_presence_of(self, texts: Sequence[str]) -> sp.csr_matrix | None:
-        """Binary sentences x vocabulary (float32) of the remembered ``texts``' sentences, in order (pipeline.text.tokens),
-        or None when some text was not remembered with its tokens."""
+        """Binary sentences x vocabulary (float32) of the remembered ``texts``' sentences, in order
+        (pipeline.text.tokens), or None when some text was not remembered with its tokens."""
         from pipeline.text.tokens import sentence_presence
 
         memo, tokens = self.__dict__.get("_memo"), self.__dict__.get("_tokens")
@@ -187,7 +190,7 @@ def make_vectorizer(
     min_df: int = 2,
     max_df: float = 0.5,
     extra_stop_words: Sequence[str] = (),
-    tokens: object = None,
+    tokens: TokenizedCorpus | None = None,
     store: StageStore = NULL_STORE,
 ) -> FixedVocabularyVectorizer:
     """CountVectorizer for c-TF-IDF whose vocabulary is chosen over *documents*.
@@ -269,11 +272,15 @@ def stored_ngram_counts(
 
 
 def vectorizer_for_vocabulary(
-    texts: list[str], vocabulary: Sequence[str], stop_words: Sequence[str], ngram_max: int = 2, tokens: object = None
+    texts: list[str],
+    vocabulary: Sequence[str],
+    stop_words: Sequence[str],
+    ngram_max: int = 2,
+    tokens: TokenizedCorpus | None = None,
 ) -> FixedVocabularyVectorizer:
     """A :class:`FixedVocabularyVectorizer` over a given ``vocabulary`` (a saved model's terms, in column order) that
-    remembers the counts of ``texts``: counted from their pipeline.text.tokens.TokenizedCorpus (``tokens``, made here when
-    None) for single words and word pairs, by scikit-learn otherwise. ``stop_words``: the vectorizer's whole stop
+    remembers the counts of ``texts``: counted from their pipeline.text.tokens.TokenizedCorpus (``tokens``, made here
+    when None) for single words and word pairs, by scikit-learn otherwise. ``stop_words``: the vectorizer's whole stop
     list (English plus boilerplate)."""
     from pipeline.text.tokens import ngram_counts, tokenize
 
@@ -322,7 +329,8 @@ def _pruned_counts(
 
 
 def documents_without_content_words(counts: WordCounts, doc_ids: list[str]) -> list[str]:
-    """Ids of documents that have no word left after stop-word removal (``counts`` from :func:`pipeline.text.tokens.count_words`).
+    """Ids of documents that have no word left after stop-word removal (``counts`` from
+    :func:`pipeline.text.tokens.count_words`).
 
     Raises EmptyVocabularyError when that is every document.
     """
@@ -436,7 +444,9 @@ def select_coherent_terms(
     remaining = np.arange(1, len(candidates))
     while len(remaining) and len(chosen) < n_terms:
         # one row per remaining candidate: the same means, in the same order, as one .mean() per candidate
-        scores = relative[remaining] * (1.0 + coherence_weight * npmi[np.ix_(remaining, chosen)].mean(axis=1))
+        scores = relative[remaining] * (
+            1.0 + coherence_weight * npmi[np.ix_(remaining, np.asarray(chosen))].mean(axis=1)
+        )
         best = int(np.argmax(scores))
         chosen.append(int(remaining[best]))
         remaining = np.delete(remaining, best)

@@ -16,8 +16,8 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 if TYPE_CHECKING:
     from pipeline.store.keys import StageKey
 
-# Characters that a per-character CJK tokenisation (pipeline.text.vocabulary) turns into terms but that say nothing about a
-# subject: every hiragana (Japanese particles and inflections: の, を, た, ...), Chinese particles, pronouns and
+# Characters that a per-character CJK tokenisation (pipeline.text.vocabulary) turns into terms but that say nothing
+# about a subject: every hiragana (Japanese particles and inflections: の, を, た, ...), Chinese particles, pronouns and
 # conjunctions (的, 了, 是, 和, 我们, ...) and Korean particles (은, 는, 을, 를, 의, ...). Only characters that rarely
 # take part in a content word are listed (not 中, 能, 用, which do: 中国, 能源, 应用). Removed like English stop words.
 CJK_FUNCTION_CHARACTERS = frozenset(

@@ -72,7 +72,8 @@ def _terms(topic_model: Any) -> dict[int, list[tuple[str, float]]]:
 
 
 class CoherentTerms:
-    """BERTopic representation model: exclusive, co-occurring terms (:func:`pipeline.text.vocabulary.select_coherent_terms`).
+    """BERTopic representation model: exclusive, co-occurring terms
+    (:func:`pipeline.text.vocabulary.select_coherent_terms`).
 
     Called by BERTopic with the documents (columns "Document", "Topic"), the c-TF-IDF matrix (one row per topic
     in sorted topic order, as BERTopic builds it) and the plain c-TF-IDF terms; returns {topic: [(term, weight)]}
@@ -101,7 +102,8 @@ class CoherentTerms:
 
     def _presence_of(self, vectorizer: Any, texts: list[str]) -> Any:
         """Binary sentences x terms matrix (float32 CSR) of the sentences of ``texts``: from the vectorizer's
-        remembered tokens when it has them (pipeline.text.vocabulary.FixedVocabularyVectorizer), else by transforming them."""
+        remembered tokens when it has them (pipeline.text.vocabulary.FixedVocabularyVectorizer), else by transforming
+        them."""
         import scipy.sparse as sp
 
         from pipeline.text.words import split_sentences
@@ -186,7 +188,8 @@ def _bertopic_representation(config: BuildConfig) -> Any:
 
 
 def embedding_backend(encoder: Any) -> Any:
-    """Wrap an encoder with ``encode(list[str]) -> n x dim`` as a BERTopic embedding backend (for KeyBERTInspired/MMR)."""
+    """Wrap an encoder with ``encode(list[str]) -> n x dim`` as a BERTopic embedding backend (for
+    KeyBERTInspired/MMR)."""
     from bertopic.backend import BaseEmbedder
 
     encode = getattr(encoder, "encode", None) or encoder.transform
@@ -269,8 +272,8 @@ def topic_vectorizer(
     notes: list[str],
     store: StageStore = NULL_STORE,
 ) -> Any:
-    """The c-TF-IDF vectorizer (pipeline.text.vocabulary.make_vectorizer) with the corpus's boilerplate words learned from
-    the clusters left out; ``tokens`` (pipeline.text.tokens, made here when None) spare tokenising again, ``store``
+    """The c-TF-IDF vectorizer (pipeline.text.vocabulary.make_vectorizer) with the corpus's boilerplate words learned
+    from the clusters left out; ``tokens`` (pipeline.text.tokens, made here when None) spare tokenising again, ``store``
     (pipeline.store.layouts; the null store keeps nothing) keeps its counts for a rebuild. Appends a note naming the
     boilerplate words."""
     from pipeline.text.tokens import tokenize, word_counts
@@ -305,14 +308,14 @@ def reduce_outliers(
     notes: list[str],
 ) -> tuple[np.ndarray, int]:
     """Outlier reduction after clustering: (topics int64 n, papers reassigned). Outliers eligible for a topic
-    (pipeline.topics.membership.eligibility) move into it by :func:`reassign_outliers`, and the model's terms are refitted
-    (``refit(topics)``). Appends a note saying what was done, or that no topic was found."""
+    (pipeline.topics.membership.eligibility) move into it by :func:`reassign_outliers`, and the model's terms are
+    refitted (``refit(topics)``). Appends a note saying what was done, or that no topic was found."""
     n_outliers = int((clustered == OUTLIER_TOPIC).sum())
     if not set(clustered.tolist()) - {OUTLIER_TOPIC}:
         if not (coherence_note or "").startswith("No topics"):
             notes.append(
-                f"No topics found: all {len(clustered)} documents were labelled as outliers (min_cluster_size={config.min_cluster_size}). "
-                "Lower --min-cluster-size or add documents."
+                f"No topics found: all {len(clustered)} documents were labelled as outliers "
+                f"(min_cluster_size={config.min_cluster_size}). Lower --min-cluster-size or add documents."
             )
         return clustered.copy(), 0
     if not (config.reduce_outliers and n_outliers):
@@ -328,9 +331,9 @@ def reduce_outliers(
         final = reassigned
     notes.append(
         f"outlier reduction reassigned {n_reassigned} of {n_outliers} outlier documents to their most similar topic "
-        f"(centroid similarity >= {config.outlier_threshold} and at least that of all but 1% of the topic's papers, sharing at least one of its terms, "
-        f"leaving at most {config.max_outlier_fraction:.0%} of documents as outliers); "
-        f"{int((final == OUTLIER_TOPIC).sum())} remain outliers"
+        f"(centroid similarity >= {config.outlier_threshold} and at least that of all but 1% of the topic's papers, "
+        f"sharing at least one of its terms, leaving at most {config.max_outlier_fraction:.0%} of documents as "
+        f"outliers); {int((final == OUTLIER_TOPIC).sum())} remain outliers"
     )
     return final, n_reassigned
 
@@ -382,7 +385,8 @@ def fit_topic_model(
     vectorizer = topic_vectorizer(texts, cluster_labels, config, tokens, notes, store)
     if config.representation.startswith("keybert") and encoder is None:
         raise ValueError(
-            "the keybert representations need the corpus's representation passed as encoder (see pipeline.operations.build)"
+            "the keybert representations need the corpus's representation "
+            "passed as encoder (see pipeline.operations.build)"
         )
     topic_model = make_bertopic(config, vectorizer, nr_topics, encoder)
     topics, _ = topic_model.fit_transform(texts, embeddings=embeddings, y=np.asarray(cluster_labels))

@@ -21,13 +21,15 @@ def topics_per_class_table(topic_model: Any, texts: list[str], classes: list[str
     """Per (topic, class): the number of the topic's documents in that class and its top terms.
 
     ``classes`` is aligned with ``texts`` (None = no class; those documents are left out). Returns columns
-    TOPICS_PER_CLASS_COLUMNS (``terms`` a list of str), empty when fewer than two classes are present.
+    TOPICS_PER_CLASS_COLUMNS (``terms`` a list of str), sorted by class then topic, empty when fewer than two classes
+    are present. The sort makes the table the same in every process: BERTopic loops over ``set(classes)``, whose
+    order follows Python's per-process string hashing (PYTHONHASHSEED).
     """
     if len({value for value in classes if value}) < 2:
         return pd.DataFrame(columns=TOPICS_PER_CLASS_COLUMNS)
     with plain_ctfidf_terms(topic_model):
         table = topics_per_class_of(topic_model, texts, classes)  # pipeline.adapters.bertopic_model
-    return pd.DataFrame(
+    rows = pd.DataFrame(
         {
             "topic": table["Topic"].astype(int),
             "class": table["Class"].astype(str),
@@ -35,3 +37,4 @@ def topics_per_class_table(topic_model: Any, texts: list[str], classes: list[str
             "terms": [[term.strip() for term in str(words).split(",") if term.strip()] for words in table["Words"]],
         }
     )
+    return rows.sort_values(["class", "topic"], kind="stable").reset_index(drop=True)

@@ -3,10 +3,10 @@
 BERTopic's ``hierarchical_topics`` (the cache's ``hierarchy.parquet``, see :mod:`pipeline.cache`) is a binary
 merge tree over the topics: each row merges two nodes into a parent whose ``topics`` lists every topic below it,
 at a ``distance`` (the linkage distance of the topics' c-TF-IDF vectors). A **theme** is a node of that tree: the
-tree is cut into about 10-20 themes by splitting, from the root down, the node merged at the largest distance
-(the usual cut of a dendrogram into k clusters, Müllner 2011 "Modern hierarchical, agglomerative clustering
-algorithms", sec. 2), so every theme is a subtree and the topics of one theme were merged before any two
-themes were.
+tree is cut into about 10-20 themes by splitting, from the root down, the theme that holds the most papers (see
+:func:`cut_tree`), so every theme is a subtree of the dendrogram and no theme dwarfs the others; this differs from the
+usual cut of a dendrogram at a distance (Müllner 2011, "Modern hierarchical, agglomerative clustering algorithms",
+sec. 2), which can leave one theme with half of the papers (docs/decisions/themes.md).
 
 The tree is read through the ``topics`` lists only, never through node ids: topic ids may be any integers (a
 rebuild can keep old ids), so a merged node's id may equal a topic id. Nothing here indexes an array by topic id.
