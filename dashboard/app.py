@@ -32,7 +32,7 @@ from dashboard.views import papers as papers_view
 from dashboard.views import structure as structure_view
 from dashboard.views import topics as topics_view
 from dashboard.views.page import Page
-from pipeline.cache import MANIFEST_FILE, CacheError, TopicCache
+from pipeline.cache import CacheError, TopicCache, manifest_identity
 from pipeline.runtime.paths import PROJECT_ROOT
 
 DEFAULT_CACHE = PROJECT_ROOT / "caches" / "default"
@@ -63,11 +63,10 @@ def cache_dir_setting(argv: list[str]) -> Path:
 
 
 def manifest_mtime_ns(cache_dir: Path) -> int:
-    """Modification time of the cache's manifest (nanoseconds), -1 when it is missing: part of the load cache key."""
-    try:
-        return (cache_dir / MANIFEST_FILE).stat().st_mtime_ns
-    except OSError:
-        return -1
+    """The identity of the cache's manifest file as one number (pipeline.cache.manifest_identity: inode, size,
+    mtime), -1 when it is missing: part of the load cache key, so a replaced cache is read again."""
+    identity = manifest_identity(cache_dir)
+    return -1 if identity is None else hash(identity)
 
 
 def show_cache_error(error: CacheError) -> None:

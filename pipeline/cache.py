@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import fcntl
 import json
 import os
 import shutil
+import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -198,9 +201,40 @@ def read_cache(cache_dir: Path | str) -> TopicCache:
     Returns a TopicCache whose ``documents`` and ``topics`` tables have at least DOCUMENT_COLUMNS and
     TOPIC_COLUMNS, and whose ``top_terms`` and ``representative_doc_ids`` cells are Python lists.
 
+    A writer may swap the folder while it is read (pipeline.cache.publish_folder): when the manifest's identity
+    (:func:`manifest_identity`) changed during the read, the read starts again (for up to REREAD_S seconds), so the
+    tables returned always come from one version of the cache.
+
     Raises CacheError (with the rebuild command) for a missing, partial, corrupt, foreign or other-version cache.
     """
     cache_dir = Path(cache_dir)
+    deadline = time.monotonic() + REREAD_S
+    while True:
+        before = manifest_identity(cache_dir)
+        try:
+            atlas = _read_cache_once(cache_dir)
+        except CacheError:
+            if manifest_identity(cache_dir) == before or time.monotonic() > deadline:
+                raise
+            continue  # replaced while it was read: read the new one
+        if manifest_identity(cache_dir) == before or time.monotonic() > deadline:
+            return atlas
+
+
+REREAD_S = 10.0  # how long read_cache keeps re-reading a cache that writers replace under it
+
+
+def manifest_identity(cache_dir: Path | str) -> tuple[int, int, int] | None:
+    """(inode, size, mtime in ns) of the cache's manifest, or None when absent: every write (build, add, rename)
+    publishes a new manifest file, so a replaced cache has a new identity even within one clock tick."""
+    try:
+        status = (Path(cache_dir) / MANIFEST_FILE).stat()
+    except OSError:
+        return None
+    return status.st_ino, status.st_size, status.st_mtime_ns
+
+
+def _read_cache_once(cache_dir: Path) -> TopicCache:
     manifest = read_manifest(cache_dir)
     documents = _read_table(cache_dir, DOCUMENTS_FILE, DOCUMENT_COLUMNS)
     topics = _read_table(cache_dir, TOPICS_FILE, TOPIC_COLUMNS)
@@ -337,13 +371,106 @@ def staged_cache(target: Path) -> Iterator[Path]:
         with staged_cache(cache_dir) as staging:
             write_tables(staging, manifest, documents, topics, hierarchy, embeddings)
     """
-    staging = staging_folder(target)
+    with writer_lock(target):
+        remove_leftovers(target)
+        staging = staging_folder(target)
+        try:
+            yield staging
+            publish_folder(staging, target)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+
+
+class CacheBusyError(Exception):
+    """Another process holds the writer lock of a cache folder for longer than the wait allowed."""
+
+
+LOCK_WAIT_S = float(os.environ.get("ATLAS_LOCK_WAIT_S", "30"))
+_HELD_LOCKS: dict[str, int] = {}  # lock file path -> nesting depth, in this process
+
+
+def lock_path(target: Path) -> Path:
+    """The writer lock file of cache folder ``target``: ``.<name>.lock`` beside it (the folder itself is swapped)."""
+    target = Path(target).expanduser().resolve()
+    return target.parent / f".{target.name}.lock"
+
+
+def _acquire(path: Path, deadline: float) -> int:
+    """An open descriptor of ``path`` holding its exclusive flock; retries until ``deadline`` (monotonic s)."""
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            if time.monotonic() >= deadline:
+                try:
+                    holder = path.read_text(encoding="utf-8").strip() or "another process"
+                except OSError:
+                    holder = "another process"
+                raise CacheBusyError(
+                    f"{path.parent / path.name[1:-5]} is being written by {holder}; waited "
+                    f"{LOCK_WAIT_S:g} s for it to finish. Try again when that command has ended"
+                ) from None
+            time.sleep(0.1)
+            continue
+        try:
+            same = os.fstat(fd).st_ino == os.stat(path).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:  # else the previous holder removed the file between our open and our lock: lock the new one
+            return fd
+        os.close(fd)
+
+
+@contextmanager
+def writer_lock(target: Path | str, wait_s: float | None = None) -> Iterator[None]:
+    """Hold the one writer lock of cache folder ``target`` (an exclusive ``flock`` on :func:`lock_path`).
+
+    Waits up to ``wait_s`` seconds (default LOCK_WAIT_S: 30, or the environment's ATLAS_LOCK_WAIT_S) for another
+    writer to finish, then raises CacheBusyError naming the holder's pid and command. Re-entrant within one process,
+    so ``add`` and ``rename`` hold it from their read to their :func:`staged_cache`. The kernel releases the lock
+    when its holder dies (SIGKILL included), so a killed writer never leaves a stale lock; the file is removed on
+    release. Readers take no lock: they see whole caches only (:func:`publish_folder`).
+    """
+    path = lock_path(Path(target))
+    key = str(path)
+    if _HELD_LOCKS.get(key):
+        _HELD_LOCKS[key] += 1
+        try:
+            yield
+        finally:
+            _HELD_LOCKS[key] -= 1
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = _acquire(path, time.monotonic() + (LOCK_WAIT_S if wait_s is None else wait_s))
+    _HELD_LOCKS[key] = 1
     try:
-        yield staging
-        publish_folder(staging, target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+        os.ftruncate(fd, 0)
+        os.write(fd, f"pid {os.getpid()} ({' '.join(sys.argv[:3])})".encode(errors="replace"))
+        yield
+    finally:
+        _HELD_LOCKS.pop(key, None)
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            pass
+        os.close(fd)  # closing releases the flock
+
+
+def remove_leftovers(target: Path) -> list[str]:
+    """Remove the staging and retired folders (``.<name>.building-*``, ``.<name>.old-*``) that a writer killed with
+    SIGKILL or a power cut left beside ``target``; call only while holding :func:`writer_lock`. Returns their names."""
+    target = Path(target)
+    if not target.parent.is_dir():
+        return []
+    removed = []
+    for entry in target.parent.iterdir():
+        if entry.is_dir() and entry.name.startswith((f".{target.name}.building-", f".{target.name}.old-")):
+            shutil.rmtree(entry, ignore_errors=True)
+            removed.append(entry.name)
+    return sorted(removed)
 
 
 def _json_default(value: Any) -> Any:

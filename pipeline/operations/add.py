@@ -32,6 +32,7 @@ import pandas as pd
 from pipeline import cache
 from pipeline.cache import OUTLIER_TOPIC, TopicCache
 from pipeline.geometry.centroids import topic_centroids
+from pipeline.operations import locking
 
 if TYPE_CHECKING:
     from pipeline.represent.encoders import EncoderLike
@@ -323,7 +324,8 @@ def run_add(
     ``encoder`` may pass an already loaded encoder of the atlas's kind (tests, benchmarks). Returns an AddResult
     whose ``report`` has n_added, n_skipped, dropped, dropped_ids, misfit_share, n_misfits, fit_threshold,
     refit_due, refit_reasons, timings_s. Raises TargetError (no readable atlas), InputError (bad file) or
-    CorpusTooSmallError (no paper that is not already in the atlas); in each case nothing is written.
+    CorpusTooSmallError (no paper that is not already in the atlas); in each case nothing is written. TargetError
+    also when another writer holds the atlas past pipeline.cache.LOCK_WAIT_S.
     """
     from pipeline.operations.place import embed_queries, place_embeddings
     from pipeline.quality.metrics import cache_texts
@@ -331,72 +333,73 @@ def run_add(
     from pipeline.topics.update import fit_fixed_topics, topic_terms, topics_per_class
 
     cache_dir, input_path = Path(cache_dir).expanduser().resolve(), Path(input_path).expanduser().resolve()
-    timings: dict[str, float] = {}
-    start = time.perf_counter()
-    atlas = read_atlas(cache_dir)
-    new, dropped, dropped_ids = read_new_papers(input_path, encoding)
-    new, known = split_known(atlas, new)
-    if known:
-        dropped[DROP_ALREADY_IN_ATLAS], dropped_ids[DROP_ALREADY_IN_ATLAS] = len(known), known
-    if new.empty:
-        raise CorpusTooSmallError(
-            f"{input_path}: no new papers to add "
-            f"({'; '.join(f'{reason}: {count}' for reason, count in dropped.items()) or 'the file holds none'})"
+    with locking.held(cache_dir):  # from reading the atlas to swapping in the grown one: no writer in between
+        timings: dict[str, float] = {}
+        start = time.perf_counter()
+        atlas = read_atlas(cache_dir)
+        new, dropped, dropped_ids = read_new_papers(input_path, encoding)
+        new, known = split_known(atlas, new)
+        if known:
+            dropped[DROP_ALREADY_IN_ATLAS], dropped_ids[DROP_ALREADY_IN_ATLAS] = len(known), known
+        if new.empty:
+            raise CorpusTooSmallError(
+                f"{input_path}: no new papers to add "
+                f"({'; '.join(f'{reason}: {count}' for reason, count in dropped.items()) or 'the file holds none'})"
+            )
+        timings["load"] = round(time.perf_counter() - start, 3)
+        params = atlas.manifest.get("params", {})
+        k = int(params.get("n_neighbors_similar", 10))
+        embeddings = atlas.embeddings()
+        step = time.perf_counter()
+        new_embeddings = embed_queries(new["text"].tolist(), atlas, encoder=encoder)
+        timings["embed"] = round(time.perf_counter() - step, 3)
+        step = time.perf_counter()
+        placed = place_embeddings(atlas, new_embeddings, k, embeddings=embeddings)
+        check = fit_check(embeddings, atlas.documents["topic"].to_numpy(), new_embeddings, placed["topic"].to_numpy())
+        documents = added_documents(atlas, new, placed)
+        documents["neighbor_ids"], documents["neighbor_scores"] = merged_neighbours(
+            atlas, embeddings, new_embeddings, new["doc_id"].astype(str).tolist(), k
         )
-    timings["load"] = round(time.perf_counter() - start, 3)
-    params = atlas.manifest.get("params", {})
-    k = int(params.get("n_neighbors_similar", 10))
-    embeddings = atlas.embeddings()
-    step = time.perf_counter()
-    new_embeddings = embed_queries(new["text"].tolist(), atlas, encoder=encoder)
-    timings["embed"] = round(time.perf_counter() - step, 3)
-    step = time.perf_counter()
-    placed = place_embeddings(atlas, new_embeddings, k, embeddings=embeddings)
-    check = fit_check(embeddings, atlas.documents["topic"].to_numpy(), new_embeddings, placed["topic"].to_numpy())
-    documents = added_documents(atlas, new, placed)
-    documents["neighbor_ids"], documents["neighbor_scores"] = merged_neighbours(
-        atlas, embeddings, new_embeddings, new["doc_id"].astype(str).tolist(), k
-    )
-    all_embeddings = np.vstack([embeddings, new_embeddings.astype(np.float32)])
-    timings["place"] = round(time.perf_counter() - step, 3)
-    step = time.perf_counter()
-    texts = cache_texts(documents)
-    topic_model, mapping = fit_fixed_topics(
-        texts, all_embeddings, documents["topic"].to_numpy(), atlas.path / cache.MODEL_DIR, params
-    )
-    topics = updated_topics(
-        atlas, documents, all_embeddings, topic_terms(topic_model, mapping), int(params.get("n_representative", 5))
-    )
-    per_class = atlas.topics_per_class
-    if not per_class.empty and "decision" in documents.columns:
-        per_class = topics_per_class(
-            topic_model,
-            mapping,
-            texts,
-            [value if isinstance(value, str) and value else None for value in documents["decision"]],
+        all_embeddings = np.vstack([embeddings, new_embeddings.astype(np.float32)])
+        timings["place"] = round(time.perf_counter() - step, 3)
+        step = time.perf_counter()
+        texts = cache_texts(documents)
+        topic_model, mapping = fit_fixed_topics(
+            texts, all_embeddings, documents["topic"].to_numpy(), atlas.path / cache.MODEL_DIR, params
         )
-    timings["topics"] = round(time.perf_counter() - step, 3)
-    report = {
-        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "input_path": str(input_path),
-        "n_added": len(new),
-        "n_skipped": len(known),
-        "dropped": dropped,
-        "dropped_ids": dropped_ids,
-        "fit_threshold": check["threshold"],
-        "n_misfits": check["n_misfits"],
-        "misfit_share": check["misfit_share"],
-        "topics": {str(topic): int(count) for topic, count in placed["topic"].value_counts().sort_index().items()},
-    }
-    n_fitted = int(atlas.manifest.get("n_documents_fitted", atlas.manifest["n_documents"]))
-    report["refit_reasons"] = refit_reasons(report, len(documents) - n_fitted, n_fitted)
-    report["refit_due"] = bool(report["refit_reasons"])
-    lineage, lineage_rows = add_lineage(atlas, documents)
-    report["timings_s"] = timings  # the manifest's copy has every stage but the write itself
-    step = time.perf_counter()
-    write_grown_atlas(atlas, documents, topics, per_class, all_embeddings, lineage, lineage_rows, report)
-    timings["write"] = round(time.perf_counter() - step, 3)
-    return AddResult(cache_dir, cache.read_manifest(cache_dir), report)
+        topics = updated_topics(
+            atlas, documents, all_embeddings, topic_terms(topic_model, mapping), int(params.get("n_representative", 5))
+        )
+        per_class = atlas.topics_per_class
+        if not per_class.empty and "decision" in documents.columns:
+            per_class = topics_per_class(
+                topic_model,
+                mapping,
+                texts,
+                [value if isinstance(value, str) and value else None for value in documents["decision"]],
+            )
+        timings["topics"] = round(time.perf_counter() - step, 3)
+        report = {
+            "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "input_path": str(input_path),
+            "n_added": len(new),
+            "n_skipped": len(known),
+            "dropped": dropped,
+            "dropped_ids": dropped_ids,
+            "fit_threshold": check["threshold"],
+            "n_misfits": check["n_misfits"],
+            "misfit_share": check["misfit_share"],
+            "topics": {str(topic): int(count) for topic, count in placed["topic"].value_counts().sort_index().items()},
+        }
+        n_fitted = int(atlas.manifest.get("n_documents_fitted", atlas.manifest["n_documents"]))
+        report["refit_reasons"] = refit_reasons(report, len(documents) - n_fitted, n_fitted)
+        report["refit_due"] = bool(report["refit_reasons"])
+        lineage, lineage_rows = add_lineage(atlas, documents)
+        report["timings_s"] = timings  # the manifest's copy has every stage but the write itself
+        step = time.perf_counter()
+        write_grown_atlas(atlas, documents, topics, per_class, all_embeddings, lineage, lineage_rows, report)
+        timings["write"] = round(time.perf_counter() - step, 3)
+        return AddResult(cache_dir, cache.read_manifest(cache_dir), report)
 
 
 def write_grown_atlas(

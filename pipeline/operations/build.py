@@ -45,6 +45,7 @@ from pipeline.config import BuildConfig
 from pipeline.geometry.neighbors import Neighbours
 from pipeline.ingest.clean import COPY_COLUMN, DROP_NO_WORDS, PreparedCorpus, copy_table, require_documents
 from pipeline.ingest.corpus import RawCorpus, load_corpus
+from pipeline.operations import locking
 from pipeline.represent.encoders import DEFAULT_STORE, encoder_description
 from pipeline.represent.representation import is_lexical
 from pipeline.represent.truncation import truncated_flags, truncation_warning
@@ -718,38 +719,39 @@ def run_build(
     manifest = build_manifest(input_path, corpus, fitted, represented, topics_frame, without_content, config, layouts)
     with timer.stage("evaluate"):
         manifest["metrics"] = evaluate_build(corpus, fitted, embeddings, embeddings_key, knn, layouts)
-    with timer.stage("align"):  # the one renumbering step: topic ids kept from the atlas already in cache_dir
-        from pipeline.topics.align import AtlasTables, align_to_previous
+    with locking.held(cache_dir):  # from reading the previous atlas (align) to the swap: no writer in between
+        with timer.stage("align"):  # the one renumbering step: topic ids kept from the atlas already in cache_dir
+            from pipeline.topics.align import AtlasTables, align_to_previous
 
-        aligned = align_to_previous(
-            cache_dir if align else None,
-            AtlasTables(output, topics_frame, fitted.hierarchy, fitted.per_class, manifest),
-            embeddings,
-        )
-    with cache.staged_cache(cache_dir) as staging:
-        with timer.stage("save_model"):
-            save_topic_model(fitted.fit.topic_model, staging / cache.MODEL_DIR, represented.representation.name)
-            represented.representation.save(staging / cache.REPRESENTATION_DIR)
-        manifest = aligned.manifest
-        manifest["layout_cache"] = layouts.manifest_entry()  # every stage's hit, the map metrics' included
-        manifest["timings_s"], manifest["cpu_s"], manifest["peak_rss_mb"] = (
-            dict(timer.seconds),
-            dict(timer.cpu_seconds),
-            peak_rss_mb(),
-        )
-        restore = np.argsort(corpus.order)  # back to input order
-        written = aligned.documents.iloc[restore].reset_index(drop=True)
-        cache.write_tables(
-            staging,
-            manifest,
-            written,
-            aligned.topics,
-            aligned.hierarchy,
-            embeddings[restore],
-            aligned.topics_per_class,
-            aligned.lineage,
-            copies=copy_table(corpus.prepared.copies, written),
-        )
+            aligned = align_to_previous(
+                cache_dir if align else None,
+                AtlasTables(output, topics_frame, fitted.hierarchy, fitted.per_class, manifest),
+                embeddings,
+            )
+        with cache.staged_cache(cache_dir) as staging:
+            with timer.stage("save_model"):
+                save_topic_model(fitted.fit.topic_model, staging / cache.MODEL_DIR, represented.representation.name)
+                represented.representation.save(staging / cache.REPRESENTATION_DIR)
+            manifest = aligned.manifest
+            manifest["layout_cache"] = layouts.manifest_entry()  # every stage's hit, the map metrics' included
+            manifest["timings_s"], manifest["cpu_s"], manifest["peak_rss_mb"] = (
+                dict(timer.seconds),
+                dict(timer.cpu_seconds),
+                peak_rss_mb(),
+            )
+            restore = np.argsort(corpus.order)  # back to input order
+            written = aligned.documents.iloc[restore].reset_index(drop=True)
+            cache.write_tables(
+                staging,
+                manifest,
+                written,
+                aligned.topics,
+                aligned.hierarchy,
+                embeddings[restore],
+                aligned.topics_per_class,
+                aligned.lineage,
+                copies=copy_table(corpus.prepared.copies, written),
+            )
     log.info(
         "wrote %s: %d documents, %d topics, %.1f%% outliers, peak memory %.0f MiB",
         cache_dir,

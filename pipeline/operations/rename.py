@@ -18,6 +18,7 @@ import numpy as np
 
 from pipeline import cache
 from pipeline.cache import OUTLIER_TOPIC, TopicCache
+from pipeline.operations import locking
 from pipeline.runtime.errors import InputError, TargetError
 
 MAX_LABEL_CHARS = 120
@@ -63,28 +64,30 @@ def rename_topic(cache_dir: Path | str, topic: int, label: str | None) -> dict[s
     """Give ``topic`` the label ``label`` (None: back to the label it had before it was first renamed) and rewrite
     the atlas atomically. Returns the new ``label_overrides``.
 
-    Raises TargetError when the folder holds no readable atlas, InputError for a bad topic or label.
+    Raises TargetError when the folder holds no readable atlas or another writer holds it past the lock's wait,
+    InputError for a bad topic or label.
     """
-    try:
-        atlas = cache.read_cache(cache_dir)
-    except cache.CacheError as error:
-        raise TargetError(str(error)) from error
-    overrides = dict(atlas.manifest.get("label_overrides") or {})
-    current = dict(zip(atlas.topics["topic"].astype(int), atlas.topics["label"]))
-    if label is None:
-        if str(topic) not in overrides:
-            raise InputError(f"topic {topic} has not been renamed; nothing to reset")
-        label = check_label(atlas, topic, overrides.pop(str(topic))["automatic"])
-    else:
-        label = check_label(atlas, topic, label)
-        automatic = overrides.get(str(topic), {}).get("automatic", current.get(topic))
-        overrides[str(topic)] = {"label": label, "automatic": automatic}
-    documents, topics, hierarchy = relabelled(atlas, topic, label)
-    manifest = {**atlas.manifest, "label_overrides": overrides}
-    with cache.staged_cache(atlas.path) as staging:
-        embeddings = np.load(atlas.path / cache.EMBEDDINGS_FILE, allow_pickle=False)
-        cache.write_tables(
-            staging, manifest, documents, topics, hierarchy, embeddings, atlas.topics_per_class, atlas.lineage
-        )
-        cache.carry_over(atlas.path, staging)
-    return overrides
+    with locking.held(cache_dir):
+        try:
+            atlas = cache.read_cache(cache_dir)
+        except cache.CacheError as error:
+            raise TargetError(str(error)) from error
+        overrides = dict(atlas.manifest.get("label_overrides") or {})
+        current = dict(zip(atlas.topics["topic"].astype(int), atlas.topics["label"]))
+        if label is None:
+            if str(topic) not in overrides:
+                raise InputError(f"topic {topic} has not been renamed; nothing to reset")
+            label = check_label(atlas, topic, overrides.pop(str(topic))["automatic"])
+        else:
+            label = check_label(atlas, topic, label)
+            automatic = overrides.get(str(topic), {}).get("automatic", current.get(topic))
+            overrides[str(topic)] = {"label": label, "automatic": automatic}
+        documents, topics, hierarchy = relabelled(atlas, topic, label)
+        manifest = {**atlas.manifest, "label_overrides": overrides}
+        with cache.staged_cache(atlas.path) as staging:
+            embeddings = np.load(atlas.path / cache.EMBEDDINGS_FILE, allow_pickle=False)
+            cache.write_tables(
+                staging, manifest, documents, topics, hierarchy, embeddings, atlas.topics_per_class, atlas.lineage
+            )
+            cache.carry_over(atlas.path, staging)
+        return overrides
