@@ -9,7 +9,7 @@ drawn by DataMapPlot or plotly.
 
 The page never renders an image in its own process. :func:`run_render_job` runs each render in a child process
 forked from a render server that imported the renderers once (:mod:`dashboard.export.render_process`), waits at most the
-export timeout (``ATLAS_EXPORT_TIMEOUT_S``, default 90 s), and on expiry kills the child and every process it
+export timeout (``ATLAS_EXPORT_TIMEOUT_S``, default 30 s), and on expiry kills the child and every process it
 started (a hung Chromium included). A missing renderer, a hang and a failure each raise an :class:`ExportError` whose
 message is meant for the page; the script thread is back within the timeout, and no server thread is ever left waiting.
 """
@@ -45,7 +45,7 @@ MIME_TYPES = {
 EXPORT_TIMEOUT_ENV = "ATLAS_EXPORT_TIMEOUT_S"
 # A whole-conference publication figure takes 5-30 s on two busy cores (DataMapPlot, bench/publication.py); the
 # first job of a server also waits for the fork server's imports (5-15 s). 90 s leaves room for both.
-DEFAULT_EXPORT_TIMEOUT_S = 90.0
+DEFAULT_EXPORT_TIMEOUT_S = 30.0  # a message within 30 s; a whole-conference publication figure takes 5-15 s
 # OWASP "CSV Injection": cells starting with these characters are read as formulas by spreadsheet programs.
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
@@ -100,7 +100,7 @@ def download_name(stem: str, extension: str) -> str:
 
 
 def export_timeout_s() -> float:
-    """The export timeout in seconds: $ATLAS_EXPORT_TIMEOUT_S when it is a positive number, else 90."""
+    """The export timeout in seconds: $ATLAS_EXPORT_TIMEOUT_S when it is a positive number, else 30."""
     try:
         value = float(os.environ.get(EXPORT_TIMEOUT_ENV, ""))
     except ValueError:

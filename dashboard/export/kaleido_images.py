@@ -17,7 +17,7 @@ from pathlib import Path
 
 import plotly.graph_objects as go
 
-from dashboard.export.errors import ExportError, ExportFailed, ImageExportUnavailable
+from dashboard.export.errors import ExportError, ExportFailed, ExportTimedOut, ImageExportUnavailable
 
 DEBIAN_CHROMIUM = Path("/usr/bin/chromium")
 
@@ -74,6 +74,9 @@ def image_export_available() -> bool:
     return ensure_browser_path() is not None
 
 
+IN_PROCESS_TIMEOUT_S = 30.0  # the in-process render's own bound: the page's default export timeout
+
+
 def figure_image_bytes(
     figure: go.Figure,
     image_format: str,
@@ -81,15 +84,19 @@ def figure_image_bytes(
     height: int | None = None,
     scale: float = 1.0,
     browser_path: str | None = None,
+    timeout_s: float = IN_PROCESS_TIMEOUT_S,
 ) -> bytes:
     """``figure`` rendered by kaleido as PNG, SVG or PDF bytes, ``width`` x ``height`` CSS pixels (height: the
     figure's own, else 800), in this process: the page calls :func:`figure_images` instead, which runs the render
     in a child process with a timeout. ``browser_path``: the browser to use (else see :func:`ensure_browser_path`).
 
     Raises ValueError for another format, ImageExportUnavailable (message: "PNG/SVG export needs Chromium:
-    apt-get install chromium") when no browser is found, and ExportFailed when it does not start.
+    apt-get install chromium") when no browser is found, ExportFailed when it does not start, and ExportTimedOut
+    when Chromium has not answered within ``timeout_s`` seconds (it is then closed).
     """
-    return figure_images_here(figure, [image_format], width, height, scale, browser_path)[image_format.lower()]
+    return figure_images_here(figure, [image_format], width, height, scale, browser_path, timeout_s)[
+        image_format.lower()
+    ]
 
 
 def figure_images_here(
@@ -99,9 +106,11 @@ def figure_images_here(
     height: int | None = None,
     scale: float = 1.0,
     browser_path: str | None = None,
+    timeout_s: float = IN_PROCESS_TIMEOUT_S,
 ) -> dict[str, bytes]:
     """``figure`` in each of ``formats`` ({format: bytes}), drawn in this process by one kaleido Chromium (one
-    start, 2-5 s on a busy machine, for all formats). Raises as :func:`figure_image_bytes`."""
+    start, 2-5 s on a busy machine, for all formats) within ``timeout_s`` seconds. Raises as
+    :func:`figure_image_bytes`."""
     formats = [str(image_format).lower() for image_format in formats]
     unknown = [image_format for image_format in formats if image_format not in IMAGE_FORMATS]
     if unknown:
@@ -122,7 +131,12 @@ def figure_images_here(
             }
 
     try:
-        return asyncio.run(draw())
+        return asyncio.run(asyncio.wait_for(draw(), timeout_s))  # on expiry the draw is cancelled: Chromium closes
+    except TimeoutError as error:
+        raise ExportTimedOut(
+            f"Chromium did not answer within {timeout_s:.0f} s (the browser hung, or the server is overloaded), so "
+            "it was stopped. Try again"
+        ) from error
     except Exception as error:
         exported = _browser_error(error)
         if exported is None:

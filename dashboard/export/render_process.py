@@ -231,11 +231,25 @@ def _submit(folder: Path, deadline: float, what: str, timeout_s: float) -> int:
         _server_lock.release()
 
 
-def _timed_out(what: str, timeout_s: float) -> str:
+def _timed_out(what: str, timeout_s: float, started: list) -> str:
+    """The timeout message, naming the cause: Chromium not answering (the child had started a browser) or a drawing
+    that was still running (a smaller selection does help then)."""
+    if any("chrom" in _name(process) for process in started):
+        return (
+            f"The {what} was not ready after {timeout_s:.0f} s: Chromium did not answer (the browser hung, or the "
+            "server is overloaded), so it was stopped. Try again"
+        )
     return (
-        f"The {what} was not ready after {timeout_s:.0f} s, so the "
-        "renderer was stopped. Try again; a smaller selection draws faster."
+        f"The {what} was still being drawn after {timeout_s:.0f} s, so the renderer was stopped. "
+        "Try again; a smaller selection draws faster"
     )
+
+
+def _name(process: Any) -> str:
+    try:
+        return str(process.name()).lower()
+    except Exception:  # psutil.NoSuchProcess and AccessDenied: a process gone is no cause
+        return ""
 
 
 def _alive(pid: int) -> bool:
@@ -271,8 +285,9 @@ def run_job(job: dict[str, Any], write_inputs: Callable[[Path], None], what: str
                 _kill_all(started_by_child)  # the child died on its own: what it started (Chromium) would be orphaned
                 break
             if time.monotonic() > deadline:
+                started_by_child = _descendants(pid) or started_by_child
                 kill_tree(pid)
-                raise ExportTimedOut(_timed_out(what, timeout_s))
+                raise ExportTimedOut(_timed_out(what, timeout_s, started_by_child))
             if polls % 10 == 0:
                 started_by_child = _descendants(pid) or started_by_child
             polls += 1

@@ -45,7 +45,12 @@ def render_job(folder: Path) -> dict[str, bytes]:
     if job["kind"] == "figure":
         figure = plotly.io.from_json((folder / "figure.json").read_text(encoding="utf-8"), skip_invalid=True)
         return kaleido_images.figure_images_here(
-            figure, formats, width=job["width"], height=job["height"], browser_path=job.get("browser_path")
+            figure,
+            formats,
+            width=job["width"],
+            height=job["height"],
+            browser_path=job.get("browser_path"),
+            timeout_s=float(job.get("timeout_s") or kaleido_images.IN_PROCESS_TIMEOUT_S),
         )
     if job["kind"] == "publication":
         return publication_images.render_all(
@@ -93,25 +98,38 @@ def _child(folder: str) -> None:
 
 def serve(jobs=None, answers=None) -> None:
     """The render server loop: a job folder per line of ``jobs`` (stdin), the forked child's pid per line of
-    ``answers`` (stdout); returns at end of input."""
+    ``answers`` (stdout); returns at end of input, or quietly when the page's process has gone (its pipe closed
+    while this server was still starting or answering: a BrokenPipeError is the normal end then, not a fault)."""
     jobs = jobs if jobs is not None else sys.stdin.buffer
     answers = answers if answers is not None else sys.stdout.buffer
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
-    answers.write(b"ready\n")
-    answers.flush()
-    for line in jobs:
-        folder = line.decode("utf-8").strip()
-        if not folder:
-            continue
-        pid = os.fork()
-        if pid == 0:
-            _child(folder)
-        answers.write(f"{pid} {folder}\n".encode())
+    try:
+        answers.write(b"ready\n")
         answers.flush()
+        for line in jobs:
+            folder = line.decode("utf-8").strip()
+            if not folder:
+                continue
+            pid = os.fork()
+            if pid == 0:
+                _child(folder)
+            answers.write(f"{pid} {folder}\n".encode())
+            answers.flush()
+    except (BrokenPipeError, ConnectionResetError):
+        return
+
+
+def main(argv: list[str]) -> int:
+    """``--serve``: run :func:`serve` on stdin and stdout; exits 0 without a traceback when the page ended first."""
+    if argv != ["--serve"]:
+        print("usage: python -m dashboard.export.render_worker --serve", file=sys.stderr)
+        return 2
+    serve()
+    # Python flushes stdout again at exit: with the reader gone that would print a BrokenPipeError, so point it at
+    # /dev/null first.
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--serve"]:
-        serve()
-    else:
-        sys.exit("usage: python -m dashboard.export.render_worker --serve")
+    sys.exit(main(sys.argv[1:]))

@@ -19,6 +19,7 @@ import streamlit as st
 
 from dashboard import display
 from dashboard.figures import charts, decision_charts, structure_charts, topic_map
+from dashboard.state import uploads
 from dashboard.tables import analytics, paper_table
 from pipeline.cache import TopicCache, read_cache
 
@@ -139,16 +140,27 @@ def semantic_hits(cache_key: CacheKey, query: str, _atlas: TopicCache) -> pd.Dat
 
 @st.cache_data(max_entries=8, show_spinner="Placing the papers on the map…")
 def placed_papers(cache_key: CacheKey, file_name: str, data: bytes, _atlas: TopicCache) -> pd.DataFrame:
-    """Place the papers of an uploaded file (any format the build reads) on the map; cached per file content."""
+    """Place the papers of an uploaded file (any format the build reads) on the map; cached per file content.
+    Check it with dashboard.state.uploads.upload_problem first. Raises InputError naming ``file_name`` (bad content,
+    wrong columns, more than MAX_UPLOAD_ROWS papers) and RuntimeError when the representation cannot be loaded."""
     from pipeline.operations.place import place_documents, prepare_new_documents
 
     representation, problem = representation_or_problem(cache_key, _atlas)
     if problem:
         raise RuntimeError(problem)
+    from pipeline.runtime.errors import InputError
+
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / Path(file_name).name
+        path = Path(folder) / uploads.parse_name(file_name, data)  # the type from the content, never the user's path
         path.write_bytes(data)
-        new = prepare_new_documents(path)
+        try:
+            new = prepare_new_documents(path)
+        except InputError as error:  # its message names the temporary path; the user knows the file by its name
+            raise InputError(str(error).replace(str(path), file_name)) from error
+    if len(new) > uploads.MAX_UPLOAD_ROWS:
+        raise InputError(
+            f"{file_name} has {len(new):,} papers; at most {uploads.MAX_UPLOAD_ROWS:,} can be placed at once"
+        )
     return place_documents(_atlas, new, embeddings=cache_embeddings(cache_key, _atlas), representation=representation)
 
 

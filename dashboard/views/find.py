@@ -8,7 +8,7 @@ import streamlit as st
 
 from dashboard import display
 from dashboard.figures import charts
-from dashboard.state import resources
+from dashboard.state import resources, uploads
 from dashboard.state.resources import CacheKey
 from dashboard.tables import find, paper_table
 from dashboard.views.page import PLOTLY_CONFIG, Page
@@ -76,13 +76,17 @@ def render(page: Page, base_map: go.Figure) -> None:
         "and a position among them; the cache is not changed."
     )
     upload = st.file_uploader(
-        "A file of papers: CSV, TSV, JSON, JSONL, Parquet, or text with one abstract per paragraph",
+        "A file of papers: CSV, TSV, JSON, JSONL, Parquet, or text with one abstract per paragraph "
+        f"(up to {uploads.MAX_UPLOAD_MB} MB and {uploads.MAX_UPLOAD_ROWS:,} papers)",
         type=["csv", "tsv", "json", "jsonl", "parquet", "txt"],
         key="upload",
     )
     pasted = st.text_area("…or paste an abstract", key="pasted_abstract", height=120)
     placed = None
-    if representation is not None and (upload is not None or pasted.strip()):
+    refused = uploads.upload_problem(upload.name, upload.getvalue()) if upload is not None else None
+    if refused:
+        st.error(f"Cannot place {upload.name}: {refused}.")
+    elif representation is not None and (upload is not None or pasted.strip()):
         from pipeline.runtime.errors import AtlasError
 
         try:

@@ -1,0 +1,64 @@
+"""The render server and the in-process renderer under faults: the page gone while the server starts, a browser that
+does not answer, the default timeout, and messages that name the cause (issue 21, item 9)."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import plotly.graph_objects as go
+import pytest
+
+from dashboard.export import download_bytes, kaleido_images, render_process, render_worker
+from dashboard.export.errors import ExportTimedOut
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_the_render_server_ends_without_a_traceback_when_the_page_ends_while_it_starts():
+    server = subprocess.Popen(
+        [sys.executable, "-m", "dashboard.export.render_worker", "--serve"],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert server.stdout is not None and server.stdin is not None and server.stderr is not None
+    server.stdout.close()  # the page's process is gone before the server has written "ready"
+    server.stdin.write(b"/nonexistent-job\n")
+    server.stdin.close()
+    assert server.wait(120) == 0
+    stderr = server.stderr.read().decode(errors="replace")
+    assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr
+
+
+class ClosedPipe(io.RawIOBase):
+    def write(self, data) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_serve_returns_quietly_when_its_answers_cannot_be_written():
+    render_worker.serve(jobs=io.BytesIO(b""), answers=ClosedPipe())
+
+
+def test_the_default_export_timeout_answers_within_30_s(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv(download_bytes.EXPORT_TIMEOUT_ENV, raising=False)
+    assert download_bytes.export_timeout_s() <= 30
+    assert kaleido_images.IN_PROCESS_TIMEOUT_S <= 30
+
+
+def test_a_drawing_that_runs_out_of_time_says_so_and_a_smaller_selection_helps():
+    message = render_process._timed_out("PNG of the topic map", 30, [])
+    assert "still being drawn after 30 s" in message and "smaller selection" in message
+
+
+@pytest.mark.skipif(not kaleido_images.image_export_available(), reason="no Chromium for kaleido")
+def test_the_in_process_render_has_a_timeout_that_names_the_browser():
+    figure = go.Figure(go.Scatter(x=[1, 2], y=[1, 2]))
+    with pytest.raises(ExportTimedOut, match="Chromium did not answer within 0 s") as caught:
+        kaleido_images.figure_image_bytes(figure, "png", width=200, timeout_s=0.01)
+    assert "smaller selection" not in str(caught.value)

@@ -1,0 +1,112 @@
+"""Bad files through "Find and place": the checks of dashboard.state.uploads on real bytes, and each refusal as a
+user meets it in Chromium (playwright's set_input_files on the page served by `streamlit run`)."""
+
+from __future__ import annotations
+
+import io
+import tomllib
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from dashboard.state import uploads
+from tests.conftest import ROOT, SEED
+
+
+def parquet_bytes(frame: pd.DataFrame) -> bytes:
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer, index=False)
+    return buffer.getvalue()
+
+
+def zipped(name: str, data: bytes) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+MILLION_ROWS = b"abstract\n" + b"A short abstract about graphs.\n" * 1_000_000  # 31 MB: over the size limit too
+MILLION_SHORT = b"a\n" * 1_000_000  # 2 MB, so only the row bound refuses it
+
+
+def test_the_upload_limit_is_the_servers():
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert config["server"]["maxUploadSize"] == uploads.MAX_UPLOAD_MB
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "expected"),
+    [
+        ("big.csv", b"abstract\n" + b"x" * (uploads.MAX_UPLOAD_BYTES + 1), "files up to 20 MB"),
+        ("papers.csv", zipped("papers.csv", SEED.read_bytes()), "a zip archive"),
+        ("papers.csv", bytes(range(256)) * 64, "binary data"),
+        ("papers.csv", b"\x89PNG\r\n\x1a\n" + b"\x00" * 100, "a PNG image"),
+        ("papers.parquet", b"PAR1 truncated", "binary data, not text or a whole Parquet file"),
+        ("papers.csv", MILLION_SHORT, "1,000,001 lines"),
+        ("papers.parquet", parquet_bytes(pd.DataFrame({"abstract": ["x"] * 20_001})), "20,001 rows"),
+        ("empty.csv", b"  \n", "the file is empty"),
+    ],
+)
+def test_bad_uploads_are_refused_by_content_with_what_was_expected(name: str, data: bytes, expected: str):
+    problem = uploads.upload_problem(name, data)
+    assert problem is not None and expected in problem
+
+
+def test_good_uploads_pass_and_are_read_by_their_content():
+    table = parquet_bytes(pd.DataFrame({"abstract": ["A paper."]}))
+    assert uploads.upload_problem("papers.csv", table) is None
+    assert uploads.parse_name("../../etc/papers.csv", table) == "upload.parquet"  # content wins; no user path
+    assert uploads.upload_problem("seed.txt", SEED.read_bytes()) is None
+    assert uploads.parse_name("/home/u/seed.TXT", b"text") == "upload.txt"
+    assert uploads.parse_name("papers.exe", b"text") == "upload.txt"
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+@pytest.fixture(scope="module")
+def find_page(seed_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    """The page on the seed atlas in Chromium, on the "Find and place" tab."""
+    if not CHROMIUM.is_file():
+        pytest.skip("/usr/bin/chromium is not installed; the browser test needs it")
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    from tests.streamlit_server import streamlit_server
+
+    log = tmp_path_factory.mktemp("upload-log") / "server.log"
+    with streamlit_server(seed_cache, log) as (url, _), playwright_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page(viewport={"width": 1440, "height": 1400})
+        page.goto(f"{url}/?tab=Find+and+place", wait_until="domcontentloaded", timeout=60_000)
+        page.get_by_text("Place new papers on this map").wait_for(timeout=90_000)
+        yield page
+        browser.close()
+
+
+BROWSER_CASES = [
+    ("huge.csv", b"abstract\n" + b"x" * (21 * 1024 * 1024), "File must be 20"),  # server.maxUploadSize, in the widget
+    ("papers.csv", zipped("papers.csv", SEED.read_bytes()), "a zip archive"),
+    ("papers.csv", bytes(range(256)) * 64, "binary data"),
+    ("other.parquet", parquet_bytes(pd.DataFrame({"foo": [1, 2], "bar": ["a", "b"]})), "Accepted text columns"),
+    ("million.csv", MILLION_SHORT, "1,000,001 lines"),
+    ("wrong.csv", b"foo,bar\n1,2\n3,4\n", "Accepted text columns"),
+]
+
+
+@pytest.mark.parametrize(("name", "data", "expected"), BROWSER_CASES, ids=[case[0] for case in BROWSER_CASES])
+def test_each_bad_file_gets_a_clear_message_in_the_browser(
+    find_page, tmp_path: Path, name: str, data: bytes, expected: str
+):
+    page = find_page
+    path = tmp_path / name
+    path.write_bytes(data)
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(path, timeout=120_000)
+    page.get_by_text(expected).first.wait_for(timeout=90_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    delete = page.locator('[data-testid="stFileUploaderDeleteBtn"] button')
+    if delete.count():
+        delete.first.click()
+        page.wait_for_timeout(500)
