@@ -53,7 +53,7 @@ def test_the_default_export_timeout_answers_within_30_s(monkeypatch: pytest.Monk
 
 def test_a_drawing_that_runs_out_of_time_says_so_and_a_smaller_selection_helps():
     message = render_process._timed_out("PNG of the topic map", 30, [])
-    assert "still being drawn after 30 s" in message and "smaller selection" in message
+    assert "not ready after 30 s: it was still being drawn" in message and "smaller selection" in message
 
 
 @pytest.mark.skipif(not kaleido_images.image_export_available(), reason="no Chromium for kaleido")

@@ -232,24 +232,17 @@ def _submit(folder: Path, deadline: float, what: str, timeout_s: float) -> int:
 
 
 def _timed_out(what: str, timeout_s: float, started: list) -> str:
-    """The timeout message, naming the cause: Chromium not answering (the child had started a browser) or a drawing
-    that was still running (a smaller selection does help then)."""
-    if any("chrom" in _name(process) for process in started):
+    """The timeout message, naming the cause: the browser not answering (the child had started processes: kaleido's
+    Chromium is the only thing it starts) or a drawing still running (a smaller selection does help then)."""
+    if started:
         return (
-            f"The {what} was not ready after {timeout_s:.0f} s: Chromium did not answer (the browser hung, or the "
-            "server is overloaded), so it was stopped. Try again"
+            f"The {what} was not ready after {timeout_s:.0f} s: the browser (Chromium) did not answer (it hung, or "
+            "the server is overloaded), so it was stopped. Try again"
         )
     return (
-        f"The {what} was still being drawn after {timeout_s:.0f} s, so the renderer was stopped. "
+        f"The {what} was not ready after {timeout_s:.0f} s: it was still being drawn, so the renderer was stopped. "
         "Try again; a smaller selection draws faster"
     )
-
-
-def _name(process: Any) -> str:
-    try:
-        return str(process.name()).lower()
-    except Exception:  # psutil.NoSuchProcess and AccessDenied: a process gone is no cause
-        return ""
 
 
 def _alive(pid: int) -> bool:

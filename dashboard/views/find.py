@@ -84,7 +84,7 @@ def render(page: Page, base_map: go.Figure) -> None:
     pasted = st.text_area("…or paste an abstract", key="pasted_abstract", height=120)
     placed = None
     refused = uploads.upload_problem(upload.name, upload.getvalue()) if upload is not None else None
-    if refused:
+    if refused and upload is not None:
         st.error(f"Cannot place {upload.name}: {refused}.")
     elif representation is not None and (upload is not None or pasted.strip()):
         from pipeline.runtime.errors import AtlasError
