@@ -127,6 +127,12 @@ function ensurePlot() {
     fit(true);
   });
   new ResizeObserver(() => resize()).observe(plot);
+  // For the browser tests: the camera and a point's position on screen (CSS pixels in the plot).
+  window.__atlas = {
+    cameraView: () => Array.from(scatterplot.get("cameraView")),
+    screen: (index) => toScreen(data.x[index], data.y[index]),
+    count: () => data.x.length,
+  };
 }
 
 // The wheel scrolls the page unless Ctrl (or a pinch, which Chromium reports as Ctrl+wheel) is held: stop the
