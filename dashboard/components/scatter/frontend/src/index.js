@@ -47,6 +47,7 @@ let view = null; // the latest args without points
 let labelNodes = [];
 let lastFrameKey = null;
 let clickTimer = null;
+let refitTimer = null;
 let lassoing = false;
 let width = 0;
 let height = 0;
@@ -70,6 +71,7 @@ function toScreen(x, y) {
 }
 
 function resize() {
+  const changed = width !== plot.clientWidth || height !== plotHeight();
   width = plot.clientWidth;
   height = plotHeight();
   plot.style.height = `${height}px`;
@@ -78,6 +80,11 @@ function resize() {
   marks.style.width = `${width}px`;
   marks.style.height = `${height}px`;
   if (scatterplot) scatterplot.set({ width, height });
+  if (scatterplot && changed && data && view) {
+    // a new size frames the view again, once the scatterplot has taken the new size
+    clearTimeout(refitTimer);
+    refitTimer = setTimeout(() => fit(false), 80);
+  }
   send("streamlit:setFrameHeight", { height: document.body.scrollHeight });
 }
 
