@@ -134,16 +134,15 @@ def view_layers(
     colours = np.asarray([index_of[name] for name in names], dtype=np.uint8)
     colours[~matches] = len(order)
     palette = [legend[name] for name in order] + [CONTEXT_COLOUR]
-    grey = np.isin(names, [OUTLIER_LABEL, UNKNOWN])
     emphasis = np.where(matches, 1, 0).astype(np.uint8)
     if state.colour_by == "decision":
         emphasis[matches & np.isin(names, EMPHASISED)] = 2
     counts = pd.Series(names[matches]).value_counts()
-    legend_rows = sorted(
-        ({"name": name, "colour": legend[name], "count": int(counts[name])} for name in order if name in counts),
-        key=lambda row: (row["name"] in (OUTLIER_LABEL, UNKNOWN), -row["count"]),
-    )
-    del grey
+    present = sorted(
+        (name for name in order if name in counts.index),
+        key=lambda name: (name in (OUTLIER_LABEL, UNKNOWN), -int(counts[name])),
+    )  # largest first, the grey group last
+    legend_rows = [{"name": name, "colour": legend[name], "count": int(counts[name])} for name in present]
     norm = normalisation(listing)
     x, y = norm.apply(listing["x"], listing["y"])
     matched = listing[matches]
