@@ -26,7 +26,6 @@ from dashboard.figures.label_layout import dense_anchor
 from dashboard.figures.topic_map import (
     COLOUR_MODES,
     CONTEXT_COLOUR,
-    DRILL_QUANTILES,
     UNKNOWN,
     Highlights,
     MapState,
@@ -37,6 +36,7 @@ from dashboard.figures.topic_map import (
 
 THEME_LINE_CHARS = 22
 TOPIC_LINE_CHARS = 24
+FRAME_QUANTILES = (0.08, 0.92)
 EMPHASISED = ("Oral",)  # decision colouring draws these larger and opaque, so the orals stand out
 
 
@@ -88,12 +88,15 @@ def two_lines(name: str, width: int) -> list[str]:
 
 def frame_of(positions: np.ndarray, x: np.ndarray, y: np.ndarray, tight: bool) -> tuple[float, float, float, float]:
     """(x0, y0, x1, y1) in the component's space around the points at ``positions``: all of them, or with
-    ``tight`` their 2nd to 98th percentiles (stray papers would keep the whole map in view), padded by 4%."""
+    ``tight`` their 8th to 92nd percentiles padded by 15% of that span (a theme's stray papers, spread over the
+    map, would otherwise keep the whole map in view; they stay drawn, a zoom-out away), else padded by 4%."""
     if not positions.size:
         return -1.0, -1.0, 1.0, 1.0
     px, py = x[positions].astype(float), y[positions].astype(float)
     if tight and positions.size >= 50:
-        (x0, x1), (y0, y1) = np.quantile(px, DRILL_QUANTILES), np.quantile(py, DRILL_QUANTILES)
+        (x0, x1), (y0, y1) = np.quantile(px, FRAME_QUANTILES), np.quantile(py, FRAME_QUANTILES)
+        pad = 0.15 * max(x1 - x0, y1 - y0, 0.05)
+        return float(x0 - pad), float(y0 - pad), float(x1 + pad), float(y1 + pad)
     else:
         x0, x1, y0, y1 = px.min(), px.max(), py.min(), py.max()
     span = max(x1 - x0, y1 - y0, 0.05)
