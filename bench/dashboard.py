@@ -312,7 +312,15 @@ def main() -> None:
         "--repeats", type=int, default=5, help="repetitions per server step; medians are reported (default 5)"
     )
     parser.add_argument("--no-browser", action="store_true", help="skip the headless-Chromium measurements")
+    parser.add_argument(
+        "--renderers", action="store_true", help="only the WebGL and plotly maps side by side (bench/map_compare.py)"
+    )
     args = parser.parse_args()
+    if args.renderers:
+        from bench.map_compare import print_table
+
+        print_table(args.cache, args.repeats)
+        return
     from pipeline.cache import read_manifest
 
     n_documents = read_manifest(args.cache)["n_documents"]

@@ -59,6 +59,13 @@ def caches(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {"iclr": root / "iclr", "outliers": root / "outliers"}
 
 
+@pytest.fixture(autouse=True)
+def plotly_map(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests read the plotly map's spec, so the page draws the plotly map (the WebGL one is tested by
+    tests/test_map_layers.py and tests/test_browser_map.py)."""
+    monkeypatch.setenv("ATLAS_MAP_RENDERER", "plotly")
+
+
 def run_app(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
     monkeypatch.setenv("ATLAS_CACHE", str(cache_dir))
     app = AppTest.from_file(str(APP), default_timeout=60)

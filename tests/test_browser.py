@@ -60,7 +60,8 @@ def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def server_url(cache_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """`streamlit run dashboard/app.py` on a free port, stopped after the module."""
-    with streamlit_server(cache_dir, tmp_path_factory.mktemp("streamlit-log") / "server.log") as (url, _):
+    log = tmp_path_factory.mktemp("streamlit-log") / "server.log"
+    with streamlit_server(cache_dir, log, {"ATLAS_MAP_RENDERER": "plotly"}) as (url, _):  # the plotly map's tests
         yield url
 
 

@@ -46,6 +46,13 @@ THEME_LABEL_LINE_CHARS = 24
 TOPIC_LABEL_LINE_CHARS = 28
 LEGEND_ROW_PX = 21
 LEGEND_CHAR_PX = 6.6
+# Themes: 20 colours, the first ten Paul Tol's "bright" and "muted" schemes (distinguishable with the common colour
+# vision deficiencies; https://personal.sron.nl/~pault/), then lighter and darker ones of the same families; no two
+# within a small distance in CIE Lab of each other and none near the outliers' grey.
+THEME_PALETTE: tuple[str, ...] = (
+    "#4477AA", "#EE6677", "#228833", "#CCBB44", "#66CCEE", "#AA3377", "#332288", "#EE8866", "#44AA99", "#882255",
+    "#BBCC33", "#FFAABB", "#77AADD", "#999933", "#117733", "#DDCC77", "#AA4499", "#994F00", "#0072B2", "#E69F00",
+)  # fmt: skip
 HIGHLIGHT_STYLES = {  # kind -> (legend name, symbol, colour, size); drawn in this order, the chosen paper last
     "similar": ("similar papers", "circle-open", "#111111", 12),
     "search": ("search hits", "star", "#111111", 14),
@@ -101,8 +108,9 @@ def topic_colours(topics: pd.DataFrame) -> dict[int, str]:
 
 
 def theme_colours(topics: pd.DataFrame) -> dict[int, str]:
-    """{theme id: colour} in order of theme id (largest theme first), outliers grey."""
-    colours = _ranked_colours(sorted({int(theme) for theme in topics["theme"] if int(theme) != OUTLIER_THEME}))
+    """{theme id: colour} from THEME_PALETTE in order of theme id (largest theme first), outliers grey."""
+    themes = sorted({int(theme) for theme in topics["theme"] if int(theme) != OUTLIER_THEME})
+    colours = {theme: THEME_PALETTE[rank % len(THEME_PALETTE)] for rank, theme in enumerate(themes)}
     colours[OUTLIER_THEME] = OUTLIER_COLOUR
     return colours
 

@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from dashboard import display
-from dashboard.figures import charts, decision_charts, structure_charts, topic_map
+from dashboard.figures import charts, decision_charts, map_layers, structure_charts, topic_map
 from dashboard.state import uploads
 from dashboard.tables import analytics, paper_table
 from pipeline.cache import TopicCache, read_cache
@@ -100,6 +100,30 @@ def map_figure(
     return topic_map.map_figure(
         _shown, _topics, state, highlights=_highlights, selected_ids=selected, context=_context, areas=_areas
     )
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def map_points(cache_key: CacheKey, _listing: pd.DataFrame) -> dict[str, Any]:
+    """The points the WebGL map keeps in the browser (map_layers.point_payload), made once per cache."""
+    return map_layers.point_payload(_listing)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def map_layers_of(
+    cache_key: CacheKey,
+    view_key: tuple[Any, ...],
+    state: topic_map.MapState,
+    _listing: pd.DataFrame,
+    _matching_ids: frozenset[str],
+    _topics: pd.DataFrame,
+    _areas: list[str],
+    topic_filter: tuple[int, ...],
+    _highlights: topic_map.Highlights,
+    _selected: tuple[str, ...],
+) -> dict[str, Any]:
+    """The WebGL map's layers of one view (map_layers.view_layers); ``view_key`` names the filters, highlights and
+    selection behind the underscored arguments."""
+    return map_layers.view_layers(_listing, _matching_ids, _topics, state, _areas, topic_filter, _highlights, _selected)
 
 
 @st.cache_resource(show_spinner="Loading the embedding model…", max_entries=4)

@@ -9,8 +9,11 @@ page then draws the kept lasso selection itself (``selectedpoints``). A new lass
 
 from __future__ import annotations
 
+import os
+
 import streamlit as st
 
+from dashboard.components import scatter
 from dashboard.figures import topic_map
 from dashboard.state import resources
 from dashboard.tables import paper_table
@@ -126,24 +129,83 @@ def figure_of(page: Page) -> object:
     )
 
 
-def render(page: Page) -> object:
-    """Draw the controls and the map; returns the map's figure."""
-    render_controls(page)
-    figure = figure_of(page)
-    st.plotly_chart(
-        figure,
-        on_select=on_map_select,
-        selection_mode=("points", "box", "lasso"),
-        key=map_key(),
-        theme=None,
-        config=MAP_CONFIG,
+WEBGL_KEY = "map-webgl"
+POINTS_SENT_KEY = "_map_points_sent"
+RENDERER_ENV = "ATLAS_MAP_RENDERER"  # "plotly": today's plotly map (for bench/dashboard.py); else the WebGL one
+
+
+def use_webgl() -> bool:
+    """Whether the page draws the WebGL component: its bundle is present and ATLAS_MAP_RENDERER is not "plotly"."""
+    return os.environ.get(RENDERER_ENV, "webgl") != "plotly" and scatter.available()
+
+
+def on_webgl_event() -> None:
+    """The component's callback: a click opens its paper, a lasso keeps its papers, "need_points" resends them.
+    Positions index the cache's listing (the points the browser keeps)."""
+    event = st.session_state.get(WEBGL_KEY)
+    listing = st.session_state.get("_map_listing")
+    if not isinstance(event, dict) or listing is None:
+        return
+    doc_ids = listing["doc_id"].astype(str).to_numpy()
+    if event.get("kind") == "click" and 0 <= int(event.get("index", -1)) < len(doc_ids):
+        st.session_state[PAPER_KEY] = str(doc_ids[int(event["index"])])
+    elif event.get("kind") == "lasso":
+        positions = [int(i) for i in event.get("indices") or [] if 0 <= int(i) < len(doc_ids)]
+        st.session_state[SELECTION_KEY] = sorted({str(doc_ids[i]) for i in positions})
+    elif event.get("kind") == "need_points":
+        st.session_state[POINTS_SENT_KEY] = None
+
+
+def render_webgl(page: Page) -> None:
+    """The map as the WebGL component: the points only when this session has not sent them for this cache."""
+    listing = resources.listing(page.cache_key, page.atlas)
+    st.session_state["_map_listing"] = listing
+    cache_key = f"{page.cache_key[0]}@{page.cache_key[1]}"
+    points = None
+    if st.session_state.get(POINTS_SENT_KEY) != cache_key:
+        points = resources.map_points(page.cache_key, listing)
+        st.session_state[POINTS_SENT_KEY] = cache_key
+    layers = resources.map_layers_of(
+        page.cache_key,
+        (page.filter_key, page.highlights, tuple(sorted(page.selected))),
+        page.map_state,
+        listing,
+        frozenset(page.matching["doc_id"].astype(str)),
+        page.atlas.topics,
+        page.areas,
+        tuple(page.view.topics),
+        page.highlights,
+        tuple(sorted(page.selected)),
     )
+    scatter.scatter(layers, cache_key, points, key=WEBGL_KEY, on_change=on_webgl_event)
+
+
+def render(page: Page) -> object:
+    """Draw the controls and the map (the WebGL component, or plotly when it cannot load); returns the plotly map
+    when that was drawn, else None (the Downloads tab builds it itself)."""
+    render_controls(page)
+    figure = None
+    if use_webgl():
+        render_webgl(page)
+    else:
+        figure = figure_of(page)
+        st.plotly_chart(
+            figure,
+            on_select=on_map_select,
+            selection_mode=("points", "box", "lasso"),
+            key=map_key(),
+            theme=None,
+            config=MAP_CONFIG,
+        )
     left, right = st.columns([5, 1], vertical_alignment="center")
     if page.selected:
         left.caption(f"{len(page.shown):,} papers selected on the map; the table lists only them.")
     else:
         hint = (
-            "No map selection: the table lists every paper matching the paper_table. "
+            "No map selection: the table lists every paper matching the filters. Lasso (or Shift+drag) papers "
+            "on the map to list only them."
+            if figure is None
+            else "No map selection: the table lists every paper matching the paper_table. "
             "Click a point to read its paper; drag to pan, scroll to zoom, double-click "
             "to zoom out; the lasso and box in the chart's toolbar select papers."
         )
@@ -156,5 +218,6 @@ def render(page: Page) -> object:
             )
         )
     right.button("Clear selection", on_click=clear_selection, disabled=not page.selected, width="stretch")
-    page.figures["map"] = ("Topic map", figure)
+    if figure is not None:
+        page.figures["map"] = ("Topic map", figure)
     return figure

@@ -1,0 +1,207 @@
+"""The map's two renderers side by side in headless Chromium: the WebGL component and today's plotly map.
+
+    python -m bench.dashboard --cache DIR --renderers [--repeats 5]
+
+For each renderer (``ATLAS_MAP_RENDERER=webgl|plotly``) one ``streamlit run`` serves the cache; a page at
+1500 x 1000 (software WebGL) does each interaction ``repeats`` times (alternating values, so every run is a real
+change) and the median is printed. Each run is timed from the user's action until the page has settled: the
+rerun's last websocket message arrived and the map drew after it (the WebGL component's ``data-drawn-at``, or
+plotly's last ``plotly_afterplot``). "until last message" is the server's rerun plus the transfer; "drawing" is
+the browser's work after it. Bytes are what the browser received in that run.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from bench.dashboard import APP, CHROMIUM, ROOT, VIEWPORT
+
+FRAME = "iframe[title*='atlas_scatter']"
+ARGS = ["--no-sandbox", "--enable-unsafe-swiftshader", "--disable-background-networking", "--no-first-run"]
+GOALS = {"click on a point -> paper": 0.5, "first paint of a fresh page": 2.0}
+
+
+class Wire:
+    """The times (wall seconds) and sizes of websocket frames received by one page."""
+
+    def __init__(self) -> None:
+        self.received: list[tuple[float, int]] = []
+
+    def attach(self, page) -> None:
+        page.on("websocket", lambda ws: ws.on("framereceived", self.record))
+
+    def record(self, payload) -> None:
+        self.received.append((time.time(), len(payload)))
+
+
+def start(cache_dir: Path, renderer: str) -> tuple[subprocess.Popen, str]:
+    from tests.streamlit_server import free_port
+
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", APP, "--server.port", str(port), "--server.headless", "true"]
+        + ["--", "--cache", str(cache_dir)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "ATLAS_MAP_RENDERER": renderer},
+    )
+    import urllib.request
+
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(240):
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2):
+                return server, url
+        except OSError:
+            time.sleep(0.5)
+    server.terminate()
+    raise RuntimeError("streamlit did not start")
+
+
+def drawn_at(page, renderer: str) -> float:
+    """Wall seconds of the map's last draw (0 before any)."""
+    if renderer == "webgl":
+        frame = page.frame_locator(FRAME)
+        value = frame.locator("body").get_attribute("data-drawn-at", timeout=60_000)
+        return float(value or 0) / 1000
+    return float(page.evaluate("() => window.__lastPlot || 0")) / 1000
+
+
+PLOTLY_HOOK = """() => { const gd = document.querySelector('.js-plotly-plot');
+  if (gd && !gd.__hooked) { gd.__hooked = true; gd.on('plotly_afterplot', () => { window.__lastPlot = Date.now(); }); }
+  window.__lastPlot = window.__lastPlot || Date.now(); }"""
+
+
+def settle(page, renderer: str, wire: Wire, began: float) -> tuple[float, float, int]:
+    """(seconds until settled, seconds until the last message, bytes received) after an action at ``began``."""
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        page.wait_for_timeout(100)
+        quiet = not wire.received or time.time() - wire.received[-1][0] > 0.35
+        busy = page.locator("[data-testid='stStatusWidget'] img, [data-testid='stStatusWidget'] svg").count()
+        if quiet and not busy:
+            break
+    if renderer == "plotly":
+        page.evaluate(PLOTLY_HOOK)
+    frames = [(at, size) for at, size in wire.received if at >= began]
+    last = max((at for at, _ in frames), default=began)
+    drawn = drawn_at(page, renderer)
+    end = max(last, drawn if drawn >= began else last)
+    return end - began, last - began, sum(size for _, size in frames)
+
+
+def open_fresh(browser, url: str, renderer: str, wire: Wire):
+    page = browser.new_page(viewport=VIEWPORT)
+    wire.attach(page)
+    began = time.time()
+    page.goto(url)
+    if renderer == "webgl":
+        page.frame_locator(FRAME).locator("body[data-drawn]").wait_for(state="attached", timeout=120_000)
+    else:
+        page.wait_for_selector(".js-plotly-plot .annotation", timeout=120_000)
+        page.evaluate(PLOTLY_HOOK)
+    return page, began
+
+
+def choose(page, label: str, option: str) -> Callable[[], None]:
+    def act() -> None:
+        page.locator("[data-testid='stSelectbox']").filter(has_text=label).first.click()
+        page.get_by_role("option", name=option, exact=False).first.click()
+
+    return act
+
+
+def search(page, text: str) -> Callable[[], None]:
+    def act() -> None:
+        box = page.get_by_label("Search titles, abstracts and keywords")
+        box.fill(text)
+        box.press("Enter")
+
+    return act
+
+
+def tab(page, name: str) -> Callable[[], None]:
+    return lambda: page.get_by_role("tab", name=name).click()
+
+
+def renderer_times(cache_dir: Path, renderer: str, repeats: int) -> dict[str, tuple[float, float, int]]:
+    """{interaction: (median seconds settled, median seconds until the last message, median bytes)}."""
+    from playwright.sync_api import sync_playwright
+
+    server, url = start(cache_dir, renderer)
+    runs: dict[str, list[tuple[float, float, int]]] = {}
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+            warm, _ = open_fresh(browser, url, renderer, Wire())
+            warm.close()
+            for _ in range(repeats):
+                wire = Wire()
+                page, began = open_fresh(browser, url, renderer, wire)
+                runs.setdefault("first paint of a fresh page", []).append(settle(page, renderer, wire, began))
+                page.close()
+            wire = Wire()
+            page, _ = open_fresh(browser, url, renderer, wire)
+            page.wait_for_timeout(1000)
+            first_theme = page.locator("[data-testid='stSelectbox']").filter(has_text="Drill into a theme")
+            steps: list[tuple[str, Callable[[], None], Callable[[], None]]] = [
+                ("colour theme <-> topic", choose(page, "Colour points by", "Topic"), choose(page, "Colour", "Theme")),
+                ("label themes <-> topics", choose(page, "Label", "Topics"), choose(page, "Label", "Themes")),
+                ("drill into a theme and out", drill_first(page, first_theme), choose(page, "Drill", "All themes")),
+                ("text search", search(page, "diffusion"), search(page, "")),
+                ("tab switch and back", tab(page, "Topics"), tab(page, "Map and papers")),
+            ]
+            for name, forth, back in steps:
+                for run in range(repeats):
+                    for action in (forth, back) if run % 2 == 0 else (back, forth):
+                        began = time.time()
+                        action()
+                        runs.setdefault(name, []).append(settle(page, renderer, wire, began))
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    return {
+        name: (
+            statistics.median(r[0] for r in values),
+            statistics.median(r[1] for r in values),
+            int(statistics.median(r[2] for r in values)),
+        )
+        for name, values in runs.items()
+    }
+
+
+def drill_first(page, picker) -> Callable[[], None]:
+    def act() -> None:
+        picker.first.click()
+        page.get_by_role("option").nth(1).click()
+
+    return act
+
+
+def print_table(cache_dir: Path, repeats: int) -> None:
+    """Both renderers' medians, one row per interaction, with the load average."""
+    results = {renderer: renderer_times(cache_dir, renderer, repeats) for renderer in ("webgl", "plotly")}
+    load = os.getloadavg()
+    print(
+        f"map renderers at {VIEWPORT['width']}x{VIEWPORT['height']}, headless Chromium (software WebGL), medians of "
+        f"{repeats}; load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} on {os.cpu_count()} cores"
+    )
+    print(f"  {'interaction':<30} {'renderer':<7} {'settled':>8} {'last msg':>9} {'drawing':>8} {'received':>9}  goal")
+    for name in results["webgl"]:
+        for renderer in ("webgl", "plotly"):
+            if name not in results[renderer]:
+                continue
+            total, last, size = results[renderer][name]
+            goal = GOALS.get(name, 1.0)
+            print(
+                f"  {name:<30} {renderer:<7} {total * 1000:6.0f}ms {last * 1000:7.0f}ms {(total - last) * 1000:6.0f}ms "
+                f"{size / 1e6:7.2f}MB  <= {goal:.1f} s {'met' if total <= goal else 'MISSED'}"
+            )

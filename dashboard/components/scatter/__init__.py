@@ -1,0 +1,31 @@
+"""The topic map's WebGL scatter as a Streamlit component (``frontend/src/index.js``, regl-scatterplot).
+
+The built bundle in ``build/`` is committed, so the page needs no JavaScript toolchain; ``npm install && npm run
+build`` in ``frontend/`` rebuilds it. The component is served by Streamlit from that folder (no CDN). Its value is
+the latest event: {kind: "click", index} (a paper), {kind: "lasso", indices} (positions in the listing),
+{kind: "need_points"} (the browser lost the points: send them again), each with a sequence number ``seq``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import streamlit.components.v1 as components
+
+BUILD = Path(__file__).resolve().parent / "build"
+_component = components.declare_component("atlas_scatter", path=str(BUILD))
+
+
+def available() -> bool:
+    """Whether the built bundle is present (else the page falls back to the plotly map)."""
+    return (BUILD / "bundle.js").is_file() and (BUILD / "index.html").is_file()
+
+
+def scatter(
+    layers: dict[str, Any], cache_key: str, points: dict[str, Any] | None, key: str, on_change: Any = None
+) -> Any:
+    """Draw the map: ``layers`` from :func:`dashboard.figures.map_layers.view_layers`, ``points`` from
+    :func:`dashboard.figures.map_layers.point_payload` or None when this browser session has them already.
+    Returns the latest event (see the module docstring) or None."""
+    return _component(**layers, cache_key=cache_key, points=points, key=key, default=None, on_change=on_change)

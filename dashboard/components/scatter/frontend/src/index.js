@@ -1,0 +1,328 @@
+// The topic map as a Streamlit component: regl-scatterplot (WebGL) draws the points; labels, highlights, the
+// legend and the toolbar are HTML around it. The points arrive once per cache (args.points, kept in the parent
+// window under args.cache_key, so a remount after a tab switch does not need them again); every other change
+// (colours, emphasis, labels, highlights, selection, frame) is a small message. Events go back to Python as
+// {kind: "click" | "lasso" | "need_points", ...} with a sequence number.
+import createScatterplot from "regl-scatterplot";
+
+const send = (type, extra) => window.parent.postMessage({ isStreamlitMessage: true, type, ...extra }, "*");
+let seq = 0;
+const emit = (value) => send("streamlit:setComponentValue", { value: { ...value, seq: ++seq }, dataType: "json" });
+
+const store = (() => {
+  try {
+    window.parent.__topicAtlasPoints = window.parent.__topicAtlasPoints || {};
+    return window.parent.__topicAtlasPoints;
+  } catch (error) {
+    return {};
+  }
+})();
+
+const decode = (text, Type) => {
+  const bytes = Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+  return new Type(bytes.buffer);
+};
+
+const root = document.getElementById("root");
+root.innerHTML = `
+  <div class="toolbar" id="toolbar">
+    <button id="zoom-in" title="Zoom in (+)">+</button><button id="zoom-out" title="Zoom out (−)">−</button>
+    <button id="fit" title="Show the whole view (0 or double-click)">Fit</button>
+    <button id="lasso" title="Lasso: drag round papers to list them (or hold Shift and drag)">Lasso</button>
+    <span class="hint" id="hint">Wheel scrolls the page; zoom with + / −, the buttons or Ctrl+wheel; drag pans;
+      click a point to read it; double-click fits the view.</span>
+  </div>
+  <div class="plot" id="plot"><canvas id="canvas"></canvas><canvas id="marks"></canvas><div id="labels"></div>
+    <div class="tooltip" id="tooltip"></div><div class="empty" id="empty"></div></div>
+  <div class="legend" id="legend"></div>`;
+const plot = document.getElementById("plot");
+const canvas = document.getElementById("canvas");
+const marks = document.getElementById("marks");
+const labelLayer = document.getElementById("labels");
+const tooltip = document.getElementById("tooltip");
+
+let scatterplot = null;
+let data = null; // {key, x: Float32Array, y, titles}
+let view = null; // the latest args without points
+let labelNodes = [];
+let lastFrameKey = null;
+let clickTimer = null;
+let refitTimer = null;
+let renders = 0;
+let lassoing = false;
+let width = 0;
+let height = 0;
+
+const parentHeight = () => {
+  try {
+    return window.parent.innerHeight;
+  } catch (error) {
+    return 900;
+  }
+};
+
+// As tall as the window allows (the controls above, the legend below), never much taller than wide.
+const plotHeight = () => Math.round(Math.max(360, Math.min(820, parentHeight() - 250, plot.clientWidth * 1.05)));
+
+function toScreen(x, y) {
+  const m = scatterplot.get("cameraView");
+  const aspect = width / height;
+  const vx = (m[0] * x + m[4] * y + m[12]) / aspect;
+  const vy = m[1] * x + m[5] * y + m[13];
+  return [(width * (vx + 1)) / 2, height * (0.5 - vy / 2)];
+}
+
+function resize() {
+  const changed = width !== plot.clientWidth || height !== plotHeight();
+  width = plot.clientWidth;
+  height = plotHeight();
+  plot.style.height = `${height}px`;
+  marks.width = width * devicePixelRatio;
+  marks.height = height * devicePixelRatio;
+  marks.style.width = `${width}px`;
+  marks.style.height = `${height}px`;
+  if (scatterplot) scatterplot.set({ width, height });
+  if (scatterplot && changed && data && view) {
+    // a new size frames the view again, once the scatterplot has taken the new size
+    clearTimeout(refitTimer);
+    refitTimer = setTimeout(() => fit(false), 80);
+  }
+  send("streamlit:setFrameHeight", { height: document.body.scrollHeight });
+}
+
+function ensurePlot() {
+  if (scatterplot) return;
+  width = plot.clientWidth;
+  height = plotHeight();
+  plot.style.height = `${height}px`;
+  scatterplot = createScatterplot({
+    canvas,
+    width,
+    height,
+    pointSize: [2, 3.5, 7],
+    opacity: [0.35, 0.85, 1],
+    sizeBy: "valueB",
+    opacityBy: "valueB",
+    colorBy: "valueA",
+    lassoColor: "#333333",
+    deselectOnDblClick: false,
+    deselectOnEscape: false,
+    pointOutlineWidth: 2,
+    pointColorActive: "#111111",
+    backgroundColor: "#FFFFFF",
+  });
+  scatterplot.subscribe("view", () => layoutOverlay());
+  scatterplot.subscribe("draw", () => layoutOverlay());
+  scatterplot.subscribe("lassoStart", () => (lassoing = true));
+  scatterplot.subscribe("select", ({ points }) => {
+    if (lassoing) {
+      lassoing = false;
+      emit({ kind: "lasso", indices: Array.from(points) });
+    } else if (points.length === 1) {
+      clearTimeout(clickTimer);
+      clickTimer = setTimeout(() => emit({ kind: "click", index: points[0] }), 230);
+    }
+  });
+  scatterplot.subscribe("pointOver", (index) => {
+    const [sx, sy] = toScreen(data.x[index], data.y[index]);
+    tooltip.textContent = data.titles[index] || "";
+    tooltip.style.display = "block";
+    tooltip.style.left = `${Math.min(sx + 10, width - 320)}px`;
+    tooltip.style.top = `${Math.max(sy - 30, 0)}px`;
+  });
+  scatterplot.subscribe("pointOut", () => (tooltip.style.display = "none"));
+  canvas.addEventListener("dblclick", () => {
+    clearTimeout(clickTimer);
+    fit(true);
+  });
+  new ResizeObserver(() => resize()).observe(plot);
+  // For the browser tests: the camera and a point's position on screen (CSS pixels in the plot).
+  window.__atlas = {
+    cameraView: () => Array.from(scatterplot.get("cameraView")),
+    screen: (index) => toScreen(data.x[index], data.y[index]),
+    count: () => data.x.length,
+  };
+}
+
+// The wheel scrolls the page unless Ctrl (or a pinch, which Chromium reports as Ctrl+wheel) is held: stop the
+// event before the camera's listener on the canvas sees it, without preventDefault, so the page scrolls.
+window.addEventListener("wheel", (event) => event.ctrlKey || event.stopPropagation(), { capture: true });
+
+function zoomBy(factor) {
+  const camera = scatterplot.get("camera");
+  camera.scale(factor, [0, 0]);
+  scatterplot.refresh();
+  layoutOverlay();
+}
+
+function fit(transition) {
+  const f = view && view.frame;
+  if (!f) return;
+  scatterplot.zoomToArea({ x: f[0], y: f[1], width: f[2] - f[0], height: f[3] - f[1] }, { transition });
+}
+
+document.getElementById("zoom-in").onclick = () => zoomBy(1.5);
+document.getElementById("zoom-out").onclick = () => zoomBy(1 / 1.5);
+document.getElementById("fit").onclick = () => fit(true);
+document.getElementById("lasso").onclick = (event) => {
+  const on = scatterplot.get("mouseMode") !== "lasso";
+  scatterplot.set({ mouseMode: on ? "lasso" : "panZoom" });
+  event.target.classList.toggle("on", on);
+};
+window.addEventListener("keydown", (event) => {
+  if (!scatterplot) return;
+  if (event.key === "+" || event.key === "=") zoomBy(1.5);
+  else if (event.key === "-" || event.key === "_") zoomBy(1 / 1.5);
+  else if (event.key === "0") fit(true);
+});
+
+const overlaps = (a, b) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+
+// Labels at their anchors, largest group first; a label that would overlap a placed one or leave the plot is
+// tried above, below, left and right of its anchor, else hidden until the user zooms in (hover still names it).
+function placeLabels() {
+  const placed = [];
+  const pad = 3;
+  for (const node of labelNodes) {
+    const [sx, sy] = toScreen(node.anchor[0], node.anchor[1]);
+    const w = node.w;
+    const h = node.h;
+    const candidates = [
+      [sx - w / 2, sy - h / 2],
+      [sx - w / 2, sy - h - 6],
+      [sx - w / 2, sy + 6],
+      [sx + 8, sy - h / 2],
+      [sx - w - 8, sy - h / 2],
+    ];
+    let box = null;
+    for (const [x, y] of candidates) {
+      const candidate = { x: x - pad, y: y - pad, w: w + 2 * pad, h: h + 2 * pad };
+      const inside = x >= 2 && y >= 2 && x + w <= width - 2 && y + h <= height - 2;
+      if (inside && !placed.some((other) => overlaps(candidate, other))) {
+        box = { x, y, candidate };
+        break;
+      }
+    }
+    if (box) {
+      placed.push(box.candidate);
+      node.el.style.display = "block";
+      node.el.style.transform = `translate(${Math.round(box.x)}px, ${Math.round(box.y)}px)`;
+    } else node.el.style.display = "none";
+  }
+}
+
+function drawMarks() {
+  const context = marks.getContext("2d");
+  context.setTransform(devicePixelRatio, 0, 0, devicePixelRatio, 0, 0);
+  context.clearRect(0, 0, width, height);
+  const marksOf = (view && view.highlights) || {};
+  const ring = (index, radius, colour, lineWidth) => {
+    const [sx, sy] = toScreen(data.x[index], data.y[index]);
+    context.beginPath();
+    context.arc(sx, sy, radius, 0, 2 * Math.PI);
+    context.strokeStyle = colour;
+    context.lineWidth = lineWidth;
+    context.stroke();
+  };
+  for (const index of marksOf.similar || []) ring(index, 6, "#111111", 1.5);
+  for (const index of marksOf.search || []) ring(index, 5, "#111111", 2);
+  if (marksOf.chosen !== undefined && marksOf.chosen !== null) {
+    ring(marksOf.chosen, 8, "#FFFFFF", 4);
+    ring(marksOf.chosen, 8, "#D62728", 2.5);
+  }
+}
+
+function layoutOverlay() {
+  if (!scatterplot || !data) return;
+  placeLabels();
+  drawMarks();
+}
+
+function renderLabels(labels) {
+  labelLayer.innerHTML = "";
+  labelNodes = labels.map((label) => {
+    const el = document.createElement("div");
+    el.className = "atlas-label";
+    el.style.fontSize = `${label.font_px}px`;
+    el.style.borderColor = label.colour;
+    for (const line of label.lines) {
+      const row = document.createElement("div");
+      row.textContent = line;
+      el.appendChild(row);
+    }
+    el.title = label.name;
+    labelLayer.appendChild(el);
+    return { el, anchor: label.anchor, w: el.offsetWidth, h: el.offsetHeight };
+  });
+}
+
+function renderLegend(legend, title) {
+  const node = document.getElementById("legend");
+  node.innerHTML = "";
+  const heading = document.createElement("span");
+  heading.className = "legend-title";
+  heading.textContent = title;
+  node.appendChild(heading);
+  for (const entry of legend) {
+    const item = document.createElement("span");
+    item.className = "legend-item";
+    const swatch = document.createElement("i");
+    swatch.style.background = entry.colour;
+    item.appendChild(swatch);
+    item.appendChild(document.createTextNode(`${entry.name} (${entry.count.toLocaleString("en-US")})`));
+    node.appendChild(item);
+  }
+}
+
+async function redraw() {
+  const colours = decode(view.colours, Uint8Array);
+  const emphasis = decode(view.emphasis, Uint8Array);
+  scatterplot.set({ pointColor: view.palette });
+  scatterplot.set({ pointSize: view.point_sizes, opacity: view.opacities });
+  // The points never move: after the first draw, reuse its spatial index instead of building it again.
+  const options = { zDataType: "categorical", wDataType: "categorical" };
+  if (data.spatialIndex && data.drawnBy === scatterplot) options.spatialIndex = data.spatialIndex;
+  await scatterplot.draw({ x: data.x, y: data.y, valueA: colours, valueB: emphasis }, options);
+  data.spatialIndex = scatterplot.get("spatialIndex");
+  data.drawnBy = scatterplot;
+}
+
+async function onRender(args) {
+  if (args.points) {
+    store[args.cache_key] = {
+      key: args.cache_key,
+      x: decode(args.points.x, Float32Array),
+      y: decode(args.points.y, Float32Array),
+      titles: args.points.titles,
+    };
+  }
+  data = store[args.cache_key] || null;
+  if (!data) {
+    emit({ kind: "need_points", cache_key: args.cache_key });
+    return;
+  }
+  view = args;
+  ensurePlot();
+  document.getElementById("empty").textContent = args.empty_message || "";
+  renderLegend(args.legend, args.legend_title);
+  resize();
+  await redraw();
+  const frameKey = `${args.cache_key}|${args.frame_key}`;
+  if (frameKey !== lastFrameKey) {
+    lastFrameKey = frameKey;
+    fit(false);
+  }
+  renderLabels(args.labels);
+  const selected = args.selected || [];
+  if (selected.length) scatterplot.select(selected, { preventEvent: true });
+  else scatterplot.deselect({ preventEvent: true });
+  layoutOverlay();
+  renders += 1;
+  document.body.dataset.drawn = String(renders);
+  document.body.dataset.drawnAt = String(Date.now()); // wall-clock ms, for bench/dashboard.py
+}
+
+window.addEventListener("message", (event) => {
+  if (event.data && event.data.type === "streamlit:render") onRender(event.data.args);
+});
+send("streamlit:componentReady", { apiVersion: 1 });

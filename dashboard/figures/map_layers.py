@@ -1,0 +1,198 @@
+"""The topic map for the WebGL component: the points once per cache, the view as small layers. Pure.
+
+The component (:mod:`dashboard.components.scatter`) keeps the points in the browser, so a view change sends only
+what changed: one colour index and one emphasis byte per point (base64), the palette, the labels, the highlights,
+the selection and the frame, a few kilobytes to tens of kilobytes against the megabytes of a plotly figure.
+
+Coordinates are normalised once per cache (:func:`point_payload`): centred and scaled by the larger half-extent so
+both axes keep one scale and every point lies in [-1, 1] (regl-scatterplot's data space). Every position below is
+a row of the cache's listing (its documents, then the copies; ``dashboard.state.resources.listing``).
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from dashboard.display import OUTLIER_LABEL
+from dashboard.figures.label_layout import dense_anchor
+from dashboard.figures.topic_map import (
+    COLOUR_MODES,
+    CONTEXT_COLOUR,
+    UNKNOWN,
+    Highlights,
+    MapState,
+    colour_groups,
+    label_groups,
+    point_labels,
+)
+
+THEME_LINE_CHARS = 22
+TOPIC_LINE_CHARS = 24
+FRAME_QUANTILES = (0.08, 0.92)
+EMPHASISED = ("Oral",)  # decision colouring draws these larger and opaque, so the orals stand out
+
+
+@dataclass(frozen=True)
+class Normalisation:
+    """data -> [-1, 1]: ``(value - centre) / half``, the same for both axes."""
+
+    centre_x: float
+    centre_y: float
+    half: float
+
+    def apply(self, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(x, y) in the component's space, float32."""
+        return (
+            ((np.asarray(x, dtype=float) - self.centre_x) / self.half).astype(np.float32),
+            ((np.asarray(y, dtype=float) - self.centre_y) / self.half).astype(np.float32),
+        )
+
+
+def normalisation(listing: pd.DataFrame) -> Normalisation:
+    """The cache's :class:`Normalisation` from its x and y columns (a unit one for no rows)."""
+    if listing.empty:
+        return Normalisation(0.0, 0.0, 1.0)
+    x, y = listing["x"].to_numpy(dtype=float), listing["y"].to_numpy(dtype=float)
+    half = max(float(np.ptp(x)), float(np.ptp(y)), 1e-9) / 2
+    return Normalisation(float((x.max() + x.min()) / 2), float((y.max() + y.min()) / 2), half * 1.02)
+
+
+def _b64(array: np.ndarray) -> str:
+    return base64.b64encode(np.ascontiguousarray(array).tobytes()).decode("ascii")
+
+
+def point_payload(listing: pd.DataFrame) -> dict[str, Any]:
+    """What the browser keeps per cache: {x, y: base64 float32 (n), titles: [str] (n, plain text)}."""
+    x, y = normalisation(listing).apply(listing["x"], listing["y"])
+    titles = listing["title"].fillna("").astype(str).str.slice(0, 200).tolist()
+    return {"x": _b64(x), "y": _b64(y), "titles": titles}
+
+
+def two_lines(name: str, width: int) -> list[str]:
+    """``name`` wrapped to at most two lines of about ``width`` characters: wider lines rather than a "…" while
+    two lines of 1.6 x ``width`` hold it; only a longer name is shortened."""
+    lines = textwrap.wrap(name, width) or [name]
+    if len(lines) <= 2:
+        return lines
+    wider = max(width, math.ceil(len(name) / 2) + 4)
+    return textwrap.wrap(name, min(wider, int(width * 1.6)), max_lines=2, placeholder="…")
+
+
+def frame_of(positions: np.ndarray, x: np.ndarray, y: np.ndarray, tight: bool) -> tuple[float, float, float, float]:
+    """(x0, y0, x1, y1) in the component's space around the points at ``positions``: all of them, or with
+    ``tight`` their 8th to 92nd percentiles padded by 15% of that span (a theme's stray papers, spread over the
+    map, would otherwise keep the whole map in view; they stay drawn, a zoom-out away), else padded by 4%."""
+    if not positions.size:
+        return -1.0, -1.0, 1.0, 1.0
+    px, py = x[positions].astype(float), y[positions].astype(float)
+    if tight and positions.size >= 50:
+        (x0, x1), (y0, y1) = np.quantile(px, FRAME_QUANTILES), np.quantile(py, FRAME_QUANTILES)
+        pad = 0.15 * max(x1 - x0, y1 - y0, 0.05)
+        return float(x0 - pad), float(y0 - pad), float(x1 + pad), float(y1 + pad)
+    else:
+        x0, x1, y0, y1 = px.min(), px.max(), py.min(), py.max()
+    span = max(x1 - x0, y1 - y0, 0.05)
+    pad_x, pad_y = (max(x1 - x0, span * 0.2)) * 0.04 + 0.01, (max(y1 - y0, span * 0.2)) * 0.04 + 0.01
+    return float(x0 - pad_x), float(y0 - pad_y), float(x1 + pad_x), float(y1 + pad_y)
+
+
+def _sizes(n_points: int) -> tuple[list[float], list[float]]:
+    base = 5.0 if n_points <= 2_000 else 3.5 if n_points <= 15_000 else 2.5
+    return [max(1.5, base * 0.6), base, base * 2], [0.3, 0.8, 1.0]
+
+
+def view_layers(
+    listing: pd.DataFrame,
+    matching_ids: frozenset[str] | set[str],
+    topics: pd.DataFrame,
+    state: MapState,
+    areas: Sequence[str] | None = None,
+    topic_filter: Sequence[int] = (),
+    highlights: Highlights | None = None,
+    selected_ids: Sequence[str] | set[str] = (),
+) -> dict[str, Any]:
+    """The component's arguments for one view, without the points.
+
+    ``listing``: every point (doc_id, x, y, topic, theme, title, decision, primary_area as present), in the order
+    the browser keeps them. ``matching_ids``: the doc_ids that pass the filters and the drilled theme; the rest are
+    drawn small and grey beneath as context. Labels go only where the matches are, at the topic level when a
+    theme is drilled, topics are filtered or the level says so. Returns {colours, emphasis (base64 uint8, n),
+    palette, point_sizes, opacities, legend [{name, colour, count}] largest first, legend_title, labels [{name,
+    lines, font_px, anchor, colour}] largest first, highlights {chosen, similar, search} (positions), selected
+    (positions), frame (x0, y0, x1, y1), frame_key, empty_message}.
+    """
+    doc_ids = listing["doc_id"].astype(str).to_numpy()
+    matches = np.isin(doc_ids, list(matching_ids)) if len(matching_ids) < len(doc_ids) else np.ones(len(doc_ids), bool)
+    names, legend = colour_groups(listing, topics, state.colour_by, areas)
+    order = list(legend)
+    index_of = {name: position for position, name in enumerate(order)}
+    colours = np.asarray([index_of[name] for name in names], dtype=np.uint8)
+    colours[~matches] = len(order)
+    palette = [legend[name] for name in order] + [CONTEXT_COLOUR]
+    emphasis = np.where(matches, 1, 0).astype(np.uint8)
+    if state.colour_by == "decision":
+        emphasis[matches & np.isin(names, EMPHASISED)] = 2
+    counts = pd.Series(names[matches]).value_counts()
+    present = sorted(
+        (name for name in order if name in counts.index),
+        key=lambda name: (name in (OUTLIER_LABEL, UNKNOWN), -int(counts[name])),
+    )  # largest first, the grey group last
+    legend_rows = [{"name": name, "colour": legend[name], "count": int(counts[name])} for name in present]
+    norm = normalisation(listing)
+    x, y = norm.apply(listing["x"], listing["y"])
+    matched = listing[matches]
+    label_state = MapState(state.colour_by, "topics", state.theme) if topic_filter else state
+    labelled = matched[point_labels(matched, topics, label_state) != ""]
+    groups = label_groups(labelled, topics, label_state)
+    column = "theme" if label_state.level == "themes" and label_state.theme is None else "topic"
+    names_of = (
+        dict(zip(topics["theme"].astype(int), topics["theme_label"].astype(str)))
+        if column == "theme"
+        else dict(zip(topics["topic"].astype(int), topics["label"].astype(str)))
+    )
+    labels = []
+    lx, ly = norm.apply(labelled["x"], labelled["y"]) if not labelled.empty else (np.zeros(0), np.zeros(0))
+    keys = labelled[column].astype(int).to_numpy() if not labelled.empty else np.zeros(0, int)
+    for key, font, colour in zip(groups.keys, groups.font_px, groups.colours):
+        members = keys == key
+        name = names_of.get(key, str(key))
+        labels.append(
+            {
+                "name": name,
+                "lines": two_lines(name, THEME_LINE_CHARS if column == "theme" else TOPIC_LINE_CHARS),
+                "font_px": font,
+                "anchor": list(dense_anchor(lx[members], ly[members])),
+                "colour": colour,
+            }
+        )
+    position_of = {doc_id: position for position, doc_id in enumerate(doc_ids)}
+    marks = (highlights or Highlights()).kinds()
+    sizes, opacities = _sizes(len(listing))
+    filtered = not bool(matches.all())
+    return {
+        "colours": _b64(colours),
+        "emphasis": _b64(emphasis),
+        "palette": palette,
+        "point_sizes": sizes,
+        "opacities": opacities,
+        "legend": legend_rows,
+        "legend_title": COLOUR_MODES[state.colour_by] + ":",
+        "labels": labels,
+        "highlights": {
+            "similar": [position_of[d] for d in marks["similar"] if d in position_of],
+            "search": [position_of[d] for d in marks["search"] if d in position_of],
+            "chosen": next((position_of[d] for d in marks["chosen"] if d in position_of), None),
+        },
+        "selected": sorted(position_of[d] for d in selected_ids if d in position_of),
+        "frame": list(frame_of(np.flatnonzero(matches), x, y, tight=filtered)),
+        "frame_key": f"{state.theme}|{int(matches.sum())}|{hash(tuple(doc_ids[matches][:50]))}",
+        "empty_message": "" if matches.any() else "No papers match the filters",
+    }

@@ -1,0 +1,195 @@
+"""The WebGL map in a real browser: labels that fit at four window sizes, the wheel, zoom keys, click, lasso and a
+page with the network blocked. `streamlit run` as a subprocess over the session's 300-paper cache, driven by
+Debian's Chromium (software WebGL) through playwright; skips when Chromium is absent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+if not CHROMIUM.is_file():
+    pytest.skip("/usr/bin/chromium is not installed (apt-get install chromium)", allow_module_level=True)
+playwright_api = pytest.importorskip("playwright.sync_api", reason="python playwright is not installed")
+
+from tests.streamlit_server import streamlit_server  # noqa: E402
+
+CHROMIUM_ARGS = ["--no-sandbox", "--enable-unsafe-swiftshader", "--disable-background-networking", "--no-first-run"]
+MAP_FRAME = "iframe[title*='atlas_scatter']"
+# (width, height, sidebar open): the sizes the issue names (19), 900 wide with the sidebar open and closed.
+SIZES = [(900, 1000, True), (900, 1000, False), (1280, 720, True), (1500, 1000, True), (1920, 1080, True)]
+
+LABEL_BOXES = """() => {
+  const plot = document.getElementById('plot').getBoundingClientRect().toJSON();
+  const toolbar = document.getElementById('toolbar').getBoundingClientRect().toJSON();
+  const labels = [...document.querySelectorAll('.atlas-label')]
+    .filter((node) => node.style.display !== 'none')
+    .map((node) => ({text: node.textContent, box: node.getBoundingClientRect().toJSON()}));
+  return {plot, toolbar, labels, total: document.querySelectorAll('.atlas-label').length};
+}"""
+
+POINT_SPREAD = """() => {
+  const n = window.__atlas.count();
+  let [x0, x1, y0, y1] = [Infinity, -Infinity, Infinity, -Infinity];
+  for (let i = 0; i < n; i++) {
+    const [x, y] = window.__atlas.screen(i);
+    x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y);
+  }
+  const plot = document.getElementById('plot');
+  return [(x1 - x0) / plot.clientWidth, (y1 - y0) / plot.clientHeight];
+}"""
+
+
+@pytest.fixture(scope="module")
+def server_url(slice_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    log = tmp_path_factory.mktemp("streamlit-map-log") / "server.log"
+    with streamlit_server(slice_cache, log, {"ATLAS_MAP_RENDERER": "webgl"}) as (url, _):
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with playwright_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def open_map(browser, url: str, width: int = 1500, height: int = 1000, blocked: list[str] | None = None):
+    """(page, the map's frame) once the map has drawn; with ``blocked``, every request off 127.0.0.1 is aborted
+    and its address appended there."""
+    page = browser.new_page(viewport={"width": width, "height": height})
+    if blocked is not None:
+
+        def route(request_route) -> None:
+            address = request_route.request.url
+            if address.startswith(("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:")):
+                request_route.continue_()
+            else:
+                blocked.append(address)
+                request_route.abort()
+
+        page.route("**/*", route)
+    page.goto(url, wait_until="domcontentloaded", timeout=60_000)
+    frame = page.wait_for_selector(MAP_FRAME, timeout=90_000).content_frame()
+    frame.wait_for_selector("body[data-drawn]", state="attached", timeout=90_000)
+    page.wait_for_timeout(300)
+    return page, frame
+
+
+def set_sidebar(page, open_: bool) -> None:
+    """Open or close Streamlit's sidebar with its own buttons."""
+    collapse = page.locator("[data-testid='stSidebarCollapseButton'] button")
+    expand = page.locator("[data-testid='stExpandSidebarButton']")
+    if open_ and expand.count() and expand.first.is_visible():
+        expand.first.click()
+    elif not open_:
+        page.locator("[data-testid='stSidebar']").hover()
+        if collapse.count():
+            collapse.first.click()
+    page.wait_for_timeout(600)
+
+
+def overlapping(a: dict, b: dict) -> bool:
+    return (
+        a["x"] < b["x"] + b["width"]
+        and b["x"] < a["x"] + a["width"]
+        and a["y"] < b["y"] + b["height"]
+        and (b["y"] < a["y"] + a["height"])
+    )
+
+
+def check_labels(page, frame, where: str) -> int:
+    """Assert that no visible label overlaps another or the toolbar, or leaves the plot or the window; returns
+    how many are shown."""
+    boxes = frame.evaluate(LABEL_BOXES)
+    plot, labels = boxes["plot"], boxes["labels"]
+    frame_box = page.locator(MAP_FRAME).bounding_box()
+    viewport = page.viewport_size
+    for index, label in enumerate(labels):
+        box = label["box"]
+        assert plot["x"] <= box["x"] and box["x"] + box["width"] <= plot["x"] + plot["width"], (where, label)
+        assert plot["y"] <= box["y"] and box["y"] + box["height"] <= plot["y"] + plot["height"], (where, label)
+        assert 0 <= frame_box["x"] + box["x"] and frame_box["x"] + box["x"] + box["width"] <= viewport["width"]
+        assert not overlapping(box, boxes["toolbar"]), (where, label)
+        for other in labels[index + 1 :]:
+            assert not overlapping(box, other["box"]), (where, label["text"], other["text"])
+        assert "…" not in label["text"], (where, label)
+    return len(labels)
+
+
+@pytest.mark.parametrize(("width", "height", "sidebar"), SIZES)
+def test_labels_fit_and_points_fill_the_map(browser, server_url, width, height, sidebar):
+    for level in ("themes", "topics"):
+        page, frame = open_map(browser, f"{server_url}/?level={level}", width, height)
+        try:
+            set_sidebar(page, sidebar)
+            frame.wait_for_timeout(300)
+            shown = check_labels(page, frame, f"{width}x{height} sidebar={sidebar} {level}")
+            assert shown >= 1
+            spread_x, spread_y = frame.evaluate(POINT_SPREAD)
+            assert max(spread_x, spread_y) >= 0.8, (spread_x, spread_y)
+            frame.locator("#zoom-in").click()
+            frame.locator("#zoom-in").click()
+            check_labels(page, frame, f"{width}x{height} {level} zoomed in")
+        finally:
+            page.close()
+
+
+def test_the_wheel_scrolls_the_page_and_ctrl_wheel_or_keys_zoom(browser, server_url):
+    page, frame = open_map(browser, server_url, 1280, 720)
+    try:
+        box = page.locator(MAP_FRAME).bounding_box()
+        before = frame.evaluate("() => window.__atlas.cameraView()")
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + min(box["height"] / 2, 300))
+        page.mouse.wheel(0, 500)
+        page.wait_for_timeout(600)
+        assert frame.evaluate("() => window.__atlas.cameraView()") == before  # the map did not zoom
+        assert page.locator(MAP_FRAME).bounding_box()["y"] < box["y"] - 100  # the page scrolled
+        frame.locator("#plot").click(position={"x": 5, "y": 5})
+        page.keyboard.press("+")
+        page.wait_for_timeout(300)
+        zoomed = frame.evaluate("() => window.__atlas.cameraView()")
+        assert zoomed[0] > before[0]
+        page.keyboard.down("Control")
+        page.mouse.wheel(0, -300)
+        page.keyboard.up("Control")
+        page.wait_for_timeout(600)
+        assert frame.evaluate("() => window.__atlas.cameraView()")[0] != zoomed[0]
+    finally:
+        page.close()
+
+
+def test_a_click_opens_the_paper_and_a_lasso_lists_its_papers(browser, server_url):
+    page, frame = open_map(browser, server_url, 1500, 1000)
+    try:
+        frame_box = page.locator(MAP_FRAME).bounding_box()
+        plot = frame.evaluate("() => document.getElementById('plot').getBoundingClientRect().toJSON()")
+        x, y = frame.evaluate("() => window.__atlas.screen(0)")
+        page.mouse.click(frame_box["x"] + plot["x"] + x, frame_box["y"] + plot["y"] + y)
+        page.wait_for_url("**paper=*", timeout=30_000)
+        frame.locator("#lasso").click()
+        left, top = frame_box["x"] + plot["x"], frame_box["y"] + plot["y"]
+        corners = [(0.02, 0.02), (0.5, 0.02), (0.5, 0.98), (0.02, 0.98), (0.02, 0.03)]
+        page.mouse.move(left + corners[0][0] * plot["width"], top + corners[0][1] * plot["height"])
+        page.mouse.down()
+        for fx, fy in corners[1:]:
+            page.mouse.move(left + fx * plot["width"], top + fy * plot["height"], steps=12)
+        page.mouse.up()
+        page.get_by_text("papers selected on the map").wait_for(timeout=30_000)
+    finally:
+        page.close()
+
+
+def test_the_page_and_the_map_work_with_the_network_blocked(browser, server_url):
+    blocked: list[str] = []
+    page, frame = open_map(browser, server_url, 1500, 1000, blocked=blocked)
+    try:
+        assert frame.evaluate("() => window.__atlas.count()") > 0
+        assert frame.evaluate(LABEL_BOXES)["labels"]
+        assert page.get_by_text("Colour points by").count()
+    finally:
+        page.close()

@@ -1,0 +1,81 @@
+"""The WebGL map's layers (dashboard.figures.map_layers) on a real cache: what the browser is sent per view."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dashboard.figures import map_layers, topic_map
+from pipeline.cache import read_cache
+
+
+@pytest.fixture(scope="module")
+def atlas(slice_cache: Path):
+    cache = read_cache(slice_cache)
+    cache.topics = topic_map.themed_topics(cache.topics, cache.hierarchy)
+    cache.documents = topic_map.with_themes(cache.documents, cache.topics)
+    return cache
+
+
+def bytes_of(text: str) -> np.ndarray:
+    return np.frombuffer(base64.b64decode(text), dtype=np.uint8)
+
+
+def test_points_are_normalised_into_the_unit_square_with_one_scale(atlas):
+    payload = map_layers.point_payload(atlas.documents)
+    x = np.frombuffer(base64.b64decode(payload["x"]), dtype=np.float32)
+    y = np.frombuffer(base64.b64decode(payload["y"]), dtype=np.float32)
+    assert len(x) == len(y) == len(payload["titles"]) == len(atlas.documents)
+    assert np.abs(x).max() <= 1 and np.abs(y).max() <= 1
+    assert max(np.ptp(x), np.ptp(y)) > 1.9  # the larger axis spans the square
+    raw = atlas.documents["x"].to_numpy()
+    assert np.allclose(np.ptp(x) / np.ptp(raw), np.ptp(y) / np.ptp(atlas.documents["y"].to_numpy()), rtol=1e-4)
+
+
+def test_a_view_sends_one_byte_per_point_and_no_positions(atlas):
+    documents = atlas.documents
+    ids = frozenset(documents["doc_id"].astype(str))
+    layers = map_layers.view_layers(documents, ids, atlas.topics, topic_map.MapState())
+    assert "x" not in layers and "points" not in layers
+    assert len(bytes_of(layers["colours"])) == len(bytes_of(layers["emphasis"])) == len(documents)
+    counts = [row["count"] for row in layers["legend"] if row["name"] != "Outliers"]
+    assert counts == sorted(counts, reverse=True)  # the legend in size order
+    assert sum(row["count"] for row in layers["legend"]) == len(documents)
+    assert layers["labels"] and all(1 <= len(label["lines"]) <= 2 for label in layers["labels"])
+
+
+def test_a_filtered_topic_keeps_the_map_grey_and_is_labelled_with_its_own_name(atlas):
+    documents, topics = atlas.documents, atlas.topics
+    topic = int(topics.loc[topics["topic"] != -1].sort_values("size").iloc[-1]["topic"])
+    ids = frozenset(documents.loc[documents["topic"] == topic, "doc_id"].astype(str))
+    layers = map_layers.view_layers(documents, ids, topics, topic_map.MapState(), topic_filter=(topic,))
+    colours = bytes_of(layers["colours"])
+    grey = len(layers["palette"]) - 1
+    assert (colours == grey).sum() == len(documents) - len(ids)  # the rest of the map drawn as context
+    label = str(topics.loc[topics["topic"] == topic, "label"].iloc[0])
+    assert [entry["name"] for entry in layers["labels"]] == [label]
+    frame = layers["frame"]
+    assert frame[2] - frame[0] < 2 and frame[3] - frame[1] < 2  # framed on the matches, not the whole map
+
+
+def test_decision_colouring_emphasises_the_orals(atlas):
+    documents = atlas.documents
+    ids = frozenset(documents["doc_id"].astype(str))
+    layers = map_layers.view_layers(documents, ids, atlas.topics, topic_map.MapState(colour_by="decision"))
+    emphasis = bytes_of(layers["emphasis"])
+    orals = (documents["decision"] == "Oral").to_numpy()
+    assert (emphasis[orals] == 2).all() and (emphasis[~orals] == 1).all()
+
+
+def test_two_lines_wrap_instead_of_an_ellipsis():
+    assert map_layers.two_lines("preference, instruction-following", 22) == ["preference,", "instruction-following"]
+    name = "bayesian, combinatorial optimization, sampling"
+    lines = map_layers.two_lines(name, 22)
+    assert len(lines) == 2 and "…" not in "".join(lines) and " ".join(lines) == name
+
+
+def test_theme_palette_has_twenty_distinct_colours():
+    assert len(set(topic_map.THEME_PALETTE)) == 20
