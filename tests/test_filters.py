@@ -240,7 +240,9 @@ def test_manifest_helpers():
         "warnings": ["w1", "n1"],
         "dropped": {"empty": 2},
     }
-    assert paper_table.corpus_name(manifest) == "iclr2025/papers.parquet"
+    assert paper_table.corpus_name(manifest) == "ICLR 2025"  # a generic file name: its folder's
+    assert paper_table.corpus_name({**manifest, "corpus_name": "ICLR 2025 (all)"}) == "ICLR 2025 (all)"
+    assert paper_table.corpus_name({"input_path": "/x/iclr2025_abstracts.parquet"}) == "ICLR 2025"
     assert not paper_table.no_topics_found(manifest)
     assert paper_table.no_topics_found({"n_topics": 0, "notes": []})
     assert paper_table.no_topics_found({"n_topics": 1, "notes": ["No topics found: all 5 documents ..."]})

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -28,6 +27,7 @@ from dashboard.display import (
     shorten,
     topic_labels,
 )
+from pipeline.config import corpus_display_name
 from pipeline.ingest.latex import readable_latex
 
 OPENREVIEW_FORUM_URL = "https://openreview.net/forum?id={}"
@@ -433,9 +433,11 @@ def representative_papers(
 
 
 def corpus_name(manifest: Mapping[str, Any]) -> str:
-    """A short name of the corpus: "<folder>/<file>" of the manifest's input_path (e.g. "iclr2025/papers.parquet")."""
-    path = Path(str(manifest.get("input_path") or "corpus"))
-    return f"{path.parent.name}/{path.name}" if path.parent.name else path.name
+    """The corpus's name for people: the manifest's ``corpus_name`` (``topic-atlas build --name``), else, for caches
+    built before it, one derived from ``input_path`` (pipeline.config.corpus_display_name:
+    "…/iclr2025_abstracts.parquet" -> "ICLR 2025")."""
+    name = str(manifest.get("corpus_name") or "").strip()
+    return name or corpus_display_name(str(manifest.get("input_path") or ""))
 
 
 def no_topics_found(manifest: Mapping[str, Any]) -> bool:
