@@ -32,11 +32,20 @@ CacheKey = tuple[str, int]
 def load_cache(cache_dir: str, mtime_ns: int) -> TopicCache:
     """The cache folder's tables, cached per (folder, manifest mtime). The topics carry their theme (computed
     here with the build's own function for caches built before themes); the documents their theme and map hover
-    text. Raises CacheError."""
+    text. A topic's ``size`` counts its *listed* papers, the surplus copies of duplicates included (see
+    :func:`listing`), so the picker, the legend, the tree, the charts, the header and the table count alike
+    (1,192 everywhere, not 1,191 in the picker and 1,192 in the legend). Raises CacheError."""
     atlas = read_cache(cache_dir)
     atlas.topics = topic_map.themed_topics(atlas.topics, atlas.hierarchy)
     atlas.documents = topic_map.with_themes(display.with_hover_texts(atlas.documents, atlas.topics), atlas.topics)
+    atlas.topics = with_listed_sizes(atlas.topics, paper_table.with_copies(atlas.documents, atlas.copies, atlas.topics))
     return atlas
+
+
+def with_listed_sizes(topics: pd.DataFrame, listed: pd.DataFrame) -> pd.DataFrame:
+    """``topics`` with ``size`` = the number of rows of ``listed`` (documents and copies) in each topic (0 if none)."""
+    counts = listed["topic"].astype(int).value_counts()
+    return topics.assign(size=topics["topic"].astype(int).map(counts).fillna(0).astype(int))
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)

@@ -12,6 +12,7 @@ from dashboard.figures import structure_charts
 from dashboard.state import resources
 from dashboard.tables import paper_table
 from dashboard.views.page import PLOTLY_CONFIG, Page
+from dashboard.views.scope import show_scope
 
 TREE_KEY = "topic-tree"
 
@@ -36,6 +37,7 @@ def on_tree_select(topics: pd.DataFrame) -> None:
 def render(page: Page) -> None:
     """Draw the tree, the similarity heatmap and the primary-area views; their figures go into ``page.figures``."""
     atlas, cache_key = page.atlas, page.cache_key
+    show_scope(page, "the tree and the heatmaps place every topic; a click in the tree sets the filters.")
     st.subheader("The topic tree")
     st.caption(
         "All papers, then the themes cut from BERTopic's topic hierarchy, then their topics; areas are paper counts. "
@@ -74,12 +76,14 @@ def render_areas(page: Page) -> None:
         format_func={"theme": "Themes", "topic": "Topics"}.__getitem__,
         horizontal=True,
         key="areas_by",
+        persist_state="session",
     )
     normalise = columns[1].radio(
         "Shares",
         ["theme", "area"],
         horizontal=True,
         key="areas_normalise",
+        persist_state="session",
         format_func={
             "theme": "of each theme's papers: which areas it draws from",
             "area": "of each area's papers: which themes hold it",
@@ -110,6 +114,7 @@ def render_areas(page: Page) -> None:
         "Area",
         page.areas,
         key="between_area",
+        persist_state="session",
         format_func=lambda area: f"{area} ({int((between['primary_area'] == area).sum())})",
     )
     rows = between[between["primary_area"] == chosen]
