@@ -8,6 +8,7 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
+from dashboard import display
 from dashboard.figures import structure_charts
 from dashboard.state import resources
 from dashboard.tables import paper_table
@@ -15,6 +16,7 @@ from dashboard.views.page import PLOTLY_CONFIG, Page
 from dashboard.views.scope import show_scope
 
 TREE_KEY = "topic-tree"
+MIN_COMPARED_TOPICS = 2
 
 
 def on_tree_select(topics: pd.DataFrame) -> None:
@@ -40,8 +42,8 @@ def render(page: Page) -> None:
     show_scope(page, "the tree and the heatmaps place every topic; a click in the tree sets the filters.")
     st.subheader("The topic tree")
     st.caption(
-        "All papers, then the themes cut from BERTopic's topic hierarchy, then their topics; areas are paper counts. "
-        "Click a theme to drill the map and the table into it, a topic to filter to it, “All papers” to clear both."
+        "The themes cut from BERTopic's topic hierarchy, then their topics; areas are paper counts. Click a theme to "
+        "drill the map and the table into it, a topic to filter to it; the sidebar and the map clear them."
     )
     tree = resources.tree_figure(cache_key, atlas.topics)
     st.plotly_chart(
@@ -58,9 +60,13 @@ def render(page: Page) -> None:
         "Cosine similarity of the topics' mean embeddings (the corpus mean "
         "removed), topics in the tree's order; each theme is an outlined block."
     )
-    similarity = resources.similarity_figure(cache_key, atlas)
-    st.plotly_chart(similarity, theme=None, config=PLOTLY_CONFIG, key="topic-similarity")
-    page.figures["topic-similarity"] = ("Topic similarity", similarity)
+    n_topics = int((atlas.topics["topic"] != display.OUTLIER_TOPIC).sum())
+    if n_topics < MIN_COMPARED_TOPICS:
+        st.info(f"Similarities need at least two topics; this atlas has {n_topics}.")
+    else:
+        similarity = resources.similarity_figure(cache_key, atlas)
+        st.plotly_chart(similarity, theme=None, config=PLOTLY_CONFIG, key="topic-similarity")
+        page.figures["topic-similarity"] = ("Topic similarity", similarity)
     if page.areas:
         render_areas(page)
 
