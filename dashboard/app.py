@@ -185,7 +185,12 @@ def sidebar_filters(atlas: TopicCache, cache_key: tuple[str, int]) -> None:
         st.header("Filters")
         options = paper_table.topic_options(atlas.topics)
         st.multiselect("Topics", list(options), format_func=options.__getitem__, key="topics", placeholder="All topics")
-        st.text_input("Search titles, abstracts and keywords", key="query", placeholder="e.g. diffusion")
+        st.text_input(
+            "Search titles, abstracts and keywords",
+            key="query",
+            placeholder="e.g. diffusion",
+            help="Matches word forms: “agent” finds “agents” and “agentic”, “LLM agent” finds “LLM agents”.",
+        )
         decisions = resources.decision_choices(cache_key, atlas.documents)
         if decisions:
             st.multiselect("Decision", decisions, key="decisions", placeholder="All decisions")

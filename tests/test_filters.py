@@ -76,11 +76,29 @@ def test_query_is_case_insensitive_over_title_abstract_and_keywords(documents):
     assert ids(paper_table.filter_documents(documents, query="transformers")) == ["row-4"]
 
 
-def test_query_is_a_plain_substring_not_a_regex(documents):
+def test_query_characters_are_never_a_regex(documents):
     assert ids(paper_table.filter_documents(documents, query="(v2)")) == ["rUxr9Ll5FQ"]
     assert ids(paper_table.filter_documents(documents, query="[bracketed] title.*")) == ["row-4"]
     assert ids(paper_table.filter_documents(documents, query=".*")) == ["row-4"]
     assert ids(paper_table.filter_documents(documents, query="[")) == ["row-4"]
+
+
+def test_query_matches_word_forms():
+    """Search was literal: "LLM agents" found 64 papers and "LLM agent" 85 on the whole conference."""
+    frame = pd.DataFrame(
+        {
+            "doc_id": ["a", "b", "c", "d", "e"],
+            "topic": [0, 0, 0, 0, 0],
+            "title": ["LLM agents plan", "An LLM agent", "LLMs-agentic search", "agent LLM", "Classes of glass"],
+            "abstract": ["", "", "", "", ""],
+        }
+    )
+    for query in ("LLM agents", "LLM agent", "llm AGENT"):
+        assert ids(paper_table.filter_documents(frame, query=query)) == ["a", "b", "c"], query
+    assert ids(paper_table.filter_documents(frame, query="agent")) == ["a", "b", "c", "d"]
+    assert ids(paper_table.filter_documents(frame, query="agents")) == ["a", "b", "c", "d"]
+    assert ids(paper_table.filter_documents(frame, query="glass")) == ["e"]  # "ss" is no plural
+    assert paper_table.query_pattern("LLM agents") == r"LLM\w*\W+agent\w*"
 
 
 def test_decision_and_selection_filters_combine(documents):

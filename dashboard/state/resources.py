@@ -198,7 +198,10 @@ def papers_table(
 ) -> pd.DataFrame:
     """The papers table of the papers shown (dashboard.tables.paper_table.papers_table: with the primary area when
     the corpus has one, which papers are copies of another and which were cut to the encoder's window when any is),
-    rebuilt only when the filters or the map selection change."""
+    rebuilt only when the filters or the map selection change. Rows by relevance within the filter: the paper's
+    topic-membership probability (BERTopic's), highest first, ties in the cache's order."""
+    if "probability" in _shown.columns:
+        _shown = _shown.sort_values("probability", ascending=False, kind="stable")
     return paper_table.papers_table(_shown, _topics, links=links)
 
 
