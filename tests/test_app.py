@@ -320,7 +320,7 @@ def test_structure_tab_draws_the_tree_the_similarities_and_the_areas(caches, mon
     import json
 
     kinds = [json.loads(chart.proto.spec)["data"][0]["type"] for chart in app.get("plotly_chart")]
-    assert kinds == ["icicle", "heatmap", "heatmap"]
+    assert kinds == ["treemap", "heatmap", "heatmap"]
     between = [frame.value for frame in app.dataframe if "leans_to" in frame.value.columns]
     assert len(between) == 1 and between[0]["papers"].sum() == SLICE_ROWS
     app.radio(key="areas_normalise").set_value("area").run()

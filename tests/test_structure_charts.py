@@ -13,8 +13,8 @@ from tests.test_themes import hierarchy_of
 
 def test_the_tree_has_themes_then_topics_and_its_nodes_say_what_they_filter():
     figure = structure.topic_tree_figure(TOPICS)
-    icicle = figure.data[0]
-    assert set(icicle.ids) == {  # no "All papers" root: it was a blank band
+    tree = figure.data[0]
+    assert set(tree.ids) == {  # no "All papers" root: it was a blank band
         "theme:0",
         "theme:1",
         "theme:2",
@@ -23,11 +23,11 @@ def test_the_tree_has_themes_then_topics_and_its_nodes_say_what_they_filter():
         "topic:40",
         "topic:41",
     }
-    parents = dict(zip(icicle.ids, icicle.parents))
+    parents = dict(zip(tree.ids, tree.parents))
     assert parents["topic:9"] == "theme:1" and parents["theme:1"] == ""
     assert figure.layout.uniformtext.minsize == 10 and figure.layout.uniformtext.mode == "hide"  # no micro-text
-    assert dict(zip(icicle.ids, icicle.values))["theme:1"] == 60
-    assert "&lt;b&gt;" in " ".join(icicle.labels)  # labels escaped
+    assert dict(zip(tree.ids, tree.values))["theme:1"] == 60
+    assert "&lt;b&gt;" in " ".join(tree.labels)  # labels escaped
     assert structure.node_topics("theme:1", TOPICS) == ("theme", [5, 9])
     assert structure.node_topics("topic:40", TOPICS) == ("topic", [40])
     assert structure.node_topics("all", TOPICS) == ("all", [])

@@ -7,6 +7,7 @@ escaped; quotes kept, since plotly would show ``&quot;`` literally).
 
 from __future__ import annotations
 
+import textwrap
 from collections import Counter
 from collections.abc import Sequence
 
@@ -19,7 +20,8 @@ from dashboard.figures.topic_map import area_order, theme_colours
 from pipeline.topics.themes import OUTLIER_THEME, leaf_order
 
 ROOT_NODE = "all"
-TREE_ROW_PX = 22
+TREE_HEIGHT_PX = 680
+TREE_LABEL_CHARS = 16
 AXIS_LABEL_CHARS = 34
 # A paper sits "between areas" when more than this share of its 10 most similar papers carry one and the same
 # other primary area. "Any other area" is too weak a test: on the whole of ICLR 2025 (static encoder) only 32% of a
@@ -48,11 +50,11 @@ def node_topics(node: str, topics: pd.DataFrame) -> tuple[str, list[int]]:
 
 
 def topic_tree_figure(topics: pd.DataFrame, height: int | None = None) -> go.Figure:
-    """An icicle of the topic tree: the themes (cut from the hierarchy), then their topics; areas are paper counts,
-    colours the themes'. No "All papers" root: it was a blank third of the width that took it from the topics'
-    names. Each node's ``id`` is :func:`node_id` (``customdata`` too), so a click tells which theme or topic was
-    chosen. Labels that do not fit at 10 px are hidden (named on hover), never shrunk to micro-text. ``topics``:
-    topic, label, size, theme, theme_label."""
+    """A treemap of the topic tree: the themes (cut from the hierarchy), each a block of its topics; areas are paper
+    counts, colours the themes'. No "All papers" level: as an icicle's first column it was a blank band of a third of
+    the width that took it from the topics' names. Each node's ``id`` is :func:`node_id` (``customdata`` too), so a
+    click tells which theme or topic was chosen. Labels that do not fit at 10 px are hidden (named on hover), never
+    shrunk to micro-text. ``topics``: topic, label, size, theme, theme_label."""
     real = topics[topics["topic"] != OUTLIER_TOPIC]
     colours = theme_colours(topics)
     themes = real.groupby("theme", sort=True).agg(
@@ -75,13 +77,15 @@ def topic_tree_figure(topics: pd.DataFrame, height: int | None = None) -> go.Fig
         )
     for row in real.sort_values(["theme", "size"], ascending=[True, False]).itertuples(index=False):
         ids.append(node_id("topic", row.topic))
-        labels.append(plotly_escape(shorten(f"{row.label} ({int(row.size):,})", 60)))
+        # Wrapped in short lines: a treemap does not wrap, and one long line hid the label of every narrow block.
+        lines = textwrap.wrap(f"{row.label} ({int(row.size):,})", TREE_LABEL_CHARS, max_lines=4, placeholder="…")
+        labels.append("<br>".join(plotly_escape(line) for line in lines))
         parents.append(node_id("theme", row.theme))
         values.append(int(row.size))
         colour_list.append(colours.get(int(row.theme), "#9E9E9E"))
         hover.append(f"Topic {int(row.topic)}: {plotly_escape(str(row.label))}<br>{int(row.size):,} papers")
     figure = go.Figure(
-        go.Icicle(
+        go.Treemap(
             ids=ids,
             labels=labels,
             parents=parents,
@@ -89,7 +93,8 @@ def topic_tree_figure(topics: pd.DataFrame, height: int | None = None) -> go.Fig
             branchvalues="total",
             customdata=ids,
             marker={"colors": colour_list, "line": {"color": "#FFFFFF", "width": 1}},
-            tiling={"orientation": "h"},
+            tiling={"pad": 2},
+            pathbar={"visible": False},
             hovertext=hover,
             hoverinfo="text",
             textinfo="label",
@@ -99,7 +104,7 @@ def topic_tree_figure(topics: pd.DataFrame, height: int | None = None) -> go.Fig
     )
     figure.update_layout(
         uniformtext={"minsize": 10, "mode": "hide"},
-        height=height or max(420, TREE_ROW_PX * len(real) + 60),
+        height=height or TREE_HEIGHT_PX,
         margin={"l": 4, "r": 4, "t": 4, "b": 4},
         font={"family": FONT_FAMILY},
     )

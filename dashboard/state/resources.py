@@ -222,7 +222,7 @@ def decision_figures(
 
 @st.cache_resource(max_entries=4, show_spinner=False)
 def tree_figure(cache_key: CacheKey, _topics: pd.DataFrame) -> go.Figure:
-    """The topic tree (icicle: all papers, themes, topics) of one cache."""
+    """The topic tree (treemap: themes, each a block of its topics) of one cache."""
     return structure_charts.topic_tree_figure(_topics)
 
 
