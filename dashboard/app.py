@@ -184,7 +184,11 @@ def sidebar_filters(atlas: TopicCache, cache_key: tuple[str, int]) -> None:
         st.header("Filters")
         options = paper_table.topic_options(atlas.topics)
         st.multiselect("Topics", list(options), format_func=options.__getitem__, key="topics", placeholder="All topics")
-        st.text_input("Search titles, abstracts and keywords", key="query", placeholder="e.g. diffusion")
+        # Word forms match (paper_table.query_pattern): said in the placeholder, not a help icon, whose button would
+        # share the input's label.
+        st.text_input(
+            "Search titles, abstracts and keywords", key="query", placeholder="e.g. LLM agent (finds LLM agents too)"
+        )
         decisions = resources.decision_choices(cache_key, atlas.documents)
         if decisions:
             st.multiselect("Decision", decisions, key="decisions", placeholder="All decisions")

@@ -8,6 +8,7 @@ copy with concrete values and a list of what it adapted (tiny corpora must never
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -111,6 +112,9 @@ class BuildConfig:
     max_topics: int | None = 60
 
     adaptations: tuple[str, ...] = field(default=(), compare=False)
+    # The corpus's name for people (the page's header, a publication figure's title), e.g. "ICLR 2025"; None: derived
+    # from the input file's name (corpus_display_name). Not a fitting parameter: it changes no stage's result.
+    corpus_name: str | None = field(default=None, compare=False)
 
     def resolved_for(self, n_documents: int) -> BuildConfig:
         """Return a copy with size-dependent values chosen for ``n_documents`` documents.
@@ -177,3 +181,32 @@ class BuildConfig:
         values = asdict(self)
         values["adaptations"] = list(self.adaptations)
         return values
+
+
+# File-name words that say what a corpus file holds, not which corpus it is ("iclr2025_abstracts" is ICLR 2025).
+GENERIC_NAME_WORDS = frozenset({"abstracts", "abstract", "papers", "paper", "submissions", "corpus", "data", "all"})
+MAX_ACRONYM_CHARS = 6
+
+
+def _name_words(candidate: str) -> list[str]:
+    """The words of a file or folder name: runs of letters or digits, generic words (GENERIC_NAME_WORDS) dropped."""
+    return [word for word in re.findall(r"[A-Za-z]+|[0-9]+", candidate) if word.lower() not in GENERIC_NAME_WORDS]
+
+
+def corpus_display_name(input_path: str) -> str:
+    """A readable corpus name from its file path, for caches built without ``--name``: the file's stem split into
+    words at "_", "-", "." and letter/digit boundaries, generic words dropped (GENERIC_NAME_WORDS); a first word of at
+    most 6 letters followed by a number is a venue's acronym and upper-cased, else it is capitalised; the other words
+    stay as written. "…/iclr2025_abstracts.parquet" -> "ICLR 2025"; "…/iclr2025/papers.parquet" (a generic stem) ->
+    the folder's words, "ICLR 2025"; "acl-2024-long.csv" -> "ACL 2024 long"; "my_refs.bib" -> "My refs". Never
+    empty: falls back to "corpus"."""
+    parts = [part for part in re.split(r"[\\/]", str(input_path).strip()) if part]
+    stem = re.sub(r"\.[A-Za-z0-9]+$", "", parts[-1]) if parts else ""
+    for candidate in (stem, parts[-2] if len(parts) > 1 else ""):
+        words = _name_words(candidate)
+        if not words:
+            continue
+        acronym = len(words) > 1 and words[0].isalpha() and len(words[0]) <= MAX_ACRONYM_CHARS and words[1].isdigit()
+        first = words[0].upper() if acronym else words[0][:1].upper() + words[0][1:]
+        return " ".join([first, *words[1:]])
+    return "corpus"

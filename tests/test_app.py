@@ -327,7 +327,7 @@ def test_structure_tab_draws_the_tree_the_similarities_and_the_areas(caches, mon
     import json
 
     kinds = [json.loads(chart.proto.spec)["data"][0]["type"] for chart in app.get("plotly_chart")]
-    assert kinds == ["icicle", "heatmap", "heatmap"]
+    assert kinds == ["treemap", "heatmap", "heatmap"]
     between = [frame.value for frame in app.dataframe if "leans_to" in frame.value.columns]
     assert len(between) == 1 and between[0]["papers"].sum() == SLICE_ROWS
     app.radio(key="areas_normalise").set_value("area").run()
@@ -359,3 +359,46 @@ def _quiet_argv(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The page reads --cache from sys.argv; pytest's own arguments must not leak into it."""
     monkeypatch.setattr("sys.argv", ["app.py"])
     yield
+
+
+def scope_lines(app: AppTest) -> list[str]:
+    return [item.value for item in app.info if item.value.startswith("Whole atlas")]
+
+
+def test_every_tab_applies_the_filters_or_says_it_shows_the_whole_atlas(caches, monkeypatch):
+    """With "0 matching the filters", Decisions said "… of … here" and Topics and Structure said nothing."""
+    app = run_app(caches["iclr"], monkeypatch)
+    for tab in ("Topics", "Structure", "Decisions"):
+        assert not scope_lines(open_tab(app, tab)), tab  # no filter: no note
+    app.text_input(key="query").set_value("no paper has this phrase zqx").run()
+    assert "· 0 matching the filters" in header(app)
+    for tab in ("Topics", "Structure", "Decisions"):
+        open_tab(app, tab)
+        no_failure(app)
+        lines = scope_lines(app)
+        assert len(lines) == 1 and f"all {SLICE_ROWS} papers, not the 0 matching the filters" in lines[0], (tab, lines)
+    assert not any(" here, " in caption.value for caption in app.caption)  # the rate says it is the whole atlas's
+
+
+def test_controls_keep_their_values_across_tab_switches(caches, monkeypatch):
+    """After a visit to Decisions, "Drill into a theme" showed "Choose an option"; other tabs' controls reset."""
+    app = run_app(caches["iclr"], monkeypatch)
+    theme = next(option for option in app.selectbox(key="theme").options if "All themes" not in option)
+    app.selectbox(key="theme").select(theme).run()
+    drilled = app.session_state["theme"]
+    open_tab(app, "Structure").radio(key="areas_by").set_value("topic").run()
+    for tab in ("Decisions", "Topics", "Map and papers"):
+        open_tab(app, tab)
+        no_failure(app)
+    assert app.session_state["theme"] == drilled and app.selectbox(key="theme").value == drilled
+    assert open_tab(app, "Structure").radio(key="areas_by").value == "topic"
+
+
+def test_the_topic_picker_counts_papers_as_the_table_does(caches, monkeypatch):
+    app = run_app(caches["iclr"], monkeypatch)
+    counts = papers_table(app)["topic"].value_counts()
+    picker = app.multiselect(key="topics")
+    for topic in counts.index[:5]:
+        label = picker.format_func(int(topic)) if hasattr(picker, "format_func") else None
+        label = label or next(option for option in picker.options if option.startswith(f"{int(topic)} · "))
+        assert label.endswith(f"({int(counts[topic])})"), (label, int(counts[topic]))

@@ -292,3 +292,30 @@ def test_injection_title_is_shown_as_text_and_downloads_work(browser, server_url
     assert png.startswith(b"\x89PNG\r\n\x1a\n") and pixel_spread(png) > 3  # title, caption and the point (about 10)
     assert page.locator('[data-testid="stException"]').count() == 0
     page.close()
+
+
+def test_every_chart_html_downloads_and_filtered_tabs_say_what_they_show(browser, server_url):
+    """The "Topic map" HTML never arrived (plotly.io.to_html raised on the unvalidated map figure and the page
+    swallowed it); with filters on, Decisions went on counting "here" as if it applied them."""
+    dialogs: list[str] = []
+    page = open_dashboard(browser, server_url, dialogs)
+    page.get_by_role("tab", name="Downloads").click()
+    buttons = page.get_by_role("button", name="HTML", exact=True)
+    buttons.first.wait_for(timeout=60_000)
+    names = []
+    for index in range(buttons.count()):
+        with page.expect_download(timeout=120_000) as download_info:
+            buttons.nth(index).click()
+        html_page = Path(download_info.value.path()).read_text(encoding="utf-8")
+        title = re.search(r"<title>(.*?)</title>", html_page)
+        assert title and len(html_page) > 1_000_000 and "<script src=" not in html_page  # standalone, offline
+        names.append(title.group(1))
+    assert "Topic Atlas: Topic map" in names and len(names) >= 3, names
+    search = page.get_by_label("Search titles, abstracts and keywords")
+    search.fill("no paper has this phrase zqx")
+    search.press("Enter")
+    page.get_by_text("0 matching the filters", exact=False).first.wait_for(timeout=60_000)
+    page.get_by_role("tab", name="Decisions").click()
+    page.get_by_text("not the 0 matching the filters", exact=False).first.wait_for(timeout=60_000)
+    assert page.locator('[data-testid="stException"]').count() == 0 and not dialogs
+    page.close()

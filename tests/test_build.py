@@ -190,6 +190,7 @@ def test_refuses_to_replace_a_folder_that_is_not_a_cache(tmp_path: Path):
 
 def test_manifest_is_plain_json(seed_cache: Path):
     manifest = json.loads((seed_cache / cache.MANIFEST_FILE).read_text())
+    assert manifest["corpus_name"] == "ICLR 2025 seed"  # no --name: from "iclr2025_seed_abstracts.txt"
     assert manifest["input_sha256"] and len(manifest["input_sha256"]) == 64
     assert (
         manifest["embedding_model"].startswith("tfidf-svd@scikit-learn==")

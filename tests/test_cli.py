@@ -30,7 +30,7 @@ def test_help_lists_every_command(embedding_store: Path):
     for command in ("build", "evaluate", "place", "fetch"):
         assert command in result.stdout
     build_help = run_cli("build", "--help", env_store=embedding_store)
-    assert "--input" in build_help.stdout and "--cache" in build_help.stdout
+    assert "--input" in build_help.stdout and "--cache" in build_help.stdout and "--name" in build_help.stdout
 
 
 def test_bad_csv_is_one_line_error_without_traceback(tmp_path: Path, embedding_store: Path):
@@ -47,13 +47,16 @@ def test_tiny_corpus_cli_adapts_without_scipy_errors(tmp_path: Path, embedding_s
     """Case 01 through the command line: 5 documents build; the log records the adapted UMAP settings."""
     path = CASES / "01-tiny-corpus" / "abstracts_5.txt"
     needs_shared(path)
-    result = run_cli("build", "--input", str(path), "--cache", str(tmp_path / "cache"), env_store=embedding_store)
+    result = run_cli(
+        "build", "--input", str(path), "--cache", str(tmp_path / "cache"), "--name", "Tiny 5", env_store=embedding_store
+    )
     output = result.stdout + result.stderr
     for forbidden in ("Traceback", "scipy.linalg.eigh", "k >= N", "k must be less than or equal"):
         assert forbidden not in output
     assert result.returncode == 0, output
     manifest = json.loads((tmp_path / "cache" / cache.MANIFEST_FILE).read_text())
     assert manifest["n_documents"] == 5
+    assert manifest["corpus_name"] == "Tiny 5"  # --name, shown by the page's header and figure titles
     assert manifest["params"]["umap_n_neighbors"] <= 4 and manifest["params"]["umap_n_components"] <= 3
     assert "n_neighbors" in output
 

@@ -103,6 +103,18 @@ def test_html_is_standalone(figure):
     assert b"<script src=" not in page and len(page) > 1_000_000  # plotly.js is inlined, nothing fetched
 
 
+def test_html_of_an_unvalidated_figure_like_the_map():
+    # The map is built with _validate=False for speed: its template stays the name "plotly_white", on which
+    # plotly.io.to_html raised AttributeError ('str' object has no attribute 'get') and the map's HTML never came.
+    figure = go.Figure(
+        {"data": [{"type": "scattergl", "x": [0, 1], "y": [1, 0]}], "layout": {"template": "plotly_white"}},
+        _validate=False,
+    )
+    page = download_bytes.figure_html_bytes(figure, "Topic map")
+    assert b"<title>Topic map</title>" in page and b"scattergl" in page
+    assert b'"plot_bgcolor":"white"' in page.replace(b" ", b"")  # the template itself travelled, not its name
+
+
 def test_download_name_is_safe():
     assert download_bytes.download_name("topic atlas/../x", "csv") == "topic-atlas----x.csv"
     assert download_bytes.download_name("", "png") == "topic-atlas.png"

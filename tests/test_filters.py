@@ -76,11 +76,29 @@ def test_query_is_case_insensitive_over_title_abstract_and_keywords(documents):
     assert ids(paper_table.filter_documents(documents, query="transformers")) == ["row-4"]
 
 
-def test_query_is_a_plain_substring_not_a_regex(documents):
+def test_query_characters_are_never_a_regex(documents):
     assert ids(paper_table.filter_documents(documents, query="(v2)")) == ["rUxr9Ll5FQ"]
     assert ids(paper_table.filter_documents(documents, query="[bracketed] title.*")) == ["row-4"]
     assert ids(paper_table.filter_documents(documents, query=".*")) == ["row-4"]
     assert ids(paper_table.filter_documents(documents, query="[")) == ["row-4"]
+
+
+def test_query_matches_word_forms():
+    """Search was literal: "LLM agents" found 64 papers and "LLM agent" 85 on the whole conference."""
+    frame = pd.DataFrame(
+        {
+            "doc_id": ["a", "b", "c", "d", "e"],
+            "topic": [0, 0, 0, 0, 0],
+            "title": ["LLM agents plan", "An LLM agent", "LLMs-agentic search", "agent LLM", "Classes of glass"],
+            "abstract": ["", "", "", "", ""],
+        }
+    )
+    for query in ("LLM agents", "LLM agent", "llm AGENT"):
+        assert ids(paper_table.filter_documents(frame, query=query)) == ["a", "b", "c"], query
+    assert ids(paper_table.filter_documents(frame, query="agent")) == ["a", "b", "c", "d"]
+    assert ids(paper_table.filter_documents(frame, query="agents")) == ["a", "b", "c", "d"]
+    assert ids(paper_table.filter_documents(frame, query="glass")) == ["e"]  # "ss" is no plural
+    assert paper_table.query_pattern("LLM agents") == r"LLM\w*\W+agent\w*"
 
 
 def test_decision_and_selection_filters_combine(documents):
@@ -240,7 +258,9 @@ def test_manifest_helpers():
         "warnings": ["w1", "n1"],
         "dropped": {"empty": 2},
     }
-    assert paper_table.corpus_name(manifest) == "iclr2025/papers.parquet"
+    assert paper_table.corpus_name(manifest) == "ICLR 2025"  # a generic file name: its folder's
+    assert paper_table.corpus_name({**manifest, "corpus_name": "ICLR 2025 (all)"}) == "ICLR 2025 (all)"
+    assert paper_table.corpus_name({"input_path": "/x/iclr2025_abstracts.parquet"}) == "ICLR 2025"
     assert not paper_table.no_topics_found(manifest)
     assert paper_table.no_topics_found({"n_topics": 0, "notes": []})
     assert paper_table.no_topics_found({"n_topics": 1, "notes": ["No topics found: all 5 documents ..."]})

@@ -164,6 +164,9 @@ def test_plotly_figure_shows_points_labels_title_caption_and_legend():
     assert any("LLM agents &lt;&amp;&gt;" in text for text in texts)  # corpus text is escaped for plotly
     assert sum("310 papers" in text for text in texts) == 1
     assert figure.layout.title.text == "Test map: three clusters"
+    # The legend sits right of the plot area, outside it (above it, it printed over the title), in a margin.
+    assert figure.layout.legend.x > 1 and figure.layout.legend.xanchor == "left" and figure.layout.margin.r >= 200
+    assert "Noto Sans CJK" in figure.layout.font.family  # CJK labels have a font (fonts-noto-cjk)
 
 
 @pytest.fixture(scope="module")

@@ -11,11 +11,10 @@ from tests.test_map_view import TOPICS, documents
 from tests.test_themes import hierarchy_of
 
 
-def test_the_tree_has_all_papers_then_themes_then_topics_and_its_nodes_say_what_they_filter():
+def test_the_tree_has_themes_then_topics_and_its_nodes_say_what_they_filter():
     figure = structure.topic_tree_figure(TOPICS)
-    icicle = figure.data[0]
-    assert icicle.ids[0] == "all" and set(icicle.ids) == {
-        "all",
+    tree = figure.data[0]
+    assert set(tree.ids) == {  # no "All papers" root: it was a blank band
         "theme:0",
         "theme:1",
         "theme:2",
@@ -24,10 +23,11 @@ def test_the_tree_has_all_papers_then_themes_then_topics_and_its_nodes_say_what_
         "topic:40",
         "topic:41",
     }
-    parents = dict(zip(icicle.ids, icicle.parents))
-    assert parents["topic:9"] == "theme:1" and parents["theme:1"] == "all"
-    assert dict(zip(icicle.ids, icicle.values))["theme:1"] == 60
-    assert "&lt;b&gt;" in " ".join(icicle.labels)  # labels escaped
+    parents = dict(zip(tree.ids, tree.parents))
+    assert parents["topic:9"] == "theme:1" and parents["theme:1"] == ""
+    assert figure.layout.uniformtext.minsize == 10 and figure.layout.uniformtext.mode == "hide"  # no micro-text
+    assert dict(zip(tree.ids, tree.values))["theme:1"] == 60
+    assert "&lt;b&gt;" in " ".join(tree.labels)  # labels escaped
     assert structure.node_topics("theme:1", TOPICS) == ("theme", [5, 9])
     assert structure.node_topics("topic:40", TOPICS) == ("topic", [40])
     assert structure.node_topics("all", TOPICS) == ("all", [])
@@ -51,6 +51,7 @@ def test_similarity_puts_a_themes_topics_together_and_centres_the_embeddings():
     figure = structure.similarity_figure(TOPICS, tree, dict(zip(ids, vectors)))
     heatmap = figure.data[0]
     assert [label.split(" · ")[-1] for label in heatmap.y] == ["5", "9", "40", "41"]
+    assert list(figure.layout.yaxis.ticktext) == list(heatmap.y)  # every row labelled, none skipped
     assert np.isnan(np.asarray(heatmap.z, dtype=float)[0, 0])
     assert len(figure.layout.shapes) == 3  # one outline per theme
 

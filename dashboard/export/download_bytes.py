@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+import plotly.io as pio
 
 from dashboard.display import as_text_list
 from dashboard.export.errors import ExportError, ExportFailed, ExportTimedOut, ImageExportUnavailable  # noqa: F401 - raised to the page
@@ -81,9 +82,24 @@ def csv_bytes(table: pd.DataFrame) -> bytes:
     return buffer.getvalue().encode("utf-8")
 
 
+def _resolved_template(figure: go.Figure) -> dict[str, Any]:
+    """``figure`` as a plotly dict whose layout template is a dict: a figure made with ``_validate=False`` (the
+    map, for speed) keeps a template *name* ("plotly_white"), on which ``plotly.io.to_html`` raises
+    ``AttributeError: 'str' object has no attribute 'get'``. The name is looked up in ``plotly.io.templates``."""
+    figure_dict = figure.to_dict()
+    layout = figure_dict.setdefault("layout", {})
+    template = layout.get("template")
+    if isinstance(template, str):
+        layout["template"] = pio.templates[template].to_plotly_json()
+    return figure_dict
+
+
 def figure_html_bytes(figure: go.Figure, title: str = "Topic Atlas") -> bytes:
-    """A standalone HTML page of ``figure`` with plotly.js inlined (works offline), as UTF-8 bytes (about 5 MB)."""
-    page = figure.to_html(include_plotlyjs=True, full_html=True, config={"displaylogo": False})
+    """A standalone HTML page of ``figure`` with plotly.js inlined (works offline), as UTF-8 bytes (about 5 MB).
+    Any plotly figure, validated or not (see :func:`_resolved_template`)."""
+    page = pio.to_html(
+        _resolved_template(figure), include_plotlyjs=True, full_html=True, config={"displaylogo": False}, validate=False
+    )
     return page.replace("<head>", f"<head><title>{html.escape(title)}</title>", 1).encode("utf-8")
 
 

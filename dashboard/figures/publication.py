@@ -44,6 +44,9 @@ MIME_TYPES = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pd
 RENDERERS = ("datamapplot", "plotly")
 DEFAULT_RENDERER = "datamapplot"
 FONT_FAMILY = "DejaVu Sans"  # a system font (fonts-dejavu-core); matplotlib ships it too
+# The plotly renderer's fonts: DejaVu, then Noto CJK (fonts-noto-cjk) for Chinese, Japanese and Korean labels.
+PLOTLY_FONT_FAMILY = "DejaVu Sans, Noto Sans CJK JP, Noto Sans CJK SC, sans-serif"
+LEGEND_MARGIN_PX = 260
 FIGURE_SIZE_IN = (12.0, 9.0)  # 4:3, the proportions of the map on the page
 POINT_DPI = 300  # rasterised points in SVG/PDF, and the PNG's resolution
 LEGEND_MAX_ENTRIES = 24
@@ -308,7 +311,7 @@ def plotly_figure(view: MapView, width: int = 1800, height: int = 1350) -> go.Fi
                 y=row.y,
                 text="<br>".join(plotly_escape(line) for line in textwrap.wrap(str(row.label), LABEL_WRAP_CHARS)),
                 showarrow=False,
-                font={"size": 12, "color": text_colours[str(row.label)], "family": FONT_FAMILY},
+                font={"size": 12, "color": text_colours[str(row.label)], "family": PLOTLY_FONT_FAMILY},
                 bgcolor="rgba(255,255,255,0.8)",
                 borderpad=2,
             )
@@ -327,18 +330,19 @@ def plotly_figure(view: MapView, width: int = 1800, height: int = 1350) -> go.Fi
             yshift=-8,
             showarrow=False,
             align="left",
-            font={"size": 11, "color": "#555555", "family": FONT_FAMILY},
+            font={"size": 11, "color": "#555555", "family": PLOTLY_FONT_FAMILY},
         )
     axis = {"showgrid": False, "zeroline": False, "showticklabels": False, "title": None, "showline": False}
     figure.update_layout(
         template="plotly_white",
         width=width,
         height=height,
-        font={"family": FONT_FAMILY},
+        font={"family": PLOTLY_FONT_FAMILY},
         title={"text": plotly_escape(view.title), "x": 0.01, "xanchor": "left", "font": {"size": 22}},
-        margin={"l": 20, "r": 20, "t": 70, "b": 90},
+        # The legend right of the plot area, outside it: above the plot it printed over the title.
+        margin={"l": 20, "r": LEGEND_MARGIN_PX if view.legend else 20, "t": 70, "b": 90},
         showlegend=bool(view.legend),
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1},
+        legend={"orientation": "v", "yanchor": "top", "y": 1.0, "xanchor": "left", "x": 1.02},
         xaxis=axis,
         yaxis={**axis, "scaleanchor": "x", "scaleratio": 1},
     )

@@ -20,7 +20,8 @@ from dashboard.figures.topic_map import area_order, theme_colours
 from pipeline.topics.themes import OUTLIER_THEME, leaf_order
 
 ROOT_NODE = "all"
-TREE_ROW_PX = 22
+TREE_HEIGHT_PX = 680
+TREE_LABEL_CHARS = 16
 AXIS_LABEL_CHARS = 34
 # A paper sits "between areas" when more than this share of its 10 most similar papers carry one and the same
 # other primary area. "Any other area" is too weak a test: on the whole of ICLR 2025 (static encoder) only 32% of a
@@ -49,26 +50,26 @@ def node_topics(node: str, topics: pd.DataFrame) -> tuple[str, list[int]]:
 
 
 def topic_tree_figure(topics: pd.DataFrame, height: int | None = None) -> go.Figure:
-    """An icicle of the topic tree: all papers, then the themes (cut from the hierarchy), then their topics; areas
-    are paper counts, colours the themes'. Each node's ``id`` is :func:`node_id` (``customdata`` too), so a click
-    tells which theme or topic was chosen. ``topics``: topic, label, size, theme, theme_label."""
+    """A treemap of the topic tree: the themes (cut from the hierarchy), each a block of its topics; areas are paper
+    counts, colours the themes'. No "All papers" level: as an icicle's first column it was a blank band of a third of
+    the width that took it from the topics' names. Each node's ``id`` is :func:`node_id` (``customdata`` too), so a
+    click tells which theme or topic was chosen. Labels that do not fit at 10 px are hidden (named on hover), never
+    shrunk to micro-text. ``topics``: topic, label, size, theme, theme_label."""
     real = topics[topics["topic"] != OUTLIER_TOPIC]
     colours = theme_colours(topics)
     themes = real.groupby("theme", sort=True).agg(
         theme_label=("theme_label", "first"), size=("size", "sum"), n=("topic", "size")
     )
-    ids, labels, parents, values, colour_list, hover = (
-        [ROOT_NODE],
-        ["All papers"],
-        [""],
-        [int(real["size"].sum())],
-        ["#FFFFFF"],
-        [f"{int(real['size'].sum()):,} papers in {len(real)} topics"],
-    )
+    ids: list[str] = []
+    labels: list[str] = []
+    parents: list[str] = []
+    values: list[int] = []
+    colour_list: list[str] = []
+    hover: list[str] = []
     for theme, row in themes.iterrows():
         ids.append(node_id("theme", theme))
         labels.append(plotly_escape(shorten(row["theme_label"], 40)))
-        parents.append(ROOT_NODE)
+        parents.append("")
         values.append(int(row["size"]))
         colour_list.append(colours.get(int(theme), "#9E9E9E"))
         hover.append(
@@ -76,13 +77,15 @@ def topic_tree_figure(topics: pd.DataFrame, height: int | None = None) -> go.Fig
         )
     for row in real.sort_values(["theme", "size"], ascending=[True, False]).itertuples(index=False):
         ids.append(node_id("topic", row.topic))
-        labels.append(plotly_escape(shorten(f"{row.label} ({int(row.size):,})", 60)))
+        # Wrapped in short lines: a treemap does not wrap, and one long line hid the label of every narrow block.
+        lines = textwrap.wrap(f"{row.label} ({int(row.size):,})", TREE_LABEL_CHARS, max_lines=4, placeholder="…")
+        labels.append("<br>".join(plotly_escape(line) for line in lines))
         parents.append(node_id("theme", row.theme))
         values.append(int(row.size))
         colour_list.append(colours.get(int(row.theme), "#9E9E9E"))
         hover.append(f"Topic {int(row.topic)}: {plotly_escape(str(row.label))}<br>{int(row.size):,} papers")
     figure = go.Figure(
-        go.Icicle(
+        go.Treemap(
             ids=ids,
             labels=labels,
             parents=parents,
@@ -90,17 +93,18 @@ def topic_tree_figure(topics: pd.DataFrame, height: int | None = None) -> go.Fig
             branchvalues="total",
             customdata=ids,
             marker={"colors": colour_list, "line": {"color": "#FFFFFF", "width": 1}},
-            tiling={"orientation": "h"},
+            tiling={"pad": 2},
+            pathbar={"visible": False},
             hovertext=hover,
             hoverinfo="text",
             textinfo="label",
             insidetextfont={"size": 12},
             sort=False,
-            root={"color": "#F3F3F3"},
         )
     )
     figure.update_layout(
-        height=height or max(420, TREE_ROW_PX * len(real) + 60),
+        uniformtext={"minsize": 10, "mode": "hide"},
+        height=height or TREE_HEIGHT_PX,
         margin={"l": 4, "r": 4, "t": 4, "b": 4},
         font={"family": FONT_FAMILY},
     )
@@ -187,8 +191,24 @@ def similarity_figure(
         height=size,
         margin={"l": 8, "r": 8, "t": 8, "b": 8},
         font={"family": FONT_FAMILY, "size": 11},
-        xaxis={"tickangle": -50, "automargin": True, "showgrid": False},
-        yaxis={"autorange": "reversed", "automargin": True, "showgrid": False, "scaleanchor": "x"},
+        # Every row and column labelled (plotly skips every other category label when they are dense).
+        xaxis={
+            "tickangle": -50,
+            "automargin": True,
+            "showgrid": False,
+            "tickmode": "array",
+            "tickvals": names,
+            "ticktext": names,
+        },
+        yaxis={
+            "autorange": "reversed",
+            "automargin": True,
+            "showgrid": False,
+            "scaleanchor": "x",
+            "tickmode": "array",
+            "tickvals": names,
+            "ticktext": names,
+        },
         plot_bgcolor="#FFFFFF",
     )
     return figure
@@ -214,12 +234,6 @@ def area_crosstab(documents: pd.DataFrame, topics: pd.DataFrame, by: str = "them
     return counts
 
 
-def _wrapped(text: str, width: int = 22, lines: int = 3) -> str:
-    return "<br>".join(
-        plotly_escape(line) for line in textwrap.wrap(str(text), width, max_lines=lines, placeholder="…")
-    )
-
-
 def area_share_figure(counts: pd.DataFrame, normalise: str = "theme") -> go.Figure:
     """Heatmap of :func:`area_crosstab` as shares, primary areas as rows and themes (or topics) as columns.
 
@@ -235,7 +249,8 @@ def area_share_figure(counts: pd.DataFrame, normalise: str = "theme") -> go.Figu
         shares = np.where(totals > 0, values / totals, 0.0)
     text = [[f"{100 * share:.0f}%" if share >= 0.03 else "" for share in row] for row in shares]
     areas = [plotly_escape(shorten(area, 60)) for area in counts.columns]
-    groups = [_wrapped(name, 14, 3) for name in counts.index]
+    # One line per column header, slanted: wrapped headers side by side printed over each other at 1280 px.
+    groups = [plotly_escape(shorten(str(name), 32)) for name in counts.index]
     what = "of the theme's papers" if normalise == "theme" else "of the area's papers"
     hover = [
         [
@@ -271,7 +286,7 @@ def area_share_figure(counts: pd.DataFrame, normalise: str = "theme") -> go.Figu
             "tickmode": "array",
             "tickvals": list(range(len(groups))),
             "ticktext": groups,
-            "tickangle": 0,
+            "tickangle": -45,
             "automargin": True,
             "tickfont": {"size": 10},
         },

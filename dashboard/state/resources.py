@@ -33,11 +33,20 @@ CacheKey = tuple[str, int]
 def load_cache(cache_dir: str, mtime_ns: int) -> TopicCache:
     """The cache folder's tables, cached per (folder, manifest mtime). The topics carry their theme (computed
     here with the build's own function for caches built before themes); the documents their theme and map hover
-    text. Raises CacheError."""
+    text. A topic's ``size`` counts its *listed* papers, the surplus copies of duplicates included (see
+    :func:`listing`), so the picker, the legend, the tree, the charts, the header and the table count alike
+    (1,192 everywhere, not 1,191 in the picker and 1,192 in the legend). Raises CacheError."""
     atlas = read_cache(cache_dir)
     atlas.topics = topic_map.themed_topics(atlas.topics, atlas.hierarchy)
     atlas.documents = topic_map.with_themes(display.with_hover_texts(atlas.documents, atlas.topics), atlas.topics)
+    atlas.topics = with_listed_sizes(atlas.topics, paper_table.with_copies(atlas.documents, atlas.copies, atlas.topics))
     return atlas
+
+
+def with_listed_sizes(topics: pd.DataFrame, listed: pd.DataFrame) -> pd.DataFrame:
+    """``topics`` with ``size`` = the number of rows of ``listed`` (documents and copies) in each topic (0 if none)."""
+    counts = listed["topic"].astype(int).value_counts()
+    return topics.assign(size=topics["topic"].astype(int).map(counts).fillna(0).astype(int))
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
@@ -225,7 +234,10 @@ def papers_table(
 ) -> pd.DataFrame:
     """The papers table of the papers shown (dashboard.tables.paper_table.papers_table: with the primary area when
     the corpus has one, which papers are copies of another and which were cut to the encoder's window when any is),
-    rebuilt only when the filters or the map selection change."""
+    rebuilt only when the filters or the map selection change. Rows by relevance within the filter: the paper's
+    topic-membership probability (BERTopic's), highest first, ties in the cache's order."""
+    if "probability" in _shown.columns:
+        _shown = _shown.sort_values("probability", ascending=False, kind="stable")
     return paper_table.papers_table(_shown, _topics, links=links)
 
 
@@ -246,7 +258,7 @@ def decision_figures(
 
 @st.cache_resource(max_entries=4, show_spinner=False)
 def tree_figure(cache_key: CacheKey, _topics: pd.DataFrame) -> go.Figure:
-    """The topic tree (icicle: all papers, themes, topics) of one cache."""
+    """The topic tree (treemap: themes, each a block of its topics) of one cache."""
     return structure_charts.topic_tree_figure(_topics)
 
 

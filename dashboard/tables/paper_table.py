@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -28,6 +27,7 @@ from dashboard.display import (
     shorten,
     topic_labels,
 )
+from pipeline.config import corpus_display_name
 from pipeline.ingest.latex import readable_latex
 
 OPENREVIEW_FORUM_URL = "https://openreview.net/forum?id={}"
@@ -134,6 +134,38 @@ def search_haystack(documents: pd.DataFrame) -> pd.Series:
     return haystack
 
 
+MIN_STEM_CHARS = 3
+
+
+def query_pattern(query: str) -> str:
+    r"""A regular expression for a text search that matches word forms: each word of ``query`` (runs of letters and
+    digits; anything else only separates them) loses a plural "s" (not "ss", and only past 3 characters) and may
+    then go on ("agent" -> agent, agents, agentic); consecutive words may be joined by any non-word characters
+    (spaces, "-", "/"). "LLM agents" -> ``LLM\w*\W+agent\w*``. A query without words matches literally."""
+    words = re.findall(r"\w+", query)
+    if not words:
+        return re.escape(query)
+    stems = [
+        word[:-1]
+        if len(word) > MIN_STEM_CHARS and word.lower().endswith("s") and not word.lower().endswith("ss")
+        else word
+        for word in words
+    ]
+    return r"\W+".join(re.escape(stem) + r"\w*" for stem in stems)
+
+
+def matches_query(texts: pd.Series, query: str) -> pd.Series:
+    """Boolean Series: which ``texts`` match :func:`query_pattern` of ``query`` (case-insensitive). The regular
+    expression runs only on texts that hold the query's longest stem as a plain substring (a fast pre-filter)."""
+    stems = re.findall(r"\w+", re.sub(r"\\[wW][*+]", " ", query_pattern(query)))
+    longest = max(stems, key=len) if stems else query
+    candidates = texts.str.contains(longest, case=False, regex=False).fillna(False).astype(bool)
+    pattern = re.compile(query_pattern(query), re.IGNORECASE)
+    found = np.zeros(len(texts), dtype=bool)
+    found[candidates.to_numpy()] = [bool(pattern.search(str(text))) for text in texts[candidates]]
+    return pd.Series(found, index=texts.index)
+
+
 def filter_documents(
     documents: pd.DataFrame,
     topics: Iterable[int] | None = None,
@@ -145,8 +177,8 @@ def filter_documents(
     """Rows of ``documents`` that pass every non-empty filter; an empty or None filter keeps everything.
 
     - ``topics``: topic ids to keep (``-1`` = outliers).
-    - ``query``: case-insensitive plain substring (no regex; surrounding blanks ignored) of title, abstract or a
-      keyword.
+    - ``query``: case-insensitive, matching word forms (:func:`query_pattern`: "LLM agent" finds "LLM agents",
+      "LLMs agents" and "llm-agent"; surrounding blanks ignored) in the title, abstract or a keyword.
     - ``decisions``: decision values to keep; without a ``decision`` column no row matches a non-empty list.
     - ``selected_ids``: doc_ids to keep (a map selection); a copy (``copy_of`` column) is kept with its paper.
     - ``haystack``: :func:`search_haystack` of ``documents`` or of a table they are rows of (same index), computed
@@ -162,7 +194,7 @@ def filter_documents(
     query = (query or "").strip()
     if query:
         texts = search_haystack(documents) if haystack is None else haystack.reindex(documents.index, fill_value="")
-        keep &= texts.str.contains(query, case=False, regex=False).fillna(False).astype(bool)
+        keep &= matches_query(texts, query)
     decision_list = [str(decision) for decision in decisions] if decisions is not None else []
     if decision_list:
         keep &= documents["decision"].isin(decision_list) if "decision" in documents.columns else False
@@ -262,8 +294,9 @@ def papers_table(
 
     Columns, in PAPER_COLUMNS order, bracketed ones only when the documents have them:
 
-    - page (``full`` False): doc_id, title (the title, else the abstract's first 100 characters), topic (int),
-      topic_label (display.topic_labels), [keywords], [decision], [primary_area], [copy_of], [truncated], [link];
+    - page (``full`` False): doc_id, title (the title, else the abstract's first 100 characters; LaTeX made
+      readable by pipeline.ingest.latex.readable_latex), topic (int), topic_label (display.topic_labels),
+      [keywords], [decision], [primary_area], [copy_of], [truncated], [link];
     - download (``full`` True): doc_id, title (as written, None when missing), abstract, topic, topic_label,
       [keywords], probability (rounded to 4 decimals), [decision], [authors], [primary_area], [copy_of],
       [truncated], [link].
@@ -281,7 +314,7 @@ def papers_table(
         "title": _text_cells(documents, "title")
         if full
         else [
-            document_heading(title, abstract, TABLE_TITLE_CHARS)
+            readable_latex(document_heading(title, abstract, TABLE_TITLE_CHARS))
             for title, abstract in zip(documents["title"], documents["abstract"])
         ],
         "topic": documents["topic"].astype(int).tolist(),
@@ -433,9 +466,11 @@ def representative_papers(
 
 
 def corpus_name(manifest: Mapping[str, Any]) -> str:
-    """A short name of the corpus: "<folder>/<file>" of the manifest's input_path (e.g. "iclr2025/papers.parquet")."""
-    path = Path(str(manifest.get("input_path") or "corpus"))
-    return f"{path.parent.name}/{path.name}" if path.parent.name else path.name
+    """The corpus's name for people: the manifest's ``corpus_name`` (``topic-atlas build --name``), else, for caches
+    built before it, one derived from ``input_path`` (pipeline.config.corpus_display_name:
+    "…/iclr2025_abstracts.parquet" -> "ICLR 2025")."""
+    name = str(manifest.get("corpus_name") or "").strip()
+    return name or corpus_display_name(str(manifest.get("input_path") or ""))
 
 
 def no_topics_found(manifest: Mapping[str, Any]) -> bool:

@@ -8,6 +8,7 @@ from dashboard.figures import decision_charts
 from dashboard.state import resources
 from dashboard.tables import analytics, paper_table
 from dashboard.views.page import PLOTLY_CONFIG, Page
+from dashboard.views.scope import show_scope
 
 
 def render(page: Page) -> None:
@@ -15,11 +16,12 @@ def render(page: Page) -> None:
     atlas = page.atlas
     documents, topics = atlas.documents, atlas.topics
     table, overall, rate_figure, mix_figure = resources.decision_figures(page.cache_key, atlas)
+    show_scope(page, "acceptance rates compare each topic with the whole conference's.")
     st.caption(
         f"Accepted = Oral + Spotlight + Poster; the rate is over decided papers ({overall['accepted']:,} of "
-        f"{overall['decided']:,} here, {overall['rate']:.1%}); withdrawn papers have no decision and are counted "
-        "separately. Topics are ranked by the lower end of the 95% Wilson interval, so a small topic cannot top the "
-        "list by chance; hollow dots rest on fewer than 30 decided papers."
+        f"{overall['decided']:,} in the whole atlas, {overall['rate']:.1%}); withdrawn papers have no decision and are "
+        "counted separately. Topics are ranked by the lower end of the 95% Wilson interval, so a small topic cannot "
+        "top the list by chance; hollow dots rest on fewer than 30 decided papers."
     )
     st.plotly_chart(rate_figure, theme=None, config=PLOTLY_CONFIG, key="acceptance-rate")
     st.plotly_chart(mix_figure, theme=None, config=PLOTLY_CONFIG, key="decision-mix")
@@ -64,7 +66,9 @@ def render(page: Page) -> None:
             "orals, posters, rejects… (averaged with the topic's overall terms)."
         )
         options = paper_table.topic_options(topics[topics["topic"].isin(per_class["topic"])])
-        chosen = st.selectbox("Topic", list(options), format_func=options.__getitem__, key="class_topic")
+        chosen = st.selectbox(
+            "Topic", list(options), format_func=options.__getitem__, key="class_topic", persist_state="session"
+        )
         rows = per_class[per_class["topic"] == chosen]
         order = {decision: rank for rank, decision in enumerate(analytics.DECISION_ORDER)}
         rows = rows.assign(order=rows["class"].map(order)).sort_values("order")

@@ -44,6 +44,7 @@ def render(page: Page) -> None:
         page.cache_key, key, page.shown, page.atlas.topics, resources.links(page.cache_key, page.atlas)
     )
     st.subheader(f"Papers ({len(table):,})")
+    st.caption("Most typical of their topic first (BERTopic's membership probability); LaTeX shown as text.")
     column_config = {
         "title": st.column_config.TextColumn("Title", width=420),
         "topic_label": st.column_config.TextColumn("Topic", width=190),

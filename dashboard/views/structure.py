@@ -8,12 +8,15 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
+from dashboard import display
 from dashboard.figures import structure_charts
 from dashboard.state import resources
 from dashboard.tables import paper_table
 from dashboard.views.page import PLOTLY_CONFIG, Page
+from dashboard.views.scope import show_scope
 
 TREE_KEY = "topic-tree"
+MIN_COMPARED_TOPICS = 2
 
 
 def on_tree_select(topics: pd.DataFrame) -> None:
@@ -36,10 +39,11 @@ def on_tree_select(topics: pd.DataFrame) -> None:
 def render(page: Page) -> None:
     """Draw the tree, the similarity heatmap and the primary-area views; their figures go into ``page.figures``."""
     atlas, cache_key = page.atlas, page.cache_key
+    show_scope(page, "the tree and the heatmaps place every topic; a click in the tree sets the filters.")
     st.subheader("The topic tree")
     st.caption(
-        "All papers, then the themes cut from BERTopic's topic hierarchy, then their topics; areas are paper counts. "
-        "Click a theme to drill the map and the table into it, a topic to filter to it, “All papers” to clear both."
+        "The themes cut from BERTopic's topic hierarchy, then their topics; areas are paper counts. Click a theme to "
+        "drill the map and the table into it, a topic to filter to it; the sidebar and the map clear them."
     )
     tree = resources.tree_figure(cache_key, atlas.topics)
     st.plotly_chart(
@@ -56,9 +60,13 @@ def render(page: Page) -> None:
         "Cosine similarity of the topics' mean embeddings (the corpus mean "
         "removed), topics in the tree's order; each theme is an outlined block."
     )
-    similarity = resources.similarity_figure(cache_key, atlas)
-    st.plotly_chart(similarity, theme=None, config=PLOTLY_CONFIG, key="topic-similarity")
-    page.figures["topic-similarity"] = ("Topic similarity", similarity)
+    n_topics = int((atlas.topics["topic"] != display.OUTLIER_TOPIC).sum())
+    if n_topics < MIN_COMPARED_TOPICS:
+        st.info(f"Similarities need at least two topics; this atlas has {n_topics}.")
+    else:
+        similarity = resources.similarity_figure(cache_key, atlas)
+        st.plotly_chart(similarity, theme=None, config=PLOTLY_CONFIG, key="topic-similarity")
+        page.figures["topic-similarity"] = ("Topic similarity", similarity)
     if page.areas:
         render_areas(page)
 
@@ -74,12 +82,14 @@ def render_areas(page: Page) -> None:
         format_func={"theme": "Themes", "topic": "Topics"}.__getitem__,
         horizontal=True,
         key="areas_by",
+        persist_state="session",
     )
     normalise = columns[1].radio(
         "Shares",
         ["theme", "area"],
         horizontal=True,
         key="areas_normalise",
+        persist_state="session",
         format_func={
             "theme": "of each theme's papers: which areas it draws from",
             "area": "of each area's papers: which themes hold it",
@@ -110,6 +120,7 @@ def render_areas(page: Page) -> None:
         "Area",
         page.areas,
         key="between_area",
+        persist_state="session",
         format_func=lambda area: f"{area} ({int((between['primary_area'] == area).sum())})",
     )
     rows = between[between["primary_area"] == chosen]

@@ -9,21 +9,28 @@ from dashboard.state import resources
 from dashboard.tables import paper_table
 from dashboard.views import quality_panel
 from dashboard.views.page import PLOTLY_CONFIG, Page
+from dashboard.views.scope import show_scope
 
 DEFAULT_TERM_TOPICS = 6
+COMPARED_KEY = "compared_topics"
 
 
 def render(page: Page) -> None:
     """Sizes, the compared topics' terms and representative papers, then "How good is this map?"."""
     atlas, cache_key = page.atlas, page.cache_key
     real_topics = atlas.topics[atlas.topics["topic"] != display.OUTLIER_TOPIC].sort_values("size", ascending=False)
+    show_scope(page, "topic sizes and terms describe the model; the topics filtered to are compared below.")
     sizes = resources.size_figure(cache_key, atlas.topics)
     st.plotly_chart(sizes, theme=None, config=PLOTLY_CONFIG)
     page.figures["topic-sizes"] = ("Topic sizes", sizes)
     options = paper_table.topic_options(real_topics)
     preselected = [topic for topic in page.view.topics if topic in options] or list(options)[:DEFAULT_TERM_TOPICS]
     st.subheader("Top terms and representative papers")
-    compared = st.multiselect("Topics to compare", list(options), default=preselected, format_func=options.__getitem__)
+    if COMPARED_KEY not in st.session_state or page.view.topics:  # the sidebar's topics, else the user's last choice
+        st.session_state[COMPARED_KEY] = preselected
+    compared = st.multiselect(
+        "Topics to compare", list(options), format_func=options.__getitem__, key=COMPARED_KEY, persist_state="session"
+    )
     terms = resources.terms_figure(cache_key, tuple(compared), atlas.topics)
     page.figures["top-terms"] = ("Top terms", terms)
     if real_topics.empty:

@@ -79,6 +79,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=defaults.random_state,
         help=f"random seed of UMAP (default: {defaults.random_state})",
     )
+    parser.add_argument(
+        "--name",
+        default=None,
+        help="the corpus's name on the page and its figures, e.g. \"ICLR 2025\" (default: from the file's name)",
+    )
     parser.add_argument("--force", action="store_true", help="replace --cache even if it is not a Topic Atlas cache")
     parser.add_argument(
         "--no-align",
@@ -102,6 +107,7 @@ def _handle_build(args: argparse.Namespace) -> int:
         outlier_threshold=args.outlier_threshold,
         map_refine_max_documents=args.map_refine_max_documents,
         random_state=args.seed,
+        corpus_name=(args.name or "").strip() or None,
     )
     result = run_build(
         args.input or default_input(),

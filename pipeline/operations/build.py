@@ -41,7 +41,7 @@ import pandas as pd
 
 from pipeline import cache
 from pipeline.adapters.bertopic_import import import_bertopic_lean
-from pipeline.config import BuildConfig
+from pipeline.config import BuildConfig, corpus_display_name
 from pipeline.geometry.neighbors import Neighbours
 from pipeline.ingest.clean import COPY_COLUMN, DROP_NO_WORDS, PreparedCorpus, copy_table, require_documents
 from pipeline.ingest.corpus import RawCorpus, load_corpus
@@ -578,6 +578,7 @@ def build_manifest(
     return {
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "input_path": str(input_path),
+        "corpus_name": config.corpus_name or corpus_display_name(str(input_path)),
         "input_sha256": raw.sha256,
         "input_encoding": raw.encoding,
         "input_records": len(raw.records) + sum(raw.skipped.values()),
