@@ -687,6 +687,7 @@ def run_build(
     from pipeline.geometry.neighbors import cached_cosine_knn
     from pipeline.runtime.threads import limit_threads
     from pipeline.topics.model import representative_documents, save_topic_model, topic_table
+    from pipeline.topics.naming.assign import name_themes
     from pipeline.topics.themes import assign_themes
 
     limit_threads()  # the same thread counts, so the same floats, whoever calls (pipeline.runtime.threads)
@@ -714,6 +715,8 @@ def run_build(
         topics_frame = assign_themes(
             topic_table(fitted.fit, representatives, fitted.coordinates), fitted.hierarchy
         )  # theme, theme_label: the map's top level
+        if fitted.fit.phrases is not None:  # themes named by what their topics share (pipeline.topics.naming)
+            topics_frame = name_themes(fitted.fit.phrases, fitted.fit.topics, topics_frame)
     output = document_table(corpus, fitted, represented, knn, config)
     manifest = build_manifest(input_path, corpus, fitted, represented, topics_frame, without_content, config, layouts)
     with timer.stage("evaluate"):
