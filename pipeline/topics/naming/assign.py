@@ -9,6 +9,7 @@ share, not the largest topic's name), and never with a topic's name.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -52,3 +53,22 @@ def name_themes(counts: PhraseCounts, topics: np.ndarray, frame: pd.DataFrame) -
     return frame.assign(
         theme_label=[labels.get(int(theme), label) for theme, label in zip(frame["theme"], frame["theme_label"])]
     )
+
+
+def with_llm_names(url: str, frame: pd.DataFrame, corpus: Any, topics: np.ndarray, notes: list[str]) -> pd.DataFrame:
+    """``frame`` with a column ``llm_label``: the name the model at ``url`` gives each real topic (empty where it
+    gave none; pipeline.topics.naming.llm), told the topic's name, subtitle, terms and first eight titles.
+    ``corpus``: the build's prepared input (its ``documents`` have ``title``); its note is appended to ``notes``."""
+    from pipeline.topics.naming.llm import TopicBrief, llm_names
+
+    titles = corpus.documents["title"].fillna("").astype(str).tolist()
+    briefs = {}
+    for row in frame.itertuples(index=False):
+        if int(row.topic) == OUTLIER_TOPIC:
+            continue
+        members = np.flatnonzero(topics == int(row.topic))[:8]
+        terms = [str(term) for term, _ in list(row.top_terms)]
+        briefs[int(row.topic)] = TopicBrief(str(row.label), str(row.subtitle), terms, [titles[i] for i in members])
+    names, found = llm_names(url, briefs)
+    notes.extend(found)
+    return frame.assign(llm_label=[names.get(int(topic), "") for topic in frame["topic"]])

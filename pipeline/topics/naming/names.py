@@ -116,7 +116,7 @@ def _spread(counts: PhraseCounts, members: Sequence[int], parts: Sequence[int], 
     in_part = (part_indicator @ counts.matrix).toarray()
     sizes = np.asarray(part_indicator.sum(axis=1)).ravel()[:, None]
     writes = (in_part >= np.maximum(MIN_COVERAGE * sizes, 2)).astype(float)
-    group_of_part = {}
+    group_of_part: dict[int, int] = {}
     for member, part in zip(members, parts):
         group_of_part.setdefault(int(part), int(member))
     spread = np.zeros((len(ids), counts.matrix.shape[1]))

@@ -43,7 +43,7 @@ _TOKEN = re.compile(r"[A-Za-z0-9]+(?:[-'][A-Za-z0-9]+)*")
 _ABBREVIATION = re.compile(r"\(([A-Za-z][A-Za-z0-9\-]{1,9})\)")
 
 FUNCTION_WORDS = frozenset(
-    """a an and are as at be been being but by can could do does for from had has have how if in into is it its
+    """a an and are as at be been being of but by can could do does for from had has have how if in into is it its
     may might must not on onto or our over per should so such than that the their them then there these they this
     those through thus to toward towards under upon us via vs was we were what when where whether which while who
     whose why will with within without would yet also both each either every few many more most much only other
