@@ -119,7 +119,9 @@ def peer_names(texts: list[str], topics: np.ndarray, embeddings: np.ndarray, key
             calculate_probabilities=False,
         )
         model.fit(texts, embeddings=embeddings, y=topics)
-        return {int(topic): [word for word, _ in words] for topic, words in model.get_topics().items()}
+        # BERTopic renumbers the topics by size: back to the atlas's ids through the papers' assignment.
+        back = pd.crosstab(np.asarray(model.topics_), np.asarray(topics)).idxmax(axis=1).to_dict()
+        return {int(back[topic]): [word for word, _ in words] for topic, words in model.get_topics().items()}
 
     result: dict[str, dict] = {}
     started = time.perf_counter()
@@ -150,7 +152,7 @@ def main() -> None:
     corpus = pd.read_parquet(args.input)
     id_column = atlas.manifest.get("id_column") or "openreview_id"
     keywords_of = dict(zip(corpus[id_column].astype(str), corpus["keywords"])) if "keywords" in corpus else {}
-    keywords = documents["doc_id"].map(lambda doc: list(keywords_of.get(doc, [])) if doc in keywords_of else [])
+    keywords = documents["doc_id"].map(lambda doc: keywords_of.get(doc))
     keywords = keywords.map(lambda values: [] if values is None else list(values))
     topics = documents["topic"].astype(int)
     keyword_papers = Counter(topics[keywords.map(len) > 0])
