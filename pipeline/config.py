@@ -111,6 +111,11 @@ class BuildConfig:
     # Upper bound on the number of topics at the top level of the map (merged by BERTopic reduce_topics).
     max_topics: int | None = 60
 
+    # An OpenAI-compatible chat-completions endpoint (e.g. http://127.0.0.1:8080/v1) that names each topic beside its
+    # computed name (topics table column llm_label, pipeline/topics/naming/llm.py). None: off, the default, since the
+    # product runs offline and names are computed from the corpus (pipeline/topics/naming).
+    namer_url: str | None = None
+
     adaptations: tuple[str, ...] = field(default=(), compare=False)
     # The corpus's name for people (the page's header, a publication figure's title), e.g. "ICLR 2025"; None: derived
     # from the input file's name (corpus_display_name). Not a fitting parameter: it changes no stage's result.

@@ -7,6 +7,7 @@ import streamlit as st
 from dashboard import display
 from dashboard.state import resources
 from dashboard.tables import paper_table
+from dashboard.tables.topic_names import topic_names_table
 from dashboard.views import quality_panel
 from dashboard.views.page import PLOTLY_CONFIG, Page
 from dashboard.views.scope import show_scope
@@ -23,6 +24,17 @@ def render(page: Page) -> None:
     sizes = resources.size_figure(cache_key, atlas.topics)
     st.plotly_chart(sizes, theme=None, config=PLOTLY_CONFIG)
     page.figures["topic-sizes"] = ("Topic sizes", sizes)
+    st.subheader("Topic names")
+    st.dataframe(
+        topic_names_table(atlas.topics),
+        hide_index=True,
+        column_config={
+            "label": st.column_config.TextColumn("Name", width=240),
+            "subtitle": st.column_config.TextColumn("Set apart by", width=320),
+            "theme_label": st.column_config.TextColumn("Theme", width=200),
+            "terms": st.column_config.TextColumn("Top terms (c-TF-IDF)", width=320),
+        },
+    )
     options = paper_table.topic_options(real_topics)
     preselected = [topic for topic in page.view.topics if topic in options] or list(options)[:DEFAULT_TERM_TOPICS]
     st.subheader("Top terms and representative papers")

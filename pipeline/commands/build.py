@@ -84,6 +84,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="the corpus's name on the page and its figures, e.g. \"ICLR 2025\" (default: from the file's name)",
     )
+    parser.add_argument(
+        "--namer-url",
+        default=None,
+        help="optional: an OpenAI-compatible endpoint (e.g. http://127.0.0.1:8080/v1) whose model names each topic "
+        "beside its computed name (column llm_label); off by default",
+    )
     parser.add_argument("--force", action="store_true", help="replace --cache even if it is not a Topic Atlas cache")
     parser.add_argument(
         "--no-align",
@@ -108,6 +114,7 @@ def _handle_build(args: argparse.Namespace) -> int:
         map_refine_max_documents=args.map_refine_max_documents,
         random_state=args.seed,
         corpus_name=(args.name or "").strip() or None,
+        namer_url=args.namer_url,
     )
     result = run_build(
         args.input or default_input(),

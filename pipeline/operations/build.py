@@ -689,6 +689,7 @@ def run_build(
     from pipeline.geometry.neighbors import cached_cosine_knn
     from pipeline.runtime.threads import limit_threads
     from pipeline.topics.model import representative_documents, save_topic_model, topic_table
+    from pipeline.topics.naming.assign import name_themes, with_llm_names
     from pipeline.topics.themes import assign_themes
 
     limit_threads()  # the same thread counts, so the same floats, whoever calls (pipeline.runtime.threads)
@@ -716,6 +717,10 @@ def run_build(
         topics_frame = assign_themes(
             topic_table(fitted.fit, representatives, fitted.coordinates), fitted.hierarchy
         )  # theme, theme_label: the map's top level
+        if fitted.fit.phrases is not None:  # themes named by what their topics share (pipeline.topics.naming)
+            topics_frame = name_themes(fitted.fit.phrases, fitted.fit.topics, topics_frame)
+        if config.namer_url:  # the optional language-model namer: names stored beside the computed ones
+            topics_frame = with_llm_names(config.namer_url, topics_frame, corpus, fitted.fit.topics, corpus.warnings)
     output = document_table(corpus, fitted, represented, knn, config)
     manifest = build_manifest(input_path, corpus, fitted, represented, topics_frame, without_content, config, layouts)
     with timer.stage("evaluate"):

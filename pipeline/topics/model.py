@@ -30,6 +30,7 @@ from pipeline.store.layouts import NULL_STORE, StageStore
 from pipeline.text.vocabulary import make_vectorizer
 from pipeline.topics.labels import make_labels
 from pipeline.topics.membership import eligibility, keep_coherent_topics
+from pipeline.topics.naming.assign import SUBTITLE_SEPARATOR, name_topics
 
 if TYPE_CHECKING:
     from pipeline.represent.encoders import EncoderLike
@@ -49,7 +50,9 @@ class TopicFit:
     topics : int64, n; topic per document after topic and outlier reduction (-1 = outlier).
     clustered_topics : int64, n; the topic per document before outlier reduction (same ids as ``topics``).
     topic_terms : {topic: [(term, c-TF-IDF weight), ...]}, best first, empty terms removed.
-    labels : {topic: label}.
+    labels : {topic: name} (pipeline.topics.naming; the term label of pipeline.topics.labels where no phrase fits).
+    subtitles : {topic: its distinguishing phrases joined by ", "}.
+    phrases : the corpus's pipeline.topics.naming.phrases.PhraseCounts (themes are named from them), or None.
     notes : plain-language messages about the fit (outliers reassigned, topics merged, no topics found).
     n_reassigned : outliers moved into a topic by outlier reduction.
     """
@@ -61,6 +64,8 @@ class TopicFit:
     labels: dict[int, str]
     notes: list[str] = field(default_factory=list)
     n_reassigned: int = 0
+    subtitles: dict[int, str] = field(default_factory=dict)
+    phrases: Any = None
 
 
 def _terms(topic_model: Any) -> dict[int, list[tuple[str, float]]]:
@@ -410,10 +415,13 @@ def fit_topic_model(
         {topic: [term for term, _ in pairs] for topic, pairs in topic_terms.items()},
         documents={int(topic): [texts[row] for row in rows] for topic, rows in members.items()},
     )
+    names, phrases = name_topics(texts, final, fallback=labels)  # noun phrases, unique (pipeline.topics.naming)
+    subtitles = {topic: SUBTITLE_SEPARATOR.join(name.subtitle) for topic, name in names.items()}
+    labels = {topic: names[topic].name if topic in names else label for topic, label in labels.items()}
     topic_model.set_topic_labels(
         {topic: label for topic, label in labels.items() if topic in topic_model.topic_labels_}
     )
-    return TopicFit(topic_model, final, clustered, topic_terms, labels, notes, n_reassigned)
+    return TopicFit(topic_model, final, clustered, topic_terms, labels, notes, n_reassigned, subtitles, phrases)
 
 
 def representative_documents(
@@ -434,8 +442,9 @@ def representative_documents(
 
 
 def topic_table(fit: TopicFit, representatives: dict[int, list[str]], coordinates: np.ndarray) -> pd.DataFrame:
-    """One row per topic present in ``fit.topics``: topic, label, size, top_terms ([term, weight] lists),
-    representative_doc_ids, x, y (median map position of its documents), sorted by topic id."""
+    """One row per topic present in ``fit.topics``: topic, label, subtitle (its distinguishing phrases), size,
+    top_terms ([term, weight] lists), representative_doc_ids, x, y (median map position of its documents), sorted
+    by topic id."""
     rows = []
     for topic in sorted(set(fit.topics.tolist())):
         members = fit.topics == topic
@@ -443,6 +452,7 @@ def topic_table(fit: TopicFit, representatives: dict[int, list[str]], coordinate
             {
                 "topic": int(topic),
                 "label": fit.labels[topic],
+                "subtitle": fit.subtitles.get(topic, ""),
                 "size": int(members.sum()),
                 "top_terms": [[term, weight] for term, weight in fit.topic_terms.get(topic, [])],
                 "representative_doc_ids": representatives.get(topic, []),
@@ -450,7 +460,8 @@ def topic_table(fit: TopicFit, representatives: dict[int, list[str]], coordinate
                 "y": float(np.median(coordinates[members, 1])),
             }
         )
-    return pd.DataFrame(rows, columns=["topic", "label", "size", "top_terms", "representative_doc_ids", "x", "y"])
+    columns = ["topic", "label", "subtitle", "size", "top_terms", "representative_doc_ids", "x", "y"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def hierarchy_table(topic_model: Any, texts: list[str], labels: dict[int, str]) -> pd.DataFrame:

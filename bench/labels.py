@@ -1,0 +1,195 @@
+"""Topic names against the authors' own keywords: ours, stock BERTopic's and best practice's, on one atlas's topics.
+
+    python -m bench.labels --input CORPUS --cache ATLAS [--no-keybert]
+
+CORPUS is the corpus file the atlas was built from (it must have a ``keywords`` column: a list of author keywords
+per paper; papers without keywords are left out of the keyword protocol); ATLAS is the cache folder built from it.
+All three namers name the same topics (the atlas's topic of each paper):
+
+- **ours**: the atlas's ``label`` (pipeline.topics.naming);
+- **stock BERTopic**: its default c-TF-IDF representation (CountVectorizer with English stop words, 1-grams),
+  the first four words, as BERTopic's ``Name`` column shows them;
+- **best practice**: ``KeyBERTInspired`` then ``MaximalMarginalRelevance(diversity=0.3)`` (BERTopic's Best
+  Practices page), with the packaged all-MiniLM-L6-v2 (pipeline.represent.encoders), the first three words.
+
+Protocol. A topic's characteristic author keywords are those of its papers, folded (case, a plural "s", hyphens as
+spaces), written by at least two of its papers, ranked by count x lift (lift = the keyword's share among the topic's
+keyword papers over its share among all keyword papers); the top 10 count. A name **matches** when its first phrase
+(the text before the first ", ", without a parenthesised abbreviation), folded, equals one of them or contains one
+as whole words, or its abbreviation equals one. A name has a **repeated stem** when two of its words share a stem
+(pipeline.topics.naming.names.same_stem) or one of its comma-separated terms is the initials of another
+("DP, private, privacy"); "Expansion (SF)" is one term. **Cut on the map**: more than two lines when wrapped at
+22 characters. Topics with fewer than 3 keyword papers are left out of the match share (their count is printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import textwrap
+import time
+from collections import Counter
+
+import numpy as np
+import pandas as pd
+
+from pipeline.cache import read_cache
+from pipeline.topics.naming.names import has_repeated_stem
+from pipeline.topics.naming.phrases import phrase_key
+
+TOP_KEYWORDS = 10
+LINE_CHARACTERS = 22
+MIN_KEYWORD_PAPERS = 3
+
+
+def first_phrase(name: str) -> tuple[str, str | None]:
+    """(the name's first phrase without a parenthesised abbreviation, that abbreviation or None)."""
+    first = str(name).split(", ")[0].replace("_", " ").strip()
+    match = re.match(r"^(.*?)\s*\(([^()]+)\)\s*$", first)
+    return (match.group(1), match.group(2)) if match else (first, None)
+
+
+def repeated(name: str) -> bool:
+    """The name repeats a stem, or puts an abbreviation beside its expansion as separate terms."""
+    terms = [first_phrase(term)[0] for term in re.split(r", |_", str(name)) if term.strip()]
+    if has_repeated_stem(" ".join(terms)):
+        return True
+    initials = {"".join(word[0] for word in re.split(r"[\s\-]+", term) if word).lower() for term in terms}
+    return any(term.lower().rstrip("s") in initials for term in terms if " " not in term and len(term) <= 6)
+
+
+def characteristic_keywords(keywords: pd.Series, topics: pd.Series) -> dict[int, list[tuple[str, int]]]:
+    """{topic: [(folded keyword, count), ...]} top TOP_KEYWORDS by count x lift (see the module docstring)."""
+    folded = keywords.map(lambda values: sorted({phrase_key(str(value)) for value in values if str(value).strip()}))
+    has = folded.map(len) > 0
+    total = Counter(key for values in folded[has] for key in values)
+    n_all = int(has.sum())
+    result: dict[int, list[tuple[str, int]]] = {}
+    for topic, values in folded[has].groupby(topics[has]):
+        count = Counter(key for keys in values for key in keys)
+        n_topic = len(values)
+        scored = [
+            (key, found, found * (found / n_topic) / (total[key] / n_all)) for key, found in count.items() if found >= 2
+        ]
+        scored.sort(key=lambda item: -item[2])
+        result[int(topic)] = [(key, found) for key, found, _ in scored[:TOP_KEYWORDS]]
+    return result
+
+
+def matches(name: str, keywords: list[tuple[str, int]]) -> bool:
+    """The name's first phrase equals or contains one of ``keywords`` (folded), or its abbreviation equals one."""
+    phrase, short = first_phrase(name)
+    key = f" {phrase_key(phrase)} "
+    wanted = {keyword for keyword, _ in keywords}
+    return any(f" {keyword} " in key for keyword in wanted) or (short is not None and phrase_key(short) in wanted)
+
+
+def cut(name: str) -> bool:
+    return len(textwrap.wrap(str(name), LINE_CHARACTERS, break_on_hyphens=False)) > 2
+
+
+def score(names: dict[int, str], keywords: dict[int, list[tuple[str, int]]], keyword_papers: Counter) -> dict:
+    """The four figures of one namer over the real topics."""
+    topics = [topic for topic in names if topic != -1]
+    judged = [topic for topic in topics if keyword_papers[topic] >= MIN_KEYWORD_PAPERS]
+    words = [len(first_phrase(names[topic])[0].split()) for topic in topics]
+    return {
+        "repeated": np.mean([repeated(names[topic]) for topic in topics]),
+        "match": np.mean([matches(names[topic], keywords.get(topic, [])) for topic in judged]) if judged else np.nan,
+        "judged": len(judged),
+        "words": float(np.mean(words)),
+        "cut": sum(cut(names[topic]) for topic in topics),
+        "unique": len({str(names[topic]).casefold() for topic in topics}) == len(topics),
+    }
+
+
+def peer_names(texts: list[str], topics: np.ndarray, embeddings: np.ndarray, keybert: bool) -> dict[str, dict]:
+    """{namer: {topic: name}} of stock BERTopic and (with ``keybert``) KeyBERTInspired + MMR on ``topics``."""
+    from bertopic import BERTopic
+    from bertopic.cluster import BaseCluster
+    from bertopic.dimensionality import BaseDimensionalityReduction
+    from bertopic.representation import KeyBERTInspired, MaximalMarginalRelevance
+
+    def fit(representation, embedding_model) -> dict[int, list[str]]:
+        model = BERTopic(
+            umap_model=BaseDimensionalityReduction(),
+            hdbscan_model=BaseCluster(),
+            representation_model=representation,
+            embedding_model=embedding_model,
+            calculate_probabilities=False,
+        )
+        model.fit(texts, embeddings=embeddings, y=topics)
+        # BERTopic renumbers the topics by size: back to the atlas's ids through the papers' assignment.
+        back = pd.crosstab(np.asarray(model.topics_), np.asarray(topics)).idxmax(axis=1).to_dict()
+        return {int(back[topic]): [word for word, _ in words] for topic, words in model.get_topics().items()}
+
+    result: dict[str, dict] = {}
+    started = time.perf_counter()
+    stock = fit(None, None)
+    result["stock BERTopic"] = {topic: ", ".join([w for w in words if w][:4]) for topic, words in stock.items()}
+    print(f"stock BERTopic: {time.perf_counter() - started:.1f} s")
+    if keybert:
+        from pipeline.represent.encoders import load_encoder
+
+        started = time.perf_counter()
+        encoder = load_encoder()  # the packaged all-MiniLM-L6-v2, offline
+        best = fit([KeyBERTInspired(), MaximalMarginalRelevance(diversity=0.3)], encoder)
+        result["KeyBERTInspired + MMR"] = {
+            topic: ", ".join([w for w in words if w][:3]) for topic, words in best.items()
+        }
+        print(f"KeyBERTInspired + MMR: {time.perf_counter() - started:.1f} s")
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--input", required=True, help="the corpus file, with a keywords column")
+    parser.add_argument("--cache", required=True, help="the atlas built from it")
+    parser.add_argument("--no-keybert", action="store_true", help="leave out KeyBERTInspired + MMR")
+    args = parser.parse_args()
+    atlas = read_cache(args.cache)
+    documents = atlas.documents
+    corpus = pd.read_parquet(args.input)
+    id_column = atlas.manifest.get("id_column") or "openreview_id"
+    keywords_of = dict(zip(corpus[id_column].astype(str), corpus["keywords"])) if "keywords" in corpus else {}
+    keywords = documents["doc_id"].map(lambda doc: keywords_of.get(doc))
+    keywords = keywords.map(lambda values: [] if values is None else list(values))
+    topics = documents["topic"].astype(int)
+    keyword_papers = Counter(topics[keywords.map(len) > 0])
+    print(f"{args.input}: {len(documents)} papers, {int((keywords.map(len) > 0).sum())} with author keywords")
+    characteristic = characteristic_keywords(keywords, topics)
+    texts = (documents["title"].fillna("") + ". " + documents["abstract"].fillna("")).tolist()
+    namers = {"ours": {int(t): str(label) for t, label in zip(atlas.topics["topic"], atlas.topics["label"])}}
+    namers |= peer_names(texts, topics.to_numpy(), atlas.embeddings(), not args.no_keybert)
+    print(f"\n{'namer':24} {'repeated stem':>14} {'keyword match':>14} {'judged':>7} {'words':>6} {'cut':>4} unique")
+    for namer, names in namers.items():
+        figures = score(names, characteristic, keyword_papers)
+        print(
+            f"{namer:24} {figures['repeated']:>14.2f} {figures['match']:>14.2f} {figures['judged']:>7} "
+            f"{figures['words']:>6.2f} {figures['cut']:>4} {figures['unique']}"
+        )
+    if "theme_label" in atlas.topics:
+        themes = atlas.topics[atlas.topics["topic"] != -1].drop_duplicates("theme")
+        theme_names = {int(theme): str(label) for theme, label in zip(themes["theme"], themes["theme_label"])}
+        theme_of = dict(zip(atlas.topics["topic"].astype(int), atlas.topics["theme"].astype(int)))
+        theme_topics = topics.map(theme_of)
+        theme_keywords = characteristic_keywords(keywords, theme_topics)
+        figures = score(theme_names, theme_keywords, Counter(theme_topics[keywords.map(len) > 0]))
+        print(
+            f"{'ours, themes':24} {figures['repeated']:>14.2f} {figures['match']:>14.2f} {figures['judged']:>7} "
+            f"{figures['words']:>6.2f} {figures['cut']:>4} {figures['unique']}"
+        )
+        for theme, name in theme_names.items():
+            print(f"  theme {theme:>3} {name[:40]:40} | {', '.join(k for k, _ in theme_keywords.get(theme, [])[:5])}")
+    print("\ntopic | ours | stock | best practice | top author keywords (count)")
+    for topic in sorted(namers["ours"]):
+        if topic == -1:
+            continue
+        shown = [namers[namer].get(topic, "")[:38] for namer in namers]
+        top = ", ".join(f"{k} ({n})" for k, n in characteristic.get(topic, [])[:5])
+        mark = "+" if matches(namers["ours"][topic], characteristic.get(topic, [])) else "-"
+        print(f"{topic:>4} {mark} " + " | ".join(shown) + f" | {top}")
+
+
+if __name__ == "__main__":
+    main()

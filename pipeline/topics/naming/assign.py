@@ -1,0 +1,74 @@
+"""The build's names: a name and a subtitle per topic, a name per theme, from the corpus's candidate phrases.
+
+Topics are named first (pipeline.topics.naming.names over the topic of each document); a theme of one topic keeps
+its topic's name; a theme of several topics is named from the phrases of all its documents, each phrase's score
+times the share of the theme's topics that write it in at least MIN_COVERAGE of their documents (what the topics
+share, not the largest topic's name), and never with a topic's name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from pipeline.topics.naming.names import Name, choose_names
+from pipeline.topics.naming.phrases import PhraseCounts, count_phrases
+
+OUTLIER_TOPIC = -1
+SUBTITLE_SEPARATOR = ", "
+
+
+def name_topics(
+    texts: Sequence[str], topics: np.ndarray, fallback: Mapping[int, str]
+) -> tuple[dict[int, Name], PhraseCounts]:
+    """({topic: Name} for every topic of ``topics`` but -1, the phrase counts they came from).
+
+    ``texts``: each document's title and abstract (original case); ``topics``: int, one per text. A topic without
+    a candidate phrase keeps ``fallback[topic]`` (the term label of pipeline.topics.labels)."""
+    counts = count_phrases(texts)
+    names = choose_names(counts, [int(topic) for topic in topics], fallback=fallback)
+    return names, counts
+
+
+def name_themes(counts: PhraseCounts, topics: np.ndarray, frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` (a topics table with topic, label, theme, theme_label) with each theme's ``theme_label`` replaced
+    by its phrase name (see the module docstring). ``topics``: the topic of each document counted in ``counts``."""
+    theme_of = {int(topic): int(theme) for topic, theme in zip(frame["topic"], frame["theme"])}
+    label_of = {int(topic): str(label) for topic, label in zip(frame["topic"], frame["label"])}
+    members: dict[int, list[int]] = {}
+    for topic, theme in theme_of.items():
+        if theme != OUTLIER_TOPIC:
+            members.setdefault(theme, []).append(topic)
+    single = {theme: label_of[found[0]] for theme, found in members.items() if len(found) == 1}
+    themes = [theme_of.get(int(topic), OUTLIER_TOPIC) for topic in topics]
+    wanted = [theme if theme not in single else OUTLIER_TOPIC for theme in themes]
+    fallback = dict(zip(frame["theme"].astype(int), frame["theme_label"].astype(str)))
+    names = choose_names(
+        counts, wanted, taken=list(label_of.values()), fallback=fallback, parts=[int(topic) for topic in topics]
+    )
+    labels = {**{theme: name.name for theme, name in names.items()}, **single}
+    return frame.assign(
+        theme_label=[labels.get(int(theme), label) for theme, label in zip(frame["theme"], frame["theme_label"])]
+    )
+
+
+def with_llm_names(url: str, frame: pd.DataFrame, corpus: Any, topics: np.ndarray, notes: list[str]) -> pd.DataFrame:
+    """``frame`` with a column ``llm_label``: the name the model at ``url`` gives each real topic (empty where it
+    gave none; pipeline.topics.naming.llm), told the topic's name, subtitle, terms and first eight titles.
+    ``corpus``: the build's prepared input (its ``documents`` have ``title``); its note is appended to ``notes``."""
+    from pipeline.topics.naming.llm import TopicBrief, llm_names
+
+    titles = corpus.documents["title"].fillna("").astype(str).tolist()
+    briefs = {}
+    for row in frame.itertuples(index=False):
+        if int(row.topic) == OUTLIER_TOPIC:
+            continue
+        members = np.flatnonzero(topics == int(row.topic))[:8]
+        terms = [str(term) for term, _ in list(row.top_terms)]
+        briefs[int(row.topic)] = TopicBrief(str(row.label), str(row.subtitle), terms, [titles[i] for i in members])
+    names, found = llm_names(url, briefs)
+    notes.extend(found)
+    return frame.assign(llm_label=[names.get(int(topic), "") for topic in frame["topic"]])

@@ -1,0 +1,217 @@
+"""Names for groups of documents (topics, themes) from the candidate phrases they write (naming.phrases).
+
+A phrase's score in a group is its documents in the group times the share of all its documents that are in the
+group (count x precision, the "count x lift" ranking of author keywords that bench/labels.py checks names against,
+without the group's size, which is the same for every phrase of a group), times a small bonus per extra word
+(authors write "graph neural networks", not "graph"). The name is the best-scoring phrase, replaced by a longer
+phrase that contains it when that one is written by at least EXTEND_SHARE of the same documents ("neural" ->
+"graph neural network"). Names are unique in a call: groups take their names from the most confident first, and a
+group whose best phrase is taken takes its next one. A phrase the corpus abbreviates is written "expansion (SF)".
+
+The subtitle is the group's next SUBTITLE_TERMS phrases that share no word stem with the name or with each other.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from pipeline.topics.naming.phrases import PhraseCounts, phrase_key
+
+# Set by reading the names of ICLR 2024 and 2025 beside their author keywords (bench/labels.py), not tuned to it.
+WORD_BONUS = 0.35
+EXTEND_SHARE = 0.5
+CANDIDATES = 40
+SUBTITLE_TERMS = 3
+# A name fits two lines of the map's label (issue 20: ~22 characters a line).
+MAX_NAME_CHARACTERS = 44
+# A phrase must be written by at least this share of a group's documents to name it (and by two documents).
+MIN_COVERAGE = 0.03
+
+
+@dataclass(frozen=True)
+class Name:
+    """A group's name and the terms shown beside it."""
+
+    name: str
+    subtitle: list[str]
+
+
+def same_stem(first: str, second: str) -> bool:
+    """Two words share a stem: equal after folding case and a plural, or a common prefix of at least five letters,
+    or one is a prefix (4+ letters) of the other ("fair"/"fairness", "equivariant"/"equivariance")."""
+    a, b = phrase_key(first), phrase_key(second)
+    if a == b:
+        return True
+    shorter = min(len(a), len(b))
+    common = 0
+    while common < shorter and a[common] == b[common]:
+        common += 1
+    return common >= 5 or (common == shorter and shorter >= 4)
+
+
+def stems_overlap(first: str, second: str) -> bool:
+    """Some word of one phrase shares a stem with some word of the other."""
+    return any(same_stem(a, b) for a in _words(first) for b in _words(second))
+
+
+def has_repeated_stem(phrase: str) -> bool:
+    """Two words of ``phrase`` share a stem ("fairness fair", "modality modal"); "of"-like words are ignored."""
+    words = _words(phrase)
+    return any(same_stem(words[i], words[j]) for i in range(len(words)) for j in range(i + 1, len(words)))
+
+
+def _words(phrase: str) -> list[str]:
+    return [
+        word
+        for word in re.split(r"[\s\-()]+", phrase)
+        if (len(word) > 2 or (len(word) == 2 and word.isupper())) and word.lower() not in {"of", "and"}
+    ]
+
+
+def group_matrix(groups: Sequence[int], members: Sequence[int]) -> tuple[sp.csr_matrix, list[int]]:
+    """(indicator CSR, n_groups x n_documents, the group ids in row order) for ``members`` (group per document);
+    documents of group -1 (outliers) are left out."""
+    ids = sorted({int(group) for group in groups} - {-1})
+    row = {group: index for index, group in enumerate(ids)}
+    pairs = [(row[int(group)], document) for document, group in enumerate(members) if int(group) in row]
+    data = np.ones(len(pairs))
+    rows = np.asarray([pair[0] for pair in pairs], dtype=np.int64)
+    columns = np.asarray([pair[1] for pair in pairs], dtype=np.int64)
+    return sp.csr_matrix((data, (rows, columns)), shape=(len(ids), len(members))), ids
+
+
+def ranked_phrases(
+    counts: PhraseCounts, members: Sequence[int], parts: Sequence[int] | None = None
+) -> dict[int, list[tuple[str, float, int]]]:
+    """{group: [(phrase key, score, documents in the group), ...]} best first, CANDIDATES per group, for
+    ``members`` (group id per document, -1 left out); scores as the module docstring says. ``parts`` (a sub-group
+    per document, e.g. the topic of a theme's document): each score is multiplied by the share of the group's
+    parts that write the phrase in at least MIN_COVERAGE of their documents."""
+    indicator, ids = group_matrix(members, members)
+    in_group = (indicator @ counts.matrix).toarray()  # n_groups x n_phrases
+    spread = _spread(counts, members, parts, ids) if parts is not None else None
+    frequency = np.maximum(counts.document_frequency, 1)
+    sizes = np.asarray(indicator.sum(axis=1)).ravel()
+    words = np.asarray([len(key.split()) for key in counts.keys])
+    bonus = 1.0 + WORD_BONUS * (np.minimum(words, 3) - 1)
+    ranked: dict[int, list[tuple[str, float, int]]] = {}
+    for index, group in enumerate(ids):
+        documents = in_group[index]
+        score = documents * (documents / frequency) * bonus * (spread[index] if spread is not None else 1.0)
+        score[(documents < 2) | (documents < MIN_COVERAGE * sizes[index])] = 0.0
+        best = np.argsort(-score, kind="stable")[: CANDIDATES * 3]
+        ranked[group] = [(counts.keys[j], float(score[j]), int(documents[j])) for j in best if score[j] > 0]
+    return ranked
+
+
+def _spread(counts: PhraseCounts, members: Sequence[int], parts: Sequence[int], ids: list[int]) -> np.ndarray:
+    """n_groups x n_phrases: the share of each group's parts whose documents write the phrase in at least
+    MIN_COVERAGE of them (and at least twice)."""
+    part_indicator, part_ids = group_matrix(parts, parts)
+    in_part = (part_indicator @ counts.matrix).toarray()
+    sizes = np.asarray(part_indicator.sum(axis=1)).ravel()[:, None]
+    writes = (in_part >= np.maximum(MIN_COVERAGE * sizes, 2)).astype(float)
+    group_of_part: dict[int, int] = {}
+    for member, part in zip(members, parts):
+        group_of_part.setdefault(int(part), int(member))
+    spread = np.zeros((len(ids), counts.matrix.shape[1]))
+    row = {group: index for index, group in enumerate(ids)}
+    totals = np.zeros(len(ids))
+    for index, part in enumerate(part_ids):
+        group = group_of_part.get(part, -1)
+        if group in row:
+            spread[row[group]] += writes[index]
+            totals[row[group]] += 1
+    return spread / np.maximum(totals, 1)[:, None]
+
+
+def _extended(key: str, candidates: Sequence[tuple[str, float, int]]) -> str:
+    """The longest candidate containing ``key`` (as whole words) written by EXTEND_SHARE of its documents."""
+    documents = {phrase: count for phrase, _, count in candidates}
+    current = key
+    while True:
+        longer = [
+            phrase
+            for phrase in documents
+            if len(phrase.split()) > len(current.split())
+            and f" {current} " in f" {phrase} "
+            and documents[phrase] >= EXTEND_SHARE * documents[current]
+        ]
+        if not longer:
+            return current
+        current = max(longer, key=lambda phrase: (documents[phrase], -len(phrase)))
+
+
+def display(key: str, counts: PhraseCounts) -> str:
+    """How a name is shown: as the corpus writes it, first letter capital, "expansion (SF)" where it abbreviates
+    it (the expansion alone when that would not fit MAX_NAME_CHARACTERS)."""
+    written = counts.written.get(key, key)
+    short = counts.abbreviations.get(key)
+    if short and len(written) + len(short) + 3 <= MAX_NAME_CHARACTERS:
+        written = f"{written} ({short})"
+    return written[:1].upper() + written[1:]
+
+
+def _acceptable_name(key: str, counts: PhraseCounts) -> bool:
+    return not has_repeated_stem(counts.written.get(key, key)) and len(display(key, counts)) <= MAX_NAME_CHARACTERS
+
+
+def choose_names(
+    counts: PhraseCounts,
+    members: Sequence[int],
+    taken: Sequence[str] = (),
+    fallback: Mapping[int, str] | None = None,
+    parts: Sequence[int] | None = None,
+) -> dict[int, Name]:
+    """A :class:`Name` per group of ``members`` (group id per document; -1, the outliers, gets none), unique among
+    themselves and ``taken`` (names ignoring case). A group without a candidate gets ``fallback[group]`` or
+    "Topic N". ``parts``: see :func:`ranked_phrases`."""
+    ranked = ranked_phrases(counts, members, parts)
+    used = {name.casefold() for name in taken}
+    used_keys: set[str] = set()
+    names: dict[int, Name] = {}
+    order = sorted(ranked, key=lambda group: -(ranked[group][0][1] if ranked[group] else 0.0))
+    for group in order:
+        candidates = ranked[group]
+        chosen = None
+        for key, _, _ in candidates[:CANDIDATES]:
+            extended = _extended(key, candidates)
+            for option in (extended, key):
+                if option not in used_keys and _acceptable_name(option, counts):
+                    if display(option, counts).casefold() not in used:
+                        chosen = option
+                        break
+            if chosen:
+                break
+        if chosen is None:
+            label = (fallback or {}).get(group, f"Topic {group}")
+            names[group] = Name(label, [])
+            used.add(label.casefold())
+            continue
+        used_keys.add(chosen)
+        name = display(chosen, counts)
+        used.add(name.casefold())
+        names[group] = Name(name, subtitle(name, [key for key, _, _ in candidates], counts))
+    return names
+
+
+def subtitle(name: str, keys: Sequence[str], counts: PhraseCounts) -> list[str]:
+    """Up to SUBTITLE_TERMS of ``keys`` (best first) as written, sharing no stem with ``name`` or each other."""
+    terms: list[str] = []
+    for key in keys:
+        written = counts.written.get(key, key)
+        short = counts.abbreviations.get(key)
+        shown = short if short and len(short.rstrip("s")) >= 3 else written
+        if has_repeated_stem(written) or stems_overlap(written, name) or (short and short.lower() in name.lower()):
+            continue
+        if any(stems_overlap(written, term) or stems_overlap(shown, term) for term in terms):
+            continue
+        terms.append(shown)
+        if len(terms) == SUBTITLE_TERMS:
+            break
+    return terms

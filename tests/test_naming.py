@@ -1,0 +1,146 @@
+"""Topic and theme names from candidate noun phrases (pipeline.topics.naming), on real text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from pipeline.cache import read_cache
+from pipeline.topics.naming.assign import name_themes, name_topics
+from pipeline.topics.naming.names import has_repeated_stem, same_stem, stems_overlap
+from pipeline.topics.naming.phrases import abbreviation_definitions, candidate_phrases, count_phrases, phrase_key
+
+CASE_19_CSV = Path("/work/shared/cases/19-placeholders-and-latex-from-real-venues/papers.csv")
+
+
+def test_candidates_are_noun_phrase_like_and_refuse_markup():
+    text = (
+        r"\begin{abstract} We propose \textbf{Fed-Energy}, a federated reinforcement learning (RL) method. "
+        r"Graph neural networks are <b>robust</b> and **fast**; see https://github.com/x $\alpha$-stable."
+    )
+    phrases = candidate_phrases(text)
+    assert "federated reinforcement learning" in phrases
+    assert "Graph neural networks" in phrases
+    assert not any(word in phrase.lower() for phrase in phrases for word in ("abstract", "begin", "textbf", "github"))
+    assert "Graph neural" not in phrases  # an adjective never ends a phrase
+    assert "propose" not in " ".join(phrases)  # generic words of research prose cut phrases
+
+
+def test_abbreviation_definitions_need_matching_initials():
+    texts = [
+        "A sparse mixture of experts (MoE) layer.",
+        "Mixture-of-Experts (MoE) routing.",
+        "Some data (LLM) here.",
+    ] * 2
+    definitions = abbreviation_definitions(texts)
+    assert definitions[phrase_key("MoE")][0] == phrase_key("mixture of experts")
+    assert phrase_key("LLM") not in definitions  # "Some data" does not spell LLM
+
+
+def test_stems():
+    assert (
+        same_stem("fairness", "fair") and same_stem("equivariant", "equivariance") and same_stem("Networks", "network")
+    )
+    assert not same_stem("model", "modal") and not same_stem("graph", "grain")
+    assert has_repeated_stem("modality modal") and not has_repeated_stem("Graph neural networks")
+    assert stems_overlap("privacy", "differentially private")
+
+
+@pytest.fixture(scope="module")
+def named_slice(slice_cache: Path):
+    atlas = read_cache(slice_cache)
+    documents = atlas.documents
+    texts = (documents["title"].fillna("") + ". " + documents["abstract"].fillna("")).tolist()
+    names, counts = name_topics(texts, documents["topic"].to_numpy(), fallback={})
+    return atlas, names, counts
+
+
+def test_built_names_are_short_unique_phrases_with_subtitles(slice_cache: Path):
+    topics = read_cache(slice_cache).topics
+    real = topics[topics["topic"] != -1]
+    assert "subtitle" in topics.columns
+    names = real["label"].tolist()
+    assert len({name.casefold() for name in names}) == len(names)
+    for name, subtitle in zip(real["label"], real["subtitle"]):
+        assert ", " not in name and 1 <= len(name.split(" (")[0].split()) <= 4 and len(name) <= 44, name
+        assert not has_repeated_stem(name.split(" (")[0]), name
+        terms = [term for term in subtitle.split(", ") if term]
+        assert 0 < len(terms) <= 4, (name, subtitle)
+        assert not any(stems_overlap(term, name.split(" (")[0]) for term in terms), (name, subtitle)
+    themes = real.drop_duplicates("theme")
+    assert themes["theme_label"].str.contains(", ").sum() == 0  # a phrase, not a join of topic names
+    assert themes["theme_label"].str.casefold().nunique() == len(themes)
+
+
+def test_theme_of_several_topics_is_named_by_what_they_share(named_slice):
+    atlas, names, counts = named_slice
+    topics = atlas.topics
+    frame = topics.assign(label=[names[t].name if t in names else "Outliers" for t in topics["topic"]])
+    frame = frame.assign(theme=[0 if t != -1 else -1 for t in frame["topic"]], theme_label="x")
+    named = name_themes(counts, atlas.documents["topic"].to_numpy(), frame)
+    theme_name = named.loc[named["topic"] != -1, "theme_label"].iloc[0]
+    assert theme_name not in set(frame["label"])  # not the largest topic's name
+
+
+def test_latex_in_real_abstracts_never_reaches_a_name():
+    if not CASE_19_CSV.exists():
+        pytest.skip("../shared cases are absent")
+    papers = pd.read_csv(CASE_19_CSV)
+    texts = (papers["title"].fillna("") + ". " + papers["abstract"].fillna("")).tolist()
+    counts = count_phrases(texts * 3)  # three copies: every phrase reaches the corpus's minimum frequency
+    assert "abstract" not in counts.keys  # "\\begin{abstract}" (the leak of issue 20), "abstract syntax tree" may stay
+    assert not any(word in key.split() for key in counts.keys for word in ("textbf", "mathcal", "frac", "emph"))
+
+
+def test_topic_names_table_shows_name_subtitle_and_terms(slice_cache: Path):
+    from dashboard.tables.topic_names import NAME_COLUMNS, topic_names_table
+
+    topics = read_cache(slice_cache).topics
+    table = topic_names_table(topics)
+    assert list(table.columns) == NAME_COLUMNS and -1 not in set(table["topic"])
+    assert table["subtitle"].str.len().gt(0).all() and table["terms"].str.len().gt(0).all()
+    old = topic_names_table(topics.drop(columns=["subtitle", "theme_label"]))  # a cache built before names
+    assert (old["subtitle"] == "").all()
+
+
+def _fake_chat_server(answer: str):
+    """A chat-completions server on 127.0.0.1 answering ``answer`` to every request; returns (server, url)."""
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 (http.server's name)
+            request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            assert self.path == "/v1/chat/completions" and request["messages"][0]["role"] == "user"
+            body = json.dumps({"choices": [{"message": {"role": "assistant", "content": answer}}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_port}/v1"
+
+
+def test_llm_namer_against_a_fake_server_and_without_one():
+    from pipeline.topics.naming.llm import TopicBrief, clean_answer, llm_names
+
+    brief = TopicBrief("Graph neural networks (GNNs)", "message passing", ["graph", "node"], ["A GNN paper"])
+    server, url = _fake_chat_server('"Graph representation learning."\nBecause ...')
+    try:
+        names, notes = llm_names(url, {3: brief, 5: brief})
+    finally:
+        server.shutdown()
+    assert names == {3: "Graph representation learning", 5: "Graph representation learning"}
+    assert "named 2 of 2" in notes[0]
+    names, notes = llm_names(url, {3: brief})  # the server is gone: no name, one note, no exception
+    assert names == {} and "failed" in notes[0]
+    assert clean_answer(r"\textbf{GNN}") is None and clean_answer("one two three four five six seven") is None
