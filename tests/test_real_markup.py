@@ -106,3 +106,21 @@ def test_csv_and_jsonl_of_the_same_records_read_the_same(case_19, tmp_path: Path
     path.write_text("id,title,abstract\nn1,NA,None of the above is null here.\nn2,null,n/a\n", encoding="utf-8")
     records = load_corpus(path).records
     assert records["title"].tolist() == ["NA", "null"] and records["abstract"].tolist()[1] == "n/a"
+
+
+def test_copies_of_one_withdrawal_notice_are_listed_as_copies_of_one_text(tmp_path: Path):
+    notice = "We have withdrawn our paper."
+    records = [{"id": f"w{i}", "title": f"Paper {i}", "abstract": notice} for i in range(12)]
+    records += [{"id": "w12", "title": "Other", "abstract": "This paper is withdrawn."}]
+    records += [
+        {"id": f"r{i}", "title": f"Real {i}", "abstract": f"We study reef flats number {i} under acidification."}
+        for i in range(3)
+    ]
+    path = tmp_path / "notices.jsonl"
+    pd.DataFrame(records).to_json(path, orient="records", lines=True)
+    prepared = prepare_documents(load_corpus(path))
+    assert prepared.dropped_ids[DROP_PLACEHOLDER] == [f"w{i}" for i in range(13)]
+    assert prepared.dropped_copies == {DROP_PLACEHOLDER: [[f"w{i}" for i in range(12)]]}
+    assert any(
+        "12 of the records dropped as placeholder" in warning and "w0, w1" in warning for warning in prepared.warnings
+    )

@@ -75,6 +75,8 @@ class PreparedCorpus:
     copies : one row per surplus copy of a kept document (the RawCorpus columns of the copy, its own title
         and metadata) plus ``copy_of``, the kept document's id; input order.
     languages : {language: documents} over the kept documents, most common first.
+    dropped_copies : {reason: [[doc_id, ...], ...]}: dropped records that are copies of one text (twelve copies of
+        one withdrawal notice), one id list per text, in input order; only texts held by two or more records.
     """
 
     documents: pd.DataFrame
@@ -83,6 +85,7 @@ class PreparedCorpus:
     warnings: list[str] = field(default_factory=list)
     copies: pd.DataFrame = field(default_factory=pd.DataFrame)
     languages: dict[str, int] = field(default_factory=dict)
+    dropped_copies: dict[str, list[list[str]]] = field(default_factory=dict)
 
 
 def model_text(text: str | None) -> str:
@@ -290,11 +293,13 @@ def prepare_documents(raw: RawCorpus) -> PreparedCorpus:
     first_by_key: dict[str, int] = {}
     copy_rows: list[int] = []
     copy_of: list[str] = []
+    dropped_by_text: dict[tuple[str, str], list[str]] = {}
     for row, (doc_id, title, abstract) in enumerate(records[["doc_id", "title", "abstract"]].itertuples(index=False)):
         deciding = abstract if raw.text_column == "abstract" else title
         reason, cleaned = _drop_reason(deciding, raw.text_column)
         if reason is not None:
             dropped_ids.setdefault(reason, []).append(doc_id)
+            dropped_by_text.setdefault((reason, duplicate_key(cleaned)), []).append(doc_id)
             continue
         # The same abstract under another title is the same paper (cross-listed or renamed).
         key = duplicate_key(cleaned)
@@ -323,6 +328,12 @@ def prepare_documents(raw: RawCorpus) -> PreparedCorpus:
     total = len(records) + sum(raw.skipped.values())
     for reason, ids in dropped_ids.items():
         warnings.append(f"dropped {len(ids)} of {total} records: {reason} ({_listed(ids)})")
+    dropped_copies = _dropped_copies(dropped_by_text)
+    for reason, groups in dropped_copies.items():
+        for group in groups:
+            warnings.append(
+                f"{len(group)} of the records dropped as {reason} are copies of one text ({_listed(group)})"
+            )
     for reason, count in raw.skipped.items():
         warnings.append(
             f"skipped {count} {reason} in {raw.path.name}"
@@ -352,7 +363,17 @@ def prepare_documents(raw: RawCorpus) -> PreparedCorpus:
         warnings=warnings,
         copies=copies,
         languages=languages,
+        dropped_copies=dropped_copies,
     )
+
+
+def _dropped_copies(dropped_by_text: dict[tuple[str, str], list[str]]) -> dict[str, list[list[str]]]:
+    """{reason: [ids of one text, ...]} for dropped texts held by two or more records (empty texts excluded)."""
+    copies: dict[str, list[list[str]]] = {}
+    for (reason, key), ids in dropped_by_text.items():
+        if key and len(ids) > 1:
+            copies.setdefault(reason, []).append(ids)
+    return copies
 
 
 def require_documents(prepared: PreparedCorpus, raw: RawCorpus, input_path: Path) -> None:

@@ -605,6 +605,7 @@ def build_manifest(
         "versions": library_versions(),
         "dropped": prepared.dropped,
         "dropped_ids": prepared.dropped_ids,
+        "dropped_copies": prepared.dropped_copies,
         "duplicate_of": dict(zip(prepared.copies["doc_id"], prepared.copies[COPY_COLUMN]))
         if len(prepared.copies)
         else {},
