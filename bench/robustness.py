@@ -125,7 +125,7 @@ def _markup_free(run: Run) -> bool:
     assert run.atlas is not None
     topics = run.atlas.topics
     words = [str(label) for label in topics["label"]] + [str(label) for label in topics.get("theme_label", [])]
-    words += [str(term["term"]) for terms in topics["top_terms"] for term in terms]
+    words += [str(term["term"] if isinstance(term, dict) else term[0]) for terms in topics["top_terms"] for term in terms]
     return not [word for word in words if MARKUP.search(word) or word.casefold() in {"abstract", "align", "emph"}]
 
 
@@ -172,7 +172,7 @@ def shared_cases() -> list[Case]:
                 ("24 outliers", lambda run: set(documents(run)["topic"]) == {-1} and len(documents(run)) == 24),
                 (
                     "says no topics, 24, outliers",
-                    lambda run: "No topics found" in run.stdout and "24" in run.stdout and "outlier" in run.stdout,
+                    lambda run: "No topics found" in run.output and "24" in run.output and "outlier" in run.output,
                 ),
             ],
             ("--min-cluster-size", "15"),

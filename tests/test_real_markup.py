@@ -124,3 +124,17 @@ def test_copies_of_one_withdrawal_notice_are_listed_as_copies_of_one_text(tmp_pa
     assert any(
         "12 of the records dropped as placeholder" in warning and "w0, w1" in warning for warning in prepared.warnings
     )
+
+
+def test_csv_and_jsonl_of_case_19_build_identical_caches(build_cache):
+    """Real builds (BERTopic, UMAP, HDBSCAN) of the case's CSV and JSONL give the same documents and topics."""
+    from pipeline import cache
+
+    needs_shared(CASE_19 / "papers.csv")
+    built = [cache.read_cache(build_cache(CASE_19 / f"papers.{kind}", f"case19-{kind}")) for kind in ("jsonl", "csv")]
+    for table in ("documents", "topics"):
+        first, second = (getattr(atlas, table).drop(columns="record", errors="ignore") for atlas in built)
+        pd.testing.assert_frame_equal(first, second)
+    assert built[0].manifest["dropped_ids"] == built[1].manifest["dropped_ids"]
+    labels = " ".join(built[0].topics["label"].astype(str))
+    assert not MARKUP.search(labels) and "abstract" not in labels.split(", ")
