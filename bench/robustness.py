@@ -125,7 +125,8 @@ def _markup_free(run: Run) -> bool:
     assert run.atlas is not None
     topics = run.atlas.topics
     words = [str(label) for label in topics["label"]] + [str(label) for label in topics.get("theme_label", [])]
-    words += [str(term["term"] if isinstance(term, dict) else term[0]) for terms in topics["top_terms"] for term in terms]
+    for terms in topics["top_terms"]:
+        words += [str(term["term"] if isinstance(term, dict) else term[0]) for term in terms]
     return not [word for word in words if MARKUP.search(word) or word.casefold() in {"abstract", "align", "emph"}]
 
 
@@ -436,10 +437,12 @@ def main() -> int:
     parser.add_argument(
         "--embedding-model", default=None, help="encoder for every build (default: the product's default)"
     )
+    parser.add_argument("--only", default=None, help="run only the cases whose name contains this text")
     args = parser.parse_args()
     passed = failed = 0
     with tempfile.TemporaryDirectory(prefix="atlas-robustness-") as scratch:
         cases = (shared_cases() if CASES.is_dir() else []) + generated_cases(Path(scratch))
+        cases = [case for case in cases if args.only is None or args.only in case.name]
         for number, case in enumerate(cases):
             folder = Path(scratch) / f"run{number}"
             folder.mkdir()
