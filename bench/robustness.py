@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -105,6 +106,41 @@ def documents(run: Run) -> pd.DataFrame:
     return run.atlas.documents if run.atlas is not None else pd.DataFrame(columns=["doc_id", "topic"])
 
 
+# Builds a later check compares with (case 19: the CSV's cache must equal the JSONL's).
+_RUNS: dict[str, Run] = {}
+PLACEHOLDERS_19 = {
+    "3wde105NL2", "rsCm0f85C7", "xTJW1gVgGK", "XknlDPufux", "6fJhYSYMgz",
+    "soE7uW7HMq", "sc5txupZll", "CHwweyjn5z", "VSqArDmjIq", "zGznH3w5tT",
+}  # fmt: skip
+MARKUP = re.compile(r"\\[a-zA-Z]|\]\(|&[a-z]+;|&#\d+;|</?[a-z]+>|\balign\*|\bbegin\b|^abstract$")
+
+
+def _remember(name: str, run: Run) -> bool:
+    _RUNS[name] = run
+    return run.code == 0
+
+
+def _markup_free(run: Run) -> bool:
+    """No LaTeX, Markdown or HTML syntax among the topic terms, labels and theme labels."""
+    assert run.atlas is not None
+    topics = run.atlas.topics
+    words = [str(label) for label in topics["label"]] + [str(label) for label in topics.get("theme_label", [])]
+    for terms in topics["top_terms"]:
+        words += [str(term["term"] if isinstance(term, dict) else term[0]) for term in terms]
+    return not [word for word in words if MARKUP.search(word) or word.casefold() in {"abstract", "align", "emph"}]
+
+
+def _same_cache(run: Run, name: str) -> bool:
+    """The cache of ``run`` equals the remembered build ``name``: documents (but the input row number) and topics."""
+    other = _RUNS[name].atlas
+    assert run.atlas is not None and other is not None
+    for mine, theirs in ((run.atlas.documents, other.documents), (run.atlas.topics, other.topics)):
+        pd.testing.assert_frame_equal(
+            mine.drop(columns="record", errors="ignore"), theirs.drop(columns="record", errors="ignore")
+        )
+    return run.atlas.manifest["dropped_ids"] == other.manifest["dropped_ids"]
+
+
 def shared_cases() -> list[Case]:
     """The cases of ../shared/cases with the checks of their case.md (section 5)."""
     c = CASES
@@ -137,7 +173,7 @@ def shared_cases() -> list[Case]:
                 ("24 outliers", lambda run: set(documents(run)["topic"]) == {-1} and len(documents(run)) == 24),
                 (
                     "says no topics, 24, outliers",
-                    lambda run: "No topics found" in run.stdout and "24" in run.stdout and "outlier" in run.stdout,
+                    lambda run: "No topics found" in run.output and "24" in run.output and "outlier" in run.output,
                 ),
             ],
             ("--min-cluster-size", "15"),
@@ -242,6 +278,27 @@ def shared_cases() -> list[Case]:
                     lambda run: len(documents(run)) == 3 and not documents(run)["abstract"].str.contains("Ã").any(),
                 ),
             ],
+        ),
+        Case(
+            "19 real placeholders and markup (JSONL)",
+            c / "19-placeholders-and-latex-from-real-venues" / "papers.jsonl",
+            [
+                ("exit code 0", lambda run: _remember("19", run)),
+                (
+                    "10 placeholders dropped and listed",
+                    lambda run: (
+                        set(run.atlas.manifest["dropped_ids"].get("placeholder, not an abstract", []))
+                        == PLACEHOLDERS_19
+                        and run.atlas.manifest["dropped"].get("placeholder, not an abstract") == 10
+                    ),
+                ),
+                ("no markup among terms or labels", _markup_free),
+            ],
+        ),
+        Case(
+            "19 the same records (CSV)",
+            c / "19-placeholders-and-latex-from-real-venues" / "papers.csv",
+            [built, ("cache identical to the JSONL's", lambda run: _same_cache(run, "19"))],
         ),
     ]
 
@@ -380,10 +437,12 @@ def main() -> int:
     parser.add_argument(
         "--embedding-model", default=None, help="encoder for every build (default: the product's default)"
     )
+    parser.add_argument("--only", default=None, help="run only the cases whose name contains this text")
     args = parser.parse_args()
     passed = failed = 0
     with tempfile.TemporaryDirectory(prefix="atlas-robustness-") as scratch:
         cases = (shared_cases() if CASES.is_dir() else []) + generated_cases(Path(scratch))
+        cases = [case for case in cases if args.only is None or args.only in case.name]
         for number, case in enumerate(cases):
             folder = Path(scratch) / f"run{number}"
             folder.mkdir()

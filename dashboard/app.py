@@ -33,6 +33,7 @@ from dashboard.views import structure as structure_view
 from dashboard.views import topics as topics_view
 from dashboard.views.page import Page
 from pipeline.cache import CacheError, TopicCache, manifest_identity
+from pipeline.runtime.console import counted
 from pipeline.runtime.paths import PROJECT_ROOT
 
 DEFAULT_CACHE = PROJECT_ROOT / "caches" / "default"
@@ -96,9 +97,9 @@ def header_line(atlas: TopicCache, n_matching: int, n_papers: int | None = None)
     n_themes = atlas.topics.loc[atlas.topics["theme"] != topic_map.OUTLIER_THEME, "theme"].nunique()
     n_papers = int(manifest["n_documents"]) if n_papers is None else n_papers
     return (
-        f"{paper_table.corpus_name(manifest)} · built {created} · {n_papers:,} papers · {int(manifest['n_topics']):,} "
-        f"topics in {n_themes:,} themes · {float(manifest['outlier_fraction']):.1%} outliers · {n_matching:,} matching "
-        "the filters"
+        f"{paper_table.corpus_name(manifest)} · built {created} · {counted(n_papers, 'paper')} · "
+        f"{counted(int(manifest['n_topics']), 'topic')} in {counted(int(n_themes), 'theme')} · "
+        f"{float(manifest['outlier_fraction']):.1%} outliers · {n_matching:,} matching the filters"
     )
 
 

@@ -90,3 +90,43 @@ def test_place_command_writes_parquet(slice_cache: Path, embedding_store: Path, 
     assert len(placed) == 19 and {"topic", "topic_label", "probability", "x", "y", "neighbor_ids"} <= set(
         placed.columns
     )
+
+
+UNRELATED = [
+    "Patients with type 2 diabetes were randomised to metformin or placebo across twelve hospital wards; glycated "
+    "haemoglobin, hospital readmissions and adverse events were recorded over eighteen months of follow-up.",
+    "Slow-braised lamb shoulder with rosemary, garlic and white beans: the recipe serves six, takes four hours in a "
+    "low oven, and the sauce is reduced with red wine before serving.",
+]
+
+
+def test_place_says_when_a_paper_fits_no_topic_with_its_similarity(slice_cache: Path, embedding_store, tmp_path):
+    """An unrelated abstract (a recipe) placed on 300 ICLR papers fits no topic; real ICLR abstracts fit. The command
+    says so once per paper, with the similarity it found, and prints no library noise. (A clinical trial still fits
+    a topic of this 300-paper atlas; on the whole conference bench/place_fit.py finds 19 of 24 unrelated abstracts
+    and 3 of 500 ICLR 2026 papers fitting no topic.)"""
+    paragraphs = [p.strip() for p in SEED.read_text(encoding="utf-8").split("\n\n")[1:] if p.strip()][:3]
+    records = [{"id": f"iclr{i}", "abstract": text} for i, text in enumerate(paragraphs)]
+    records += [{"id": f"off{i}", "abstract": text} for i, text in enumerate(UNRELATED)]
+    path = tmp_path / "mixed.jsonl"
+    pd.DataFrame(records).to_json(path, orient="records", lines=True)
+    out = tmp_path / "placed.parquet"
+    env = {**os.environ, "ATLAS_EMBEDDING_CACHE": str(embedding_store), "HF_HUB_OFFLINE": "1"}
+    command = [sys.executable, "-m", "pipeline", "place", "--cache", str(slice_cache), "--input", str(path)]
+    result = subprocess.run(
+        [*command, "--out", str(out)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stderr
+    placed = pd.read_parquet(out).set_index("doc_id")
+    assert not placed.at["off1", "fits"] and placed.at["off1", "topic"] == -1
+    assert placed.at["off1", "topic_label"] == "fits no topic"
+    assert placed.loc[["iclr0", "iclr1", "iclr2"], "fits"].all()
+    assert (placed.loc[["iclr0", "iclr1", "iclr2"], "topic"] != -1).all()
+    for doc_id in placed.index[~placed["fits"]]:
+        line = next(line for line in result.stdout.splitlines() if f"{doc_id} fits no topic" in line)
+        assert f"{placed.at[doc_id, 'topic_similarity']:.2f}" in line
+    output = result.stdout + result.stderr
+    assert "placed 5 documents" in output
+    assert "it/s" not in output and "Token indices" not in output and "Traceback" not in output
+    lines = [line.split(": ", 1)[-1] for line in output.splitlines() if line.strip()]
+    assert len(lines) == len(set(lines)), "a message was printed twice"

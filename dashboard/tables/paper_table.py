@@ -28,7 +28,7 @@ from dashboard.display import (
     topic_labels,
 )
 from pipeline.config import corpus_display_name
-from pipeline.ingest.latex import readable_latex
+from pipeline.ingest.readable import readable_text
 
 OPENREVIEW_FORUM_URL = "https://openreview.net/forum?id={}"
 # OpenReview forum ids: 8 to 14 characters of letters, digits, "_" and "-" (e.g. "rUxr9Ll5FQ").
@@ -295,7 +295,7 @@ def papers_table(
     Columns, in PAPER_COLUMNS order, bracketed ones only when the documents have them:
 
     - page (``full`` False): doc_id, title (the title, else the abstract's first 100 characters; LaTeX made
-      readable by pipeline.ingest.latex.readable_latex), topic (int), topic_label (display.topic_labels),
+      readable by pipeline.ingest.readable.readable_text), topic (int), topic_label (display.topic_labels),
       [keywords], [decision], [primary_area], [copy_of], [truncated], [link];
     - download (``full`` True): doc_id, title (as written, None when missing), abstract, topic, topic_label,
       [keywords], probability (rounded to 4 decimals), [decision], [authors], [primary_area], [copy_of],
@@ -314,7 +314,7 @@ def papers_table(
         "title": _text_cells(documents, "title")
         if full
         else [
-            readable_latex(document_heading(title, abstract, TABLE_TITLE_CHARS))
+            document_heading(title, abstract, TABLE_TITLE_CHARS)
             for title, abstract in zip(documents["title"], documents["abstract"])
         ],
         "topic": documents["topic"].astype(int).tolist(),
@@ -340,7 +340,8 @@ def paper_details(
 ) -> dict[str, Any] | None:
     """One paper's fields for the detail view, all plain (unescaped) text, or None for an unknown doc_id.
 
-    Keys: doc_id, title (or None), abstract (or None; LaTeX rendered for reading: pipeline.ingest.latex.readable_latex),
+    Keys: doc_id, title (or None), abstract (or None; markup rendered for reading:
+    pipeline.ingest.readable.readable_text),
     abstract_as_written, topic, topic_label, decision (or None), keywords (list), authors (or None), link (or None),
     copy_of (the id of the paper this one repeats, or None), copies (ids of this paper's copies),
     embedding_note (None, or a sentence saying the paper was longer than the encoder's window of ``window``
@@ -358,8 +359,8 @@ def paper_details(
     abstract = text("abstract")
     return {
         "doc_id": str(row["doc_id"]),
-        "title": readable_latex(title) if (title := text("title")) else None,
-        "abstract": readable_latex(abstract) if abstract else None,
+        "title": readable_text(title) if (title := text("title")) else None,
+        "abstract": readable_text(abstract) if abstract else None,
         "abstract_as_written": abstract,
         "topic": int(row["topic"]),
         "topic_label": topic_labels(topics).get(int(row["topic"]), f"Topic {int(row['topic'])}"),

@@ -10,6 +10,7 @@ from pipeline.config import BuildConfig
 from pipeline.operations.build import default_input, run_build
 from pipeline.represent.encoders import DEFAULT_STORE, ENCODER_NAMES
 from pipeline.represent.representation import LEXICAL
+from pipeline.runtime.console import counted, shown_on_terminal
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -127,11 +128,13 @@ def _handle_build(args: argparse.Namespace) -> int:
     )
     manifest = result.manifest
     print(
-        f"cache written to {result.cache_dir}: {manifest['n_documents']} documents, {manifest['n_topics']} topics, "
+        f"cache written to {result.cache_dir}: {counted(manifest['n_documents'], 'document')}, "
+        f"{counted(manifest['n_topics'], 'topic')}, "
         f"outlier fraction {manifest['outlier_fraction']:.3f}, peak memory {manifest['peak_rss_mb']:.0f} MiB"
     )
     print(f"  - {manifest.get('alignment', 'not aligned')}")
     for note in dict.fromkeys(manifest["notes"] + manifest["warnings"]):  # a note that is also a warning, once
-        print(f"  - {note}")
+        if not shown_on_terminal(note):  # every message once: a note logged during the run is not repeated
+            print(f"  - {note}")
     print("  stage seconds: " + ", ".join(f"{stage} {seconds:.1f}" for stage, seconds in manifest["timings_s"].items()))
     return 0

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import logging
 import os
 import sys
 from collections.abc import Callable
@@ -95,10 +94,10 @@ def main(argv: list[str] | None = None) -> int:
     from pipeline.runtime.threads import limit_threads_of_this_process
 
     limit_threads_of_this_process()  # before numpy loads its BLAS (pipeline.runtime.threads)
-    logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", datefmt="%H:%M:%S"
-    )
     command = next((arg for arg in argv if arg in COMMAND_MODULES), "")
+    from pipeline.runtime.console import configure_output
+
+    configure_output(command)  # library noise to the log file only (pipeline.runtime.console)
     debug = "--debug" in argv
     parser: argparse.ArgumentParser | None = None
 

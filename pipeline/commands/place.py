@@ -31,6 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _handle_place(args: argparse.Namespace) -> int:
+    from pipeline.runtime.console import counted
     from pipeline.runtime.errors import TargetError
 
     out = args.out.expanduser().resolve()
@@ -53,7 +54,12 @@ def _handle_place(args: argparse.Namespace) -> int:
     temporary.replace(out)
     counts = placed["topic_label"].value_counts()
     print(
-        f"placed {len(placed)} documents into {out}; topics: "
+        f"placed {counted(len(placed), 'document')} into {out}; topics: "
         + ", ".join(f"{label} ({count})" for label, count in counts.items())
     )
+    for row in placed[~placed["fits"]].itertuples():
+        print(
+            f"  - {row.doc_id} fits no topic: its similarity to the nearest topic is {row.topic_similarity:.2f}, below "
+            f"the {row.fit_threshold:.2f} that 99% of the topics' own papers reach"
+        )
     return 0

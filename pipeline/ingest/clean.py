@@ -35,6 +35,7 @@ import pandas as pd
 
 from pipeline.ingest.corpus import RawCorpus
 from pipeline.ingest.latex import strip_latex
+from pipeline.ingest.readable import MARKDOWN_LINK, unescape_entities
 from pipeline.runtime.errors import CorpusTooSmallError
 
 DROP_EMPTY = "empty or missing {column}"
@@ -74,6 +75,8 @@ class PreparedCorpus:
     copies : one row per surplus copy of a kept document (the RawCorpus columns of the copy, its own title
         and metadata) plus ``copy_of``, the kept document's id; input order.
     languages : {language: documents} over the kept documents, most common first.
+    dropped_copies : {reason: [[doc_id, ...], ...]}: dropped records that are copies of one text (twelve copies of
+        one withdrawal notice), one id list per text, in input order; only texts held by two or more records.
     """
 
     documents: pd.DataFrame
@@ -82,14 +85,18 @@ class PreparedCorpus:
     warnings: list[str] = field(default_factory=list)
     copies: pd.DataFrame = field(default_factory=pd.DataFrame)
     languages: dict[str, int] = field(default_factory=dict)
+    dropped_copies: dict[str, list[list[str]]] = field(default_factory=dict)
 
 
 def model_text(text: str | None) -> str:
-    """Strip markup, URLs, LaTeX (math, references, command names, escapes and ties: pipeline.ingest.latex.strip_latex)
+    """Decode HTML entities; strip markup (HTML tags, Markdown links kept as their text), URLs, LaTeX (math and
+    math environments, environment markers, references, command names, escapes and ties:
+    pipeline.ingest.latex.strip_latex)
     and Markdown emphasis; collapse whitespace. None -> ""."""
     if not text:
         return ""
-    text = unicodedata.normalize("NFKC", text)
+    text = unescape_entities(unicodedata.normalize("NFKC", text))
+    text = MARKDOWN_LINK.sub(r" \1 ", text)  # [the GitHub](https://...) -> the GitHub
     text = _HTML_TAG.sub(" ", text)
     text = _URL.sub(" ", text)
     text = strip_latex(text)
@@ -160,34 +167,76 @@ _SUBMISSION = re.compile(r"\b(?:paper|submission|manuscript|article|work)\b", re
 WITHDRAWAL_NOTICE_MAX_WORDS = 40
 
 
-def placeholder_reason(text: str, column: str = "abstract") -> bool:
-    """True when ``text`` (a cleaned model text) stands in for a missing abstract or title instead of being one.
+# Notices in any voice that a submission is gone or void ("This paper is withdrawn.", "This paper has been
+# withdrawn", "This is a null submission.", "We sincerely thank the reviewers for their time and feedback."): real
+# ICLR 2024/2025/2026 placeholders (../shared/cases/19, bench/placeholders.py).
+_GONE_NOTICE = re.compile(
+    r"\b(?:paper|submission|manuscript|article|work|abstract)\b[^.]{0,40}?\b(?:withdrawn|retracted|cancell?ed|void)\b"
+    r"|\bwithdraw(?:n|al)?\s+(?:of\s+)?(?:this|the|our)\s+(?:paper|submission|manuscript|article|work)\b"
+    r"|\bnull\s+(?:submission|paper|abstract|entry)\b"
+    r"|\bthanks?\b[^.]{0,30}\breviewers?\b",
+    re.IGNORECASE,
+)
+# A word: a run of two or more letters, or one CJK character (Chinese and Japanese are written without spaces).
+_WORD = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]|[^\W\d_]{2,}")
+# An abstract of fewer words than this (runs of two or more letters) is a placeholder ("RAG", "test test"). The
+# shortest real abstract of ICLR 2024, 2025 and 2026 has far more (bench/placeholders.py); three keeps a terse
+# sentence ("We study reef flats.") and stop-word-only rows, which are kept and reported (case 03).
+MIN_ABSTRACT_WORDS = 3
+RULE_PUNCTUATION = "punctuation only"
+RULE_PHRASE = "placeholder phrase"
+RULE_NOTICE = "withdrawal or null notice"
+RULE_TOO_FEW_WORDS = f"fewer than {MIN_ABSTRACT_WORDS} words"
 
-    That is: punctuation only ("-", "..."); a placeholder phrase once reduced to lower-case letters
-    (PLACEHOLDER_PHRASES: "none", "N/A", "Abstract.", "TBD"); one character repeated ("xx", "xxxx"); text
-    starting "lorem ipsum"; or, for abstracts only, a withdrawal notice of at most WITHDRAWAL_NOTICE_MAX_WORDS
-    words in the authors' voice about their submission ("We have withdrawn our paper.", "We thank the reviewers
-    ... decided to withdraw the submission"; not "Opioid withdrawal in mice ... we map ..."). Text with digits but no
-    letters ("2023") is not a placeholder (see DROP_NO_WORDS).
+
+def placeholder_rule(text: str, column: str = "abstract") -> str | None:
+    """Which placeholder rule ``text`` (a cleaned model text) falls under, or None when it is a real abstract/title.
+
+    Rules, first match wins:
+
+    - RULE_PUNCTUATION: punctuation only ("-", "...");
+    - RULE_PHRASE: starts "lorem ipsum", is a placeholder phrase once reduced to lower-case letters
+      (PLACEHOLDER_PHRASES: "none", "N/A", "Abstract.", "TBD") or one character repeated ("xx", "xxxx");
+    - RULE_NOTICE (abstracts only): a text of at most WITHDRAWAL_NOTICE_MAX_WORDS words that notices withdrawal or
+      nullity, in the authors' voice about their submission ("We have withdrawn our paper.", "We thank the reviewers
+      ... decided to withdraw the submission") or in any other ("This paper is withdrawn.", "This paper has been
+      withdrawn", "This is a null submission.", a note thanking the reviewers); not "Opioid withdrawal in mice ...
+      we map ...";
+    - RULE_TOO_FEW_WORDS (abstracts only): fewer than MIN_ABSTRACT_WORDS words ("RAG").
+
+    Text with digits but no letters ("2023") is not a placeholder (see DROP_NO_WORDS). Never raises.
     """
     if not _ALNUM.search(text):
-        return bool(text.strip())
+        return RULE_PUNCTUATION if text.strip() else None
     if text[:40].casefold().replace(" ", "").startswith("loremipsum"):
-        return True
-    if len(text) > PLACEHOLDER_MAX_CHARS:  # the longest phrase has 22 letters: nothing longer needs the checks below
-        return column == "abstract" and _is_withdrawal_notice(text)
-    letters = " ".join(_NOT_LETTER.sub(" ", text.casefold()).split())
-    if not letters:
-        return False
-    if letters in PLACEHOLDER_PHRASES or _REPEATED_CHARACTER.match(letters.replace(" ", "")):
-        return True
-    return column == "abstract" and _is_withdrawal_notice(text)
+        return RULE_PHRASE
+    if len(text) <= PLACEHOLDER_MAX_CHARS:  # the longest phrase has 22 letters: nothing longer needs this check
+        letters = " ".join(_NOT_LETTER.sub(" ", text.casefold()).split())
+        if not letters:
+            return None
+        if letters in PLACEHOLDER_PHRASES or _REPEATED_CHARACTER.match(letters.replace(" ", "")):
+            return RULE_PHRASE
+    if column != "abstract":
+        return None
+    if _is_withdrawal_notice(text):
+        return RULE_NOTICE
+    if len(_WORD.findall(text)) < MIN_ABSTRACT_WORDS and _LETTER.search(text):
+        return RULE_TOO_FEW_WORDS
+    return None
+
+
+def placeholder_reason(text: str, column: str = "abstract") -> bool:
+    """True when ``text`` (a cleaned model text) stands in for a missing abstract or title instead of being one
+    (:func:`placeholder_rule` names the rule)."""
+    return placeholder_rule(text, column) is not None
 
 
 def _is_withdrawal_notice(text: str) -> bool:
-    return len(text.split(None, WITHDRAWAL_NOTICE_MAX_WORDS)) <= WITHDRAWAL_NOTICE_MAX_WORDS and bool(
-        _WITHDRAWAL.search(text) and _AUTHOR_VOICE.search(text) and _SUBMISSION.search(text)
-    )
+    if len(text.split(None, WITHDRAWAL_NOTICE_MAX_WORDS)) > WITHDRAWAL_NOTICE_MAX_WORDS:
+        return False
+    if _GONE_NOTICE.search(text):
+        return True
+    return bool(_WITHDRAWAL.search(text) and _AUTHOR_VOICE.search(text) and _SUBMISSION.search(text))
 
 
 def _is_empty(value: object) -> bool:
@@ -244,11 +293,13 @@ def prepare_documents(raw: RawCorpus) -> PreparedCorpus:
     first_by_key: dict[str, int] = {}
     copy_rows: list[int] = []
     copy_of: list[str] = []
+    dropped_by_text: dict[tuple[str, str], list[str]] = {}
     for row, (doc_id, title, abstract) in enumerate(records[["doc_id", "title", "abstract"]].itertuples(index=False)):
         deciding = abstract if raw.text_column == "abstract" else title
         reason, cleaned = _drop_reason(deciding, raw.text_column)
         if reason is not None:
             dropped_ids.setdefault(reason, []).append(doc_id)
+            dropped_by_text.setdefault((reason, duplicate_key(cleaned)), []).append(doc_id)
             continue
         # The same abstract under another title is the same paper (cross-listed or renamed).
         key = duplicate_key(cleaned)
@@ -277,6 +328,12 @@ def prepare_documents(raw: RawCorpus) -> PreparedCorpus:
     total = len(records) + sum(raw.skipped.values())
     for reason, ids in dropped_ids.items():
         warnings.append(f"dropped {len(ids)} of {total} records: {reason} ({_listed(ids)})")
+    dropped_copies = _dropped_copies(dropped_by_text)
+    for reason, groups in dropped_copies.items():
+        for group in groups:
+            warnings.append(
+                f"{len(group)} of the records dropped as {reason} are copies of one text ({_listed(group)})"
+            )
     for reason, count in raw.skipped.items():
         warnings.append(
             f"skipped {count} {reason} in {raw.path.name}"
@@ -306,7 +363,17 @@ def prepare_documents(raw: RawCorpus) -> PreparedCorpus:
         warnings=warnings,
         copies=copies,
         languages=languages,
+        dropped_copies=dropped_copies,
     )
+
+
+def _dropped_copies(dropped_by_text: dict[tuple[str, str], list[str]]) -> dict[str, list[list[str]]]:
+    """{reason: [ids of one text, ...]} for dropped texts held by two or more records (empty texts excluded)."""
+    copies: dict[str, list[list[str]]] = {}
+    for (reason, key), ids in dropped_by_text.items():
+        if key and len(ids) > 1:
+            copies.setdefault(reason, []).append(ids)
+    return copies
 
 
 def require_documents(prepared: PreparedCorpus, raw: RawCorpus, input_path: Path) -> None:

@@ -230,7 +230,11 @@ def _parse_error(text: str, path: Path, delimiter: str, error: pd.errors.ParserE
 
 
 def _read_delimited(text: str, path: Path, delimiter: str) -> pd.DataFrame:
-    """Parse CSV/TSV text with pandas' C reader; every field is read as a string, empty cells and 'NaN' as missing.
+    """Parse CSV/TSV text with pandas' C reader; every field is read as a string, only empty cells as missing.
+
+    Strings such as "None", "NA", "n/a", "null" or "NaN" stay strings (pandas' default NA list would make a paper
+    titled "NA" lose its title), as a JSON reader keeps them: a CSV and a JSONL of the same records give the same
+    records. Whether an abstract is a placeholder is decided later, for every format alike (pipeline.ingest.clean).
 
     Quoted fields may hold the delimiter, doubled quotes ``""`` and line breaks. The text is parsed once by pandas
     and once more by Python's csv module in strict mode (C speed: together about 0.8 s for the 22 MB CSV of the
@@ -246,8 +250,8 @@ def _read_delimited(text: str, path: Path, delimiter: str) -> pd.DataFrame:
             io.StringIO(text),
             sep=delimiter,
             dtype=str,
-            keep_default_na=True,
-            na_values=["NaN", "nan"],
+            keep_default_na=False,
+            na_values=[""],
             skip_blank_lines=True,
         )
     except pd.errors.EmptyDataError as error:

@@ -16,7 +16,25 @@ import re
 
 _PROTECTED_DOLLAR = "\x00"
 _ESCAPED_SPECIAL = re.compile(r"\\([%&_#{}])")
-_MATH = re.compile(r"\$\$.*?\$\$|\$[^$]{0,400}?\$|\\\(.*?\\\)|\\\[.*?\\\]", re.DOTALL)
+# Environments whose body is mathematics: treated as math, like $$...$$ (case 19: \begin{align*} ... \end{align*}).
+MATH_ENVIRONMENTS = (
+    "equation|align|alignat|gather|multline|eqnarray|displaymath|math|split|flalign|array|cases|matrix|[pbvBV]matrix"
+)
+_MATH = re.compile(
+    r"\\begin\{(" + MATH_ENVIRONMENTS + r")\*?\}.*?\\end\{\1\*?\}"
+    r"|\$\$.*?\$\$|\$[^$]{0,400}?\$|\\\(.*?\\\)|\\\[.*?\\\]",
+    re.DOTALL,
+)
+# Other environments (\begin{abstract}, \begin{itemize}): the markers go, with their name; the body stays;
+# and a line break ``\\`` outside math (a title typed "Fine-Tuning \\ for Code Models") becomes a space.
+_ENVIRONMENT = re.compile(r"\\(?:begin|end)\{[a-zA-Z]+\*?\}(?:\[[^\]]*\])?|\\\\(?:\[[^\]]*\])?")
+# Math that only formats letters, as in titles: $\textbf{P}$redicting -> Predicting, ($\texttt{PEEP}$) -> (PEEP).
+_FORMATTED_LETTERS = re.compile(
+    r"\$\s*\\(?:textbf|textit|texttt|textsc|textrm|textsf|text|mathbf|mathit|mathrm|mathtt|mathsf|mathcal|mathbb"
+    r"|boldsymbol|bm)\s*\{([A-Za-z][A-Za-z0-9 .'-]*)\}\s*\$"
+)
+# Formatting commands whose argument may hold math or braces: \emph{Dynamic $\ell_{p}$-Lewis ...} (brace-matched).
+_FORMATTING_OPEN = re.compile(r"\\(?:emph|textbf|textit|textsc|textrm|textsf|texttt|underline)\*?\{")
 # References whose argument is a key, not words: removed with their argument (and a tie or space before them).
 _REFERENCE = re.compile(
     r"[~ ]?\\(?:cite[a-zA-Z]*|ref|eqref|autoref|cref|Cref|label|footnotemark)\*?(?:\[[^\]]*\])*\{[^}]*\}"
@@ -36,11 +54,49 @@ def _protect_dollars(text: str) -> str:
     return text.replace("\\$", _PROTECTED_DOLLAR)
 
 
+def _unwrap_formatting(text: str) -> str:
+    """``\\emph{x}`` -> x for every formatting command, its argument found by matching braces (so it may hold math
+    or nested braces); an unclosed brace leaves the rest as written. Never raises."""
+    pieces: list[str] = []
+    last = 0
+    while match := _FORMATTING_OPEN.search(text, last):
+        depth, end = 1, match.end()
+        while end < len(text) and depth:
+            if text[end] == "\\":
+                end += 2
+                continue
+            depth += {"{": 1, "}": -1}.get(text[end], 0)
+            end += 1
+        if depth:  # unclosed: leave as written
+            break
+        pieces.append(text[last : match.start()])
+        pieces.append(_unwrap_formatting(text[match.end() : end - 1]))
+        last = end
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+def _unwrap(text: str) -> str:
+    """Steps shared by both renderings: formatted letters out of math, formatting commands unwrapped, environment
+    markers removed (math environments are left for the caller's math rule)."""
+    text = _FORMATTED_LETTERS.sub(r"\1", text)
+    text = _unwrap_formatting(text)
+    pieces = []
+    last = 0
+    for match in _MATH.finditer(text):
+        pieces.append(_ENVIRONMENT.sub(" ", text[last : match.start()]))
+        pieces.append(match.group(0))
+        last = match.end()
+    pieces.append(_ENVIRONMENT.sub(" ", text[last:]))
+    return "".join(pieces)
+
+
 def strip_latex(text: str) -> str:
-    """Plain words of a LaTeX-flavoured text, for modelling: math and references removed, formatting commands
-    replaced by their argument, other command names removed, escaped specials unescaped, ties made spaces.
-    Braces are left for the caller (pipeline.ingest.clean removes them). Never raises."""
-    text = _protect_dollars(text)
+    """Plain words of a LaTeX-flavoured text, for modelling: math (also math environments such as ``align*``) and
+    references removed, formatting commands replaced by their argument (``$\\textbf{P}$redicting`` -> Predicting),
+    environment markers (``\\begin{abstract}``) and other command names removed, escaped specials unescaped, ties
+    made spaces. Braces are left for the caller (pipeline.ingest.clean removes them). Never raises."""
+    text = _unwrap(_protect_dollars(text))
     text = _MATH.sub(" ", text)
     text = _REFERENCE.sub(" ", text)
     text = _FOOTNOTE.sub(r" \1 ", text)
@@ -53,12 +109,14 @@ def strip_latex(text: str) -> str:
 
 
 def readable_latex(text: str) -> str:
-    """A LaTeX-flavoured abstract as a reader expects it: ``\\emph{x}`` -> x, citations and labels removed,
-    ``\\footnote{x}`` -> (x), ``\\%`` -> %, ``Fig.~3`` -> Fig. 3, ````x''`` -> “x”, ``---`` -> —, ``--`` -> –;
-    math between dollars is kept as written. Text without LaTeX comes back unchanged. Never raises."""
+    """A LaTeX-flavoured abstract as a reader expects it: ``\\emph{x}`` -> x (also around math), citations and labels
+    removed, ``\\footnote{x}`` -> (x), ``\\%`` -> %, ``Fig.~3`` -> Fig. 3, ````x''`` -> “x”, ``---`` -> —,
+    ``--`` -> –, ``\\begin{abstract}`` markers removed, ``$\\textbf{P}$redicting`` -> Predicting; math between
+    dollars and math environments (``align*``) kept as written. Text without LaTeX comes back unchanged. Never
+    raises."""
     if "\\" not in text and "~" not in text and "``" not in text and "--" not in text:
         return text
-    text = _protect_dollars(text)
+    text = _unwrap(_protect_dollars(text)).strip()
     pieces = []
     last = 0
     for match in _MATH.finditer(text):  # leave math alone, render the prose between

@@ -478,7 +478,13 @@ def fetch_venue(
     if not state["complete"]:
         names = venue_names(api, venue)
         state["submission_id"] = names["submission_id"]
-        bar = tqdm(total=state["count"], initial=sum(state["pages"].values()), unit="paper", desc=f"fetch {venue}")
+        bar = tqdm(
+            total=state["count"],
+            initial=sum(state["pages"].values()),
+            unit="paper",
+            desc=f"fetch {venue}",
+            disable=False,  # shown although TQDM_DISABLE turns library bars off (pipeline.runtime.console)
+        )
         with bar, logging_redirect_tqdm():  # retry warnings print above the bar
             _fetch_pages(api, venue, names, state, parts, bar)
         state["complete"] = True

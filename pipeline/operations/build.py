@@ -49,6 +49,7 @@ from pipeline.operations import locking
 from pipeline.represent.encoders import DEFAULT_STORE, encoder_description
 from pipeline.represent.representation import is_lexical
 from pipeline.represent.truncation import truncated_flags, truncation_warning
+from pipeline.runtime.console import counted
 from pipeline.runtime.errors import EmptyVocabularyError, TargetError, mark_stage
 from pipeline.runtime.paths import PROJECT_ROOT
 from pipeline.store.keys import StageKey, fingerprint, stage_key, texts_fingerprint
@@ -607,6 +608,7 @@ def build_manifest(
         "versions": library_versions(),
         "dropped": prepared.dropped,
         "dropped_ids": prepared.dropped_ids,
+        "dropped_copies": prepared.dropped_copies,
         "duplicate_of": dict(zip(prepared.copies["doc_id"], prepared.copies[COPY_COLUMN]))
         if len(prepared.copies)
         else {},
@@ -759,10 +761,10 @@ def run_build(
                 copies=copy_table(corpus.prepared.copies, written),
             )
     log.info(
-        "wrote %s: %d documents, %d topics, %.1f%% outliers, peak memory %.0f MiB",
+        "wrote %s: %s, %s, %.1f%% outliers, peak memory %.0f MiB",
         cache_dir,
-        manifest["n_documents"],
-        manifest["n_topics"],
+        counted(manifest["n_documents"], "document"),
+        counted(manifest["n_topics"], "topic"),
         100 * manifest["outlier_fraction"],
         manifest["peak_rss_mb"],
     )

@@ -11,6 +11,12 @@ Placement of a new document:
   :func:`pipeline.ingest.clean.duplicate_key` as the build compares duplicates, is the same paper, and the new one takes
   its topic and position. Otherwise the topic is the similarity-weighted vote of the ``k`` neighbours' topics
   (outliers do not vote), and ``probability`` is the winning topic's share of the vote;
+- fits no topic: when the new document's similarity to the nearest topic centroid is below what 99% of the topics'
+  own papers have to their own centroid (:func:`topic_fit`), it is unrelated to the collection: topic -1, ``fits``
+  False, and ``topic_similarity`` says how close it came (a clinical abstract placed on ICLR). The nearest
+  paper's similarity does not tell: against 300 ICLR 2025 papers (tfidf-svd) a clinical trial's nearest paper
+  (0.24) is as close as a real ICLR abstract's (0.24), while on the whole conference its nearest topic centroid
+  (0.11) is far below the 0.27 that 99% of the topics' papers reach (tests/test_place.py exercises both);
 - 2D position: the similarity-weighted mean of the neighbours' map positions. This is how UMAP's own
   ``transform`` initialises new points (umap-learn, ``UMAP.transform``: weighted average of neighbour
   embeddings). UMAP's optimisation step is not replayed, since a fitted UMAP can only be stored by pickle,
@@ -36,6 +42,27 @@ if TYPE_CHECKING:
     from pipeline.represent.representation import Representation
 
 log = logging.getLogger(__name__)
+
+FIT_QUANTILE = 0.01
+FITS_NO_TOPIC = "fits no topic"
+
+
+def topic_fit(
+    embeddings: np.ndarray, topics: np.ndarray, new_embeddings: np.ndarray
+) -> tuple[np.ndarray, float | None]:
+    """(per new document the cosine similarity to its nearest topic centroid, m floats; the threshold: the
+    FIT_QUANTILE quantile of the atlas's topic papers' similarity to their own topic's centroid, or None without
+    topics). A new document below the threshold is further from every topic than 99% of the topics' own papers are
+    from theirs: it fits no topic. ``embeddings`` n x dim and ``new_embeddings`` m x dim have unit rows."""
+    from pipeline.geometry.centroids import topic_centroids
+
+    ids = sorted(set(topics.tolist()) - {OUTLIER_TOPIC})
+    if not ids or not len(new_embeddings):
+        return np.full(len(new_embeddings), -1.0), None
+    centroids = topic_centroids(embeddings, topics, ids)
+    clustered = topics != OUTLIER_TOPIC
+    own = np.einsum("ij,ij->i", embeddings[clustered], centroids[np.searchsorted(ids, topics[clustered])])
+    return (new_embeddings.astype(np.float32) @ centroids.T).max(axis=1), float(np.quantile(own, FIT_QUANTILE))
 
 
 def same_paper_index(topic_cache: TopicCache, new: pd.DataFrame) -> list[int | None]:
@@ -113,23 +140,32 @@ def place_embeddings(
     k: int = 10,
     embeddings: np.ndarray | None = None,
     same_rows: list[int | None] | None = None,
+    reject_misfits: bool = False,
 ) -> pd.DataFrame:
     """Place new documents (embeddings m x dim, unit rows) on the cache's map.
 
+    With ``reject_misfits`` a document that fits no topic (``fits`` False) gets topic -1 and probability 0
+    (``topic-atlas place`` and the page's find view); without it, the neighbours' vote stands (``add``, which judges
+    fit against topic centroids itself) and ``fits`` is still reported.
+
     ``same_rows`` gives, per new document, the cached row of the same paper (see same_paper_index) or None.
     Returns m rows: topic, topic_label, probability, x, y, same_as (doc id of an identical cached paper or None),
-    neighbor_ids (k cached doc ids, best first), neighbor_scores (their cosine similarities).
+    fits (False when the document fits no topic, see :func:`topic_fit`), topic_similarity (cosine similarity to the
+    nearest topic centroid), fit_threshold (the similarity a fit needs), neighbor_ids (k cached doc ids, best
+    first), neighbor_scores (their cosine
+    similarities).
     """
     documents = topic_cache.documents
     matrix = topic_cache.embeddings() if embeddings is None else embeddings
     indices, scores = top_k(new_embeddings.astype(np.float32) @ matrix.T, k)
+    nearest_topic, threshold = topic_fit(matrix, documents["topic"].to_numpy(), new_embeddings)
     topics = documents["topic"].to_numpy()
     positions = documents[["x", "y"]].to_numpy(dtype=float)
     label_of = dict(zip(topic_cache.topics["topic"], topic_cache.topics["label"]))
     doc_ids = documents["doc_id"].to_numpy(dtype=object)
     same_rows = same_rows or [None] * len(indices)
     rows = []
-    for neighbours, similarities, same_row in zip(indices, scores, same_rows):
+    for neighbours, similarities, same_row, fit in zip(indices, scores, same_rows, nearest_topic):
         weights = np.clip(similarities.astype(float), 1e-6, None)
         if same_row is not None:
             topic, probability, (x, y), same_as = int(topics[same_row]), 1.0, positions[same_row], doc_ids[same_row]
@@ -142,10 +178,16 @@ def place_embeddings(
             probability = votes.get(topic, 0.0) / weights.sum() if votes else 0.0
             x, y = (weights[:, None] * positions[neighbours]).sum(axis=0) / weights.sum()
             same_as = None
+        fits = same_row is not None or (threshold is not None and float(fit) >= threshold)
+        if not fits and reject_misfits:
+            topic, probability = OUTLIER_TOPIC, 0.0
         rows.append(
             {
                 "topic": topic,
-                "topic_label": label_of.get(topic, "Outliers"),
+                "topic_label": FITS_NO_TOPIC if not fits and reject_misfits else label_of.get(topic, "Outliers"),
+                "fits": fits,
+                "topic_similarity": round(float(fit), 4),
+                "fit_threshold": None if threshold is None else round(threshold, 4),
                 "probability": round(float(probability), 4),
                 "x": float(x),
                 "y": float(y),
@@ -189,7 +231,12 @@ def place_documents(
     """
     new_embeddings = embed_queries(new["text"].tolist(), topic_cache, encoder=encoder, representation=representation)
     placed = place_embeddings(
-        topic_cache, new_embeddings, k, embeddings=embeddings, same_rows=same_paper_index(topic_cache, new)
+        topic_cache,
+        new_embeddings,
+        k,
+        embeddings=embeddings,
+        same_rows=same_paper_index(topic_cache, new),
+        reject_misfits=True,
     )
     return pd.concat([new[["doc_id", "title", "abstract"]].reset_index(drop=True), placed], axis=1)
 
