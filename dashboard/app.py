@@ -115,6 +115,8 @@ def show_header(atlas: TopicCache, n_matching: int, n_papers: int | None = None)
         st.warning(
             paper_table.markdown_escape(paper_table.no_topics_message(manifest)) + " The map shows every paper in grey."
         )
+    for warning in (manifest.get("coverage") or {}).get("warnings") or []:  # a collection with a hole (issue 22)
+        st.warning(paper_table.markdown_escape(str(warning)))
     messages = paper_table.build_messages(manifest)
     if messages:
         with st.sidebar.expander(f"Build notes and warnings ({len(messages)})"):

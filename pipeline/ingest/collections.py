@@ -128,7 +128,11 @@ def read_collection_file(source: Path) -> list[Collection]:
             raise InputError(f"{source}: collection {number} has year {year!r}; give a whole number such as 2025")
         collections.append(
             Collection(
-                path, _field(entry, "name", str, source, number), _field(entry, "venue", str, source, number), year, sides
+                path,
+                _field(entry, "name", str, source, number),
+                _field(entry, "venue", str, source, number),
+                year,
+                sides,
             )
         )
     names = [collection.name for collection in collections]
@@ -207,7 +211,7 @@ def join_side_tables(raw: RawCorpus, collection: Collection) -> RawCorpus:
 def colliding_ids(collections: list[Collection], corpora: list[PreparedCorpus]) -> set[str]:
     """Ids (documents, copies and drops) found in more than one collection."""
     seen: dict[str, int] = {}
-    for number, prepared in enumerate(corpora):
+    for prepared in corpora:
         ids = set(prepared.documents["doc_id"])
         ids.update(prepared.copies["doc_id"] if len(prepared.copies) else [])
         ids.update(doc_id for dropped in prepared.dropped_ids.values() for doc_id in dropped)
@@ -269,7 +273,9 @@ def merge_collections(collections: list[Collection], corpora: list[PreparedCorpu
     listed), warnings prefixed with the collection's name, languages summed."""
     colliding = colliding_ids(collections, corpora)
     if colliding:
-        log.warning("%d ids occur in more than one collection; they were prefixed with their collection", len(colliding))
+        log.warning(
+            "%d ids occur in more than one collection; they were prefixed with their collection", len(colliding)
+        )
     parts = [_prefixed(prepared, collection, colliding) for collection, prepared in zip(collections, corpora)]
     documents = _nulls_as_none(pd.concat([part.documents for part in parts], ignore_index=True))
     documents[LINK_COLUMN] = same_text_links(documents)

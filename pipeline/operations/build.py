@@ -43,8 +43,8 @@ from pipeline import cache
 from pipeline.adapters.bertopic_import import import_bertopic_lean
 from pipeline.config import BuildConfig
 from pipeline.geometry.neighbors import Neighbours
-from pipeline.ingest.collections import Collection
 from pipeline.ingest.clean import COPY_COLUMN, DROP_NO_WORDS, PreparedCorpus, copy_table, require_documents
+from pipeline.ingest.collections import Collection
 from pipeline.ingest.corpus import RawCorpus, load_corpus
 from pipeline.represent.encoders import DEFAULT_STORE, encoder_description
 from pipeline.represent.representation import is_lexical
@@ -763,7 +763,13 @@ def run_build(
     output = document_table(corpus, fitted, represented, knn, config)
     manifest = build_manifest(input_path, corpus, fitted, represented, topics_frame, without_content, config, layouts)
     if collections:
+        from pipeline.quality.coverage import coverage_report, load_crosswalk
+
         manifest["collections"] = collection_entries
+        manifest["coverage"] = coverage_report(corpus.documents, load_crosswalk())
+        for warning in manifest["coverage"]["warnings"]:
+            log.warning(warning)
+            manifest["warnings"].append(warning)
     with timer.stage("evaluate"):
         manifest["metrics"] = evaluate_build(corpus, fitted, embeddings, embeddings_key, knn, layouts)
     with timer.stage("align"):  # the one renumbering step: topic ids kept from the atlas already in cache_dir
