@@ -175,3 +175,24 @@ def test_coverage_finds_a_hole_without_the_crosswalk() -> None:
         "A 2021 looks incomplete: no paper in the primary area 'y' (50.0% of A 2020, 50.0% of A 2022); its topics "
         "would show a drop that is a hole in the data, not a trend"
     ]
+
+
+def test_trends_and_venues_views_name_their_denominators(
+    collections_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from tests.test_app import APP, no_failure
+
+    monkeypatch.setenv("ATLAS_CACHE", str(collections_cache))
+    app = AppTest.from_file(str(APP), default_timeout=120).run()
+    no_failure(app)
+    app.session_state["tab"] = "Trends"
+    app.run()
+    no_failure(app)
+    captions = " ".join(caption.value for caption in app.caption)
+    assert "Denominator: all papers of each ICLR collection" in captions
+    app.session_state["tab"] = "Venues"
+    app.run()
+    no_failure(app)
+    assert any("Only one collection" in info.value for info in app.info)  # ICLR 2024 and ICML 2025: no shared year
