@@ -7,8 +7,10 @@ is the **share ratio** (later share / earlier share) with the Katz log interval 
 "Obtaining confidence intervals for the risk ratio in cohort studies", Biometrics 34:469: var log RR = 1/x1 - 1/n1
 + 1/x2 - 1/n2) and the two-sided p-value of the pooled two-proportion z-test. A topic is **growing** when the
 interval's lower end is above 1, **fading** when its upper end is below 1, **new** when most of its papers come
-from the later collection or its share at least doubled (ratio >= 2), and the interval's lower end is above 1
-(a collection several times the size of the other makes "most papers" easy: the ratio is the fairer test).
+from the later collection *once both are scaled to the same size*, which is the same as its share at least
+doubling (ratio >= 2), or it has no paper in the earlier one, and the interval's lower end is above 1 (by raw counts
+a collection twice the size of the other would make most topics "mostly later"; ``later_fraction`` is that raw count
+fraction, shown for reference).
 
 Acceptance (:func:`acceptance_by_collection`) is accepted over all submissions of a collection that holds its
 rejected papers too; an unknown decision (ICLR 2024 and 2026: rejected and withdrawn cannot be told apart) is never
@@ -108,7 +110,7 @@ def share_changes(
     )
     table["status"] = np.select(
         [
-            ((table["later_fraction"] > 0.5) | (table["ratio"] >= 2)) & (table["ratio_low"] > 1),
+            ((table["papers_earlier"] == 0) | (table["ratio"] >= 2)) & (table["ratio_low"] > 1),
             table["ratio_low"] > 1,
             table["ratio_high"] < 1,
         ],

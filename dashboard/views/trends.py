@@ -61,7 +61,8 @@ def render(page: Page) -> None:
             changes.insert(1, "label", changes[group].map(labels))
             st.caption(
                 "Share ratio (to / from) with Katz's 95% interval; growing: the interval above 1, fading: below 1, "
-                "new: share at least doubled or most papers in the later collection, interval above 1."
+                "new: share at least doubled (mostly the later collection's, once both are scaled to one size), "
+                "interval above 1."
             )
             st.dataframe(changes, hide_index=True)
     acceptance = trends.acceptance_by_collection(documents[documents["collection"].isin(chosen)], group)
