@@ -8,6 +8,7 @@ each collection's composition with the others of its venue, by primary area unde
 - an **official area without a paper** (the crosswalk lists it for that venue and year): the collection is
   incomplete;
 - an area **absent between two years that have it** (no crosswalk needed): the same;
+  (both only where the area's smallest share elsewhere would give at least MIN_EXPECTED_PAPERS papers);
 - an area **far thinner** than in every other year of the venue (under a quarter of its smallest share elsewhere,
   where that share is at least 2%): it may be incomplete.
 
@@ -29,6 +30,9 @@ CROSSWALK_COLUMNS = ("venue", "year", "area", "canonical_area", "relation", "rea
 # share at least THIN_MIN_SHARE) is reported as thin.
 THIN_FACTOR = 0.25
 THIN_MIN_SHARE = 0.02
+# An area is missed only where its smallest share elsewhere would give at least this many papers in the collection:
+# then no paper at all has a chance under e^-10 (Poisson), while a 250-paper sample misses a 1% area by chance.
+MIN_EXPECTED_PAPERS = 10
 
 
 def load_crosswalk(path: Path | str = CROSSWALK_PATH) -> pd.DataFrame:
@@ -113,7 +117,11 @@ def coverage_report(documents: pd.DataFrame, crosswalk: pd.DataFrame) -> dict[st
             later = [other for other in having if (years[other][1] or 0) > (year or 0)]
             if earlier and later:
                 expected.add(area)
+        size = int(sizes.get(name, 0))
         for area in sorted(expected - present):
+            having_shares = [float(shares.at[area, other]) for other in others if area in shares.index]
+            if min((share for share in having_shares if share > 0), default=0.0) * size < MIN_EXPECTED_PAPERS:
+                continue
             elsewhere = ", ".join(
                 f"{float(shares.at[area, other]) if area in shares.index else 0.0:.1%} of {other}" for other in others
             )
