@@ -4,9 +4,20 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-CACHE ?= caches/default
 # The default corpus: the whole conference, else its 951-paper sample, else the bundled 19 abstracts.
 INPUT ?= $(firstword $(wildcard ../shared/data/iclr2025/iclr2025_abstracts.parquet ../shared/data/iclr2025/papers.parquet) data/sample/iclr2025_seed_abstracts.txt)
+# An atlas of several collections instead: `make run COLLECTIONS=data/collections/all-venues.toml` builds
+# caches/all-venues (named after the file) from every collection it lists.
+COLLECTIONS ?=
+ifeq ($(COLLECTIONS),)
+CACHE ?= caches/default
+BUILD_INPUT := --input $(INPUT)
+INPUT_FILES := $(INPUT)
+else
+CACHE ?= caches/$(basename $(notdir $(COLLECTIONS)))
+BUILD_INPUT := --collections $(COLLECTIONS)
+INPUT_FILES := $(COLLECTIONS)
+endif
 PORT ?= 8501
 # Every module of the pipeline, in every subfolder: a change to any of them rebuilds the cache.
 PIPELINE_SOURCES := $(shell find pipeline -name '*.py' -not -path '*/__pycache__/*')
@@ -26,8 +37,8 @@ $(VENV)/.installed: requirements.txt pyproject.toml
 	touch $@
 
 # Rebuild when the cache is missing or older than the input or the pipeline code.
-$(CACHE)/manifest.json: $(VENV)/.installed $(INPUT) $(PIPELINE_SOURCES)
-	$(BIN)/topic-atlas build --input $(INPUT) --cache $(CACHE)
+$(CACHE)/manifest.json: $(VENV)/.installed $(INPUT_FILES) $(PIPELINE_SOURCES)
+	$(BIN)/topic-atlas build $(BUILD_INPUT) --cache $(CACHE)
 
 cache: $(CACHE)/manifest.json
 

@@ -31,6 +31,8 @@ from dashboard.views import map as map_tab
 from dashboard.views import papers as papers_view
 from dashboard.views import structure as structure_view
 from dashboard.views import topics as topics_view
+from dashboard.views import trends as trends_view
+from dashboard.views import venues as venues_view
 from dashboard.views.page import Page
 from pipeline.cache import CacheError, TopicCache, manifest_identity
 from pipeline.runtime.console import counted
@@ -46,6 +48,7 @@ MAP_TAB, TOPICS_TAB, STRUCTURE_TAB, FIND_TAB, DECISIONS_TAB, DOWNLOADS_TAB, CHAN
     "Downloads",
     "What changed",
 )
+TRENDS_TAB, VENUES_TAB = "Trends", "Venues"  # atlases of several collections (issue 22)
 RESTORED_KEY = "_view_restored"
 
 
@@ -115,6 +118,8 @@ def show_header(atlas: TopicCache, n_matching: int, n_papers: int | None = None)
         st.warning(
             paper_table.markdown_escape(paper_table.no_topics_message(manifest)) + " The map shows every paper in grey."
         )
+    for warning in (manifest.get("coverage") or {}).get("warnings") or []:  # a collection with a hole (issue 22)
+        st.warning(paper_table.markdown_escape(str(warning)))
     messages = paper_table.build_messages(manifest)
     if messages:
         with st.sidebar.expander(f"Build notes and warnings ({len(messages)})"):
@@ -127,6 +132,8 @@ def tab_names(atlas: TopicCache) -> list[str]:
     names = [MAP_TAB, TOPICS_TAB, STRUCTURE_TAB, FIND_TAB]
     if analytics.has_decisions(atlas.documents):
         names.append(DECISIONS_TAB)
+    if trends_view.has_collections(atlas.documents):
+        names += [TRENDS_TAB, VENUES_TAB]
     names.append(DOWNLOADS_TAB)
     if changes_view.available(atlas):
         names.append(CHANGES_TAB)
@@ -312,6 +319,11 @@ def main() -> None:
         with tabs[DECISIONS_TAB]:
             if open_tab(tabs[DECISIONS_TAB]):
                 decisions_view.render(page)
+    for name, view in ((TRENDS_TAB, trends_view), (VENUES_TAB, venues_view)):
+        if name in tabs:
+            with tabs[name]:
+                if open_tab(tabs[name]):
+                    view.render(page)
     with tabs[DOWNLOADS_TAB]:
         if open_tab(tabs[DOWNLOADS_TAB]):
             downloads_figures(page)

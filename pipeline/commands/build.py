@@ -7,10 +7,12 @@ from dataclasses import replace
 from pathlib import Path
 
 from pipeline.config import BuildConfig
+from pipeline.ingest.collections import Collection, collection_from_path, read_collection_file
 from pipeline.operations.build import default_input, run_build
 from pipeline.represent.encoders import DEFAULT_STORE, ENCODER_NAMES
 from pipeline.represent.representation import LEXICAL
 from pipeline.runtime.console import counted, shown_on_terminal
+from pipeline.runtime.errors import InputError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -24,7 +26,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Parquet or blank-line-separated text) and write a cache folder."
         ),
     )
-    parser.add_argument("--input", type=Path, default=None, help=f"corpus file (default: {default_input()})")
+    parser.add_argument(
+        "--input",
+        type=Path,
+        action="append",
+        default=None,
+        help=f"corpus file (default: {default_input()}); repeat it to build one atlas of several collections, "
+        "each named by its file (iclr2024_abstracts.parquet: ICLR 2024)",
+    )
+    parser.add_argument(
+        "--collections",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="a TOML collection file (path, name, venue, year and side tables per collection; see "
+        "data/collections/all-venues.toml): one atlas of all of them",
+    )
     parser.add_argument("--cache", type=Path, required=True, help="cache folder to create or replace atomically")
     parser.add_argument(
         "--encoding", default=None, help="text encoding of the input (default: UTF-8, else Windows-1252 with a warning)"
@@ -103,6 +120,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=_handle_build)
 
 
+def _inputs(args: argparse.Namespace) -> tuple[Path, list[Collection] | None]:
+    """The input file (one input: built exactly as always) or the collections and the file that stands for them."""
+    inputs: list[Path] = args.input or []
+    if args.collections is not None:
+        if inputs:
+            raise InputError("give either --collections FILE or --input files, not both")
+        return args.collections, read_collection_file(args.collections)
+    if len(inputs) <= 1:
+        return (inputs[0] if inputs else default_input()), None
+    collections = [collection_from_path(path.expanduser().resolve()) for path in inputs]
+    names = [collection.name for collection in collections]
+    if len(set(names)) < len(names):  # two files named alike: each by its own stem
+        collections = [replace(collection, name=collection.path.stem) for collection in collections]
+    if len({collection.path for collection in collections}) < len(collections):
+        raise InputError("the same --input file is given twice; give each collection once")
+    return inputs[0], collections
+
+
 def _handle_build(args: argparse.Namespace) -> int:
     config = replace(
         BuildConfig(),
@@ -117,14 +152,16 @@ def _handle_build(args: argparse.Namespace) -> int:
         corpus_name=(args.name or "").strip() or None,
         namer_url=args.namer_url,
     )
+    source, collections = _inputs(args)
     result = run_build(
-        args.input or default_input(),
+        source,
         args.cache,
         config,
         encoding=args.encoding,
         embedding_store=None if args.no_embedding_cache else args.embedding_cache,
         force=args.force,
         align=not args.no_align,
+        collections=collections,
     )
     manifest = result.manifest
     print(

@@ -44,6 +44,7 @@ from pipeline.adapters.bertopic_import import import_bertopic_lean
 from pipeline.config import BuildConfig, corpus_display_name
 from pipeline.geometry.neighbors import Neighbours
 from pipeline.ingest.clean import COPY_COLUMN, DROP_NO_WORDS, PreparedCorpus, copy_table, require_documents
+from pipeline.ingest.collections import Collection
 from pipeline.ingest.corpus import RawCorpus, load_corpus
 from pipeline.operations import locking
 from pipeline.represent.encoders import DEFAULT_STORE, encoder_description
@@ -121,8 +122,9 @@ class StageTimer:
         except BaseException as error:
             mark_stage(error, name)
             raise
-        self.seconds[name] = round(time.perf_counter() - start, 3)
-        self.cpu_seconds[name] = round(time.thread_time() - start_cpu, 3)
+        # A stage run more than once (load and clean, once per collection) adds up.
+        self.seconds[name] = round(self.seconds.get(name, 0.0) + time.perf_counter() - start, 3)
+        self.cpu_seconds[name] = round(self.cpu_seconds.get(name, 0.0) + time.thread_time() - start_cpu, 3)
         log.info("stage %s done in %.2f s (%.2f s CPU)", name, self.seconds[name], self.cpu_seconds[name])
 
 
@@ -353,6 +355,40 @@ def read_and_clean(input_path: Path, encoding: str | None, layouts: StageStore, 
         order,
         list(prepared.warnings),
     )
+
+
+def read_and_clean_collections(
+    collections: list[Collection], source: Path, encoding: str | None, layouts: StageStore, timer: StageTimer
+) -> tuple[PreparedInput, list[dict[str, Any]]]:
+    """The load and clean stages for an atlas of several collections (pipeline.ingest.collections): each collection
+    read, joined to its side tables and cleaned on its own (duplicates within it handled as for one file), then
+    merged (a paper in two collections stays in both), then the canonical order. Returns the corpus and the
+    manifest's ``collections``. Raises InputError and CorpusTooSmallError naming the collection's file."""
+    from pipeline.ingest.collections import collections_manifest, combined_raw, join_side_tables, merge_collections
+    from pipeline.store.prepared import cached_preparation
+
+    raws, corpora = [], []
+    for collection in collections:
+        with timer.stage("load"):
+            raws.append(join_side_tables(load_corpus(collection.path, encoding=encoding), collection))
+        with timer.stage("clean"):
+            corpora.append(cached_preparation(layouts, raws[-1], encoding))
+            require_documents(corpora[-1], raws[-1], collection.path)
+    prepared = merge_collections(collections, corpora)
+    for warning in prepared.warnings:
+        log.warning(warning)
+    order = canonical_order(prepared.documents["text"].tolist())
+    documents = prepared.documents.iloc[order].reset_index(drop=True)
+    corpus = PreparedInput(
+        combined_raw(collections, raws, source),
+        prepared,
+        documents,
+        documents["text"].tolist(),
+        documents["doc_id"].tolist(),
+        order,
+        list(prepared.warnings),
+    )
+    return corpus, collections_manifest(collections, raws, corpora)
 
 
 def tokenise_and_represent(
@@ -662,8 +698,9 @@ def run_build(
     force: bool = False,
     encoder: EncoderLike | None = None,
     align: bool = True,
+    collections: list[Collection] | None = None,
 ) -> BuildResult:
-    """Build the cache for one corpus file.
+    """Build the cache for one corpus file, or for several collections as one atlas.
 
     Parameters
     ----------
@@ -679,6 +716,9 @@ def run_build(
         pipeline.represent.encoders.get_encoder).
     align : when ``cache_dir`` holds an atlas, keep its topic ids for the topics that match (pipeline.topics.align);
         False numbers the topics afresh.
+    collections : several input files as one atlas (pipeline.ingest.collections): one representation, one set of
+        topics, one map; ``input_path`` is then the collection file (or the first input) the manifest names. None
+        (the default) builds ``input_path`` alone, exactly as before.
 
     What depends only on the input is kept in the folder ``layouts`` beside ``embedding_store``
     (pipeline.store.layouts, keyed by pipeline.store.keys; module docstring), so a rebuild that changes only HDBSCAN or
@@ -696,9 +736,15 @@ def run_build(
 
     limit_threads()  # the same thread counts, so the same floats, whoever calls (pipeline.runtime.threads)
     input_path, cache_dir = check_paths(Path(input_path), Path(cache_dir), force)
+    for collection in collections or []:
+        check_paths(collection.path, cache_dir, force)
     timer = StageTimer()
     layouts = open_store(Path(embedding_store).parent / "layouts" if embedding_store is not None else None)
-    corpus = read_and_clean(input_path, encoding, layouts, timer)
+    collection_entries: list[dict[str, Any]] = []
+    if collections:
+        corpus, collection_entries = read_and_clean_collections(collections, input_path, encoding, layouts, timer)
+    else:
+        corpus = read_and_clean(input_path, encoding, layouts, timer)
     config = config.resolved_for(len(corpus.texts))
     for note in config.adaptations:
         log.warning("adapted to a small corpus: %s", note)
@@ -725,6 +771,14 @@ def run_build(
             topics_frame = with_llm_names(config.namer_url, topics_frame, corpus, fitted.fit.topics, corpus.warnings)
     output = document_table(corpus, fitted, represented, knn, config)
     manifest = build_manifest(input_path, corpus, fitted, represented, topics_frame, without_content, config, layouts)
+    if collections:
+        from pipeline.quality.coverage import coverage_report, load_crosswalk
+
+        manifest["collections"] = collection_entries
+        manifest["coverage"] = coverage_report(corpus.documents, load_crosswalk())
+        for warning in manifest["coverage"]["warnings"]:
+            log.warning(warning)
+            manifest["warnings"].append(warning)
     with timer.stage("evaluate"):
         manifest["metrics"] = evaluate_build(corpus, fitted, embeddings, embeddings_key, knn, layouts)
     with locking.held(cache_dir):  # from reading the previous atlas (align) to the swap: no writer in between

@@ -1,0 +1,75 @@
+"""The Trends view (an atlas of several collections): each theme's or topic's share of every collection's papers
+with intervals, the denominator named, what grows, fades or is new between two collections, and acceptance per
+collection (tables: dashboard/tables/trends.py; figures: dashboard/figures/trend_charts.py)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from dashboard.display import topic_labels
+from dashboard.figures import trend_charts
+from dashboard.tables import trends
+from dashboard.views.page import PLOTLY_CONFIG, Page
+from pipeline.quality.coverage import canonical_areas, load_crosswalk
+
+
+def has_collections(documents: pd.DataFrame) -> bool:
+    """True when the atlas holds at least two collections."""
+    return "collection" in documents.columns and documents["collection"].nunique() > 1
+
+
+def grouped(page: Page, level: str) -> tuple[pd.DataFrame, dict[int, str], str]:
+    """The atlas's documents with the group column (``theme`` or ``topic``), its labels, and the column's name."""
+    documents, topics = page.atlas.documents, page.atlas.topics
+    if level == "theme" and "theme" in topics.columns:
+        themes = topics.set_index("topic")["theme"]
+        labels = dict(zip(topics["theme"], topics["theme_label"]))
+        return documents.assign(theme=documents["topic"].map(themes).fillna(-1).astype(int)), labels, "theme"
+    return documents, topic_labels(topics), "topic"
+
+
+def render(page: Page) -> None:
+    """Draw the Trends view; its figure goes into ``page.figures`` for the downloads."""
+    names = list(dict.fromkeys(page.atlas.documents["collection"]))
+    left, middle, right = st.columns(3)
+    level = left.radio("Group by", ["theme", "topic"], horizontal=True, key="trend_level")
+    common = middle.toggle("Only primary areas present in every year", key="trend_common_areas")
+    venue = right.selectbox("Venue", sorted({name.split(" ")[0] for name in names}), key="trend_venue")
+    documents, labels, group = grouped(page, level)
+    chosen = [name for name in names if name.split(" ")[0] == venue]
+    mask = documents["collection"].isin(chosen)
+    denominator = f"all papers of each {venue} collection"
+    if common and "primary_area" in documents.columns:
+        areas = canonical_areas(documents, load_crosswalk())
+        mask &= trends.common_area_mask(documents, chosen, areas)
+        denominator = f"the {venue} papers in primary areas present in every year ({int(mask.sum()):,} papers)"
+    shares = trends.collection_shares(documents, group, mask)
+    st.caption(
+        f"Denominator: {denominator}. Coverage warnings at the top of the page name collections with holes; "
+        "a share there is not a trend."
+    )
+    figure = trend_charts.small_multiples(shares, labels, group, denominator)
+    st.plotly_chart(figure, theme=None, config=PLOTLY_CONFIG, key="trend-multiples")
+    page.figures["trend-multiples"] = ("Shares per collection", figure)
+    if len(chosen) >= 2:
+        earlier, later = st.columns(2)
+        first = earlier.selectbox("From", chosen, index=0, key="trend_from")
+        last = later.selectbox("To", chosen, index=len(chosen) - 1, key="trend_to")
+        if first != last:
+            changes = trends.share_changes(shares, first, last, group)
+            changes.insert(1, "label", changes[group].map(labels))
+            st.caption(
+                "Share ratio (to / from) with Katz's 95% interval; growing: the interval above 1, fading: below 1, "
+                "new: share at least doubled (mostly the later collection's, once both are scaled to one size), "
+                "interval above 1."
+            )
+            st.dataframe(changes, hide_index=True)
+    acceptance = trends.acceptance_by_collection(documents[documents["collection"].isin(chosen)], group)
+    if not acceptance.empty:
+        acceptance.insert(1, "label", acceptance[group].map(labels))
+        st.caption(
+            "Acceptance = accepted / all submissions, 95% Wilson interval. An unknown decision (ICLR 2024 and 2026: "
+            "rejected and withdrawn cannot be told apart) is a submission, never a reject."
+        )
+        st.dataframe(acceptance, hide_index=True)

@@ -1,0 +1,199 @@
+"""Several collections as one atlas (pipeline.ingest.collections, the build's collections path, the coverage
+check of pipeline.quality.coverage) on slices of the real ICLR 2024 / 2026 / ICML 2025 files of ../shared/data."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from pipeline.commands.build import _inputs
+from pipeline.ingest.clean import DROP_DUPLICATE, prepare_documents
+from pipeline.ingest.collections import (
+    Collection,
+    SideTable,
+    collection_from_path,
+    join_side_tables,
+    merge_collections,
+    read_collection_file,
+)
+from pipeline.ingest.corpus import load_corpus
+from pipeline.quality.coverage import coverage_report, load_crosswalk
+from pipeline.runtime.errors import InputError
+from tests.conftest import SHARED, needs_shared
+
+DATA = SHARED / "data"
+ICLR2024 = DATA / "iclr2024" / "iclr2024_abstracts.parquet"
+ICLR2024_SIDE = DATA / "iclr2024" / "iclr2024_decisions_partial.parquet"
+ICML2025 = DATA / "icml2025" / "icml2025_abstracts.parquet"
+
+
+@pytest.fixture(scope="module")
+def two_collections(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A collection file of 120 ICLR 2024 papers (with their decisions side table, and one paper repeated inside
+    the collection) and 100 ICML 2025 papers plus 3 of the ICLR ones under the same ids (cross-collection copies)."""
+    needs_shared(ICLR2024)
+    folder = tmp_path_factory.mktemp("collections")
+    iclr = pd.read_parquet(ICLR2024).head(120)
+    pd.concat([iclr, iclr.head(1).assign(openreview_id="repeat-1")]).to_parquet(folder / "iclr.parquet")
+    side = pd.read_parquet(ICLR2024_SIDE)
+    side[side["openreview_id"].isin(iclr["openreview_id"])].to_parquet(folder / "iclr_side.parquet")
+    icml = pd.read_parquet(ICML2025).head(100)
+    pd.concat([icml, iclr.head(3)[["openreview_id", "title", "abstract"]]]).to_parquet(folder / "icml.parquet")
+    (folder / "atlas.toml").write_text(
+        '[[collection]]\nname = "ICLR 2024"\nvenue = "ICLR"\nyear = 2024\npath = "iclr.parquet"\n'
+        'side_tables = [{ path = "iclr_side.parquet", on = "openreview_id" }]\n'
+        '[[collection]]\nname = "ICML 2025"\nvenue = "ICML"\nyear = 2025\npath = "icml.parquet"\n',
+        encoding="utf-8",
+    )
+    return folder / "atlas.toml"
+
+
+def test_collection_file_is_read_with_paths_from_its_folder(two_collections: Path) -> None:
+    collections = read_collection_file(two_collections)
+    assert [(c.name, c.venue, c.year) for c in collections] == [
+        ("ICLR 2024", "ICLR", 2024),
+        ("ICML 2025", "ICML", 2025),
+    ]
+    assert collections[0].side_tables == (SideTable(two_collections.parent / "iclr_side.parquet", "openreview_id"),)
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ('[[collection]]\nname = "A"\nvenue = "X"\nyear = 2024\n', "needs 'path'"),
+        ('[[collection]]\nname = "A"\nvenue = "X"\nyear = 2024\npath = "absent.parquet"\n', "does not exist"),
+        ("root = 1\n", "no [[collection]]"),
+        ("[[collection]\n", "not a readable TOML"),
+    ],
+)
+def test_bad_collection_file_is_refused_naming_the_file(tmp_path: Path, text: str, problem: str) -> None:
+    source = tmp_path / "bad.toml"
+    source.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError, match=re.escape(problem)) as raised:
+        read_collection_file(source)
+    assert str(source) in str(raised.value)
+
+
+def test_venue_and_year_come_from_the_file_name() -> None:
+    assert collection_from_path(Path("x/neurips2024_abstracts.parquet")) == Collection(
+        Path("x/neurips2024_abstracts.parquet"), "NeurIPS 2024", "NeurIPS", 2024
+    )
+    assert collection_from_path(Path("papers.csv")).year is None
+
+
+def test_one_input_builds_as_before_and_several_make_collections(tmp_path: Path) -> None:
+    one = argparse.Namespace(input=[tmp_path / "a.csv"], collections=None)
+    assert _inputs(one) == (tmp_path / "a.csv", None)
+    several = argparse.Namespace(input=[tmp_path / "iclr2024.csv", tmp_path / "icml2025.csv"], collections=None)
+    source, collections = _inputs(several)
+    assert source == tmp_path / "iclr2024.csv" and [c.name for c in collections or []] == ["ICLR 2024", "ICML 2025"]
+
+
+def test_side_table_fills_decisions_and_ratings_and_unknown_stays_unknown(two_collections: Path) -> None:
+    collection = read_collection_file(two_collections)[0]
+    raw = join_side_tables(load_corpus(collection.path), collection)
+    side = pd.read_parquet(collection.side_tables[0].path).set_index("openreview_id")
+    records = raw.records.set_index("doc_id")
+    accepted = side.index[side["decision"].isin(["Oral", "Spotlight", "Poster"])]
+    assert len(accepted) and (records.loc[accepted, "decision"] == side.loc[accepted, "decision"]).all()
+    unknown = side.index[side["decision"].isna()]
+    assert records.loc[unknown, "decision"].isna().all()  # never a reject
+    rated = side.index[side["ratings"].map(lambda r: r is not None and len(r) > 0)]
+    assert records.loc[rated[0], "rating_mean"] == pytest.approx(float(pd.Series(side.at[rated[0], "ratings"]).mean()))
+    assert raw.sha256 != load_corpus(collection.path).sha256  # the cleaned corpus is keyed by the side table too
+
+
+def test_copies_across_collections_are_kept_and_linked(two_collections: Path) -> None:
+    collections = read_collection_file(two_collections)
+    corpora = [prepare_documents(join_side_tables(load_corpus(c.path), c)) for c in collections]
+    merged = merge_collections(collections, corpora)
+    documents = merged.documents.set_index("doc_id")
+    assert len(documents) == 120 + 103  # ICLR's repeat within the collection is one paper; ICML's 3 copies stay
+    assert merged.dropped_ids[DROP_DUPLICATE] == ["repeat-1"]
+    shared = pd.read_parquet(collections[0].path).head(3)["openreview_id"]
+    for doc_id in shared:
+        assert documents.at[f"iclr2024:{doc_id}", "same_text_ids"] == [f"icml2025:{doc_id}"]
+        assert documents.at[f"icml2025:{doc_id}", "collection"] == "ICML 2025"
+    assert documents.index.is_unique and documents["year"].dtype == "Int64"
+
+
+@pytest.fixture(scope="module")
+def collections_cache(two_collections: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from pipeline.operations.build import run_build
+
+    target = tmp_path_factory.mktemp("atlas") / "cache"
+    run_build(
+        two_collections, target, embedding_store=None, collections=read_collection_file(two_collections), align=False
+    )
+    return target
+
+
+def test_build_of_two_collections_writes_one_atlas_with_each_papers_collection(collections_cache: Path) -> None:
+    from pipeline.cache import read_cache
+
+    atlas = read_cache(collections_cache)
+    documents = atlas.documents
+    assert documents["collection"].value_counts().to_dict() == {"ICLR 2024": 120, "ICML 2025": 103}
+    assert set(documents["venue"]) == {"ICLR", "ICML"} and set(documents["year"]) == {2024, 2025}
+    manifest = json.loads((collections_cache / "manifest.json").read_text(encoding="utf-8"))
+    assert [entry["documents"] for entry in manifest["collections"]] == [120, 103]
+    assert manifest["n_documents"] == 223 and manifest["coverage"]["collections"]["ICML 2025"]["papers"] == 103
+    dropped = {doc_id for ids in manifest["dropped_ids"].values() for doc_id in ids}
+    read = pd.concat([pd.read_parquet(entry["path"]) for entry in manifest["collections"]])
+    assert len(read) == len(documents) + len(dropped)  # every input id is in the atlas or dropped
+
+
+def test_coverage_warns_about_the_missing_area_of_iclr_2026() -> None:
+    frames = []
+    for year in (2024, 2025, 2026):
+        path = DATA / f"iclr{year}" / f"iclr{year}_abstracts.parquet"
+        needs_shared(path)
+        frame = pd.read_parquet(path, columns=["primary_area"])
+        frames.append(frame.assign(venue="ICLR", year=year, collection=f"ICLR {year}"))
+    report = coverage_report(pd.concat(frames, ignore_index=True), load_crosswalk())
+    assert len(report["warnings"]) == 1  # renamed areas are one area under the crosswalk, new areas are not holes
+    assert report["warnings"][0].startswith("ICLR 2026 looks incomplete")
+    assert "applications to computer vision, audio, language, and other modalities" in report["warnings"][0]
+
+
+def test_coverage_finds_a_hole_without_the_crosswalk() -> None:
+    documents = pd.DataFrame(
+        {
+            "collection": ["A 2020"] * 40 + ["A 2021"] * 40 + ["A 2022"] * 40,
+            "venue": "A",
+            "year": [2020] * 40 + [2021] * 40 + [2022] * 40,
+            "primary_area": ["x"] * 20 + ["y"] * 20 + ["x"] * 40 + ["x"] * 20 + ["y"] * 20,
+        }
+    )
+    warnings = coverage_report(documents, load_crosswalk().head(0))["warnings"]
+    assert coverage_report(documents.iloc[::4], load_crosswalk().head(0))["warnings"] == []  # 5 expected: chance
+    assert warnings == [
+        "A 2021 looks incomplete: no paper in the primary area 'y' (50.0% of A 2020, 50.0% of A 2022); its topics "
+        "would show a drop that is a hole in the data, not a trend"
+    ]
+
+
+def test_trends_and_venues_views_name_their_denominators(
+    collections_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from tests.test_app import APP, no_failure
+
+    monkeypatch.setenv("ATLAS_CACHE", str(collections_cache))
+    app = AppTest.from_file(str(APP), default_timeout=120).run()
+    no_failure(app)
+    app.session_state["tab"] = "Trends"
+    app.run()
+    no_failure(app)
+    captions = " ".join(caption.value for caption in app.caption)
+    assert "Denominator: all papers of each ICLR collection" in captions
+    app.session_state["tab"] = "Venues"
+    app.run()
+    no_failure(app)
+    assert any("Only one collection" in info.value for info in app.info)  # ICLR 2024 and ICML 2025: no shared year
