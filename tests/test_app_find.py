@@ -17,6 +17,7 @@ APP = str(ROOT / "dashboard" / "app.py")
 def app(slice_cache: Path, monkeypatch) -> AppTest:
     """The page on the "Find and place" tab (tabs run only when open)."""
     monkeypatch.setenv("ATLAS_CACHE", str(slice_cache))
+    monkeypatch.setenv("ATLAS_MAP_RENDERER", "plotly")  # these tests read the plotly map's spec
     at = AppTest.from_file(APP, default_timeout=180)
     at.run()
     assert not at.exception
