@@ -19,6 +19,7 @@ import sys
 import warnings
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 # Third-party lines the terminal never shows (they stay in the log file).
 NOISE = re.compile(
@@ -66,7 +67,7 @@ def configure_output(command: str, log_folder: Path | None = None) -> Path | Non
     for handler in list(root.handlers):
         if getattr(handler, "_atlas", False):
             root.removeHandler(handler)
-    terminal = logging.StreamHandler(sys.stderr)
+    terminal = _CurrentStderr()
     terminal.setFormatter(logging.Formatter(_FORMAT, datefmt="%H:%M:%S"))
     terminal.addFilter(_TERMINAL)
     handlers: list[logging.Handler] = [terminal]
@@ -87,6 +88,19 @@ def configure_output(command: str, log_folder: Path | None = None) -> Path | Non
     # transformers' own handler prints its warnings straight to stderr; below error level they are noise here.
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     return path
+
+
+class _CurrentStderr(logging.StreamHandler):
+    """A stream handler that writes to whatever ``sys.stderr`` is when a record comes, so a command run twice in one
+    process (tests run ``main`` in-process under a captured stderr) never writes to a stream closed since."""
+
+    @property
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:  # StreamHandler.__init__ assigns it; the current sys.stderr is always used
+        pass
 
 
 class _Forward(logging.Handler):
