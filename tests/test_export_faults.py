@@ -241,7 +241,7 @@ def test_publication_figure_names_corpus_and_filters(page_cache, monkeypatch):
     app.button(key="publication-draw").click().run()
     assert page_errors(app) == []
     svg = app.session_state["downloads-images"]["publication"]["images"]["svg"].decode("utf-8")
-    assert 'filters: search "language"' in svg and "iclr2025_seed_abstracts.txt" in svg
+    assert 'filters: search "language"' in svg and "ICLR 2025 seed" in svg  # the corpus by its name
     app.text_input(key="query").set_value("").run()  # another view: the old figure is no longer offered
     assert not [button for button in app.get("download_button") if button.proto.label.startswith("Save")]
 
