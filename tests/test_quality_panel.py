@@ -85,7 +85,7 @@ def test_render_draws_note_and_table_or_a_hint():
     st = FakeStreamlit()
     render(st, {"n_topics": 3})
     assert [name for name, _, _ in st.calls] == ["subheader", "info"]
-    assert "pipeline evaluate" in st.calls[1][1][0]
+    assert "topic-atlas evaluate" in st.calls[1][1][0]
 
 
 def test_primary_area_figures_come_from_the_references_block_and_only_from_it():
