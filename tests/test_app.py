@@ -184,12 +184,13 @@ def test_injection_title_shows_as_text(caches, monkeypatch):
     table = papers_table(app)
     # dataframe cells are text: the script stays literal; formatting tags are dropped for reading
     # (pipeline.ingest.readable.readable_text)
-    assert table["title"].tolist() == [INJECTION_TITLE.replace("<b>bold</b>", "bold")]
+    readable = INJECTION_TITLE.replace("<b>bold</b>", "bold")
+    assert table["title"].tolist() == [readable]
     app.session_state["paper"] = table["doc_id"].iloc[0]  # what choosing the row (or clicking its point) stores
     app.run()
     no_failure(app)
     texts = [element.value for element in app.sidebar.text]
-    assert INJECTION_TITLE in texts  # shown with st.text in the sidebar: not HTML, not Markdown, not math
+    assert readable in texts  # shown with st.text in the sidebar: not HTML, not Markdown, not math
     assert not any("<script>" in element.value for element in app.markdown)
 
 
