@@ -56,7 +56,15 @@ def load_prepared(folder: Path) -> PreparedCorpus | None:
     for column in ("keywords", "duplicate_ids"):  # Parquet gives arrays back; the build works on lists
         if column in documents.columns:
             documents[column] = [list(value) if value is not None else [] for value in documents[column]]
-    return PreparedCorpus(documents, meta["dropped"], meta["dropped_ids"], meta["warnings"], copies, meta["languages"])
+    return PreparedCorpus(
+        documents,
+        meta["dropped"],
+        meta["dropped_ids"],
+        meta["warnings"],
+        copies,
+        meta["languages"],
+        dropped_copies=meta.get("dropped_copies", {}),
+    )
 
 
 def save_prepared(prepared: PreparedCorpus, folder: Path) -> None:
@@ -72,6 +80,7 @@ def save_prepared(prepared: PreparedCorpus, folder: Path) -> None:
             "dropped_ids": prepared.dropped_ids,
             "warnings": prepared.warnings,
             "languages": prepared.languages,
+            "dropped_copies": prepared.dropped_copies,
         }
         (staging / "prepared.json").write_text(json.dumps(meta), encoding="utf-8")
         shutil.rmtree(folder, ignore_errors=True)
