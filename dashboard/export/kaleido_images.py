@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -124,20 +125,30 @@ def figure_images_here(
     options = {"width": int(width), "height": int(height or figure.layout.height or 800), "scale": scale}
 
     async def draw() -> dict[str, bytes]:
-        async with kaleido.Kaleido(n=1) as browser:  # the browser named by $BROWSER_PATH
+        browser = kaleido.Kaleido(n=1)  # the browser named by $BROWSER_PATH
+        try:
+            await browser.open()
             return {
                 image_format: await browser.calc_fig(figure, opts={**options, "format": image_format})
                 for image_format in formats
             }
+        finally:
+            # Not ``async with``: it skips the close when the open fails or is cancelled, and the pipe kaleido
+            # reads Chromium's log from then stays open, its non-daemon reader thread keeping this process alive.
+            await browser.close()
 
+    started = time.monotonic()
     try:
         return asyncio.run(asyncio.wait_for(draw(), timeout_s))  # on expiry the draw is cancelled: Chromium closes
-    except TimeoutError as error:
-        raise ExportTimedOut(
-            f"Chromium did not answer within {timeout_s:.0f} s (the browser hung, or the server is overloaded), so "
-            "it was stopped. Try again"
-        ) from error
     except Exception as error:
+        # A cancelled draw surfaces as TimeoutError, or, when it was cancelled while Chromium was starting, as
+        # whatever choreographer makes of the cancellation (BrowserFailedError, ChannelClosedError): past the
+        # deadline, every failure is the timeout.
+        if isinstance(error, TimeoutError) or time.monotonic() - started >= timeout_s:
+            raise ExportTimedOut(
+                f"Chromium did not answer within {timeout_s:.0f} s (the browser hung, or the server is overloaded), "
+                "so it was stopped. Try again"
+            ) from error
         exported = _browser_error(error)
         if exported is None:
             raise

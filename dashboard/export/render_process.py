@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from dashboard.export.errors import ExportFailed, ExportTimedOut, ImageExportUnavailable
+from dashboard.export.process_tree import descendants, kill_all, kill_tree
 from pipeline.runtime.paths import PROJECT_ROOT
 
 REPO_ROOT = PROJECT_ROOT
@@ -35,7 +36,6 @@ JOB_FILE = "job.json"
 ERROR_FILE = "error.json"
 DONE_FILE = "done"  # written last by the child: its outputs (or error file) are complete
 POLL_S = 0.05
-KILL_WAIT_S = 5.0
 _LOG = logging.getLogger(__name__)
 _server_lock = threading.Lock()
 _server: RenderServer | None = None
@@ -45,42 +45,6 @@ _warm_up_started = threading.Event()
 def output_path(folder: Path, image_format: str) -> Path:
     """Where a job writes its ``image_format`` bytes."""
     return folder / f"out.{image_format}"
-
-
-def kill_tree(pid: int | None) -> None:
-    """SIGKILL process ``pid`` and all its descendants, then reap them for at most KILL_WAIT_S seconds."""
-    import psutil
-
-    if pid is None:
-        return
-    try:
-        root = psutil.Process(pid)
-        victims = root.children(recursive=True) + [root]
-    except psutil.NoSuchProcess:
-        return
-    _kill_all(victims)
-
-
-def _descendants(pid: int) -> list:
-    """psutil.Process objects of every process ``pid`` started, directly or not ([] when it is gone)."""
-    import psutil
-
-    try:
-        return psutil.Process(pid).children(recursive=True)
-    except psutil.NoSuchProcess:
-        return []
-
-
-def _kill_all(processes: list) -> None:
-    """SIGKILL each psutil.Process still running (psutil checks the pid was not reused) and reap them."""
-    import psutil
-
-    for process in processes:
-        try:
-            process.kill()
-        except psutil.NoSuchProcess:
-            pass
-    psutil.wait_procs(processes, timeout=KILL_WAIT_S)
 
 
 class RenderServer:
@@ -275,14 +239,14 @@ def run_job(job: dict[str, Any], write_inputs: Callable[[Path], None], what: str
         polls = 0
         while not (folder / DONE_FILE).exists():
             if not _alive(pid):
-                _kill_all(started_by_child)  # the child died on its own: what it started (Chromium) would be orphaned
+                kill_all(started_by_child)  # the child died on its own: what it started (Chromium) would be orphaned
                 break
             if time.monotonic() > deadline:
-                started_by_child = _descendants(pid) or started_by_child
+                started_by_child = descendants(pid) or started_by_child
                 kill_tree(pid)
                 raise ExportTimedOut(_timed_out(what, timeout_s, started_by_child))
             if polls % 10 == 0:
-                started_by_child = _descendants(pid) or started_by_child
+                started_by_child = descendants(pid) or started_by_child
             polls += 1
             time.sleep(POLL_S)
         _LOG.info("rendered %s in %.1f s", what, time.monotonic() - started)
