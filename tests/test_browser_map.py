@@ -73,7 +73,7 @@ def open_map(browser, url: str, width: int = 1500, height: int = 1000, blocked: 
                 request_route.abort()
 
         page.route("**/*", route)
-    page.goto(url, wait_until="domcontentloaded", timeout=60_000)
+    page.goto(url, wait_until="domcontentloaded", timeout=120_000)
     frame = page.wait_for_selector(MAP_FRAME, timeout=90_000).content_frame()
     frame.wait_for_selector("body[data-drawn]", state="attached", timeout=90_000)
     page.wait_for_timeout(300)
@@ -170,7 +170,7 @@ def test_a_click_opens_the_paper_and_a_lasso_lists_its_papers(browser, server_ur
         plot = frame.evaluate("() => document.getElementById('plot').getBoundingClientRect().toJSON()")
         x, y = frame.evaluate("() => window.__atlas.screen(0)")
         page.mouse.click(frame_box["x"] + plot["x"] + x, frame_box["y"] + plot["y"] + y)
-        page.wait_for_url("**paper=*", timeout=30_000)
+        page.wait_for_url("**paper=*", timeout=90_000)
         frame.locator("#lasso").click()
         left, top = frame_box["x"] + plot["x"], frame_box["y"] + plot["y"]
         corners = [(0.02, 0.02), (0.5, 0.02), (0.5, 0.98), (0.02, 0.98), (0.02, 0.03)]
@@ -179,7 +179,7 @@ def test_a_click_opens_the_paper_and_a_lasso_lists_its_papers(browser, server_ur
         for fx, fy in corners[1:]:
             page.mouse.move(left + fx * plot["width"], top + fy * plot["height"], steps=12)
         page.mouse.up()
-        page.get_by_text("papers selected on the map").wait_for(timeout=30_000)
+        page.get_by_text("papers selected on the map").wait_for(timeout=90_000)
     finally:
         page.close()
 
