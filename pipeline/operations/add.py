@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 FIT_QUANTILE = 0.05
+ADDED_AMONG_OUTLIERS = "added among outliers"  # outlier_reason of an added paper whose nearest papers are outliers
 REFIT_MISFIT_SHARE = 0.2
 REFIT_ADDED_SHARE = 0.25
 DROP_ALREADY_IN_ATLAS = "already in the atlas"
@@ -164,6 +165,10 @@ def added_documents(atlas: TopicCache, new: pd.DataFrame, placed: pd.DataFrame) 
         rows[column] = placed[column].to_numpy()
     rows["reassigned"] = False
     rows["added"] = True
+    if "outlier_reason" in atlas.documents.columns:  # the build's fit check (pipeline.topics.misfits) is not re-run
+        rows["outlier_reason"] = np.where(rows["topic"].to_numpy() == OUTLIER_TOPIC, ADDED_AMONG_OUTLIERS, "")
+    if "fit_similarity" in atlas.documents.columns and "topic_similarity" in placed.columns:
+        rows["fit_similarity"] = placed["topic_similarity"].to_numpy(dtype=float)
     if "word_pieces" in atlas.documents.columns:  # lengths are known for a build's papers only: unknown (0) here
         rows["word_pieces"], rows["truncated"] = 0, False
     old = atlas.documents.copy()

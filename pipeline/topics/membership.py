@@ -61,6 +61,8 @@ from typing import Any
 
 import numpy as np
 
+from pipeline.geometry.centroids import leave_one_out_similarities
+
 OUTLIER_TOPIC = -1
 COHERENT_SHARE = 0.35
 COHERENCE_TERMS = 10
@@ -134,17 +136,6 @@ def dissolution_note(dissolved: Mapping[int, float], topics_before: np.ndarray, 
             f"{why[0].upper()}{why[1:]}. Add papers on shared subjects to get topics."
         )
     return why
-
-
-def leave_one_out_similarities(embeddings: np.ndarray, members: np.ndarray) -> np.ndarray:
-    """Cosine similarity of each member to the mean of the other members (float64, len(members)); 1.0 for a
-    topic of one paper. ``embeddings``: float32 n x dim, L2-normalised rows."""
-    if len(members) < 2:
-        return np.ones(len(members))
-    vectors = embeddings[members].astype(np.float64)
-    others = vectors.sum(axis=0) - vectors
-    norms = np.maximum(np.linalg.norm(others, axis=1), 1e-12)
-    return np.einsum("ij,ij->i", vectors, others) / norms
 
 
 def reassignment_floor(
