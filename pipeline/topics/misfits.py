@@ -73,7 +73,7 @@ def eject_misfits(embeddings: np.ndarray, topics: np.ndarray, share: float = FIT
     if outliers.any():
         similarity[outliers] = topic_fit(embeddings, topics, embeddings[outliers], 0.0)[0]
     threshold = median_fit_threshold(own[~outliers], share)
-    ejected = ~outliers & (similarity < threshold)
+    ejected = ~outliers & (similarity < threshold) if share > 0 else np.zeros(len(topics), dtype=bool)
     moved = np.where(ejected, OUTLIER_TOPIC, topics)
     emptied = sorted(set(topics.tolist()) - set(moved.tolist()))
     return FitCheck(dissolve(moved, emptied) if emptied else moved, ejected, similarity, threshold, share)
