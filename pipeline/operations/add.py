@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline import cache
-from pipeline.cache import OUTLIER_TOPIC, TopicCache
+from pipeline.cache import ADDED_AMONG_OUTLIERS, FIT_SIMILARITY_COLUMN, OUTLIER_REASON_COLUMN, OUTLIER_TOPIC, TopicCache
 from pipeline.geometry.centroids import topic_centroids
 from pipeline.operations import locking
 
@@ -40,7 +40,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 FIT_QUANTILE = 0.05
-ADDED_AMONG_OUTLIERS = "added among outliers"  # outlier_reason of an added paper whose nearest papers are outliers
 REFIT_MISFIT_SHARE = 0.2
 REFIT_ADDED_SHARE = 0.25
 DROP_ALREADY_IN_ATLAS = "already in the atlas"
@@ -165,10 +164,12 @@ def added_documents(atlas: TopicCache, new: pd.DataFrame, placed: pd.DataFrame) 
         rows[column] = placed[column].to_numpy()
     rows["reassigned"] = False
     rows["added"] = True
-    if "outlier_reason" in atlas.documents.columns:  # the build's fit check (pipeline.topics.misfits) is not re-run
-        rows["outlier_reason"] = np.where(rows["topic"].to_numpy() == OUTLIER_TOPIC, ADDED_AMONG_OUTLIERS, "")
-    if "fit_similarity" in atlas.documents.columns and "topic_similarity" in placed.columns:
-        rows["fit_similarity"] = placed["topic_similarity"].to_numpy(dtype=float)
+    if (
+        OUTLIER_REASON_COLUMN in atlas.documents.columns
+    ):  # the build's fit check (pipeline.topics.misfits) is not re-run
+        rows[OUTLIER_REASON_COLUMN] = np.where(rows["topic"].to_numpy() == OUTLIER_TOPIC, ADDED_AMONG_OUTLIERS, "")
+    if FIT_SIMILARITY_COLUMN in atlas.documents.columns and "topic_similarity" in placed.columns:
+        rows[FIT_SIMILARITY_COLUMN] = placed["topic_similarity"].to_numpy(dtype=float)
     if "word_pieces" in atlas.documents.columns:  # lengths are known for a build's papers only: unknown (0) here
         rows["word_pieces"], rows["truncated"] = 0, False
     old = atlas.documents.copy()

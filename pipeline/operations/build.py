@@ -590,9 +590,9 @@ def document_table(
         (fitted.cluster_labels == -1) | (fit.clustered_topics == -1) | ejected, 0.0, fitted.probabilities
     ).astype(float)
     output["reassigned"] = (fit.clustered_topics == -1) & (fit.topics != -1)
-    output["outlier_reason"] = outlier_reasons(fit.topics, fitted.cluster_labels, ejected)
+    output[cache.OUTLIER_REASON_COLUMN] = outlier_reasons(fit.topics, fitted.cluster_labels, ejected)
     if fit.fit_check is not None:  # the similarity the fit check found (pipeline.topics.misfits)
-        output["fit_similarity"] = np.round(fit.fit_check.similarity, 4)
+        output[cache.FIT_SIMILARITY_COLUMN] = np.round(fit.fit_check.similarity, 4)
     output["x"], output["y"] = fitted.coordinates[:, 0].astype(float), fitted.coordinates[:, 1].astype(float)
     output["neighbor_ids"], output["neighbor_scores"] = neighbour_ids, neighbour_scores
     # Lengths in word pieces and truncation, for an encoder block (a lexical representation reads every word).
@@ -780,7 +780,9 @@ def run_build(
             topics_frame = with_llm_names(config.namer_url, topics_frame, corpus, fitted.fit.topics, corpus.warnings)
     output = document_table(corpus, fitted, represented, knn, config)
     manifest = build_manifest(input_path, corpus, fitted, represented, topics_frame, without_content, config, layouts)
-    manifest.update(fit_check_summary(fitted.fit.fit_check, corpus.doc_ids, output["outlier_reason"].tolist()))
+    manifest.update(
+        fit_check_summary(fitted.fit.fit_check, corpus.doc_ids, output[cache.OUTLIER_REASON_COLUMN].tolist())
+    )
     if collections:
         from pipeline.quality.coverage import coverage_report, load_crosswalk
 

@@ -21,13 +21,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pipeline.cache import CLUSTER_DISSOLVED, FITS_NO_TOPIC, NO_DENSE_CLUSTER
 from pipeline.geometry.centroids import median_fit_threshold, member_fit, topic_fit
 from pipeline.topics.membership import OUTLIER_TOPIC, dissolve
 
 FIT_SHARE = 0.5
-FITS_NO_TOPIC = "fits no topic"
-NO_DENSE_CLUSTER = "no dense cluster"
-CLUSTER_DISSOLVED = "cluster dissolved"
 
 
 @dataclass
@@ -43,6 +41,8 @@ class FitCheck:
     threshold : the similarity a paper needed (pipeline.geometry.centroids.median_fit_threshold), or None without
         topics.
     share : the share of the median the threshold is (FIT_SHARE unless asked otherwise).
+    seconds : wall seconds of the check and of the refit of the topics' terms it caused (set by the caller that
+        timed them, pipeline.topics.model.fit_topic_model; 0 otherwise).
     """
 
     topics: np.ndarray
@@ -50,6 +50,7 @@ class FitCheck:
     similarity: np.ndarray
     threshold: float | None
     share: float
+    seconds: float = 0.0
 
 
 def eject_misfits(embeddings: np.ndarray, topics: np.ndarray, share: float = FIT_SHARE) -> FitCheck:
@@ -108,9 +109,9 @@ def outlier_reasons(topics: np.ndarray, cluster_labels: np.ndarray, ejected: np.
 
 
 def fit_check_summary(check: FitCheck | None, doc_ids: list[str], reasons: list[str]) -> dict[str, object]:
-    """The manifest's keys for the check: ``fit_check`` ({share_of_median, threshold (4 decimals, None without topics),
-    n_moved, moved_ids (sorted)}; absent when the check did not run) and ``outlier_reasons`` ({reason: papers} of
-    :func:`outlier_reasons`, the outliers only)."""
+    """The manifest's keys for the check: ``fit_check`` ({share_of_median, threshold (4 decimals, None without
+    topics), n_moved, moved_ids (sorted), seconds (wall, the check and the refit it caused)}; absent when the check did
+    not run) and ``outlier_reasons`` ({reason: papers} of :func:`outlier_reasons`, the outliers only)."""
     counts: dict[str, int] = {}
     for reason in reasons:
         if reason:
@@ -122,5 +123,6 @@ def fit_check_summary(check: FitCheck | None, doc_ids: list[str], reasons: list[
             "threshold": None if check.threshold is None else round(check.threshold, 4),
             "n_moved": int(check.ejected.sum()),
             "moved_ids": sorted(str(doc_ids[row]) for row in np.flatnonzero(check.ejected)),
+            "seconds": round(check.seconds, 3),
         }
     return entries

@@ -14,6 +14,7 @@ terms come from :class:`CoherentTerms` (exclusive, co-occurring terms), and outl
 from __future__ import annotations
 
 import logging
+import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -412,12 +413,14 @@ def fit_topic_model(
     final, n_reassigned = reduce_outliers(
         topic_model, embeddings, clustered, presence, refit, config, coherence_note, notes
     )
+    started = time.perf_counter()
     check = eject_misfits(embeddings, final, config.fit_share)  # pipeline.topics.misfits
     if check.ejected.any():
         refit(check.topics)  # terms, sizes and names from the papers that stay
         final = check.topics
         n_reassigned = int(((clustered == OUTLIER_TOPIC) & (final != OUTLIER_TOPIC)).sum())
         notes.extend(filter(None, [fit_note(check)]))
+    check.seconds = time.perf_counter() - started
     topic_terms = _terms(topic_model)
     for topic in set(final.tolist()):
         topic_terms.setdefault(int(topic), [])
