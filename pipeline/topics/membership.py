@@ -51,7 +51,8 @@ abstracts 5.3% against 5.0%, NPMI 0.131 against 0.125 (16 topics either way).
 With the default tfidf-svd representation (``bench/topic_membership.py --with-unrelated --input <whole conference>``):
 the whole conference's 59 topics share 0.80 / 1.00 / 1.00 of their leading terms; with the 24 unrelated abstracts
 mixed in, none of the 10 that HDBSCAN leaves as outliers passes the floor with terms (0/10), but HDBSCAN itself puts
-the other 14 into topics, where these checks do not reach.
+the other 14 into topics, where these checks do not reach; the fit check after outlier reduction
+(pipeline.topics.misfits) takes most of them out.
 """
 
 from __future__ import annotations
