@@ -349,7 +349,7 @@ def paper_details(
     doc_id: str,
     links: bool | None = None,
     window: int | None = None,
-    fit_threshold: float | None = None,
+    fit_check: Mapping[str, Any] | None = None,
 ) -> dict[str, Any] | None:
     """One paper's fields for the detail view, all plain (unescaped) text, or None for an unknown doc_id.
 
@@ -359,8 +359,8 @@ def paper_details(
     copy_of (the id of the paper this one repeats, or None), copies (ids of this paper's copies),
     embedding_note (None, or a sentence saying the paper was longer than the encoder's window of ``window``
     word pieces, e.g. the manifest's embedding_cache.max_seq_length, and only its beginning was embedded),
-    outlier_note (None, or why the paper is an outlier: :func:`outlier_note`, with ``fit_threshold`` the manifest's
-    fit_check.threshold).
+    outlier_note (None, or why the paper is an outlier: :func:`outlier_note`, with ``fit_check`` the manifest's
+    fit_check).
     """
     rows = documents[documents["doc_id"].astype(str) == str(doc_id)]
     if rows.empty:
@@ -386,20 +386,25 @@ def paper_details(
         "copy_of": text(COPY_COLUMN),
         "copies": as_text_list(row.get("duplicate_ids")),
         "embedding_note": embedding_note(row.get("word_pieces"), row.get("truncated"), window),
-        "outlier_note": outlier_note(row.get(OUTLIER_REASON_COLUMN), row.get(FIT_SIMILARITY_COLUMN), fit_threshold),
+        "outlier_note": outlier_note(row.get(OUTLIER_REASON_COLUMN), row.get(FIT_SIMILARITY_COLUMN), fit_check),
     }
 
 
-def outlier_note(reason: Any, similarity: Any, threshold: float | None) -> str | None:
+def outlier_note(reason: Any, similarity: Any, fit_check: Mapping[str, Any] | None = None) -> str | None:
     """Why a paper is in the outlier topic, in plain words, from the cache's outlier_reason and fit_similarity
-    columns (pipeline.cache; ``threshold``: the manifest's fit_check.threshold); None for a paper in a topic, an
-    unknown reason or a cache without the column."""
+    columns (pipeline.cache) and the manifest's fit_check (its threshold and share_of_median); None for a paper in a
+    topic, an unknown reason or a cache without the column."""
     if reason == FITS_NO_TOPIC:
-        found = f" ({float(similarity):.2f})" if isinstance(similarity, (float, np.floating)) else ""
-        needed = f", below the {threshold:.2f} the build asks for" if threshold is not None else ""
+        found = f" is {float(similarity):.2f}" if isinstance(similarity, (float, np.floating)) else ""
+        threshold, share = (fit_check or {}).get("threshold"), (fit_check or {}).get("share_of_median")
+        needed = "far below what the topics' papers typically reach"
+        if isinstance(threshold, (int, float)) and isinstance(share, (int, float)):
+            needed = (
+                f"below the {threshold:.2f} the build asks for ({share:.0%} of what the topics' papers typically reach)"
+            )
         return (
-            f"Fits no topic: its similarity to the nearest topic{found} is far below what the topics' papers "
-            f"reach{needed}, so the build took it out of the topic its cluster gave it."
+            f"Fits no topic: its similarity to the nearest topic{found}, {needed}, so the build took it out of the "
+            "topic its cluster gave it."
         )
     return {
         NO_DENSE_CLUSTER: "An outlier: it is in no dense cluster, and no topic is near enough for it to join one.",

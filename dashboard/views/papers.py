@@ -89,9 +89,8 @@ def render_paper(page: Page, doc_id: str) -> None:
     atlas = page.atlas
     papers, links = resources.listing(page.cache_key, atlas), resources.links(page.cache_key, atlas)
     window = (atlas.manifest.get("embedding_cache") or {}).get("max_seq_length")
-    threshold = (atlas.manifest.get("fit_check") or {}).get("threshold")
     details = paper_table.paper_details(
-        papers, atlas.topics, doc_id, links=links, window=window, fit_threshold=threshold
+        papers, atlas.topics, doc_id, links=links, window=window, fit_check=atlas.manifest.get("fit_check")
     )
     if details is None:
         return
