@@ -89,7 +89,9 @@ def render_paper(page: Page, doc_id: str) -> None:
     atlas = page.atlas
     papers, links = resources.listing(page.cache_key, atlas), resources.links(page.cache_key, atlas)
     window = (atlas.manifest.get("embedding_cache") or {}).get("max_seq_length")
-    details = paper_table.paper_details(papers, atlas.topics, doc_id, links=links, window=window)
+    details = paper_table.paper_details(
+        papers, atlas.topics, doc_id, links=links, window=window, fit_check=atlas.manifest.get("fit_check")
+    )
     if details is None:
         return
     row = papers.loc[papers["doc_id"].astype(str) == str(doc_id)].iloc[0]
@@ -108,6 +110,8 @@ def render_paper(page: Page, doc_id: str) -> None:
         st.text(
             topic + (f"  (theme: {theme.iloc[0]})" if len(theme) and details["topic"] != display.OUTLIER_TOPIC else "")
         )
+        if details["outlier_note"]:
+            st.caption(details["outlier_note"])
         facts = [
             ("Decision", details["decision"]),
             ("Primary area", row.get("primary_area") if isinstance(row.get("primary_area"), str) else None),
