@@ -3,9 +3,10 @@
     python -m bench.map_screenshots --cache ATLAS --out DIR [--sizes 1280x720,1920x1080]
 
 Writes DIR/map-{themes,topics}-{W}x{H}.png (the whole map; topics coloured by topic, so the legend lists each
-topic with its subtitle) and DIR/map-hover-{W}x{H}.png (the pointer on the listing's first paper: its title and its
-topic's name and subtitle). Prints per shot the labels shown and hidden (the component hides a label that
-would overlap another until the user zooms in), any label cut with "…", and the hover's text.
+topic with its subtitle), DIR/map-legend-{W}x{H}.png (that legend) and DIR/map-hover-{W}x{H}.png (the pointer on
+the listing's first paper: its title and its topic's name and subtitle). Prints per shot the labels shown and
+hidden (the component hides a label that would overlap another until the user zooms in), any label cut with "…",
+the legend's entries with a subtitle, and the hover's text.
 """
 
 from __future__ import annotations
@@ -41,6 +42,10 @@ def shoot(browser, base: str, out: Path, width: int, height: int) -> None:
         page.screenshot(path=str(path))
         print(f"{path.name}: {len(shown)} labels shown, {len(labels) - len(shown)} hidden, {len(cut)} cut {cut}")
         if level == "topics":
+            legend = out / f"map-legend-{width}x{height}.png"
+            frame.locator("#legend").screenshot(path=str(legend))
+            subtitles = frame.locator(".legend-subtitle").count()
+            print(f"{legend.name}: {frame.locator('.legend-item').count()} legend entries, {subtitles} with a subtitle")
             x, y = frame.evaluate("() => window.__atlas.screen(0)")  # the listing's first paper
             plot = frame.locator("#plot").bounding_box()
             page.mouse.move(plot["x"] + x, plot["y"] + y)

@@ -145,3 +145,11 @@ def test_a_theme_subtitle_names_its_largest_topics_by_their_abbreviations():
         }
     )
     assert theme_subtitles(topics) == {0: "GNNs, Time series, Brain", 1: "audio, speaker"}
+
+
+def test_the_labels_bench_judges_cuts_with_the_maps_own_lines():
+    from bench.labels import cut, map_lines
+
+    name = "Multimodal large language models (MLLMs)"  # three lines at 22 characters: cut by the old measure
+    assert map_lines(name) == map_layers.two_lines(name, map_layers.TOPIC_LINE_CHARS)
+    assert not cut(name) and not cut(name, map_layers.THEME_LINE_CHARS)
