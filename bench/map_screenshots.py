@@ -42,10 +42,6 @@ def shoot(browser, base: str, out: Path, width: int, height: int) -> None:
         page.screenshot(path=str(path))
         print(f"{path.name}: {len(shown)} labels shown, {len(labels) - len(shown)} hidden, {len(cut)} cut {cut}")
         if level == "topics":
-            legend = out / f"map-legend-{width}x{height}.png"
-            frame.locator("#legend").screenshot(path=str(legend))
-            subtitles = frame.locator(".legend-subtitle").count()
-            print(f"{legend.name}: {frame.locator('.legend-item').count()} legend entries, {subtitles} with a subtitle")
             x, y = frame.evaluate("() => window.__atlas.screen(0)")  # the listing's first paper
             plot = frame.locator("#plot").bounding_box()
             page.mouse.move(plot["x"] + x, plot["y"] + y)
@@ -55,6 +51,11 @@ def shoot(browser, base: str, out: Path, width: int, height: int) -> None:
             path = out / f"map-hover-{width}x{height}.png"
             page.screenshot(path=str(path))
             print(f"{path.name}: hover {text!r}")
+            # after the hover: the element screenshot scrolls the page, which moves the points
+            legend = out / f"map-legend-{width}x{height}.png"
+            frame.locator("#legend").screenshot(path=str(legend))
+            subtitles = frame.locator(".legend-subtitle").count()
+            print(f"{legend.name}: {frame.locator('.legend-item').count()} legend entries, {subtitles} with a subtitle")
         page.close()
 
 
