@@ -193,3 +193,20 @@ def test_the_page_and_the_map_work_with_the_network_blocked(browser, server_url)
         assert page.get_by_text("Colour points by").count()
     finally:
         page.close()
+
+
+def test_the_legend_and_a_point_hover_show_the_topic_subtitle(browser, server_url):
+    page, frame = open_map(browser, f"{server_url}/?level=topics&colour=topic", 1500, 1000)
+    try:
+        subtitles = frame.locator(".legend-subtitle").all_inner_texts()
+        assert subtitles and all(text.strip() for text in subtitles), subtitles
+        plot = frame.locator("#plot").bounding_box()
+        x, y = frame.evaluate("() => window.__atlas.screen(0)")
+        page.mouse.move(plot["x"] + x, plot["y"] + y)
+        frame.locator(".tooltip-topic").wait_for(timeout=10_000)
+        assert (
+            " — " in frame.locator(".tooltip-topic").inner_text()
+            or "Outliers" in frame.locator("#tooltip").inner_text()
+        )
+    finally:
+        page.close()

@@ -112,9 +112,9 @@ def map_figure(
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
-def map_points(cache_key: CacheKey, _listing: pd.DataFrame) -> dict[str, Any]:
+def map_points(cache_key: CacheKey, _listing: pd.DataFrame, _topics: pd.DataFrame) -> dict[str, Any]:
     """The points the WebGL map keeps in the browser (map_layers.point_payload), made once per cache."""
-    return map_layers.point_payload(_listing)
+    return map_layers.point_payload(_listing, _topics)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
