@@ -6,6 +6,7 @@ import io
 import re
 import shutil
 import subprocess
+import warnings
 from datetime import date
 from pathlib import Path
 
@@ -225,6 +226,25 @@ def test_datamapplot_draws_tiny_unlabelled_and_one_label_maps(labels):
         publication.MapView(points=points, title="A tiny map", caption=f"{n_points} papers"), ["png"]
     )["png"]
     assert pixel_spread(png) > 3  # title and caption at least, whatever the points
+
+
+@pytest.mark.skipif(
+    not any(path.is_file() for path in publication.CJK_FONT_FILES), reason="fonts-noto-cjk is not installed"
+)
+def test_datamapplot_draws_cjk_labels_with_their_glyphs():
+    """Case 06: Chinese and Japanese labels drew as missing-glyph boxes with DejaVu Sans alone."""
+    import matplotlib.pyplot as plt
+
+    view = clustered_view(40)
+    points = view.points.replace({"label": {"diffusion models": "图神经网络", "graph neural networks": "拡散モデル"}})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        figure = publication.datamapplot_figure(publication.MapView(points=points, title="地図 · map", caption="x"))
+        figure.savefig(io.BytesIO(), format="png", dpi=50)
+        plt.close(figure)
+    missing = [str(warning.message) for warning in caught if "missing from font" in str(warning.message)]
+    assert publication.matplotlib_font_families()[-1] == publication.CJK_FAMILY
+    assert not missing, missing[:3]
 
 
 def test_unknown_renderer_and_format():

@@ -44,6 +44,13 @@ MIME_TYPES = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pd
 RENDERERS = ("datamapplot", "plotly")
 DEFAULT_RENDERER = "datamapplot"
 FONT_FAMILY = "DejaVu Sans"  # a system font (fonts-dejavu-core); matplotlib ships it too
+# Chinese, Japanese and Korean glyphs in the DataMapPlot renderer: Noto Sans CJK (fonts-noto-cjk), the fallback after
+# DejaVu Sans (matplotlib >= 3.6 falls back glyph by glyph along a list of families).
+CJK_FAMILY = "Noto Sans CJK JP"
+CJK_FONT_FILES = (
+    Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"),
+    Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc"),
+)
 # The plotly renderer's fonts: DejaVu, then Noto CJK (fonts-noto-cjk) for Chinese, Japanese and Korean labels.
 PLOTLY_FONT_FAMILY = "DejaVu Sans, Noto Sans CJK JP, Noto Sans CJK SC, sans-serif"
 LEGEND_MARGIN_PX = 260
@@ -168,6 +175,7 @@ def datamapplot_figure(view: MapView, figsize: tuple[float, float] = FIGURE_SIZE
     anchors = label_anchors(points)
     label_colours = {noise: OUTLIER_COLOUR, **_label_colours(view, anchors)}
     coordinates = points[["x", "y"]].to_numpy(dtype=np.float32)
+    families = matplotlib_font_families()
     figure, axes = datamapplot.create_plot(
         coordinates,
         labels,
@@ -181,7 +189,7 @@ def datamapplot_figure(view: MapView, figsize: tuple[float, float] = FIGURE_SIZE
         label_wrap_width=LABEL_WRAP_CHARS,
         figsize=figsize,
         dpi=100,
-        font_family=FONT_FAMILY,
+        font_family=families,  # matplotlib takes a list (glyph fallback); DataMapPlot passes it through
         use_system_fonts=True,
         add_glow=False,  # 14-18 s for 12,000 points against about 1 s without (issue 12's measurement)
         point_size=_point_size(len(points)),
@@ -191,7 +199,7 @@ def datamapplot_figure(view: MapView, figsize: tuple[float, float] = FIGURE_SIZE
         min_font_size=7.0,  # DataMapPlot's 4 pt is unreadable in print
         max_font_size=16.0,
         min_font_weight=400,
-        title_keywords={"fontsize": 18, "fontfamily": FONT_FAMILY, "fontweight": 700},
+        title_keywords={"fontsize": 18, "fontfamily": families, "fontweight": 700},
         label_over_points=not _ring_placement_possible(anchors),
     )
     for collection in axes.collections:
@@ -221,7 +229,7 @@ def datamapplot_figure(view: MapView, figsize: tuple[float, float] = FIGURE_SIZE
             frameon=False,
             fontsize=9,
             ncols=1 if len(handles) <= 8 else 2,
-            prop={"family": FONT_FAMILY, "size": 9},
+            prop={"family": families, "size": 9},
         )
     if view.caption:
         figure.text(
@@ -232,9 +240,25 @@ def datamapplot_figure(view: MapView, figsize: tuple[float, float] = FIGURE_SIZE
             va="top",
             fontsize=9,
             color="#444444",
-            fontfamily=FONT_FAMILY,
+            fontfamily=families,
         )
     return figure
+
+
+def matplotlib_font_families() -> list[str]:
+    """The font families the DataMapPlot renderer asks matplotlib for: [FONT_FAMILY, CJK_FAMILY] when a Noto Sans CJK
+    file of CJK_FONT_FILES is installed, else [FONT_FAMILY]. matplotlib lists the system's fonts once, in a cache file
+    it does not refresh, so a font installed after that (``apt-get install fonts-noto-cjk`` on a machine that had
+    already run matplotlib) is registered here with ``font_manager.fontManager.addfont``, its public API."""
+    from matplotlib import font_manager
+
+    known = {entry.name for entry in font_manager.fontManager.ttflist}
+    if CJK_FAMILY not in known:
+        for path in CJK_FONT_FILES:
+            if path.is_file():
+                font_manager.fontManager.addfont(str(path))
+        known = {entry.name for entry in font_manager.fontManager.ttflist}
+    return [FONT_FAMILY, CJK_FAMILY] if CJK_FAMILY in known else [FONT_FAMILY]
 
 
 def _ring_placement_possible(anchors: pd.DataFrame) -> bool:
