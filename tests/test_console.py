@@ -48,3 +48,26 @@ def _say_things() -> None:
         warnings.warn("invalid value encountered in divide", RuntimeWarning, stacklevel=1)
     logging.getLogger("pipeline.operations.build").warning("dropped 2 of 9 records")
     logging.getLogger("pipeline.operations.build").warning("dropped 2 of 9 records")
+
+
+def test_transformers_warnings_go_to_the_log_file_not_the_terminal(tmp_path: Path, capsys, encoder):
+    """Once the encoder is loaded, transformers' warnings leave its own stderr handler for the log file."""
+    from transformers.utils import logging as transformers_logging
+
+    logging.captureWarnings(False)
+    path = configure_output("test", tmp_path)
+    assert path is not None
+    try:
+        transformers_logging.get_logger("transformers.tokenization_utils_base").warning(
+            "Token indices sequence length is longer than the specified maximum sequence length for this model"
+        )
+        for handler in logging.getLogger().handlers:
+            handler.flush()
+    finally:
+        for handler in list(logging.getLogger().handlers):
+            if getattr(handler, "_atlas", False):
+                logging.getLogger().removeHandler(handler)
+                handler.close()
+        logging.getLogger("BERTopic").handlers = []
+    assert "Token indices" not in capsys.readouterr().err
+    assert "Token indices sequence length" in path.read_text(encoding="utf-8")

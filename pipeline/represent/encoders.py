@@ -167,6 +167,16 @@ def model_id(name: str, batch_size: int = 1) -> str:
     return identity + ("+per-text" if batch_size == 1 else f"+batch{batch_size}")
 
 
+def _transformers_log_through_logging() -> None:
+    """transformers prints its warnings with a stderr handler of its own and does not propagate them: hand them to
+    the root logger instead (its public ``transformers.utils.logging`` switches), so the command line's log file keeps
+    them and its terminal filter (pipeline.runtime.console) decides what is shown."""
+    from transformers.utils import logging as transformers_logging
+
+    transformers_logging.disable_default_handler()
+    transformers_logging.enable_propagation()
+
+
 def _offline() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -190,6 +200,7 @@ def load_encoder(name: str = DEFAULT_MODEL) -> Any:
         return OnnxEncoder(spec, ensure_onnx_model())
     from sentence_transformers import SentenceTransformer
 
+    _transformers_log_through_logging()
     model = SentenceTransformer(model_location(spec.name), device="cpu")
     limit_threads()  # torch is imported now: one intra-op thread (pipeline.runtime.threads)
     if spec.name != spec.base:

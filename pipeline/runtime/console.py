@@ -85,8 +85,7 @@ def configure_output(command: str, log_folder: Path | None = None) -> Path | Non
     # it one that hands its records to the handlers above.
     bertopic = logging.getLogger("BERTopic")
     bertopic.handlers = [_Forward(handlers)]
-    # transformers' own handler prints its warnings straight to stderr; below error level they are noise here.
-    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    # transformers' warnings reach these handlers too: pipeline.represent.encoders turns its own stderr handler off.
     return path
 
 
