@@ -36,7 +36,7 @@ from dashboard.views import topics as topics_view
 from dashboard.views import trends as trends_view
 from dashboard.views import venues as venues_view
 from dashboard.views.page import Page
-from pipeline.cache import CacheError, TopicCache, manifest_identity
+from pipeline.cache import CacheError, CacheReplaced, TopicCache, manifest_identity
 from pipeline.runtime.console import counted
 from pipeline.runtime.paths import PROJECT_ROOT
 
@@ -347,4 +347,7 @@ def main() -> None:
     publish_view(names[0])
 
 
-main()
+try:
+    main()
+except CacheReplaced:  # a writer published a new version mid-run (its embeddings were read): run again on it
+    st.rerun()

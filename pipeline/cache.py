@@ -135,22 +135,42 @@ class TopicCache:
     topics_per_class: pd.DataFrame = field(default_factory=pd.DataFrame)
     lineage: pd.DataFrame = field(default_factory=pd.DataFrame)
     copies: pd.DataFrame = field(default_factory=pd.DataFrame)
+    identity: tuple[int, int, int] | None = None  # the manifest's identity when the tables were read
 
     def embeddings(self) -> np.ndarray:
         """Load the document embeddings, float32, n_documents x dim, rows aligned with ``documents``.
 
-        Raises CacheError when the file is missing or its row count does not match.
+        Raises CacheError when the file is missing or its row count does not match, and CacheReplaced when a writer
+        published another version of the cache since the tables were read (the file may be the other version's).
         """
         path = self.path / EMBEDDINGS_FILE
         try:
             matrix = np.load(path, allow_pickle=False)
         except (OSError, ValueError) as error:
+            self._check_not_replaced()
             raise CacheError(self.path, f"cannot read {EMBEDDINGS_FILE} ({error})") from error
+        self._check_not_replaced()
         if matrix.shape[0] != len(self.documents):
             raise CacheError(
                 self.path, f"{EMBEDDINGS_FILE} has {matrix.shape[0]} rows, documents have {len(self.documents)}"
             )
         return matrix
+
+    def _check_not_replaced(self) -> None:
+        if self.identity is not None and manifest_identity(self.path) != self.identity:
+            raise CacheReplaced(
+                self.path,
+                "was replaced by a newer version while it was read (a build, add or rename published one); "
+                "reload the page to read the new version",
+            )
+
+
+class CacheReplaced(CacheError):
+    """The cache folder was published anew after its tables were read: what is read now belongs to another version."""
+
+    def __init__(self, cache_dir: Path | str, problem: str):
+        super().__init__(cache_dir, problem)
+        self.args = (f"{self.cache_dir}: {problem}",)  # the message without the rebuild hint: nothing to rebuild
 
 
 def is_cache_dir(path: Path | str) -> bool:
@@ -226,6 +246,7 @@ def read_cache(cache_dir: Path | str) -> TopicCache:
                 raise
             continue  # replaced while it was read: read the new one
         if manifest_identity(cache_dir) == before or time.monotonic() > deadline:
+            atlas.identity = before
             return atlas
 
 

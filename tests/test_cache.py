@@ -111,3 +111,21 @@ def test_staged_cache_publishes_on_success_and_leaves_the_old_cache_on_failure(t
         (staging / "new").write_text("new", encoding="utf-8")
     assert [path.name for path in target.iterdir()] == ["new"]
     assert [path.name for path in tmp_path.iterdir()] == ["cache"]
+
+
+def test_embeddings_of_a_cache_replaced_after_its_tables_were_read_are_refused(seed_cache, tmp_path):
+    """The tables of one version and the embeddings of the next never meet: a rename publishes a new version between
+    read_cache and embeddings(), which then raises CacheReplaced (the page runs again on the new version)."""
+    from pipeline.cache import CacheReplaced
+    from pipeline.operations.rename import rename_topic
+
+    target = tmp_path / "atlas"
+    shutil.copytree(seed_cache, target)
+    atlas = cache.read_cache(target)
+    assert atlas.embeddings().shape[0] == len(atlas.documents)
+    topic = int(min(t for t in atlas.topics["topic"] if t >= 0))
+    rename_topic(target, topic, "Renamed meanwhile")
+    with pytest.raises(CacheReplaced, match="replaced by a newer version") as caught:
+        atlas.embeddings()
+    assert "Rebuild" not in str(caught.value)
+    assert cache.read_cache(target).embeddings().shape[0] == len(atlas.documents)
