@@ -401,6 +401,21 @@ def test_every_tab_applies_the_filters_or_says_it_shows_the_whole_atlas(caches, 
     assert not any(" here, " in caption.value for caption in app.caption)  # the rate says it is the whole atlas's
 
 
+def test_decisions_show_the_papers_matching_the_filters(caches, monkeypatch):
+    """The acceptance table and charts count the filtered papers per topic; the reference line stays the atlas's."""
+    app = run_app(caches["iclr"], monkeypatch)
+    whole = open_tab(app, "Decisions").dataframe[0].value
+    topic = int(whole.sort_values("size", ascending=False)["topic"].iloc[0])
+    app.multiselect(key="topics").set_value([topic]).run()
+    no_failure(open_tab(app, "Decisions"))
+    table = app.dataframe[0].value
+    assert table["topic"].tolist() == [topic]
+    assert int(table["size"].iloc[0]) == int(whole.loc[whole["topic"] == topic, "size"].iloc[0])
+    assert any(f"The {int(table['size'].iloc[0])} papers matching the filters" in c.value for c in app.caption)
+    app.text_input(key="query").set_value("no paper has this phrase zqx").run()
+    no_failure(open_tab(app, "Decisions"))
+
+
 def test_controls_keep_their_values_across_tab_switches(caches, monkeypatch):
     """After a visit to Decisions, "Drill into a theme" showed "Choose an option"; other tabs' controls reset."""
     app = run_app(caches["iclr"], monkeypatch)

@@ -2,26 +2,51 @@
 
 from __future__ import annotations
 
+import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from dashboard.figures import decision_charts
 from dashboard.state import resources
 from dashboard.tables import analytics, paper_table
 from dashboard.views.page import PLOTLY_CONFIG, Page
-from dashboard.views.scope import show_scope
+from dashboard.views.scope import filters_active, show_scope
+
+
+def filtered_figures(page: Page) -> tuple[pd.DataFrame, dict[str, float], go.Figure, go.Figure]:
+    """Acceptance table and charts of the papers the filters and the map selection leave (``page.shown``), per topic
+    among them; the reference rate stays the whole atlas's, so a filtered topic is read against the conference."""
+    shown = page.shown
+    topics = page.atlas.topics[page.atlas.topics["topic"].isin(shown["topic"].unique())]
+    table = analytics.acceptance_table(shown, topics)
+    overall = analytics.overall_rate(page.atlas.documents)
+    return (
+        table,
+        overall,
+        decision_charts.acceptance_rate_figure(table, overall),
+        decision_charts.decision_mix_figure(table),
+    )
 
 
 def render(page: Page) -> None:
-    """Draw the decision analytics; their figures go into ``page.figures`` for the downloads."""
+    """Draw the decision analytics of the papers matching the filters (all of them when none is on); their figures go
+    into ``page.figures`` for the downloads."""
     atlas = page.atlas
-    documents, topics = atlas.documents, atlas.topics
-    table, overall, rate_figure, mix_figure = resources.decision_figures(page.cache_key, atlas)
-    show_scope(page, "acceptance rates compare each topic with the whole conference's.")
+    filtered = filters_active(page)
+    documents = page.shown if filtered else atlas.documents
+    topics = atlas.topics
+    table, overall, rate_figure, mix_figure = (
+        filtered_figures(page) if filtered else resources.decision_figures(page.cache_key, atlas)
+    )
+    if filtered:
+        st.caption(
+            f"The {len(page.shown):,} papers matching the filters ({int(table['decided'].sum()):,} decided), per topic."
+        )
     st.caption(
-        f"Accepted = Oral + Spotlight + Poster; the rate is over decided papers ({overall['accepted']:,} of "
-        f"{overall['decided']:,} in the whole atlas, {overall['rate']:.1%}); withdrawn papers have no decision and are "
-        "counted separately. Topics are ranked by the lower end of the 95% Wilson interval, so a small topic cannot "
-        "top the list by chance; hollow dots rest on fewer than 30 decided papers."
+        "Accepted = Oral + Spotlight + Poster; the rate is over decided papers. The line is the whole atlas's rate "
+        f"({overall['accepted']:,} of {overall['decided']:,}, {overall['rate']:.1%}); withdrawn papers have no "
+        "decision and are counted separately. Topics are ranked by the lower end of the 95% Wilson interval, so a "
+        "small topic cannot top the list by chance; hollow dots rest on fewer than 30 decided papers."
     )
     st.plotly_chart(rate_figure, theme=None, config=PLOTLY_CONFIG, key="acceptance-rate")
     st.plotly_chart(mix_figure, theme=None, config=PLOTLY_CONFIG, key="decision-mix")
@@ -61,6 +86,7 @@ def render(page: Page) -> None:
     per_class = atlas.topics_per_class
     if not per_class.empty:
         st.subheader("What each class of paper talks about, per topic")
+        show_scope(page, "the terms per class are computed by the build over each whole topic.")
         st.caption(
             "BERTopic's topics per class: the topic's c-TF-IDF terms among its "
             "orals, posters, rejects… (averaged with the topic's overall terms)."
