@@ -190,7 +190,7 @@ def sidebar_filters(atlas: TopicCache, cache_key: tuple[str, int]) -> None:
     """The sidebar's filter widgets (their values are read back from session state)."""
     with st.sidebar:
         st.header("Filters")
-        options = paper_table.topic_options(atlas.topics)
+        options = resources.topic_choices(cache_key, atlas.topics)
         st.multiselect("Topics", list(options), format_func=options.__getitem__, key="topics", placeholder="All topics")
         # Word forms match (paper_table.query_pattern): said in the placeholder, not a help icon, whose button would
         # share the input's label.
@@ -217,9 +217,11 @@ def selected_papers(
     """(papers that pass the filters and the drilled theme, the other filtered papers around a drilled theme or
     None)."""
     papers = resources.listing(cache_key, atlas)
-    matching = paper_table.filter_documents(
-        papers, view.topics, view.query, view.decisions, haystack=resources.search_text(cache_key, papers)
-    )
+    matching = paper_table.filter_documents(papers, view.topics, "", view.decisions)
+    query = (view.query or "").strip()
+    if query:  # the search's matches are shared by every rerun and session (resources.query_matches)
+        found = resources.query_matches(cache_key, query, resources.search_text(cache_key, papers))
+        matching = matching[found.reindex(matching.index, fill_value=False).to_numpy()]
     if view.areas:
         matching = matching[matching["primary_area"].isin(view.areas)]
     if view.theme is None:

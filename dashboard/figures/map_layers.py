@@ -130,7 +130,13 @@ def view_layers(
     (positions), frame (x0, y0, x1, y1), frame_key, empty_message}.
     """
     doc_ids = listing["doc_id"].astype(str).to_numpy()
-    matches = np.isin(doc_ids, list(matching_ids)) if len(matching_ids) < len(doc_ids) else np.ones(len(doc_ids), bool)
+    # A hash lookup per point: np.isin sorts object arrays, 0.3-0.9 s for 11,660 doc_ids on every filter change
+    # (bench/load.py found it), pandas' isin takes 2 ms.
+    matches = (
+        pd.Series(doc_ids).isin(set(matching_ids)).to_numpy()
+        if len(matching_ids) < len(doc_ids)
+        else np.ones(len(doc_ids), bool)
+    )
     names, legend = colour_groups(listing, topics, state.colour_by, areas)
     order = list(legend)
     index_of = {name: position for position, name in enumerate(order)}
