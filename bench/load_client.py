@@ -7,7 +7,9 @@ third a session to resume), sends ``BackMsg.rerun_script`` with a ``ClientState`
 the widget states the user set, the page's script hash), and reads the ``ForwardMsg`` stream: ``new_session``
 (the session id and script hash), ``delta`` (elements and blocks: widget ids, kinds, labels and options are read
 from them, and ``exception`` elements are the page's errors), ``page_info_changed`` (the address the page wrote),
-``script_finished`` (the end of a run) and ``backend_operation_response`` (a deferred download's URL).
+``script_finished`` (the end of a run) and ``backend_operation_response`` (a deferred download's URL). Like
+the frontend's ForwardMsgCache it keeps the messages the server marks ``cacheable`` (large elements) and names
+them in ``cached_message_hashes``, so the server sends a ``ref_hash`` instead of an unchanged large element.
 
 A rerun's latency is the wall time from the BackMsg sent to the ``script_finished`` of the run it started (runs
 that end early for a rerun are waited through), as the browser sees it less its own drawing.
@@ -106,6 +108,7 @@ class PageClient:
         self._finished: asyncio.Future | None = None
         self._responses: dict[str, asyncio.Future] = {}
         self._closed_by_client = False
+        self._cache: dict[str, ForwardMsg] = {}  # cacheable messages by hash, as the frontend's ForwardMsgCache
 
     async def open(self, query_string: str = "") -> RunResult:
         """Connect and run the page once (what opening its address does). Returns that first run."""
@@ -196,6 +199,7 @@ class PageClient:
         state.query_string = self.query_string
         state.page_script_hash = self.script_hash
         state.widget_states.widgets.extend(self.states.values())
+        state.cached_message_hashes.extend(self._cache)
         await self._send(message)
         try:
             await asyncio.wait_for(asyncio.shield(self._finished), self.timeout_s)
@@ -227,6 +231,14 @@ class PageClient:
 
     def _handle(self, message: ForwardMsg) -> None:
         kind = message.WhichOneof("type")
+        if kind == "ref_hash":  # a message this client said it has: read it from the client's own cache
+            cached = self._cache.get(message.ref_hash)
+            if cached is None:
+                self._exceptions.append(f"protocol: a reference to a message never received ({message.ref_hash})")
+                return
+            message, kind = cached, cached.WhichOneof("type")
+        elif message.metadata.cacheable and message.hash:
+            self._cache[message.hash] = message
         if kind == "new_session":
             self.session_id = message.new_session.initialize.session_id
             self.script_hash = message.new_session.page_script_hash or message.new_session.main_script_hash

@@ -217,7 +217,10 @@ def selected_papers(
     """(papers that pass the filters and the drilled theme, the other filtered papers around a drilled theme or
     None)."""
     papers = resources.listing(cache_key, atlas)
-    matching = paper_table.filter_documents(papers, view.topics, "", view.decisions)
+    # Unfiltered, the page's papers are the shared listing itself (nothing on the page mutates it), not a copy
+    # of its 11,660 rows per rerun and session.
+    filtered = bool(view.topics) or bool(view.decisions)
+    matching = paper_table.filter_documents(papers, view.topics, "", view.decisions) if filtered else papers
     query = (view.query or "").strip()
     if query:  # the search's matches are shared by every rerun and session (resources.query_matches)
         found = resources.query_matches(cache_key, query, resources.search_text(cache_key, papers))
