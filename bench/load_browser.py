@@ -35,27 +35,34 @@ class SocketWatch:
     def __init__(self) -> None:
         self.sent_at: float | None = None
         self.latencies: list[float] = []
+        self.reruns_sent = 0  # rerun_script messages the page sent (a second one during a run restarts it)
+        self.runs_cut = 0  # runs that ended early for a rerun
 
     def sent(self, event: dict) -> None:
         frame = event["response"]
         if frame.get("opcode") == 2:
             message = BackMsg()
             message.ParseFromString(base64.b64decode(frame["payloadData"]))
-            if message.WhichOneof("type") == "rerun_script" and self.sent_at is None:
-                self.sent_at = float(event["timestamp"])
+            if message.WhichOneof("type") == "rerun_script":
+                self.reruns_sent += 1
+                if self.sent_at is None:
+                    self.sent_at = float(event["timestamp"])
 
     def received(self, event: dict) -> None:
         frame = event["response"]
         if frame.get("opcode") == 2 and self.sent_at is not None:
             message = ForwardMsg()
             message.ParseFromString(base64.b64decode(frame["payloadData"]))
-            if message.WhichOneof("type") == "script_finished" and message.script_finished in RUN_DONE:
+            if message.WhichOneof("type") == "script_finished" and message.script_finished not in RUN_DONE:
+                self.runs_cut += 1
+            elif message.WhichOneof("type") == "script_finished":
                 self.latencies.append(float(event["timestamp"]) - self.sent_at)
                 self.sent_at = None
 
 
-def browser_latencies(url: str, repeats: int) -> dict[str, list[float]]:
-    """{"search": [s], "tab": [s]}: rerun latencies of one Chromium page doing each interaction ``repeats`` times."""
+def browser_latencies(url: str, repeats: int) -> tuple[dict[str, list[float]], SocketWatch]:
+    """({"search": [s], "tab": [s]}: rerun latencies of one Chromium page doing each interaction ``repeats``
+    times, the socket's watch with its counts)."""
     from playwright.sync_api import sync_playwright
 
     watch = SocketWatch()
@@ -71,6 +78,7 @@ def browser_latencies(url: str, repeats: int) -> dict[str, list[float]]:
             page.goto(url)
             page.get_by_label(SEARCH_LABEL).wait_for(timeout=120_000)
             page.wait_for_timeout(3000)
+            watch.reruns_sent = watch.runs_cut = 0
 
             def measured(kind: str, action) -> None:
                 count = len(watch.latencies)
@@ -90,7 +98,7 @@ def browser_latencies(url: str, repeats: int) -> dict[str, list[float]]:
                 measured("tab", lambda: page.get_by_role("tab", name="Map and papers").click())
         finally:
             browser.close()
-    return found
+    return found, watch
 
 
 async def client_latencies(url: str, repeats: int) -> dict[str, list[float]]:
@@ -115,9 +123,13 @@ async def client_latencies(url: str, repeats: int) -> dict[str, list[float]]:
 
 def calibrate(url: str, repeats: int = 5) -> str:
     """Lines comparing the browser's and the client's median rerun latency per interaction."""
-    in_browser = browser_latencies(url, repeats)
+    in_browser, watch = browser_latencies(url, repeats)
     by_client = asyncio.run(client_latencies(url, repeats))
-    lines = [f"calibration (one session at a time, {repeats} repeats; median [min-max] ms):"]
+    interactions = sum(len(values) for values in in_browser.values())
+    lines = [
+        f"calibration (one session at a time, {repeats} repeats; median [min-max] ms; the browser sent "
+        f"{watch.reruns_sent} reruns for {interactions} interactions, {watch.runs_cut} runs cut short by a rerun):"
+    ]
     for kind in ("search", "tab"):
         values = {"Chromium": in_browser[kind], "websocket client": by_client[kind]}
         parts = [

@@ -44,10 +44,16 @@ class Record:
 
 
 async def visit(
-    base_url: str, rng: random.Random, think_s: float, n_papers: int, record: Record, deadline: float
+    base_url: str,
+    rng: random.Random,
+    think_s: float,
+    n_papers: int,
+    record: Record,
+    deadline: float,
+    tabs: tuple[str, ...] = TABS,
 ) -> None:
-    """One user's visit, stopped early (after the step under way) at ``deadline`` (time.monotonic seconds).
-    Errors are recorded, not raised: a session that fails ends its visit."""
+    """One user's visit, stopped early (after the step under way) at ``deadline`` (time.monotonic seconds);
+    ``tabs``: the tabs it opens, in order. Errors are recorded, not raised: a session that fails ends its visit."""
     client = PageClient(base_url)
 
     async def pause() -> bool:
@@ -74,7 +80,7 @@ async def visit(
             await step("filter", lambda: client.set(topics, string_array_value=[]))
         if search is not None:
             await step("search", lambda: client.set(search, string_value=""))
-        await tab_steps(client, rng, step, record)
+        await tab_steps(client, rng, step, record, tabs)
     except SessionError as error:
         record.errors.append(f"session: {error}")
     except Exception as error:  # a protocol surprise is an error of this session, not the end of the benchmark
@@ -102,12 +108,12 @@ async def map_steps(client: PageClient, rng: random.Random, n_papers: int, step)
         await step("lasso", lambda: client.set(scatter, json_value=lasso))
 
 
-async def tab_steps(client: PageClient, rng: random.Random, step, record: Record) -> None:
+async def tab_steps(client: PageClient, rng: random.Random, step, record: Record, names: tuple[str, ...]) -> None:
     """Switch to each tab in turn (a semantic search on Find and place, the CSV export on Downloads), then back."""
     tabs = client.find("tab_container")
     if tabs is None:
         return
-    for name in TABS:
+    for name in names:
         await step("tab", lambda name=name: client.set(tabs, string_value=name))
         if name == "Find and place":
             find = client.find("text_input", "Describe")

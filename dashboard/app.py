@@ -319,7 +319,7 @@ def main() -> None:
             structure_view.render(page)
     with tabs[FIND_TAB]:
         if open_tab(tabs[FIND_TAB]):
-            find_view.render(page, map_tab.figure_of(page))
+            find_view.render(page, lambda: map_tab.figure_of(page))
     if DECISIONS_TAB in tabs:
         with tabs[DECISIONS_TAB]:
             if open_tab(tabs[DECISIONS_TAB]):

@@ -171,7 +171,19 @@ def map_layers_of(
 ) -> dict[str, Any]:
     """The WebGL map's layers of one view (map_layers.view_layers); ``view_key`` names the filters, highlights and
     selection behind the underscored arguments."""
-    return map_layers.view_layers(_listing, _matching_ids, _topics, state, _areas, topic_filter, _highlights, _selected)
+    groups = colour_groups_of(cache_key, state.colour_by, _listing, _topics, _areas)
+    return map_layers.view_layers(
+        _listing, _matching_ids, _topics, state, _areas, topic_filter, _highlights, _selected, groups
+    )
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def colour_groups_of(
+    cache_key: CacheKey, colour_by: str, _listing: pd.DataFrame, _topics: pd.DataFrame, _areas: list[str]
+) -> tuple[np.ndarray, dict[str, str]]:
+    """Each listed paper's colour group and the legend in one colour mode (topic_map.colour_groups), once per
+    cache and mode rather than on every view change of every session."""
+    return topic_map.colour_groups(_listing, _topics, colour_by, _areas)
 
 
 @st.cache_resource(show_spinner="Loading the embedding model…", max_entries=4)
