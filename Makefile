@@ -19,6 +19,8 @@ BUILD_INPUT := --collections $(COLLECTIONS)
 INPUT_FILES := $(COLLECTIONS)
 endif
 PORT ?= 8501
+# pytest-xdist workers for `make test` (tests of one file share a worker and its fixtures); 0 runs them in this process.
+TEST_WORKERS ?= 2
 # Every module of the pipeline, in every subfolder: a change to any of them rebuilds the cache.
 PIPELINE_SOURCES := $(shell find pipeline -name '*.py' -not -path '*/__pycache__/*')
 export HF_HUB_OFFLINE := 1
@@ -52,7 +54,7 @@ lint: setup
 	$(BIN)/lint-imports
 
 test: lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 clean:
 	rm -rf $(CACHE) .pytest_cache

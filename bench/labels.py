@@ -7,10 +7,11 @@ per paper; papers without keywords are left out of the keyword protocol); ATLAS 
 All three namers name the same topics (the atlas's topic of each paper):
 
 - **ours**: the atlas's ``label`` (pipeline.topics.naming);
-- **stock BERTopic**: its default c-TF-IDF representation (CountVectorizer with English stop words, 1-grams),
-  the first four words, as BERTopic's ``Name`` column shows them;
-- **best practice**: ``KeyBERTInspired`` then ``MaximalMarginalRelevance(diversity=0.3)`` (BERTopic's Best
-  Practices page), with the packaged all-MiniLM-L6-v2 (pipeline.represent.encoders), the first three words.
+- **stock BERTopic**: its default c-TF-IDF representation (BERTopic's default ``CountVectorizer()``: 1-grams, no
+  stop words), the first four words, as BERTopic's ``Name`` column shows them;
+- **best practice**: BERTopic's Best Practices page: ``CountVectorizer(stop_words="english", min_df=2,
+  ngram_range=(1, 2))``, then ``KeyBERTInspired`` and ``MaximalMarginalRelevance(diversity=0.3)``, with the packaged
+  all-MiniLM-L6-v2 (pipeline.represent.encoders) through the project's embedding cache; the first three terms.
 
 Protocol. A topic's characteristic author keywords are those of its papers, folded (case, a plural "s", hyphens as
 spaces), written by at least two of its papers, ranked by count x lift (lift = the keyword's share among the topic's
@@ -18,28 +19,35 @@ keyword papers over its share among all keyword papers); the top 10 count. A nam
 (the text before the first ", ", without a parenthesised abbreviation), folded, equals one of them or contains one
 as whole words, or its abbreviation equals one. A name has a **repeated stem** when two of its words share a stem
 (pipeline.topics.naming.names.same_stem) or one of its comma-separated terms is the initials of another
-("DP, private, privacy"); "Expansion (SF)" is one term. **Cut on the map**: more than two lines when wrapped at
-22 characters. Topics with fewer than 3 keyword papers are left out of the match share (their count is printed).
+("DP, private, privacy"); "Expansion (SF)" is one term. **Cut on the map**: the lines the map sets the name in
+(dashboard.figures.map_layers.two_lines at the map's line width, 24 characters for topics and 22 for themes) are
+more than two or lose a word (a "…"); the widest line is printed beside it. Topics with fewer than 3 keyword
+papers are left out of the match share (their count is printed).
 """
 
 from __future__ import annotations
 
 import argparse
 import re
-import textwrap
 import time
 from collections import Counter
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from dashboard.figures.map_layers import THEME_LINE_CHARS, TOPIC_LINE_CHARS, two_lines
 from pipeline.cache import read_cache
 from pipeline.topics.naming.names import has_repeated_stem
 from pipeline.topics.naming.phrases import phrase_key
 
 TOP_KEYWORDS = 10
-LINE_CHARACTERS = 22
 MIN_KEYWORD_PAPERS = 3
+# Texts per forward pass of the encoder in the best-practice run. KeyBERTInspired embeds each topic's 5
+# representative abstracts and its 100 candidate words: a few hundred abstracts (0.5 s each, batched or not, on the
+# loaded 2-core machine) and a few thousand one-word texts (918 in 15 s in batches of 64). The cache keys vectors
+# by batch size (pipeline.represent.encoders.model_id), so they never mix with the build's.
+EMBED_BATCH = 64
 
 
 def first_phrase(name: str) -> tuple[str, str | None]:
@@ -84,12 +92,24 @@ def matches(name: str, keywords: list[tuple[str, int]]) -> bool:
     return any(f" {keyword} " in key for keyword in wanted) or (short is not None and phrase_key(short) in wanted)
 
 
-def cut(name: str) -> bool:
-    return len(textwrap.wrap(str(name), LINE_CHARACTERS, break_on_hyphens=False)) > 2
+def map_lines(name: str, width: int = TOPIC_LINE_CHARS) -> list[str]:
+    """The lines the map sets ``name`` in (the same function the WebGL map's labels use)."""
+    return two_lines(str(name), width)
 
 
-def score(names: dict[int, str], keywords: dict[int, list[tuple[str, int]]], keyword_papers: Counter) -> dict:
-    """The four figures of one namer over the real topics."""
+def cut(name: str, width: int = TOPIC_LINE_CHARS) -> bool:
+    """The map shows ``name`` on more than two lines or not whole."""
+    lines = map_lines(name, width)
+    return len(lines) > 2 or " ".join(lines) != " ".join(str(name).split())
+
+
+def score(
+    names: dict[int, str],
+    keywords: dict[int, list[tuple[str, int]]],
+    keyword_papers: Counter,
+    width: int = TOPIC_LINE_CHARS,
+) -> dict:
+    """The figures of one namer over the real topics (``width``: the map's line width for these names)."""
     topics = [topic for topic in names if topic != -1]
     judged = [topic for topic in topics if keyword_papers[topic] >= MIN_KEYWORD_PAPERS]
     words = [len(first_phrase(names[topic])[0].split()) for topic in topics]
@@ -98,46 +118,85 @@ def score(names: dict[int, str], keywords: dict[int, list[tuple[str, int]]], key
         "match": np.mean([matches(names[topic], keywords.get(topic, [])) for topic in judged]) if judged else np.nan,
         "judged": len(judged),
         "words": float(np.mean(words)),
-        "cut": sum(cut(names[topic]) for topic in topics),
+        "cut": sum(cut(names[topic], width) for topic in topics),
+        "widest": max((len(line) for topic in topics for line in map_lines(names[topic], width)), default=0),
         "unique": len({str(names[topic]).casefold() for topic in topics}) == len(topics),
     }
 
 
+def cached_backend() -> tuple[Any, dict[str, int]]:
+    """A BERTopic embedding backend that embeds through the project's embedding cache
+    (pipeline.represent.encoders.embed_texts, the packaged all-MiniLM-L6-v2, offline), and its running counts
+    {texts, embedded} (texts asked for, texts run through the encoder because the cache lacked them)."""
+    from bertopic.backend import BaseEmbedder
+
+    from pipeline.represent.encoders import DEFAULT_MODEL, embed_texts, get_encoder
+
+    encoder = get_encoder(DEFAULT_MODEL)
+    counts = {"texts": 0, "embedded": 0}
+
+    class CachedBackend(BaseEmbedder):
+        def embed(self, documents: list[str], verbose: bool = False) -> np.ndarray:
+            result = embed_texts(
+                list(documents), DEFAULT_MODEL, encoder=encoder, batch_size=EMBED_BATCH, progress=False
+            )
+            counts["texts"] += len(documents)
+            counts["embedded"] += result.n_embedded
+            return result.embeddings
+
+    return CachedBackend(), counts
+
+
 def peer_names(texts: list[str], topics: np.ndarray, embeddings: np.ndarray, keybert: bool) -> dict[str, dict]:
-    """{namer: {topic: name}} of stock BERTopic and (with ``keybert``) KeyBERTInspired + MMR on ``topics``."""
+    """{namer: {topic: name}} of stock BERTopic and (with ``keybert``) KeyBERTInspired + MMR on ``topics``.
+
+    One BERTopic is fitted on the atlas's own assignment (``y``, with BaseDimensionalityReduction and BaseCluster,
+    as pipeline.topics.model does; ``embeddings`` the atlas's, which only the topic vectors use): its c-TF-IDF words
+    are stock BERTopic's names. ``update_topics`` with the best-practice vectorizer and representation models then
+    names the same topics again. ``update_topics`` hands the representation models no document embeddings, so
+    KeyBERTInspired embeds each topic's 5 representative documents and its 100 candidate terms with MiniLM (its own
+    space; ``fit`` would hand it the atlas's lexical vectors, of another dimension) and never the corpus: a few hundred
+    abstracts and a few thousand terms, about 2-3 minutes on the loaded 2-core machine, seconds once cached.
+    """
     from bertopic import BERTopic
     from bertopic.cluster import BaseCluster
     from bertopic.dimensionality import BaseDimensionalityReduction
     from bertopic.representation import KeyBERTInspired, MaximalMarginalRelevance
+    from sklearn.feature_extraction.text import CountVectorizer
 
-    def fit(representation, embedding_model) -> dict[int, list[str]]:
-        model = BERTopic(
-            umap_model=BaseDimensionalityReduction(),
-            hdbscan_model=BaseCluster(),
-            representation_model=representation,
-            embedding_model=embedding_model,
-            calculate_probabilities=False,
-        )
-        model.fit(texts, embeddings=embeddings, y=topics)
-        # BERTopic renumbers the topics by size: back to the atlas's ids through the papers' assignment.
-        back = pd.crosstab(np.asarray(model.topics_), np.asarray(topics)).idxmax(axis=1).to_dict()
-        return {int(back[topic]): [word for word, _ in words] for topic, words in model.get_topics().items()}
-
-    result: dict[str, dict] = {}
+    backend, counts = cached_backend() if keybert else (None, {})
     started = time.perf_counter()
-    stock = fit(None, None)
-    result["stock BERTopic"] = {topic: ", ".join([w for w in words if w][:4]) for topic, words in stock.items()}
+    model = BERTopic(
+        umap_model=BaseDimensionalityReduction(),
+        hdbscan_model=BaseCluster(),
+        embedding_model=backend,
+        calculate_probabilities=False,
+    )
+    model.fit(texts, embeddings=embeddings, y=topics)
+    # BERTopic renumbers the topics by size: back to the atlas's ids through the papers' assignment.
+    back = pd.crosstab(np.asarray(model.topics_), np.asarray(topics)).idxmax(axis=1).to_dict()
+
+    def named(n_words: int) -> dict[int, str]:
+        return {
+            int(back[topic]): ", ".join([word for word, _ in words if word][:n_words])
+            for topic, words in model.get_topics().items()
+        }
+
+    result = {"stock BERTopic": named(4)}
     print(f"stock BERTopic: {time.perf_counter() - started:.1f} s")
     if keybert:
-        from pipeline.represent.encoders import load_encoder
-
         started = time.perf_counter()
-        encoder = load_encoder()  # the packaged all-MiniLM-L6-v2, offline
-        best = fit([KeyBERTInspired(), MaximalMarginalRelevance(diversity=0.3)], encoder)
-        result["KeyBERTInspired + MMR"] = {
-            topic: ", ".join([w for w in words if w][:3]) for topic, words in best.items()
-        }
-        print(f"KeyBERTInspired + MMR: {time.perf_counter() - started:.1f} s")
+        model.update_topics(
+            texts,
+            topics=model.topics_,
+            vectorizer_model=CountVectorizer(stop_words="english", min_df=2, ngram_range=(1, 2)),
+            representation_model=[KeyBERTInspired(random_state=42), MaximalMarginalRelevance(diversity=0.3)],
+        )
+        result["KeyBERTInspired + MMR"] = named(3)
+        print(
+            f"KeyBERTInspired + MMR: {time.perf_counter() - started:.1f} s "
+            f"({counts['texts']} texts embedded through the cache, {counts['embedded']} of them new)"
+        )
     return result
 
 
@@ -161,12 +220,15 @@ def main() -> None:
     texts = (documents["title"].fillna("") + ". " + documents["abstract"].fillna("")).tolist()
     namers = {"ours": {int(t): str(label) for t, label in zip(atlas.topics["topic"], atlas.topics["label"])}}
     namers |= peer_names(texts, topics.to_numpy(), atlas.embeddings(), not args.no_keybert)
-    print(f"\n{'namer':24} {'repeated stem':>14} {'keyword match':>14} {'judged':>7} {'words':>6} {'cut':>4} unique")
+    print(
+        f"\n{'namer':24} {'repeated stem':>14} {'keyword match':>14} {'judged':>7} {'words':>6} {'cut':>4}"
+        f" {'widest':>6} unique"
+    )
     for namer, names in namers.items():
         figures = score(names, characteristic, keyword_papers)
         print(
             f"{namer:24} {figures['repeated']:>14.2f} {figures['match']:>14.2f} {figures['judged']:>7} "
-            f"{figures['words']:>6.2f} {figures['cut']:>4} {figures['unique']}"
+            f"{figures['words']:>6.2f} {figures['cut']:>4} {figures['widest']:>6} {figures['unique']}"
         )
     if "theme_label" in atlas.topics:
         themes = atlas.topics[atlas.topics["topic"] != -1].drop_duplicates("theme")
@@ -174,10 +236,10 @@ def main() -> None:
         theme_of = dict(zip(atlas.topics["topic"].astype(int), atlas.topics["theme"].astype(int)))
         theme_topics = topics.map(theme_of)
         theme_keywords = characteristic_keywords(keywords, theme_topics)
-        figures = score(theme_names, theme_keywords, Counter(theme_topics[keywords.map(len) > 0]))
+        figures = score(theme_names, theme_keywords, Counter(theme_topics[keywords.map(len) > 0]), THEME_LINE_CHARS)
         print(
             f"{'ours, themes':24} {figures['repeated']:>14.2f} {figures['match']:>14.2f} {figures['judged']:>7} "
-            f"{figures['words']:>6.2f} {figures['cut']:>4} {figures['unique']}"
+            f"{figures['words']:>6.2f} {figures['cut']:>4} {figures['widest']:>6} {figures['unique']}"
         )
         for theme, name in theme_names.items():
             print(f"  theme {theme:>3} {name[:40]:40} | {', '.join(k for k, _ in theme_keywords.get(theme, [])[:5])}")

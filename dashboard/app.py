@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from dashboard import display
 from dashboard.figures import topic_map
 from dashboard.state import resources, url_state
 from dashboard.tables import analytics, paper_table
+from dashboard.tables import dropped as dropped_table
 from dashboard.views import changes as changes_view
 from dashboard.views import decisions as decisions_view
 from dashboard.views import downloads as downloads_view
@@ -125,6 +127,16 @@ def show_header(atlas: TopicCache, n_matching: int, n_papers: int | None = None)
         with st.sidebar.expander(f"Build notes and warnings ({len(messages)})"):
             for message in messages:
                 st.text("• " + message)
+            show_dropped(manifest)
+
+
+def show_dropped(manifest: Mapping[str, Any]) -> None:
+    """The ids the build dropped, with their reasons and which are copies of one text (dashboard.tables.dropped)."""
+    dropped = dropped_table.dropped_records(manifest)
+    if dropped.empty:
+        return
+    st.caption(f"Dropped records ({len(dropped):,}). " + dropped_table.copies_sentence(dropped))
+    st.dataframe(dropped, hide_index=True, width="stretch", height=min(35 * (len(dropped) + 1) + 3, 300))
 
 
 def tab_names(atlas: TopicCache) -> list[str]:

@@ -47,6 +47,14 @@ OUTLIER_TOPIC = -1
 
 # Required columns; optional metadata columns (keywords, decision, authors, ...) may follow.
 DOCUMENT_COLUMNS = ["doc_id", "title", "abstract", "topic", "probability", "x", "y"]
+# Optional: why a document is in the outlier topic ("" for one in a topic; the reasons are pipeline.topics.misfits's),
+# and the similarity to its nearest topic centroid that the build's fit check found. Caches built before lack them.
+OUTLIER_REASON_COLUMN = "outlier_reason"
+FIT_SIMILARITY_COLUMN = "fit_similarity"
+FITS_NO_TOPIC = "fits no topic"  # the build's fit check moved it out of its topic
+NO_DENSE_CLUSTER = "no dense cluster"  # HDBSCAN left it out of every cluster; outlier reduction found it no topic
+CLUSTER_DISSOLVED = "cluster dissolved"  # its cluster's papers shared no words (pipeline.topics.membership)
+ADDED_AMONG_OUTLIERS = "added among outliers"  # placed by add where its nearest papers are outliers
 TOPIC_COLUMNS = ["topic", "label", "size", "top_terms", "representative_doc_ids", "x", "y"]
 # A copy is an input record whose abstract another document already has (pipeline.ingest.clean): not modelled again, but
 # listed with its own id, title and metadata at the kept document (copy_of)'s topic and position.

@@ -103,6 +103,11 @@ class BuildConfig:
     reduce_outliers: bool = True
     outlier_threshold: float = 0.0
     max_outlier_fraction: float = 0.05
+    # The fit check after outlier reduction (pipeline.topics.misfits): a paper whose similarity to its nearest topic
+    # centroid is below fit_share of the median of the topics' papers' own (leave-one-out) similarities fits no topic
+    # and moves to -1 (0 turns it off). 0.5, chosen on ICLR 2025 with 24 unrelated abstracts mixed in: the most
+    # unrelated papers out for the fewest real ones (docs/decisions/fit-check.md).
+    fit_share: float = 0.5
 
     # Representative documents per topic and nearest neighbours per document.
     n_representative: int = 5

@@ -117,13 +117,25 @@ def test_the_header_counts_a_listed_copy_among_the_papers(tmp_path: Path, monkey
         pytest.skip(f"test corpus missing: {ICLR_PAPERS}")
     papers = pd.read_parquet(ICLR_PAPERS).head(40)
     copy = papers.iloc[[3]].assign(openreview_id="copy0000001", title="The same abstract, renamed")
+    notices = papers.iloc[[5, 6]].assign(
+        openreview_id=["gone0000001", "gone0000002"], abstract="This paper has been withdrawn by the authors."
+    )
     path = tmp_path / "with-copy.parquet"
-    pd.concat([papers, copy], ignore_index=True).to_parquet(path, index=False)
+    pd.concat([papers, copy, notices], ignore_index=True).to_parquet(path, index=False)
     run_build(path, tmp_path / "cache", embedding_store=embedding_store(tmp_path))
     app = run_app(tmp_path / "cache", monkeypatch)
     no_failure(app)
     assert "· 41 papers ·" in header(app) and "41 matching the filters" in header(app), header(app)
     assert len(papers_table(app)) == 41
+    # The build notes list the two dropped notices as copies of one text, and the copy with the paper it repeats.
+    dropped = next(frame.value for frame in app.dataframe if "copy of" in frame.value.columns)
+    copy_of = dropped.set_index("id")["copy of"].to_dict()
+    assert copy_of == {
+        "gone0000001": "gone0000001",
+        "gone0000002": "gone0000001",
+        "copy0000001": papers.iloc[3]["openreview_id"],
+    }
+    assert any("3 of them are copies of 2 texts" in caption.value for caption in app.caption)
 
 
 def test_page_renders_the_corpus(caches, monkeypatch):

@@ -76,10 +76,10 @@ def browser() -> Iterator[object]:
 def open_dashboard(browser, url: str, dialogs: list[str]):
     page = browser.new_page(viewport={"width": 1440, "height": 1400}, accept_downloads=True)
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
-    page.goto(url, wait_until="domcontentloaded", timeout=60_000)
-    page.wait_for_selector(".js-plotly-plot", timeout=60_000)
-    page.wait_for_selector(".js-plotly-plot canvas", state="attached", timeout=30_000)
-    page.wait_for_selector('[data-testid="stDataFrame"]', timeout=30_000)
+    page.goto(url, wait_until="domcontentloaded", timeout=120_000)
+    page.wait_for_selector(".js-plotly-plot", timeout=120_000)
+    page.wait_for_selector(".js-plotly-plot canvas", state="attached", timeout=90_000)
+    page.wait_for_selector('[data-testid="stDataFrame"]', timeout=90_000)
     page.wait_for_timeout(1500)  # let WebGL draw the points
     return page
 
@@ -117,7 +117,7 @@ def lasso(page, points: list[tuple[float, float]]) -> None:
 
 def shown_papers(page) -> int:
     heading = page.get_by_text(re.compile(r"^Papers \((\d+)\)$")).first
-    heading.wait_for(timeout=30_000)
+    heading.wait_for(timeout=90_000)
     return int(re.search(r"\d+", heading.inner_text()).group())
 
 
@@ -129,12 +129,12 @@ def test_lasso_selection_narrows_the_table_and_clears(browser, server_url):
     ).first.click()  # dragging pans; the lasso is in the toolbar
     lasso(page, [(0.01, 0.01), (0.5, 0.01), (0.5, 0.99), (0.01, 0.99)])
     caption = page.get_by_text("papers selected on the map")
-    caption.wait_for(timeout=30_000)
+    caption.wait_for(timeout=90_000)
     selected = int(caption.inner_text().split()[0].replace(",", ""))
     assert 0 < selected < total
-    page.get_by_text(f"Papers ({selected})", exact=True).wait_for(timeout=30_000)
+    page.get_by_text(f"Papers ({selected})", exact=True).wait_for(timeout=90_000)
     page.get_by_role("button", name="Clear selection").click()
-    page.get_by_text("No map selection").wait_for(timeout=30_000)
+    page.get_by_text("No map selection").wait_for(timeout=90_000)
     assert shown_papers(page) == total
     assert page.locator('[data-testid="stException"]').count() == 0
     page.close()
@@ -205,14 +205,14 @@ def test_a_click_on_a_point_opens_its_paper_at_once(browser, server_url):
     page.mouse.move(x, y)
     page.wait_for_timeout(400)
     page.mouse.click(x, y)
-    page.locator(".st-key-paper-panel").wait_for(timeout=30_000)
+    page.locator(".st-key-paper-panel").wait_for(timeout=90_000)
     # the chosen paper is part of the shared view (the address follows the panel within a rerun)
     page.wait_for_function(f"() => location.search.includes('paper={doc_id}')", timeout=10_000)
     assert page.locator('[data-testid="stSidebar"] [data-testid="stText"]').count() >= 3  # title, topic, abstract...
     page.wait_for_function(
         "() => Array.from(document.querySelectorAll('.js-plotly-plot "
         ".legendtext')).some(e => e.textContent.startsWith('chosen paper'))",
-        timeout=30_000,
+        timeout=90_000,
     )
     assert page.locator('[data-testid="stException"]').count() == 0
     page.close()
@@ -222,10 +222,10 @@ def test_a_shared_address_reopens_the_same_view_in_a_fresh_browser(browser, serv
     page = open_dashboard(browser, server_url, [])
     page.locator('[data-testid="stSelectbox"]').filter(has_text="Drill into a theme").click()
     page.get_by_role("option").nth(1).click()  # the largest theme
-    page.wait_for_function("() => location.search.includes('theme=')", timeout=30_000)
+    page.wait_for_function("() => location.search.includes('theme=')", timeout=90_000)
     page.locator('[data-testid="stSelectbox"]').filter(has_text="Colour points by").click()
     page.get_by_role("option", name="Topic", exact=True).click()
-    page.wait_for_function("() => location.search.includes('colour=topic')", timeout=30_000)
+    page.wait_for_function("() => location.search.includes('colour=topic')", timeout=90_000)
     page.wait_for_timeout(2500)
     shared, labels, heading = (
         page.url,
@@ -238,8 +238,8 @@ def test_a_shared_address_reopens_the_same_view_in_a_fresh_browser(browser, serv
     )  # another browser: a new session
     try:
         again = fresh.new_page(viewport={"width": 1440, "height": 1400})
-        again.goto(shared, wait_until="domcontentloaded", timeout=60_000)
-        again.wait_for_selector(".js-plotly-plot .annotation", timeout=60_000)
+        again.goto(shared, wait_until="domcontentloaded", timeout=120_000)
+        again.wait_for_selector(".js-plotly-plot .annotation", timeout=120_000)
         again.wait_for_timeout(2500)
         assert shown_papers(again) == heading
         assert sorted(box.text_content() for box in again.locator(".js-plotly-plot .annotation-text").all()) == labels
@@ -263,20 +263,20 @@ def test_injection_title_is_shown_as_text_and_downloads_work(browser, server_url
     search = page.get_by_label("Search titles, abstracts and keywords")
     search.fill("alert(1)")
     search.press("Enter")
-    page.get_by_text("Papers (1)").wait_for(timeout=30_000)
+    page.get_by_text("Papers (1)").wait_for(timeout=90_000)
     choose_first_row(page)
     # st.text, not the table cell: the script stays literal text; formatting tags are dropped for reading
     # (pipeline.ingest.readable.readable_text), so "<b>bold</b>" reads "bold" and is never bold
     readable = INJECTION_TITLE.replace("<b>bold</b>", "bold")
     shown = page.locator('[data-testid="stText"]').filter(has_text=readable)
-    shown.first.wait_for(timeout=30_000)
+    shown.first.wait_for(timeout=90_000)
     assert shown.count() == 1 and shown.first.inner_text().strip() == readable
     assert page.locator("b", has_text="bold").count() == 0
     assert not dialogs
     assert page.locator('[data-testid="stException"]').count() == 0
 
     page.get_by_role("tab", name="Downloads").click()
-    with page.expect_download(timeout=60_000) as download_info:
+    with page.expect_download(timeout=120_000) as download_info:
         page.get_by_role("button", name="Download CSV").click()
     rows = list(csv.DictReader(io.StringIO(Path(download_info.value.path()).read_text(encoding="utf-8"))))
     assert len(rows) == 1
@@ -289,7 +289,7 @@ def test_injection_title_is_shown_as_text_and_downloads_work(browser, server_url
         page.get_by_role("button", name="Save SVG").first.click()
     svg = Path(download_info.value.path()).read_text(encoding="utf-8")
     assert 'filters: search "alert(1)"' in svg and "1 paper of" in svg
-    with page.expect_download(timeout=30_000) as download_info:
+    with page.expect_download(timeout=90_000) as download_info:
         page.get_by_role("button", name="Save PNG").first.click()
     png = Path(download_info.value.path()).read_bytes()
     assert png.startswith(b"\x89PNG\r\n\x1a\n") and pixel_spread(png) > 3  # title, caption and the point (about 10)
@@ -304,7 +304,7 @@ def test_every_chart_html_downloads_and_filtered_tabs_say_what_they_show(browser
     page = open_dashboard(browser, server_url, dialogs)
     page.get_by_role("tab", name="Downloads").click()
     buttons = page.get_by_role("button", name="HTML", exact=True)
-    buttons.first.wait_for(timeout=60_000)
+    buttons.first.wait_for(timeout=120_000)
     names = []
     for index in range(buttons.count()):
         with page.expect_download(timeout=120_000) as download_info:
@@ -317,8 +317,8 @@ def test_every_chart_html_downloads_and_filtered_tabs_say_what_they_show(browser
     search = page.get_by_label("Search titles, abstracts and keywords")
     search.fill("no paper has this phrase zqx")
     search.press("Enter")
-    page.get_by_text("0 matching the filters", exact=False).first.wait_for(timeout=60_000)
+    page.get_by_text("0 matching the filters", exact=False).first.wait_for(timeout=120_000)
     page.get_by_role("tab", name="Decisions").click()
-    page.get_by_text("not the 0 matching the filters", exact=False).first.wait_for(timeout=60_000)
+    page.get_by_text("not the 0 matching the filters", exact=False).first.wait_for(timeout=120_000)
     assert page.locator('[data-testid="stException"]').count() == 0 and not dialogs
     page.close()

@@ -73,7 +73,7 @@ def open_map(browser, url: str, width: int = 1500, height: int = 1000, blocked: 
                 request_route.abort()
 
         page.route("**/*", route)
-    page.goto(url, wait_until="domcontentloaded", timeout=60_000)
+    page.goto(url, wait_until="domcontentloaded", timeout=120_000)
     frame = page.wait_for_selector(MAP_FRAME, timeout=90_000).content_frame()
     frame.wait_for_selector("body[data-drawn]", state="attached", timeout=90_000)
     page.wait_for_timeout(300)
@@ -170,7 +170,7 @@ def test_a_click_opens_the_paper_and_a_lasso_lists_its_papers(browser, server_ur
         plot = frame.evaluate("() => document.getElementById('plot').getBoundingClientRect().toJSON()")
         x, y = frame.evaluate("() => window.__atlas.screen(0)")
         page.mouse.click(frame_box["x"] + plot["x"] + x, frame_box["y"] + plot["y"] + y)
-        page.wait_for_url("**paper=*", timeout=30_000)
+        page.wait_for_url("**paper=*", timeout=90_000)
         frame.locator("#lasso").click()
         left, top = frame_box["x"] + plot["x"], frame_box["y"] + plot["y"]
         corners = [(0.02, 0.02), (0.5, 0.02), (0.5, 0.98), (0.02, 0.98), (0.02, 0.03)]
@@ -179,7 +179,7 @@ def test_a_click_opens_the_paper_and_a_lasso_lists_its_papers(browser, server_ur
         for fx, fy in corners[1:]:
             page.mouse.move(left + fx * plot["width"], top + fy * plot["height"], steps=12)
         page.mouse.up()
-        page.get_by_text("papers selected on the map").wait_for(timeout=30_000)
+        page.get_by_text("papers selected on the map").wait_for(timeout=90_000)
     finally:
         page.close()
 
@@ -191,5 +191,22 @@ def test_the_page_and_the_map_work_with_the_network_blocked(browser, server_url)
         assert frame.evaluate("() => window.__atlas.count()") > 0
         assert frame.evaluate(LABEL_BOXES)["labels"]
         assert page.get_by_text("Colour points by").count()
+    finally:
+        page.close()
+
+
+def test_the_legend_and_a_point_hover_show_the_topic_subtitle(browser, server_url):
+    page, frame = open_map(browser, f"{server_url}/?level=topics&colour=topic", 1500, 1000)
+    try:
+        subtitles = frame.locator(".legend-subtitle").all_inner_texts()
+        assert subtitles and all(text.strip() for text in subtitles), subtitles
+        plot = frame.locator("#plot").bounding_box()
+        x, y = frame.evaluate("() => window.__atlas.screen(0)")
+        page.mouse.move(plot["x"] + x, plot["y"] + y)
+        frame.locator(".tooltip-topic").wait_for(timeout=10_000)
+        assert (
+            " — " in frame.locator(".tooltip-topic").inner_text()
+            or "Outliers" in frame.locator("#tooltip").inner_text()
+        )
     finally:
         page.close()

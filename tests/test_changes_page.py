@@ -98,10 +98,10 @@ def test_the_tab_in_a_real_browser(aligned_cache: Path, tmp_path: Path):
     ):
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"])
         page = browser.new_page(viewport={"width": 1440, "height": 1500})
-        page.goto(url, wait_until="domcontentloaded", timeout=60_000)
-        page.get_by_role("tab", name="What changed").wait_for(timeout=60_000)  # the page is up
+        page.goto(url, wait_until="domcontentloaded", timeout=120_000)
+        page.get_by_role("tab", name="What changed").wait_for(timeout=120_000)  # the page is up
         page.get_by_role("tab", name="What changed").click()
-        page.wait_for_selector(".sankey .sankey-node", timeout=60_000)
+        page.wait_for_selector(".sankey .sankey-node", timeout=120_000)
         page.wait_for_timeout(1500)
         shot = tmp_path / "what-changed.png"
         page.screenshot(path=str(shot))

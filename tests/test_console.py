@@ -16,6 +16,9 @@ def test_counts_have_the_right_plural():
 
 
 def test_library_noise_goes_to_the_log_file_and_the_pipelines_messages_to_both(tmp_path: Path, capsys):
+    # An earlier in-process command of this pytest run may have left warnings captured; captureWarnings(True) is then
+    # a no-op and pytest's per-test recorder would take the warning instead of the log: start uncaptured.
+    logging.captureWarnings(False)
     path = configure_output("test", tmp_path)
     assert path is not None
     try:

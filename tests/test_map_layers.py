@@ -79,3 +79,77 @@ def test_two_lines_wrap_instead_of_an_ellipsis():
 
 def test_theme_palette_has_twenty_distinct_colours():
     assert len(set(topic_map.THEME_PALETTE)) == 20
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Multimodal large language models (MLLMs)",
+        "Mixture of experts (MoE)",
+        "Contrastive Language-Image pretraining",
+        "bayesian, combinatorial optimization, sampling, long words everywhere here",
+        "Supercalifragilisticexpialidociousness",
+    ],
+)
+def test_a_long_name_is_wrapped_on_two_balanced_lines_never_cut(name):
+    lines = map_layers.two_lines(name, 22)
+    assert len(lines) <= 2 and " ".join(lines) == name and "…" not in "".join(lines)
+    if len(name) > 22 and " " in name:  # the split makes the longer line as short as a word boundary allows
+        spaces = [i for i, char in enumerate(name) if char == " "]
+        assert max(map(len, lines)) == min(max(i, len(name) - i - 1) for i in spaces)
+    assert map_layers.two_lines("Graph neural networks (GNNs)", 22) == ["Graph neural", "networks (GNNs)"]
+
+
+def test_every_map_label_of_the_atlas_keeps_its_whole_name(atlas):
+    ids = frozenset(atlas.documents["doc_id"].astype(str))
+    for level in ("themes", "topics"):
+        layers = map_layers.view_layers(atlas.documents, ids, atlas.topics, topic_map.MapState(level=level))
+        for label in layers["labels"]:
+            assert 1 <= len(label["lines"]) <= 2 and " ".join(label["lines"]) == " ".join(label["name"].split())
+
+
+def test_the_legend_and_the_hover_carry_the_subtitle(atlas):
+    documents, topics = atlas.documents, atlas.topics
+    assert topics.loc[topics["topic"] != -1, "subtitle"].str.len().gt(0).all()  # the build wrote subtitles
+    ids = frozenset(documents["doc_id"].astype(str))
+    layers = map_layers.view_layers(documents, ids, topics, topic_map.MapState(colour_by="topic"))
+    subtitle_of = dict(zip(topics["label"], topics["subtitle"]))
+    rows = [row for row in layers["legend"] if row["name"] != "Outliers"]
+    assert rows and all(row["subtitle"] == subtitle_of[row["name"]] for row in rows)
+    themes = map_layers.view_layers(documents, ids, topics, topic_map.MapState(colour_by="theme"))["legend"]
+    assert any(row["subtitle"] for row in themes)  # a theme's subtitle: its largest topics' short names
+    payload = map_layers.point_payload(documents, topics)
+    topic_of = np.frombuffer(base64.b64decode(payload["topic_of"]), dtype=np.uint16)
+    assert len(topic_of) == len(documents)
+    label_of = dict(zip(topics["topic"], topics["label"]))
+    for position in (0, len(documents) // 2, len(documents) - 1):
+        topic = int(documents["topic"].iloc[position])
+        text = payload["topic_texts"][topic_of[position]]
+        expected = "Outliers" if topic == -1 else f"{label_of[topic]} — {subtitle_of[label_of[topic]]}"
+        assert text == expected
+
+
+def test_a_theme_subtitle_names_its_largest_topics_by_their_abbreviations():
+    import pandas as pd
+
+    from dashboard.figures.subtitles import theme_subtitles
+
+    topics = pd.DataFrame(
+        {
+            "topic": [-1, 0, 1, 2, 3, 4],
+            "label": ["Outliers", "Graph neural networks (GNNs)", "Time series", "Graph", "Brain", "Speech"],
+            "subtitle": ["", "a, b", "c, d", "e, f", "g, h", "audio, speaker"],
+            "size": [5, 50, 40, 30, 10, 20],
+            "theme": [-1, 0, 0, 0, 0, 1],
+            "theme_label": ["Outliers", "Graph", "Graph", "Graph", "Graph", "Speech"],
+        }
+    )
+    assert theme_subtitles(topics) == {0: "GNNs, Time series, Brain", 1: "audio, speaker"}
+
+
+def test_the_labels_bench_judges_cuts_with_the_maps_own_lines():
+    from bench.labels import cut, map_lines
+
+    name = "Multimodal large language models (MLLMs)"  # three lines at 22 characters: cut by the old measure
+    assert map_lines(name) == map_layers.two_lines(name, map_layers.TOPIC_LINE_CHARS)
+    assert not cut(name) and not cut(name, map_layers.THEME_LINE_CHARS)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -39,8 +40,12 @@ class ClosedPipe(io.RawIOBase):
         raise BrokenPipeError(32, "Broken pipe")
 
 
-def test_serve_returns_quietly_when_its_answers_cannot_be_written():
+def test_serve_returns_quietly_when_its_answers_cannot_be_written_and_leaves_sigchld_as_it_was():
+    before = signal.getsignal(signal.SIGCHLD)
     render_worker.serve(jobs=io.BytesIO(b""), answers=ClosedPipe())
+    assert signal.getsignal(signal.SIGCHLD) == before
+    # Ignored, SIGCHLD would make subprocess report exit code 0 for every child of this process.
+    assert subprocess.run([sys.executable, "-c", "raise SystemExit(3)"]).returncode == 3
 
 
 def test_the_default_export_timeout_answers_within_30_s(monkeypatch: pytest.MonkeyPatch):

@@ -102,7 +102,7 @@ def serve(jobs=None, answers=None) -> None:
     while this server was still starting or answering: a BrokenPipeError is the normal end then, not a fault)."""
     jobs = jobs if jobs is not None else sys.stdin.buffer
     answers = answers if answers is not None else sys.stdout.buffer
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
+    previous = signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
     try:
         answers.write(b"ready\n")
         answers.flush()
@@ -117,6 +117,10 @@ def serve(jobs=None, answers=None) -> None:
             answers.flush()
     except (BrokenPipeError, ConnectionResetError):
         return
+    finally:
+        # An ignored SIGCHLD makes every later wait() in this process answer "no child" (subprocess then reports
+        # exit code 0 for any child) and is inherited across exec: leave it as it was.
+        signal.signal(signal.SIGCHLD, previous)
 
 
 def main(argv: list[str]) -> int:

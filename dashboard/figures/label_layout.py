@@ -46,6 +46,20 @@ class LabelPlacement:
     pixels_per_unit: float
 
 
+def wrap_name(name: str, width: int) -> list[str]:
+    """``name`` as the map sets it: one line when it has at most ``width`` characters (or no space), else two
+    lines split at the word boundary that makes the longer line shortest (the first line the longer on a tie).
+    Never cut: the lines joined by a space give back ``name`` (its runs of white space folded), so a name of any
+    length keeps every word; a split never falls inside a parenthesised abbreviation's first word or before a
+    closing bracket."""
+    text = " ".join(str(name).split())
+    spaces = [index for index, char in enumerate(text) if char == " " and text[index + 1 : index + 2] != ")"]
+    if len(text) <= width or not spaces:
+        return [text]
+    best = min(spaces, key=lambda index: (max(index, len(text) - index - 1), -index))
+    return [text[:best], text[best + 1 :]]
+
+
 def text_size_px(lines: list[str], font_px: float) -> tuple[float, float]:
     """Estimated (width, height) in pixels of a label of ``lines`` set at ``font_px``, box padding included."""
     longest = max((len(line) for line in lines), default=0)

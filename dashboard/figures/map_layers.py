@@ -12,8 +12,6 @@ a row of the cache's listing (its documents, then the copies; ``dashboard.state.
 from __future__ import annotations
 
 import base64
-import math
-import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -22,7 +20,8 @@ import numpy as np
 import pandas as pd
 
 from dashboard.display import OUTLIER_LABEL
-from dashboard.figures.label_layout import dense_anchor
+from dashboard.figures.label_layout import dense_anchor, wrap_name
+from dashboard.figures.subtitles import group_subtitles, point_hovers
 from dashboard.figures.topic_map import (
     COLOUR_MODES,
     CONTEXT_COLOUR,
@@ -69,21 +68,23 @@ def _b64(array: np.ndarray) -> str:
     return base64.b64encode(np.ascontiguousarray(array).tobytes()).decode("ascii")
 
 
-def point_payload(listing: pd.DataFrame) -> dict[str, Any]:
-    """What the browser keeps per cache: {x, y: base64 float32 (n), titles: [str] (n, plain text)}."""
+def point_payload(listing: pd.DataFrame, topics: pd.DataFrame | None = None) -> dict[str, Any]:
+    """What the browser keeps per cache: {x, y: base64 float32 (n), titles: [str] (n, plain text)}, and with
+    ``topics`` the hover's second line: {topic_of: base64 uint16 (n) index into topic_texts, topic_texts: [str]
+    (each topic's "name — subtitle"; subtitles.point_hovers)}."""
     x, y = normalisation(listing).apply(listing["x"], listing["y"])
     titles = listing["title"].fillna("").astype(str).str.slice(0, 200).tolist()
-    return {"x": _b64(x), "y": _b64(y), "titles": titles}
+    payload: dict[str, Any] = {"x": _b64(x), "y": _b64(y), "titles": titles}
+    if topics is not None:
+        topic_of, texts = point_hovers(listing, topics)
+        payload |= {"topic_of": _b64(np.asarray(topic_of, dtype=np.uint16)), "topic_texts": texts}
+    return payload
 
 
 def two_lines(name: str, width: int) -> list[str]:
-    """``name`` wrapped to at most two lines of about ``width`` characters: wider lines rather than a "…" while
-    two lines of 1.6 x ``width`` hold it; only a longer name is shortened."""
-    lines = textwrap.wrap(name, width) or [name]
-    if len(lines) <= 2:
-        return lines
-    wider = max(width, math.ceil(len(name) / 2) + 4)
-    return textwrap.wrap(name, min(wider, int(width * 1.6)), max_lines=2, placeholder="…")
+    """``name`` on one line of at most ``width`` characters or two balanced lines, never cut
+    (:func:`dashboard.figures.label_layout.wrap_name`)."""
+    return wrap_name(name, width)
 
 
 def frame_of(positions: np.ndarray, x: np.ndarray, y: np.ndarray, tight: bool) -> tuple[float, float, float, float]:
@@ -129,9 +130,9 @@ def view_layers(
     the browser keeps them. ``matching_ids``: the doc_ids that pass the filters and the drilled theme; the rest are
     drawn small and grey beneath as context. Labels go only where the matches are, at the topic level when a
     theme is drilled, topics are filtered or the level says so. Returns {colours, emphasis (base64 uint8, n),
-    palette, point_sizes, opacities, legend [{name, colour, count}] largest first, legend_title, labels [{name,
-    lines, font_px, anchor, colour}] largest first, highlights {chosen, similar, search} (positions), selected
-    (positions), frame (x0, y0, x1, y1), frame_key, empty_message}.
+    palette, point_sizes, opacities, legend [{name, colour, count, subtitle}] largest first, legend_title,
+    labels [{name, lines, font_px, anchor, colour}] largest first, highlights {chosen, similar, search}
+    (positions), selected (positions), frame (x0, y0, x1, y1), frame_key, empty_message}.
     """
     doc_ids = listing["doc_id"].astype(str).to_numpy()
     # A hash lookup per point: np.isin sorts object arrays, 0.3-0.9 s for 11,660 doc_ids on every filter change
@@ -155,7 +156,11 @@ def view_layers(
         (name for name in order if name in counts.index),
         key=lambda name: (name in (OUTLIER_LABEL, UNKNOWN), -int(counts[name])),
     )  # largest first, the grey group last
-    legend_rows = [{"name": name, "colour": legend[name], "count": int(counts[name])} for name in present]
+    subtitles = group_subtitles(topics, state.colour_by)
+    legend_rows = [
+        {"name": name, "colour": legend[name], "count": int(counts[name]), "subtitle": subtitles.get(name, "")}
+        for name in present
+    ]
     norm = normalisation(listing)
     x, y = norm.apply(listing["x"], listing["y"])
     matched = listing[matches]

@@ -14,7 +14,6 @@ figure (``&``, ``<``, ``>`` escaped; quotes kept, since plotly would show ``&quo
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,7 +32,7 @@ from dashboard.display import (
     shorten,
 )
 from dashboard.figures.decision_charts import DECISION_COLOURS
-from dashboard.figures.label_layout import dense_anchor, place_labels, text_size_px
+from dashboard.figures.label_layout import dense_anchor, place_labels, text_size_px, wrap_name
 from pipeline.topics.themes import OUTLIER_THEME, assign_themes, has_themes
 
 COLOUR_MODES = {"theme": "Theme", "topic": "Topic", "decision": "Decision", "primary_area": "Primary area"}
@@ -210,8 +209,9 @@ def label_groups(
     documents: pd.DataFrame, topics: pd.DataFrame, state: MapState, height_px: float = PLOT_HEIGHT_PX
 ) -> LabelGroups:
     """The labels of the view over ``documents`` (the labelled points only): one per theme or topic present,
-    largest first, with its name wrapped to fit the room (two lines while the columns have room, else one,
-    shortened), a font from 11 to 15 px by size (DataMapPlot sizes labels by cluster), and its densest point."""
+    largest first, with its whole name (never cut: two balanced lines while the columns have room, else one;
+    label_layout.wrap_name), a font from 11 to 15 px by size (DataMapPlot sizes labels by cluster), and its
+    densest point."""
     column = label_column(state)
     if column == "theme":
         rows = topics[topics["theme"] != OUTLIER_THEME].drop_duplicates("theme")
@@ -239,11 +239,7 @@ def label_groups(
     for position in order:
         key, count = int(present[position]), float(counts[position])
         name = names[key]
-        lines = (
-            textwrap.wrap(name, line_chars, max_lines=2, placeholder="…")
-            if two_lines
-            else [shorten(name, line_chars + 6)]
-        )
+        lines = wrap_name(name, line_chars) if two_lines else [" ".join(name.split())]
         font = (11.0 if len(present) > 24 else 12.0) + (3.0 if column == "theme" else 2.0) * np.sqrt(count / largest)
         members = keys == key
         groups.keys.append(key)

@@ -114,12 +114,19 @@ def query_matches(cache_key: CacheKey, query: str, _haystack: pd.Series) -> pd.S
 
 @st.cache_resource(max_entries=256, show_spinner=False)
 def paper_panel(
-    cache_key: CacheKey, doc_id: str, _papers: pd.DataFrame, _topics: pd.DataFrame, links: bool, window: int | None
+    cache_key: CacheKey,
+    doc_id: str,
+    _papers: pd.DataFrame,
+    _topics: pd.DataFrame,
+    links: bool,
+    window: int | None,
+    _fit_check: dict[str, Any] | None = None,
 ) -> tuple[dict[str, Any] | None, pd.Series | None, pd.DataFrame]:
     """(paper_table.paper_details, the paper's row of the listing, paper_table.similar_papers) of one paper,
     made once per cache and paper: the panel stays open over every later rerun of the session, and rebuilding it
-    (an index of the whole listing for the neighbours) cost 115 ms each time (bench/load.py)."""
-    details = paper_table.paper_details(_papers, _topics, doc_id, links=links, window=window)
+    (an index of the whole listing for the neighbours) cost 115 ms each time (bench/load.py). ``_fit_check``: the
+    manifest's fit_check (one per cache, so the cache key stands for it)."""
+    details = paper_table.paper_details(_papers, _topics, doc_id, links=links, window=window, fit_check=_fit_check)
     if details is None:
         return None, None, pd.DataFrame()
     row = _papers.loc[_papers["doc_id"].astype(str) == str(doc_id)].iloc[0]
@@ -151,9 +158,9 @@ def map_figure(
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
-def map_points(cache_key: CacheKey, _listing: pd.DataFrame) -> dict[str, Any]:
+def map_points(cache_key: CacheKey, _listing: pd.DataFrame, _topics: pd.DataFrame) -> dict[str, Any]:
     """The points the WebGL map keeps in the browser (map_layers.point_payload), made once per cache."""
-    return map_layers.point_payload(_listing)
+    return map_layers.point_payload(_listing, _topics)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)

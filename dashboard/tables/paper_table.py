@@ -27,6 +27,14 @@ from dashboard.display import (
     shorten,
     topic_labels,
 )
+from pipeline.cache import (
+    ADDED_AMONG_OUTLIERS,
+    CLUSTER_DISSOLVED,
+    FIT_SIMILARITY_COLUMN,
+    FITS_NO_TOPIC,
+    NO_DENSE_CLUSTER,
+    OUTLIER_REASON_COLUMN,
+)
 from pipeline.config import corpus_display_name
 from pipeline.ingest.readable import readable_text
 
@@ -336,7 +344,12 @@ def papers_table(
 
 
 def paper_details(
-    documents: pd.DataFrame, topics: pd.DataFrame, doc_id: str, links: bool | None = None, window: int | None = None
+    documents: pd.DataFrame,
+    topics: pd.DataFrame,
+    doc_id: str,
+    links: bool | None = None,
+    window: int | None = None,
+    fit_check: Mapping[str, Any] | None = None,
 ) -> dict[str, Any] | None:
     """One paper's fields for the detail view, all plain (unescaped) text, or None for an unknown doc_id.
 
@@ -345,7 +358,9 @@ def paper_details(
     abstract_as_written, topic, topic_label, decision (or None), keywords (list), authors (or None), link (or None),
     copy_of (the id of the paper this one repeats, or None), copies (ids of this paper's copies),
     embedding_note (None, or a sentence saying the paper was longer than the encoder's window of ``window``
-    word pieces, e.g. the manifest's embedding_cache.max_seq_length, and only its beginning was embedded).
+    word pieces, e.g. the manifest's embedding_cache.max_seq_length, and only its beginning was embedded),
+    outlier_note (None, or why the paper is an outlier: :func:`outlier_note`, with ``fit_check`` the manifest's
+    fit_check).
     """
     rows = documents[documents["doc_id"].astype(str) == str(doc_id)]
     if rows.empty:
@@ -371,7 +386,31 @@ def paper_details(
         "copy_of": text(COPY_COLUMN),
         "copies": as_text_list(row.get("duplicate_ids")),
         "embedding_note": embedding_note(row.get("word_pieces"), row.get("truncated"), window),
+        "outlier_note": outlier_note(row.get(OUTLIER_REASON_COLUMN), row.get(FIT_SIMILARITY_COLUMN), fit_check),
     }
+
+
+def outlier_note(reason: Any, similarity: Any, fit_check: Mapping[str, Any] | None = None) -> str | None:
+    """Why a paper is in the outlier topic, in plain words, from the cache's outlier_reason and fit_similarity
+    columns (pipeline.cache) and the manifest's fit_check (its threshold and share_of_median); None for a paper in a
+    topic, an unknown reason or a cache without the column."""
+    if reason == FITS_NO_TOPIC:
+        found = f" is {float(similarity):.2f}" if isinstance(similarity, (float, np.floating)) else ""
+        threshold, share = (fit_check or {}).get("threshold"), (fit_check or {}).get("share_of_median")
+        needed = "far below what the topics' papers typically reach"
+        if isinstance(threshold, (int, float)) and isinstance(share, (int, float)):
+            needed = (
+                f"below the {threshold:.2f} the build asks for ({share:.0%} of what the topics' papers typically reach)"
+            )
+        return (
+            f"Fits no topic: its similarity to the nearest topic{found}, {needed}, so the build took it out of the "
+            "topic its cluster gave it."
+        )
+    return {
+        NO_DENSE_CLUSTER: "An outlier: it is in no dense cluster, and no topic is near enough for it to join one.",
+        CLUSTER_DISSOLVED: "An outlier: its cluster was not kept as a topic, since its papers share almost no words.",
+        ADDED_AMONG_OUTLIERS: "Added later among outliers: its nearest papers are in no topic.",
+    }.get(reason if isinstance(reason, str) else "")
 
 
 def embedding_note(word_pieces: Any, truncated: Any, window: int | None = None) -> str | None:

@@ -156,7 +156,7 @@ def render_webgl(page: Page) -> None:
     cache_key = f"{page.cache_key[0]}@{page.cache_key[1]}"
     points = None
     if st.session_state.get(POINTS_SENT_KEY) != cache_key:
-        points = resources.map_points(page.cache_key, listing)
+        points = resources.map_points(page.cache_key, listing, page.atlas.topics)
         st.session_state[POINTS_SENT_KEY] = cache_key
     layers = resources.map_layers_of(
         page.cache_key,

@@ -88,7 +88,9 @@ def render_paper(page: Page, doc_id: str) -> None:
     atlas = page.atlas
     papers, links = resources.listing(page.cache_key, atlas), resources.links(page.cache_key, atlas)
     window = (atlas.manifest.get("embedding_cache") or {}).get("max_seq_length")
-    details, row, similar = resources.paper_panel(page.cache_key, str(doc_id), papers, atlas.topics, links, window)
+    details, row, similar = resources.paper_panel(
+        page.cache_key, str(doc_id), papers, atlas.topics, links, window, atlas.manifest.get("fit_check")
+    )
     if details is None or row is None:
         return
     with st.container(border=True, key="paper-panel"):
@@ -106,6 +108,8 @@ def render_paper(page: Page, doc_id: str) -> None:
         st.text(
             topic + (f"  (theme: {theme.iloc[0]})" if len(theme) and details["topic"] != display.OUTLIER_TOPIC else "")
         )
+        if details["outlier_note"]:
+            st.caption(details["outlier_note"])
         facts = [
             ("Decision", details["decision"]),
             ("Primary area", row.get("primary_area") if isinstance(row.get("primary_area"), str) else None),

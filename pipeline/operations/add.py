@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline import cache
-from pipeline.cache import OUTLIER_TOPIC, TopicCache
+from pipeline.cache import ADDED_AMONG_OUTLIERS, FIT_SIMILARITY_COLUMN, OUTLIER_REASON_COLUMN, OUTLIER_TOPIC, TopicCache
 from pipeline.geometry.centroids import topic_centroids
 from pipeline.operations import locking
 
@@ -164,6 +164,12 @@ def added_documents(atlas: TopicCache, new: pd.DataFrame, placed: pd.DataFrame) 
         rows[column] = placed[column].to_numpy()
     rows["reassigned"] = False
     rows["added"] = True
+    if (
+        OUTLIER_REASON_COLUMN in atlas.documents.columns
+    ):  # the build's fit check (pipeline.topics.misfits) is not re-run
+        rows[OUTLIER_REASON_COLUMN] = np.where(rows["topic"].to_numpy() == OUTLIER_TOPIC, ADDED_AMONG_OUTLIERS, "")
+    if FIT_SIMILARITY_COLUMN in atlas.documents.columns and "topic_similarity" in placed.columns:
+        rows[FIT_SIMILARITY_COLUMN] = placed["topic_similarity"].to_numpy(dtype=float)
     if "word_pieces" in atlas.documents.columns:  # lengths are known for a build's papers only: unknown (0) here
         rows["word_pieces"], rows["truncated"] = 0, False
     old = atlas.documents.copy()

@@ -572,7 +572,10 @@ def document_table(
     corpus: PreparedInput, fitted: Fitted, represented: RepresentedCorpus, knn: Neighbours, config: BuildConfig
 ) -> pd.DataFrame:
     """documents.parquet's rows (canonical order): the documents' columns, their topic, label, membership, map
-    position, similar papers and, for an encoder block, their length in word pieces and whether it was truncated."""
+    position, why an outlier is one (outlier_reason) and the fit check's similarity (fit_similarity), similar papers
+    and, for an encoder block, their length in word pieces and whether it was truncated."""
+    from pipeline.topics.misfits import outlier_reasons
+
     fit, n = fitted.fit, len(corpus.texts)
     neighbour_ids, neighbour_scores = neighbour_columns(
         knn.indices, knn.similarities, corpus.doc_ids, config.n_neighbors_similar
@@ -580,11 +583,16 @@ def document_table(
     output = corpus.documents.drop(columns=["text", "record"]).copy()
     output.insert(1, "topic", fit.topics)
     output["topic_label"] = [fit.labels[topic] for topic in fit.topics]
-    # HDBSCAN membership strength; 0 for documents HDBSCAN called outliers (including those reassigned later).
+    # HDBSCAN membership strength; 0 for documents HDBSCAN called outliers (including those reassigned later) and for
+    # those the fit check moved out of their topic.
+    ejected = fit.fit_check.ejected if fit.fit_check is not None else np.zeros(n, dtype=bool)
     output["probability"] = np.where(
-        (fitted.cluster_labels == -1) | (fit.clustered_topics == -1), 0.0, fitted.probabilities
+        (fitted.cluster_labels == -1) | (fit.clustered_topics == -1) | ejected, 0.0, fitted.probabilities
     ).astype(float)
     output["reassigned"] = (fit.clustered_topics == -1) & (fit.topics != -1)
+    output[cache.OUTLIER_REASON_COLUMN] = outlier_reasons(fit.topics, fitted.cluster_labels, ejected)
+    if fit.fit_check is not None:  # the similarity the fit check found (pipeline.topics.misfits)
+        output[cache.FIT_SIMILARITY_COLUMN] = np.round(fit.fit_check.similarity, 4)
     output["x"], output["y"] = fitted.coordinates[:, 0].astype(float), fitted.coordinates[:, 1].astype(float)
     output["neighbor_ids"], output["neighbor_scores"] = neighbour_ids, neighbour_scores
     # Lengths in word pieces and truncation, for an encoder block (a lexical representation reads every word).
@@ -730,6 +738,7 @@ def run_build(
     """
     from pipeline.geometry.neighbors import cached_cosine_knn
     from pipeline.runtime.threads import limit_threads
+    from pipeline.topics.misfits import fit_check_summary
     from pipeline.topics.model import representative_documents, save_topic_model, topic_table
     from pipeline.topics.naming.assign import name_themes, with_llm_names
     from pipeline.topics.themes import assign_themes
@@ -771,6 +780,9 @@ def run_build(
             topics_frame = with_llm_names(config.namer_url, topics_frame, corpus, fitted.fit.topics, corpus.warnings)
     output = document_table(corpus, fitted, represented, knn, config)
     manifest = build_manifest(input_path, corpus, fitted, represented, topics_frame, without_content, config, layouts)
+    manifest.update(
+        fit_check_summary(fitted.fit.fit_check, corpus.doc_ids, output[cache.OUTLIER_REASON_COLUMN].tolist())
+    )
     if collections:
         from pipeline.quality.coverage import coverage_report, load_crosswalk
 

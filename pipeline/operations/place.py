@@ -53,16 +53,11 @@ def topic_fit(
     """(per new document the cosine similarity to its nearest topic centroid, m floats; the threshold: the
     FIT_QUANTILE quantile of the atlas's topic papers' similarity to their own topic's centroid, or None without
     topics). A new document below the threshold is further from every topic than 99% of the topics' own papers are
-    from theirs: it fits no topic. ``embeddings`` n x dim and ``new_embeddings`` m x dim have unit rows."""
-    from pipeline.geometry.centroids import topic_centroids
+    from theirs: it fits no topic. ``embeddings`` n x dim and ``new_embeddings`` m x dim have unit rows. The one
+    rule, shared with the build's fit check, is pipeline.geometry.centroids.topic_fit."""
+    from pipeline.geometry import centroids
 
-    ids = sorted(set(topics.tolist()) - {OUTLIER_TOPIC})
-    if not ids or not len(new_embeddings):
-        return np.full(len(new_embeddings), -1.0), None
-    centroids = topic_centroids(embeddings, topics, ids)
-    clustered = topics != OUTLIER_TOPIC
-    own = np.einsum("ij,ij->i", embeddings[clustered], centroids[np.searchsorted(ids, topics[clustered])])
-    return (new_embeddings.astype(np.float32) @ centroids.T).max(axis=1), float(np.quantile(own, FIT_QUANTILE))
+    return centroids.topic_fit(embeddings, topics, new_embeddings, FIT_QUANTILE)
 
 
 def same_paper_index(topic_cache: TopicCache, new: pd.DataFrame) -> list[int | None]:

@@ -51,7 +51,8 @@ abstracts 5.3% against 5.0%, NPMI 0.131 against 0.125 (16 topics either way).
 With the default tfidf-svd representation (``bench/topic_membership.py --with-unrelated --input <whole conference>``):
 the whole conference's 59 topics share 0.80 / 1.00 / 1.00 of their leading terms; with the 24 unrelated abstracts
 mixed in, none of the 10 that HDBSCAN leaves as outliers passes the floor with terms (0/10), but HDBSCAN itself puts
-the other 14 into topics, where these checks do not reach.
+the other 14 into topics, where these checks do not reach; the fit check after outlier reduction
+(pipeline.topics.misfits) takes most of them out.
 """
 
 from __future__ import annotations
@@ -60,6 +61,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+
+from pipeline.geometry.centroids import leave_one_out_similarities
 
 OUTLIER_TOPIC = -1
 COHERENT_SHARE = 0.35
@@ -134,17 +137,6 @@ def dissolution_note(dissolved: Mapping[int, float], topics_before: np.ndarray, 
             f"{why[0].upper()}{why[1:]}. Add papers on shared subjects to get topics."
         )
     return why
-
-
-def leave_one_out_similarities(embeddings: np.ndarray, members: np.ndarray) -> np.ndarray:
-    """Cosine similarity of each member to the mean of the other members (float64, len(members)); 1.0 for a
-    topic of one paper. ``embeddings``: float32 n x dim, L2-normalised rows."""
-    if len(members) < 2:
-        return np.ones(len(members))
-    vectors = embeddings[members].astype(np.float64)
-    others = vectors.sum(axis=0) - vectors
-    norms = np.maximum(np.linalg.norm(others, axis=1), 1e-12)
-    return np.einsum("ij,ij->i", vectors, others) / norms
 
 
 def reassignment_floor(

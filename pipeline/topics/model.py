@@ -14,6 +14,7 @@ terms come from :class:`CoherentTerms` (exclusive, co-occurring terms), and outl
 from __future__ import annotations
 
 import logging
+import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,7 @@ from pipeline.store.layouts import NULL_STORE, StageStore
 from pipeline.text.vocabulary import make_vectorizer
 from pipeline.topics.labels import make_labels
 from pipeline.topics.membership import eligibility, keep_coherent_topics
+from pipeline.topics.misfits import FitCheck, eject_misfits, fit_note
 from pipeline.topics.naming.assign import SUBTITLE_SEPARATOR, name_topics
 
 if TYPE_CHECKING:
@@ -54,7 +56,9 @@ class TopicFit:
     subtitles : {topic: its distinguishing phrases joined by ", "}.
     phrases : the corpus's pipeline.topics.naming.phrases.PhraseCounts (themes are named from them), or None.
     notes : plain-language messages about the fit (outliers reassigned, topics merged, no topics found).
-    n_reassigned : outliers moved into a topic by outlier reduction.
+    n_reassigned : outliers moved into a topic by outlier reduction (and not moved out again by the fit check).
+    fit_check : the fit check's outcome (pipeline.topics.misfits.FitCheck): which papers it moved to -1, the
+        similarity each had to its nearest topic and the threshold; None when it did not run.
     """
 
     topic_model: Any
@@ -66,6 +70,7 @@ class TopicFit:
     n_reassigned: int = 0
     subtitles: dict[int, str] = field(default_factory=dict)
     phrases: Any = None
+    fit_check: FitCheck | None = None
 
 
 def _terms(topic_model: Any) -> dict[int, list[tuple[str, float]]]:
@@ -372,7 +377,8 @@ def fit_topic_model(
     documents; BERTopic in manual mode (:func:`make_bertopic`: ``ClassTfidfTransformer`` and the representation
     model of ``config.representation``); topic reduction to ``max_topics``; outlier reassignment
     (:func:`reassign_outliers`) and ``update_topics`` with the same vectorizer, c-TF-IDF and representation models
-    (pipeline.adapters.bertopic_model.refit_topic_terms).
+    (pipeline.adapters.bertopic_model.refit_topic_terms); the fit check (pipeline.topics.misfits: papers that fit
+    no topic move to -1) and ``update_topics`` again when it moved any.
 
     Returns a TopicFit. The caller checks beforehand that some document has a content word.
     """
@@ -407,6 +413,14 @@ def fit_topic_model(
     final, n_reassigned = reduce_outliers(
         topic_model, embeddings, clustered, presence, refit, config, coherence_note, notes
     )
+    started = time.perf_counter()
+    check = eject_misfits(embeddings, final, config.fit_share)  # pipeline.topics.misfits
+    if check.ejected.any():
+        refit(check.topics)  # terms, sizes and names from the papers that stay
+        final = check.topics
+        n_reassigned = int(((clustered == OUTLIER_TOPIC) & (final != OUTLIER_TOPIC)).sum())
+        notes.extend(filter(None, [fit_note(check)]))
+    check.seconds = time.perf_counter() - started
     topic_terms = _terms(topic_model)
     for topic in set(final.tolist()):
         topic_terms.setdefault(int(topic), [])
@@ -421,7 +435,7 @@ def fit_topic_model(
     topic_model.set_topic_labels(
         {topic: label for topic, label in labels.items() if topic in topic_model.topic_labels_}
     )
-    return TopicFit(topic_model, final, clustered, topic_terms, labels, notes, n_reassigned, subtitles, phrases)
+    return TopicFit(topic_model, final, clustered, topic_terms, labels, notes, n_reassigned, subtitles, phrases, check)
 
 
 def representative_documents(

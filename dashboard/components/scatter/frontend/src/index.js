@@ -42,7 +42,7 @@ const labelLayer = document.getElementById("labels");
 const tooltip = document.getElementById("tooltip");
 
 let scatterplot = null;
-let data = null; // {key, x: Float32Array, y, titles}
+let data = null; // {key, x: Float32Array, y, titles, topicOf: Uint16Array | null, topicTexts}
 let view = null; // the latest args without points
 let labelNodes = [];
 let lastFrameKey = null;
@@ -126,6 +126,13 @@ function ensurePlot() {
   scatterplot.subscribe("pointOver", (index) => {
     const [sx, sy] = toScreen(data.x[index], data.y[index]);
     tooltip.textContent = data.titles[index] || "";
+    const group = data.topicOf ? data.topicTexts[data.topicOf[index]] : "";
+    if (group) {
+      const line = document.createElement("div");
+      line.className = "tooltip-topic";
+      line.textContent = group; // the topic's name and subtitle
+      tooltip.appendChild(line);
+    }
     tooltip.style.display = "block";
     tooltip.style.left = `${Math.min(sx + 10, width - 320)}px`;
     tooltip.style.top = `${Math.max(sy - 30, 0)}px`;
@@ -270,6 +277,12 @@ function renderLegend(legend, title) {
     swatch.style.background = entry.colour;
     item.appendChild(swatch);
     item.appendChild(document.createTextNode(`${entry.name} (${entry.count.toLocaleString("en-US")})`));
+    if (entry.subtitle) {
+      const subtitle = document.createElement("span");
+      subtitle.className = "legend-subtitle";
+      subtitle.textContent = ` ${entry.subtitle}`;
+      item.appendChild(subtitle);
+    }
     node.appendChild(item);
   }
 }
@@ -294,6 +307,8 @@ async function onRender(args) {
       x: decode(args.points.x, Float32Array),
       y: decode(args.points.y, Float32Array),
       titles: args.points.titles,
+      topicOf: args.points.topic_of ? decode(args.points.topic_of, Uint16Array) : null,
+      topicTexts: args.points.topic_texts || [],
     };
   }
   data = store[args.cache_key] || null;
