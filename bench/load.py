@@ -216,7 +216,8 @@ def goals(levels: list[Level], start_rss: int) -> list[str]:
     worst_growth = max(level.growth_per_session_mib for level in levels if level.sessions > 1) if len(levels) > 1 else 0
     returned = levels[-1].rss_after / start_rss - 1
     return [
-        f"{most.sessions} sessions with no error: {len(most.record.errors)} errors ({verdict[not most.record.errors]})",
+        f"{most.sessions} session{'s' * (most.sessions != 1)} with no error: {len(most.record.errors)} "
+        f"error{'s' * (len(most.record.errors) != 1)} ({verdict[not most.record.errors]})",
         f"p95 at N={most.sessions} <= {LATENCY_FACTOR_GOAL:.0f} x the single-session p95: {most.p(0.95):.0f} ms = "
         f"{factor:.1f} x {single.p(0.95):.0f} ms ({verdict[factor <= LATENCY_FACTOR_GOAL]})",
         f"RSS back within {RSS_RETURN_GOAL:.0%} of its start after the sessions end: "
