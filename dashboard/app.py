@@ -202,7 +202,7 @@ def sidebar_filters(atlas: TopicCache, cache_key: tuple[str, int]) -> None:
     """The sidebar's filter widgets (their values are read back from session state)."""
     with st.sidebar:
         st.header("Filters")
-        options = paper_table.topic_options(atlas.topics)
+        options = resources.topic_choices(cache_key, atlas.topics)
         st.multiselect("Topics", list(options), format_func=options.__getitem__, key="topics", placeholder="All topics")
         # Word forms match (paper_table.query_pattern): said in the placeholder, not a help icon, whose button would
         # share the input's label.
@@ -229,9 +229,14 @@ def selected_papers(
     """(papers that pass the filters and the drilled theme, the other filtered papers around a drilled theme or
     None)."""
     papers = resources.listing(cache_key, atlas)
-    matching = paper_table.filter_documents(
-        papers, view.topics, view.query, view.decisions, haystack=resources.search_text(cache_key, papers)
-    )
+    # Unfiltered, the page's papers are the shared listing itself (nothing on the page mutates it), not a copy
+    # of its 11,660 rows per rerun and session.
+    filtered = bool(view.topics) or bool(view.decisions)
+    matching = paper_table.filter_documents(papers, view.topics, "", view.decisions) if filtered else papers
+    query = (view.query or "").strip()
+    if query:  # the search's matches are shared by every rerun and session (resources.query_matches)
+        found = resources.query_matches(cache_key, query, resources.search_text(cache_key, papers))
+        matching = matching[found.reindex(matching.index, fill_value=False).to_numpy()]
     if view.areas:
         matching = matching[matching["primary_area"].isin(view.areas)]
     if view.theme is None:
@@ -326,7 +331,7 @@ def main() -> None:
             structure_view.render(page)
     with tabs[FIND_TAB]:
         if open_tab(tabs[FIND_TAB]):
-            find_view.render(page, map_tab.figure_of(page))
+            find_view.render(page, lambda: map_tab.figure_of(page))
     if DECISIONS_TAB in tabs:
         with tabs[DECISIONS_TAB]:
             if open_tab(tabs[DECISIONS_TAB]):

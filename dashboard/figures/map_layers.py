@@ -119,8 +119,12 @@ def view_layers(
     topic_filter: Sequence[int] = (),
     highlights: Highlights | None = None,
     selected_ids: Sequence[str] | set[str] = (),
+    point_groups: tuple[np.ndarray, dict[str, str]] | None = None,
 ) -> dict[str, Any]:
     """The component's arguments for one view, without the points.
+
+    ``point_groups``: topic_map.colour_groups of ``listing`` in this colour mode when the caller keeps it (it depends on
+    the listing and the mode alone; 20-30 ms at 11,660 papers), else computed here; it is not modified.
 
     ``listing``: every point (doc_id, x, y, topic, theme, title, decision, primary_area as present), in the order
     the browser keeps them. ``matching_ids``: the doc_ids that pass the filters and the drilled theme; the rest are
@@ -131,8 +135,14 @@ def view_layers(
     (positions), selected (positions), frame (x0, y0, x1, y1), frame_key, empty_message}.
     """
     doc_ids = listing["doc_id"].astype(str).to_numpy()
-    matches = np.isin(doc_ids, list(matching_ids)) if len(matching_ids) < len(doc_ids) else np.ones(len(doc_ids), bool)
-    names, legend = colour_groups(listing, topics, state.colour_by, areas)
+    # A hash lookup per point: np.isin sorts object arrays, 0.3-0.9 s for 11,660 doc_ids on every filter change
+    # (bench/load.py found it), pandas' isin takes 2 ms.
+    matches = (
+        pd.Series(doc_ids).isin(set(matching_ids)).to_numpy()
+        if len(matching_ids) < len(doc_ids)
+        else np.ones(len(doc_ids), bool)
+    )
+    names, legend = point_groups if point_groups is not None else colour_groups(listing, topics, state.colour_by, areas)
     order = list(legend)
     index_of = {name: position for position, name in enumerate(order)}
     colours = np.asarray([index_of[name] for name in names], dtype=np.uint8)

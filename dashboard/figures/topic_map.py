@@ -332,7 +332,7 @@ def _points_trace(
     else:
         trace["hoverinfo"] = "skip"
     if selected:  # an empty selection draws nothing dimmed
-        trace["selectedpoints"] = np.flatnonzero(np.isin(doc_ids, list(selected))).tolist()
+        trace["selectedpoints"] = np.flatnonzero(pd.Series(doc_ids).isin(set(selected)).to_numpy()).tolist()
         trace["unselected"] = {"marker": {"opacity": 0.12}}
     return trace
 

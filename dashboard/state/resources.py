@@ -88,6 +88,52 @@ def decision_choices(cache_key: CacheKey, _documents: pd.DataFrame) -> list[str]
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
+def topic_choices(cache_key: CacheKey, _topics: pd.DataFrame) -> dict[int, str]:
+    """The topic filter's options (paper_table.topic_options), made once per cache, not on every rerun."""
+    return paper_table.topic_options(_topics)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def theme_choices(cache_key: CacheKey, _topics: pd.DataFrame) -> dict[int | None, str]:
+    """{theme id: "name (papers)"} for the map's drill-down picker, None first ("All themes"), once per cache."""
+    real = _topics[_topics["theme"] != topic_map.OUTLIER_THEME]
+    sizes = real.groupby("theme")["size"].sum()
+    names = real.drop_duplicates("theme").set_index("theme")["theme_label"]
+    return {None: "All themes (the whole map)"} | {
+        int(theme): f"{names[theme]} ({int(sizes[theme]):,})" for theme in sorted(sizes.index)
+    }
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def query_matches(cache_key: CacheKey, query: str, _haystack: pd.Series) -> pd.Series:
+    """Which papers of the listing match a sidebar search (paper_table.matches_query on :func:`search_text`;
+    boolean, the listing's index), once per cache and query: every rerun of every session with that search
+    reuses it (the regular expression over 11,660 abstracts costs 50-140 ms)."""
+    return paper_table.matches_query(_haystack, query)
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def paper_panel(
+    cache_key: CacheKey,
+    doc_id: str,
+    _papers: pd.DataFrame,
+    _topics: pd.DataFrame,
+    links: bool,
+    window: int | None,
+    _fit_check: dict[str, Any] | None = None,
+) -> tuple[dict[str, Any] | None, pd.Series | None, pd.DataFrame]:
+    """(paper_table.paper_details, the paper's row of the listing, paper_table.similar_papers) of one paper,
+    made once per cache and paper: the panel stays open over every later rerun of the session, and rebuilding it
+    (an index of the whole listing for the neighbours) cost 115 ms each time (bench/load.py). ``_fit_check``: the
+    manifest's fit_check (one per cache, so the cache key stands for it)."""
+    details = paper_table.paper_details(_papers, _topics, doc_id, links=links, window=window, fit_check=_fit_check)
+    if details is None:
+        return None, None, pd.DataFrame()
+    row = _papers.loc[_papers["doc_id"].astype(str) == str(doc_id)].iloc[0]
+    return details, row, paper_table.similar_papers(_papers, _topics, doc_id, links=links)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
 def search_text(cache_key: CacheKey, _documents: pd.DataFrame) -> pd.Series:
     """Each document's title, abstract and keywords in one string, built once per cache for fast searching."""
     return paper_table.search_haystack(_documents)
@@ -132,7 +178,19 @@ def map_layers_of(
 ) -> dict[str, Any]:
     """The WebGL map's layers of one view (map_layers.view_layers); ``view_key`` names the filters, highlights and
     selection behind the underscored arguments."""
-    return map_layers.view_layers(_listing, _matching_ids, _topics, state, _areas, topic_filter, _highlights, _selected)
+    groups = colour_groups_of(cache_key, state.colour_by, _listing, _topics, _areas)
+    return map_layers.view_layers(
+        _listing, _matching_ids, _topics, state, _areas, topic_filter, _highlights, _selected, groups
+    )
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def colour_groups_of(
+    cache_key: CacheKey, colour_by: str, _listing: pd.DataFrame, _topics: pd.DataFrame, _areas: list[str]
+) -> tuple[np.ndarray, dict[str, str]]:
+    """Each listed paper's colour group and the legend in one colour mode (topic_map.colour_groups), once per
+    cache and mode rather than on every view change of every session."""
+    return topic_map.colour_groups(_listing, _topics, colour_by, _areas)
 
 
 @st.cache_resource(show_spinner="Loading the embedding model…", max_entries=4)

@@ -64,21 +64,14 @@ def drawn_selection(page: Page) -> tuple[str, ...]:
 
 
 def theme_options(page: Page) -> dict[int | None, str]:
-    """{theme id: name (papers)} for the drill-down picker, None first ("All themes")."""
-    topics = page.atlas.topics
-    real = topics[topics["theme"] != topic_map.OUTLIER_THEME]
-    sizes = real.groupby("theme")["size"].sum()
-    names = real.drop_duplicates("theme").set_index("theme")["theme_label"]
-    return {None: "All themes (the whole map)"} | {
-        int(theme): f"{names[theme]} ({int(sizes[theme]):,})" for theme in sorted(sizes.index)
-    }
+    """{theme id: name (papers)} for the drill-down picker, None first ("All themes"), made once per cache."""
+    return resources.theme_choices(page.cache_key, page.atlas.topics)
 
 
 def colour_options(page: Page) -> list[str]:
     """The colour modes this corpus offers: theme and topic, decision and primary area when it has them."""
-    documents = page.atlas.documents
     options = ["theme", "topic"]
-    if paper_table.decision_options(documents):
+    if resources.decision_choices(page.cache_key, page.atlas.documents):
         options.append("decision")
     if page.areas:
         options.append("primary_area")
@@ -205,7 +198,7 @@ def render(page: Page) -> object:
             "No map selection: the table lists every paper matching the filters. Lasso (or Shift+drag) papers "
             "on the map to list only them."
             if figure is None
-            else "No map selection: the table lists every paper matching the paper_table. "
+            else "No map selection: the table lists every paper matching the filters. "
             "Click a point to read its paper; drag to pan, scroll to zoom, double-click "
             "to zoom out; the lasso and box in the chart's toolbar select papers."
         )

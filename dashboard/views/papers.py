@@ -15,7 +15,6 @@ import streamlit as st
 
 from dashboard import display
 from dashboard.state import resources
-from dashboard.tables import paper_table
 from dashboard.views.page import Page
 
 PAPER_KEY = "paper"
@@ -89,12 +88,11 @@ def render_paper(page: Page, doc_id: str) -> None:
     atlas = page.atlas
     papers, links = resources.listing(page.cache_key, atlas), resources.links(page.cache_key, atlas)
     window = (atlas.manifest.get("embedding_cache") or {}).get("max_seq_length")
-    details = paper_table.paper_details(
-        papers, atlas.topics, doc_id, links=links, window=window, fit_check=atlas.manifest.get("fit_check")
+    details, row, similar = resources.paper_panel(
+        page.cache_key, str(doc_id), papers, atlas.topics, links, window, atlas.manifest.get("fit_check")
     )
-    if details is None:
+    if details is None or row is None:
         return
-    row = papers.loc[papers["doc_id"].astype(str) == str(doc_id)].iloc[0]
     with st.container(border=True, key="paper-panel"):
         top = st.columns([3, 2], vertical_alignment="center")
         top[0].caption("Chosen paper (red star on the map)")
@@ -138,7 +136,6 @@ def render_paper(page: Page, doc_id: str) -> None:
             st.caption(details["embedding_note"])
         if details["link"]:
             st.link_button("Open on OpenReview", details["link"])
-    similar = paper_table.similar_papers(papers, atlas.topics, doc_id, links=links)
     if not similar.empty:
         known = resources.doc_id_set(page.cache_key, papers)
         neighbour_ids = [other for other in display.as_text_list(row.get("neighbor_ids")) if other in known]
