@@ -75,6 +75,7 @@ def browser() -> Iterator[object]:
 
 def open_dashboard(browser, url: str, dialogs: list[str]):
     page = browser.new_page(viewport={"width": 1440, "height": 1400}, accept_downloads=True)
+    page.set_default_timeout(120_000)  # clicks on a busy machine
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     page.goto(url, wait_until="domcontentloaded", timeout=120_000)
     page.wait_for_selector(".js-plotly-plot", timeout=120_000)
@@ -238,6 +239,7 @@ def test_a_shared_address_reopens_the_same_view_in_a_fresh_browser(browser, serv
     )  # another browser: a new session
     try:
         again = fresh.new_page(viewport={"width": 1440, "height": 1400})
+        again.set_default_timeout(120_000)  # clicks on a busy machine
         again.goto(shared, wait_until="domcontentloaded", timeout=120_000)
         again.wait_for_selector(".js-plotly-plot .annotation", timeout=120_000)
         again.wait_for_timeout(2500)

@@ -76,6 +76,7 @@ def test_hung_renderer_gives_a_message_and_the_server_still_stops(server, hangin
     with playwright_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1440, "height": 1400}, accept_downloads=True)
+        page.set_default_timeout(120_000)  # clicks on a busy machine
         page.goto(url, wait_until="domcontentloaded", timeout=120_000)
         page.get_by_role("tab", name="Downloads").wait_for(timeout=120_000)
         page.get_by_role("tab", name="Downloads").click()

@@ -62,6 +62,7 @@ def open_map(browser, url: str, width: int = 1500, height: int = 1000, blocked: 
     """(page, the map's frame) once the map has drawn; with ``blocked``, every request off 127.0.0.1 is aborted
     and its address appended there."""
     page = browser.new_page(viewport={"width": width, "height": height})
+    page.set_default_timeout(120_000)  # clicks on a busy machine
     if blocked is not None:
 
         def route(request_route) -> None:

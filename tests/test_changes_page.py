@@ -98,6 +98,7 @@ def test_the_tab_in_a_real_browser(aligned_cache: Path, tmp_path: Path):
     ):
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"])
         page = browser.new_page(viewport={"width": 1440, "height": 1500})
+        page.set_default_timeout(120_000)  # clicks on a busy machine
         page.goto(url, wait_until="domcontentloaded", timeout=120_000)
         page.get_by_role("tab", name="What changed").wait_for(timeout=120_000)  # the page is up
         page.get_by_role("tab", name="What changed").click()

@@ -161,7 +161,8 @@ def test_topics_with_identical_ctfidf_vectors_get_a_hierarchy():
     from pipeline.topics.model import fit_topic_model, hierarchy_table
 
     import_bertopic_lean()
-    config = BuildConfig(reduce_outliers=False, learn_stop_words=False).resolved_for(6)
+    # No fit check: it would move a paper of these random embeddings and the two topics would differ.
+    config = BuildConfig(reduce_outliers=False, learn_stop_words=False, fit_share=0).resolved_for(6)
     negative_seen = 0
     for seed in range(1, 6):
         texts, clusters = identical_topic_texts(seed)

@@ -80,6 +80,7 @@ def find_page(seed_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
     with streamlit_server(seed_cache, log) as (url, _), playwright_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"])
         page = browser.new_page(viewport={"width": 1440, "height": 1400})
+        page.set_default_timeout(120_000)  # clicks on a busy machine
         page.goto(f"{url}/?tab=Find+and+place", wait_until="domcontentloaded", timeout=120_000)
         page.get_by_text("Place new papers on this map").wait_for(timeout=90_000)
         yield page
