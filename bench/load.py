@@ -29,14 +29,11 @@ import asyncio
 import json
 import os
 import random
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -54,43 +51,14 @@ MIB = 1024 * 1024
 WARM_UP_WAIT_S = 15.0
 
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @contextmanager
 def page_server(cache_dir: Path, log_path: Path, timeout_s: float = 120) -> Iterator[tuple[str, psutil.Process]]:
-    """(the page's URL, the server process) once ``/_stcore/health`` answers; stopped on exit. Raises
-    RuntimeError with the log's tail when the server does not start within ``timeout_s``."""
-    port = free_port()
-    command = [sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.port", str(port)]
-    command += ["--server.headless", "true", "--", "--cache", str(cache_dir)]
-    with open(log_path, "wb") as log:
-        process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ))
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + timeout_s
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"streamlit did not start: {log_path.read_text(errors='replace')[-2000:]}")
-            time.sleep(0.5)
+    """(the page's URL, the server process) once ``/_stcore/health`` answers; stopped on exit (the tests' server,
+    tests/streamlit_server.py). Raises RuntimeError with the log's tail when it does not start within ``timeout_s``."""
+    from tests.streamlit_server import streamlit_server
+
+    with streamlit_server(cache_dir, log_path, timeout_s=timeout_s) as (url, process):
         yield url, psutil.Process(process.pid)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
 
 
 def rss_by_process(process: psutil.Process) -> str:
