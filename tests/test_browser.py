@@ -61,7 +61,10 @@ def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def server_url(cache_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """`streamlit run dashboard/app.py` on a free port, stopped after the module."""
     log = tmp_path_factory.mktemp("streamlit-log") / "server.log"
-    with streamlit_server(cache_dir, log, {"ATLAS_MAP_RENDERER": "plotly"}) as (url, _):  # the plotly map's tests
+    # The plotly map's tests; exports may take 120 s, not the default 30: on a fresh clone the render server's first
+    # DataMapPlot figure compiles its numba code beside the other test worker (CI failed "Save SVG" so).
+    environment = {"ATLAS_MAP_RENDERER": "plotly", "ATLAS_EXPORT_TIMEOUT_S": "120"}
+    with streamlit_server(cache_dir, log, environment) as (url, _):
         yield url
 
 
