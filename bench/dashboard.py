@@ -8,8 +8,9 @@ selection (the doc_ids a lasso stores), a paper opened (what a click on a point 
 drilling into a theme, a decision filter, and clearing them. Each is repeated and the median reported.
 
 End to end, in headless Chromium (Debian's /usr/bin/chromium driven by Playwright, software WebGL) against
-``streamlit run``: the first map paint of a fresh page (navigation until the map's WebGL canvas and labels are
-drawn), a click on a point until the paper shows in the sidebar, a lasso until the table is narrowed, and a filter
+``streamlit run`` with the plotly map (``ATLAS_MAP_RENDERER=plotly``; the default WebGL map against it:
+``--renderers``): the first map paint of a fresh page (navigation until the map's WebGL canvas and labels are
+drawn), a click on a point until the paper shows in its drawer, a lasso until the table is narrowed, and a filter
 change (decision "Oral" chosen in the sidebar) until the map is redrawn. For each it says where the time went:
 ``server`` (the AppTest median of the same rerun), ``transfer`` (until the last websocket message of the rerun
 arrived, less the server time: the messages' size is given) and ``browser`` (after the last message: React,
@@ -137,7 +138,10 @@ class Frames:
         return (after[-1][0] - start if after else None), sum(size for _, size in after)
 
 
-def start_server(cache_dir: Path) -> tuple[subprocess.Popen, int]:
+def start_server(cache_dir: Path, renderer: str | None = None) -> tuple[subprocess.Popen, int]:
+    """`streamlit run` of the page on ``cache_dir`` on a free port of 127.0.0.1 (the map's renderer
+    ``ATLAS_MAP_RENDERER`` when given, else the page's default); returns the process and the port once it listens."""
+    environment = {**os.environ, **({"ATLAS_MAP_RENDERER": renderer} if renderer else {})}
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -157,6 +161,7 @@ def start_server(cache_dir: Path) -> tuple[subprocess.Popen, int]:
             str(cache_dir),
         ],
         cwd=ROOT,
+        env=environment,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -231,7 +236,7 @@ def browser_times(cache_dir: Path) -> list[tuple[str, float, float | None, int, 
     the browser sent the widget event, its bytes)]."""
     from playwright.sync_api import sync_playwright
 
-    server, port = start_server(cache_dir)
+    server, port = start_server(cache_dir, renderer="plotly")  # these selectors are the plotly map's
     url = f"http://127.0.0.1:{port}/"
     results = []
     try:
@@ -256,6 +261,8 @@ def browser_times(cache_dir: Path) -> list[tuple[str, float, float | None, int, 
                     *frames.first_sent(start),
                 )
             )
+            page.locator(".st-key-close-paper button").click()  # the paper's drawer is modal: its Close button
+            page.locator(".st-key-paper-panel").wait_for(state="detached", timeout=60_000)
             page.wait_for_selector(MAP_DRAWN, state="attached", timeout=60_000)
             page.wait_for_timeout(1500)
 

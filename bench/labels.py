@@ -1,6 +1,6 @@
 """Topic names against the authors' own keywords: ours, stock BERTopic's and best practice's, on one atlas's topics.
 
-    python -m bench.labels --input CORPUS --cache ATLAS [--no-keybert]
+    python -m bench.labels --input CORPUS --cache ATLAS [--no-keybert] [--title-weights 0,0.5,1,2,4]
 
 CORPUS is the corpus file the atlas was built from (it must have a ``keywords`` column: a list of author keywords
 per paper; papers without keywords are left out of the keyword protocol); ATLAS is the cache folder built from it.
@@ -23,6 +23,9 @@ as whole words, or its abbreviation equals one. A name has a **repeated stem** w
 (dashboard.figures.map_layers.two_lines at the map's line width, 24 characters for topics and 22 for themes) are
 more than two or lose a word (a "…"); the widest line is printed beside it. Topics with fewer than 3 keyword
 papers are left out of the match share (their count is printed).
+
+``--title-weights``: our names again for each weight of a title's mention (pipeline.topics.naming.names
+TITLE_WEIGHT), topics and themes, on the atlas's own topics and themes: the table the default is chosen from.
 """
 
 from __future__ import annotations
@@ -200,11 +203,51 @@ def peer_names(texts: list[str], topics: np.ndarray, embeddings: np.ndarray, key
     return result
 
 
+def title_weight_table(
+    documents: pd.DataFrame,
+    frame: pd.DataFrame,
+    keywords: pd.Series,
+    weights: list[float],
+) -> None:
+    """Print our topic and theme names' figures for each title weight (``documents``: the atlas's papers with
+    title, abstract, topic; ``frame``: its topics table; ``keywords``: each paper's author keywords)."""
+    from pipeline.topics.naming.assign import name_themes
+    from pipeline.topics.naming.names import choose_names
+    from pipeline.topics.naming.phrases import count_phrases
+
+    titles = documents["title"].fillna("").astype(str).tolist()
+    texts = [title + ". " + abstract for title, abstract in zip(titles, documents["abstract"].fillna(""))]
+    topics = documents["topic"].astype(int)
+    started = time.perf_counter()
+    counts = count_phrases(texts, titles)
+    print(f"\ncandidate phrases of {len(texts)} papers: {time.perf_counter() - started:.1f} s")
+    theme_of = dict(zip(frame["topic"].astype(int), frame["theme"].astype(int)))
+    theme_topics = topics.map(theme_of)
+    has = keywords.map(len) > 0
+    topic_keywords, topic_papers = characteristic_keywords(keywords, topics), Counter(topics[has])
+    theme_keywords, theme_papers = characteristic_keywords(keywords, theme_topics), Counter(theme_topics[has])
+    print(f"{'title weight':>12} {'repeated stem':>14} {'keyword match':>14} {'words':>6} {'cut':>4} themes match")
+    for weight in weights:
+        names = choose_names(counts, topics.tolist(), title_weight=weight)
+        labels = {topic: name.name for topic, name in names.items()}
+        renamed = frame.assign(label=[labels.get(int(t), label) for t, label in zip(frame["topic"], frame["label"])])
+        themed = name_themes(counts, topics.to_numpy(), renamed, title_weight=weight)
+        themed = themed[themed["topic"] != -1].drop_duplicates("theme")
+        theme_names = {int(theme): str(label) for theme, label in zip(themed["theme"], themed["theme_label"])}
+        figures = score(labels, topic_keywords, topic_papers)
+        themes = score(theme_names, theme_keywords, theme_papers, THEME_LINE_CHARS)
+        print(
+            f"{weight:>12g} {figures['repeated']:>14.2f} {figures['match']:>14.2f} {figures['words']:>6.2f} "
+            f"{figures['cut']:>4} {themes['match']:>12.2f}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--input", required=True, help="the corpus file, with a keywords column")
     parser.add_argument("--cache", required=True, help="the atlas built from it")
     parser.add_argument("--no-keybert", action="store_true", help="leave out KeyBERTInspired + MMR")
+    parser.add_argument("--title-weights", help="also our names at these title weights, e.g. 0,0.5,1,2,4")
     args = parser.parse_args()
     atlas = read_cache(args.cache)
     documents = atlas.documents
@@ -251,6 +294,8 @@ def main() -> None:
         top = ", ".join(f"{k} ({n})" for k, n in characteristic.get(topic, [])[:5])
         mark = "+" if matches(namers["ours"][topic], characteristic.get(topic, [])) else "-"
         print(f"{topic:>4} {mark} " + " | ".join(shown) + f" | {top}")
+    if args.title_weights:
+        title_weight_table(documents, atlas.topics, keywords, [float(w) for w in args.title_weights.split(",")])
 
 
 if __name__ == "__main__":

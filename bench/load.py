@@ -1,14 +1,15 @@
 """Many users at once: N concurrent sessions of the real page against one Streamlit server (issue 21).
 
-    python -m bench.load --cache /tmp/final_cache [--sessions 1,5,10,20] [--seconds 60] [--think 3]
-                         [--settle 30] [--calibrate] [--seed 0]
+    python -m bench.load --cache /tmp/final_cache [--sessions 1,5,10,20] [--seconds 60] [--think 3[,0]]
+                         [--settle 30] [--malloc-arenas 2] [--calibrate] [--seed 0]
 
 It starts ``streamlit run dashboard/app.py`` on a free port of 127.0.0.1 over the cache (the repository's
 ``.streamlit/config.toml`` applies), opens one warm-up session (the cache read and the shared tables built, as on
 a server that has served once), then for each N runs N concurrent users for ``--seconds``: each user repeats a
 visit of bench/load_scenario.py (open, sidebar filter, search, click a paper, choose a table row, lasso, clear,
 every tab, a semantic search, the CSV export, back to the map, close) with ``--think`` seconds between steps
-(uniform in [0.5, 1.5] x think), the users' starts spread over the first ``think`` seconds. Users are light
+(uniform in [0.5, 1.5] x think), the users' starts spread over the first ``think`` seconds; with several think
+times (``--think 3,0``) every level runs once per think time, in that order. Users are light
 clients of Streamlit's own websocket protocol (bench/load_client.py), so 20 of them cost the 2-core machine
 little beside the server. ``--calibrate`` first runs the same interactions in one headless Chromium page and
 then with one client (bench/load_browser.py), to show that the client's rerun latency is what a browser sees.
@@ -16,10 +17,14 @@ then with one client (bench/load_browser.py), to show that the client's rerun la
 Printed, one row per N: visits and reruns done; p50 and p95 rerun latency (ms, from the interaction sent to the
 ``script_finished`` of its run); CSV exports and their p95 (ms, the request sent until the file fetched);
 errors (exceptions shown on the page, disconnects, runs over 120 s, failed exports); the server's RSS (MiB, the
-streamlit process and its children, psutil, sampled every 0.25 s) before, at its peak during, and ``--settle``
-seconds after the users left. Then the issue's goals beside the figures: 20 sessions with no error; p95 at the
-largest N <= 3 x the single-session p95; RSS back within 10% of its start after the sessions end; RSS growth per
-concurrent session (peak less before, over N) <= GROWTH_GOAL_MIB.
+streamlit process and its children, psutil, sampled every 0.25 s) before, at its peak during, ``--settle``
+seconds after the users left ("after": Streamlit still stores their sessions, for ``server.disconnectedSessionTTL``
+and until a write to its session store reaps the expired ones), and once more 3 s after one probe session opened
+and closed ("reaped": its disconnect is that write, as the next visitor's would be). The server runs with
+``MALLOC_ARENA_MAX`` = ``--malloc-arenas`` (as ``make run`` starts it; "" leaves glibc's default of 8 per core).
+Then the issue's goals beside the figures, for each think time: 20 sessions with no error; p95 at the largest N
+<= 3 x the single-session p95; RSS back within 10% of its start after the sessions end (judged on "reaped", the
+"after" figure printed beside it); RSS growth per concurrent session (peak less before, over N) <= GROWTH_GOAL_MIB.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ from pathlib import Path
 
 import psutil
 
+from bench.load_client import PageClient
 from bench.load_scenario import Record, visit
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,15 +55,22 @@ LATENCY_FACTOR_GOAL = 3.0
 RSS_RETURN_GOAL = 0.10
 MIB = 1024 * 1024
 WARM_UP_WAIT_S = 15.0
+REAP_WAIT_S = 3.0
 
 
 @contextmanager
-def page_server(cache_dir: Path, log_path: Path, timeout_s: float = 120) -> Iterator[tuple[str, psutil.Process]]:
+def page_server(
+    cache_dir: Path, log_path: Path, malloc_arenas: str = "2", timeout_s: float = 120
+) -> Iterator[tuple[str, psutil.Process]]:
     """(the page's URL, the server process) once ``/_stcore/health`` answers; stopped on exit (the tests' server,
-    tests/streamlit_server.py). Raises RuntimeError with the log's tail when it does not start within ``timeout_s``."""
+    tests/streamlit_server.py), with MALLOC_ARENA_MAX=``malloc_arenas`` ("" leaves it unset). Raises RuntimeError
+    with the log's tail when it does not start within ``timeout_s``."""
     from tests.streamlit_server import streamlit_server
 
-    with streamlit_server(cache_dir, log_path, timeout_s=timeout_s) as (url, process):
+    environment = {"MALLOC_ARENA_MAX": malloc_arenas} if malloc_arenas else {}
+    if not malloc_arenas:
+        os.environ.pop("MALLOC_ARENA_MAX", None)
+    with streamlit_server(cache_dir, log_path, environment, timeout_s=timeout_s) as (url, process):
         yield url, psutil.Process(process.pid)
 
 
@@ -81,6 +94,19 @@ def tree_rss(process: psutil.Process) -> int:
         except psutil.Error:
             pass
     return total
+
+
+def steady_rss(process: psutil.Process, interval_s: float = 5.0, limit_s: float = 90.0) -> int:
+    """tree_rss(process) once two samples ``interval_s`` apart differ by under 1% (the render server the Downloads
+    tab started has finished its imports), or after ``limit_s`` seconds."""
+    deadline, previous = time.monotonic() + limit_s, tree_rss(process)
+    while time.monotonic() < deadline:
+        time.sleep(interval_s)
+        current = tree_rss(process)
+        if abs(current - previous) < 0.01 * previous:
+            return current
+        previous = current
+    return previous
 
 
 class RssSampler:
@@ -110,10 +136,12 @@ class Level:
     """The figures of one load level (N concurrent users)."""
 
     sessions: int
+    think_s: float
     record: Record
     rss_before: int
     rss_peak: int
     rss_after: int
+    rss_reaped: int
 
     def p(self, q: float) -> float:
         """The q-quantile (0..1) of the rerun latencies, in ms (nan with none)."""
@@ -142,16 +170,33 @@ async def users(base_url: str, n: int, seconds: float, think_s: float, n_papers:
     return record
 
 
-def run_level(url: str, server: psutil.Process, args: argparse.Namespace, n: int, n_papers: int) -> Level:
-    """One load level: RSS before, the users with the peak sampled, RSS ``args.settle`` seconds after."""
+async def probe(base_url: str) -> None:
+    """One session opened and closed: its disconnect writes to Streamlit's session store, which reaps the stored
+    sessions whose TTL has passed (nothing else does while no one connects)."""
+    client = PageClient(base_url)
+    try:
+        await client.open()
+    finally:
+        await client.close()
+
+
+def run_level(
+    url: str, server: psutil.Process, args: argparse.Namespace, n: int, think_s: float, n_papers: int
+) -> Level:
+    """One load level: RSS before, the users with the peak sampled, RSS ``args.settle`` seconds after, and RSS
+    once the expired sessions were reaped (see :func:`probe`)."""
     before = tree_rss(server)
     with RssSampler(server) as sampler:
-        record = asyncio.run(users(url, n, args.seconds, args.think, n_papers, args.seed))
+        record = asyncio.run(users(url, n, args.seconds, think_s, n_papers, args.seed))
     time.sleep(args.settle)
-    level = Level(n, record, before, sampler.peak, tree_rss(server))
+    after = tree_rss(server)
+    asyncio.run(probe(url))
+    time.sleep(REAP_WAIT_S)
+    level = Level(n, think_s, record, before, sampler.peak, after, tree_rss(server))
     print(
-        f"  N={n}: {level.record.visits} visits, {len(record.latencies())} reruns, "
-        f"p95 {level.p(0.95):.0f} ms, {len(record.errors)} errors",
+        f"  think {think_s:g} s, N={n}: {level.record.visits} visits, {len(record.latencies())} reruns, "
+        f"p95 {level.p(0.95):.0f} ms, {len(record.errors)} errors; RSS {before / MIB:.0f} -> peak "
+        f"{sampler.peak / MIB:.0f} -> {after / MIB:.0f} -> reaped {level.rss_reaped / MIB:.0f} MiB",
         flush=True,
     )
     return level
@@ -161,9 +206,9 @@ def table(levels: list[Level]) -> str:
     """The results as one fixed-width table (see the module docstring for the columns)."""
     header = (
         "| N | visits | reruns | p50 ms | p95 ms | exports | export p95 ms | errors "
-        "| RSS before MiB | RSS peak MiB | RSS after MiB | growth MiB/session |"
+        "| RSS before MiB | RSS peak MiB | RSS after MiB | RSS reaped MiB | growth MiB/session |"
     )
-    lines = [header, "|" + "---|" * 12]
+    lines = [header, "|" + "---|" * 13]
     for level in levels:
         exports = sorted(level.record.exports)
         export_p95 = 1000 * exports[min(len(exports) - 1, int(0.95 * len(exports)))] if exports else float("nan")
@@ -171,7 +216,7 @@ def table(levels: list[Level]) -> str:
             f"| {level.sessions} | {level.record.visits} | {len(level.record.latencies())} | {level.p(0.5):.0f} "
             f"| {level.p(0.95):.0f} | {len(exports)} | {export_p95:.0f} | {len(level.record.errors)} "
             f"| {level.rss_before / MIB:.0f} | {level.rss_peak / MIB:.0f} | {level.rss_after / MIB:.0f} "
-            f"| {level.growth_per_session_mib:.1f} |"
+            f"| {level.rss_reaped / MIB:.0f} | {level.growth_per_session_mib:.1f} |"
         )
     return "\n".join(lines)
 
@@ -182,15 +227,16 @@ def goals(levels: list[Level], start_rss: int) -> list[str]:
     verdict = {True: "met", False: "NOT met"}
     factor = most.p(0.95) / single.p(0.95) if single.p(0.95) else float("nan")
     worst_growth = max(level.growth_per_session_mib for level in levels if level.sessions > 1) if len(levels) > 1 else 0
-    returned = levels[-1].rss_after / start_rss - 1
+    returned, stored = levels[-1].rss_reaped / start_rss - 1, levels[-1].rss_after / start_rss - 1
     return [
         f"{most.sessions} session{'s' * (most.sessions != 1)} with no error: {len(most.record.errors)} "
         f"error{'s' * (len(most.record.errors) != 1)} ({verdict[not most.record.errors]})",
         f"p95 at N={most.sessions} <= {LATENCY_FACTOR_GOAL:.0f} x the single-session p95: {most.p(0.95):.0f} ms = "
         f"{factor:.1f} x {single.p(0.95):.0f} ms ({verdict[factor <= LATENCY_FACTOR_GOAL]})",
         f"RSS back within {RSS_RETURN_GOAL:.0%} of its start after the sessions end: "
-        f"{start_rss / MIB:.0f} MiB at the start, {levels[-1].rss_after / MIB:.0f} MiB after the last level "
-        f"({returned:+.1%}, {verdict[returned <= RSS_RETURN_GOAL]})",
+        f"{start_rss / MIB:.0f} MiB at the start, {levels[-1].rss_reaped / MIB:.0f} MiB after the last level once "
+        f"its expired sessions were reaped ({returned:+.1%}, {verdict[returned <= RSS_RETURN_GOAL]}); "
+        f"{levels[-1].rss_after / MIB:.0f} MiB before that, sessions stored ({stored:+.1%})",
         f"RSS growth per concurrent session <= {GROWTH_GOAL_MIB:.0f} MiB: at most {worst_growth:.1f} MiB "
         f"({verdict[worst_growth <= GROWTH_GOAL_MIB]})",
     ]
@@ -201,38 +247,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--cache", type=Path, required=True, help="the cache folder the server shows")
     parser.add_argument("--sessions", default="1,5,10,20", help="comma-separated concurrent users per level")
     parser.add_argument("--seconds", type=float, default=60.0, help="how long each level runs (s)")
-    parser.add_argument("--think", type=float, default=3.0, help="mean pause before each step (s); 0: no pause")
+    parser.add_argument(
+        "--think", default="3", help="mean pause before each step (s), comma-separated for several runs; 0: no pause"
+    )
     parser.add_argument("--settle", type=float, default=30.0, help="wait after a level before RSS 'after' (s)")
+    parser.add_argument("--malloc-arenas", default="2", help='MALLOC_ARENA_MAX for the server ("": glibc default)')
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--calibrate", action="store_true", help="compare with one headless Chromium page first")
     return parser.parse_args(argv)
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    counts = [int(value) for value in args.sessions.split(",") if value.strip()]
-    n_papers = int(json.loads((args.cache / "manifest.json").read_text())["n_documents"])
-    log_path = Path(tempfile.mkdtemp(prefix="atlas-load-")) / "server.log"
-    print(f"server log: {log_path}", flush=True)
-    with page_server(args.cache, log_path) as (url, server):
-        warm = Record()
-        asyncio.run(visit(url, random.Random(args.seed), 0.0, n_papers, warm, time.monotonic() + 600))
-        if warm.errors:
-            print("warm-up errors: " + "; ".join(warm.errors[:5]), flush=True)
-        time.sleep(WARM_UP_WAIT_S)  # the page starts its render server 5 s after the Downloads tab opened
-        if args.calibrate:
-            from bench.load_browser import calibrate
-
-            print(calibrate(url), flush=True)
-        start_rss = tree_rss(server)
-        print(f"server RSS after a warm-up visit: {start_rss / MIB:.0f} MiB ({rss_by_process(server)})", flush=True)
-        levels = [run_level(url, server, args, n, n_papers) for n in counts]
-        print(f"server RSS at the end: {rss_by_process(server)}", flush=True)
-    print()
-    print(
-        f"{n_papers:,} papers ({args.cache}); {args.seconds:.0f} s per level, think {args.think:g} s, "
-        f"RSS after = {args.settle:.0f} s after the users left; load average {os.getloadavg()[0]:.2f}"
-    )
+def report(levels: list[Level], start_rss: int) -> None:
+    """Print the table, the goals, the errors and the median per interaction of one think time's levels."""
     print(table(levels))
     print()
     for line in goals(levels, start_rss):
@@ -249,6 +275,42 @@ def main(argv: list[str] | None = None) -> int:
             for level in levels
         ]
         print(f"  {kind}: " + " / ".join(medians))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    counts = [int(value) for value in args.sessions.split(",") if value.strip()]
+    thinks = [float(value) for value in str(args.think).split(",") if value.strip()]
+    n_papers = int(json.loads((args.cache / "manifest.json").read_text())["n_documents"])
+    log_path = Path(tempfile.mkdtemp(prefix="atlas-load-")) / "server.log"
+    print(f"server log: {log_path}; load average {os.getloadavg()[0]:.2f} at the start", flush=True)
+    with page_server(args.cache, log_path, args.malloc_arenas) as (url, server):
+        warm = Record()
+        asyncio.run(visit(url, random.Random(args.seed), 0.0, n_papers, warm, time.monotonic() + 600))
+        if warm.errors:
+            print("warm-up errors: " + "; ".join(warm.errors[:5]), flush=True)
+        time.sleep(WARM_UP_WAIT_S)  # the page starts its render server 5 s after the Downloads tab opened
+        if args.calibrate:
+            from bench.load_browser import calibrate
+
+            print(calibrate(url), flush=True)
+        start_rss = steady_rss(server)
+        print(
+            f"server RSS after a warm-up visit, once steady: {start_rss / MIB:.0f} MiB ({rss_by_process(server)})",
+            flush=True,
+        )
+        runs = [[run_level(url, server, args, n, think, n_papers) for n in counts] for think in thinks]
+        print(f"server RSS at the end: {rss_by_process(server)}", flush=True)
+    print()
+    print(
+        f"{n_papers:,} papers ({args.cache}); {args.seconds:.0f} s per level; RSS after = {args.settle:.0f} s after "
+        f"the users left, reaped = {REAP_WAIT_S:.0f} s after a probe session; MALLOC_ARENA_MAX="
+        f"{args.malloc_arenas or '(unset)'}; load average {os.getloadavg()[0]:.2f} at the end"
+    )
+    for think, levels in zip(thinks, runs):
+        print()
+        print(f"think {think:g} s" + (" (no pause between steps)" if think == 0 else " between steps") + ":")
+        report(levels, start_rss)
     return 0
 
 

@@ -25,6 +25,8 @@ from bench.dashboard import APP, CHROMIUM, ROOT, VIEWPORT
 FRAME = "iframe[title*='atlas_scatter']"
 ARGS = ["--no-sandbox", "--enable-unsafe-swiftshader", "--disable-background-networking", "--no-first-run"]
 GOALS = {"click on a point -> paper": 0.5, "first paint of a fresh page": 2.0}
+# The WebGL map's click and lasso rows (issue 19's goals); the plotly map's are bench/dashboard.py's browser table.
+POINT_STEPS = ("click on a point -> paper", "lasso, half the map -> table")
 
 
 class Wire:
@@ -66,8 +68,10 @@ def start(cache_dir: Path, renderer: str) -> tuple[subprocess.Popen, str]:
 
 
 def drawn_at(page, renderer: str) -> float:
-    """Wall seconds of the map's last draw (0 before any)."""
+    """Wall seconds of the map's last draw (0 before any, or when the open tab has no map)."""
     if renderer == "webgl":
+        if not page.locator(FRAME).count():
+            return 0.0
         frame = page.frame_locator(FRAME)
         value = frame.locator("body").get_attribute("data-drawn-at", timeout=60_000)
         return float(value or 0) / 1000
@@ -159,11 +163,17 @@ def renderer_times(cache_dir: Path, renderer: str, repeats: int) -> dict[str, tu
                 ("tab switch and back", tab(page, "Topics"), tab(page, "Map and papers")),
             ]
             for name, forth, back in steps:
+                print(f"  {renderer}: {name}", file=sys.stderr, flush=True)
                 for run in range(repeats):
                     for action in (forth, back) if run % 2 == 0 else (back, forth):
                         began = time.time()
                         action()
                         runs.setdefault(name, []).append(settle(page, renderer, wire, began))
+            if renderer == "webgl":
+                for _ in range(repeats):
+                    print(f"  {renderer}: click and lasso", file=sys.stderr, flush=True)
+                    runs.setdefault(POINT_STEPS[0], []).append(click_to_paper(page, wire))
+                    runs.setdefault(POINT_STEPS[1], []).append(lasso_to_table(page, wire))
             browser.close()
     finally:
         server.terminate()
@@ -184,6 +194,56 @@ def drill_first(page, picker) -> Callable[[], None]:
         page.get_by_role("option").nth(1).click()
 
     return act
+
+
+def plot_origin(page) -> tuple[float, float, float, float]:
+    """(left, top, width, height) of the WebGL map's plot area in page pixels."""
+    page.locator(FRAME).scroll_into_view_if_needed()
+    plot = page.frame_locator(FRAME).locator("#plot").bounding_box()  # playwright: page pixels, frames included
+    return plot["x"], plot["y"], plot["width"], plot["height"]
+
+
+def click_to_paper(page, wire: Wire) -> tuple[float, float, int]:
+    """Click a paper's point on the WebGL map; (seconds until its drawer shows, seconds until the last message,
+    bytes). The drawer is closed again (Esc) and the page settled before returning."""
+    frame = page.frame_locator(FRAME)
+    left, top, _, _ = plot_origin(page)
+    x, y = frame.locator("body").evaluate("() => window.__atlas.screen(0)")
+    began = time.time()
+    page.mouse.click(left + x, top + y)
+    page.locator(".st-key-paper-panel").wait_for(timeout=60_000)
+    shown = time.time()
+    frames = [(at, size) for at, size in wire.received if began <= at <= shown]
+    last = max((at for at, _ in frames), default=began)
+    page.keyboard.press("Escape")
+    page.wait_for_function("() => !location.search.includes('paper=')", timeout=60_000)
+    settle(page, "webgl", wire, time.time())
+    return shown - began, last - began, sum(size for _, size in frames)
+
+
+def lasso_to_table(page, wire: Wire) -> tuple[float, float, int]:
+    """Lasso the left half of the WebGL map; (seconds from the mouse's release until the table says how many papers
+    are selected, seconds until the last message, bytes). The selection is cleared before returning."""
+    frame = page.frame_locator(FRAME)
+    frame.locator("#lasso").click()
+    left, top, width, height = plot_origin(page)
+    corners = [(0.02, 0.02), (0.5, 0.02), (0.5, 0.98), (0.02, 0.98), (0.02, 0.03)]
+    page.mouse.move(left + corners[0][0] * width, top + corners[0][1] * height)
+    page.mouse.down()
+    for fx, fy in corners[1:]:
+        page.mouse.move(left + fx * width, top + fy * height, steps=12)
+    began = time.time()
+    page.mouse.up()
+    page.get_by_text("papers selected on the map").wait_for(timeout=60_000)
+    shown = time.time()
+    frames = [(at, size) for at, size in wire.received if began <= at <= shown]
+    last = max((at for at, _ in frames), default=began)
+    settle(page, "webgl", wire, time.time())
+    frame.locator("#lasso").click()  # back to pan and zoom
+    page.get_by_role("button", name="Clear selection").click()
+    page.get_by_text("papers selected on the map").wait_for(state="detached", timeout=60_000)
+    settle(page, "webgl", wire, time.time())
+    return shown - began, last - began, sum(size for _, size in frames)
 
 
 def print_table(cache_dir: Path, repeats: int) -> None:

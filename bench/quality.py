@@ -54,6 +54,7 @@ ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
+from bench.sources import Source, add_source_arguments, cleaned_documents, source_of  # noqa: E402
 from pipeline.config import BuildConfig  # noqa: E402
 from pipeline.quality.metrics import evaluate_topics, format_table, reference_column  # noqa: E402
 from pipeline.represent.encoders import EncoderLike  # noqa: E402
@@ -86,15 +87,13 @@ class Scored:
     stages: dict[str, float] = field(default_factory=dict)
 
 
-def load(input_path: Path, encoder: EncoderLike | None, peer_model: str, store: Path) -> Corpus:
-    """Read and clean the corpus exactly as the build does, and embed it for the peers with ``peer_model`` through
-    the SQLite embedding cache ``store``."""
-    from pipeline.ingest.clean import prepare_documents
-    from pipeline.ingest.corpus import load_corpus
+def load(source: Source, encoder: EncoderLike | None, peer_model: str, store: Path) -> Corpus:
+    """Read and clean the corpus exactly as the build does (bench.sources), and embed it for the peers with
+    ``peer_model`` through the SQLite embedding cache ``store``."""
     from pipeline.quality.metrics import agreement_references
     from pipeline.represent.encoders import embed_texts
 
-    documents = prepare_documents(load_corpus(input_path)).documents
+    documents = cleaned_documents(source)
     texts = documents["text"].tolist()
     embeddings = embed_texts(texts, peer_model, store_path=store, encoder=encoder, progress=True).embeddings
     column = reference_column(documents)
@@ -207,15 +206,23 @@ def fit_lda(corpus: Corpus, n_topics: int, config: BuildConfig) -> Scored:
     return Scored(score(corpus, topics, terms), seconds)
 
 
-def fit_ours(input_path: Path, config: BuildConfig) -> Scored:
-    """Our pipeline end to end (``run_build`` into a temporary folder); metrics from its evaluate stage."""
+def fit_ours(source: Source, config: BuildConfig, built: Path | None = None) -> Scored:
+    """Our pipeline end to end (``run_build`` into a temporary folder); metrics from its evaluate stage. ``built``:
+    a cache this code already built from the same source (``--ours-cache``), read instead of building again."""
     from pipeline.cache import read_cache
+    from pipeline.ingest.collections import read_collection_file
     from pipeline.operations.build import run_build
     from pipeline.represent.encoders import DEFAULT_STORE
 
+    if built is not None:
+        atlas = read_cache(built)
+        return Scored(dict(atlas.manifest["metrics"]), float("nan"), atlas.topics["label"].tolist(), {})
+    collections = read_collection_file(source.path) if source.is_collections else None
     with tempfile.TemporaryDirectory(prefix="atlas-quality-") as folder:
         start = time.perf_counter()
-        result = run_build(input_path, Path(folder) / "cache", config, embedding_store=DEFAULT_STORE)
+        result = run_build(
+            source.path, Path(folder) / "cache", config, embedding_store=DEFAULT_STORE, collections=collections
+        )
         seconds = time.perf_counter() - start
         labels = read_cache(result.cache_dir).topics["label"].tolist()
     return Scored(dict(result.manifest["metrics"]), seconds, labels, dict(result.manifest.get("timings_s", {})))
@@ -241,13 +248,14 @@ def summary_line(columns: dict[str, dict[str, Any]]) -> str:
         f"{name} npmi={cell(columns[name].get('npmi'))} div={cell(columns[name].get('topic_diversity'))} "
         f"outliers={cell(columns[name].get('outlier_fraction'))}"
         for name in ("ours", "stock", "best-practice")
+        if name in columns
     ]
     return "quality: " + " | ".join(parts)
 
 
 def verdict(columns: dict[str, dict[str, Any]], labels: list[str]) -> list[str]:
     """Plain statements of whether ours dominates both peers (the targets of the quality work)."""
-    ours, peers = columns["ours"], [columns["stock"], columns["best-practice"]]
+    ours, peers = columns["ours"], [columns[name] for name in ("stock", "best-practice") if name in columns]
     lines = []
     for key, _better in (("npmi", "higher"), ("topic_diversity", "higher")):
         best_peer = max(peer[key] for peer in peers if peer.get(key) is not None)
@@ -286,10 +294,10 @@ def verdict(columns: dict[str, dict[str, Any]], labels: list[str]) -> list[str]:
     return lines
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Fit and score the four models on ``--input``; print the table and the summary line. Returns 0."""
+def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
+    """The benchmark's command line."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--input", type=Path, required=True, help="corpus file (any format the build reads)")
+    add_source_arguments(parser)
     parser.add_argument(
         "--skip",
         nargs="*",
@@ -308,7 +316,58 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="embedding cache of the peers' vectors (default: the build's, .cache/embeddings.sqlite)",
     )
-    args = parser.parse_args(argv)
+    parser.add_argument(
+        "--ours-cache",
+        type=Path,
+        default=None,
+        help="our atlas of the same source, already built with this code: read instead of building it again",
+    )
+    parser.add_argument(
+        "--own",
+        action="append",
+        default=[],
+        metavar="NAME=CACHE",
+        help="with --collections: a collection's own atlas (e.g. 'ICLR 2025=caches/default'), for the AMI of its "
+        "topics and its kNN accuracy; an ICLR collection without one is represented alone here",
+    )
+    return parser.parse_args(argv)
+
+
+def collection_tables(source: Source, ours_cache: Path, own: list[str], config: BuildConfig) -> None:
+    """With --collections: per ICLR year, kNN accuracy on primary areas in the combined atlas against the year's own
+    atlas, and the AMI of each collection given an own atlas (bench.atlas_agreement)."""
+    import pandas as pd
+
+    from bench.atlas_agreement import atlas_vectors, knn_by_year, own_vectors, topic_agreement
+    from pipeline.ingest.collections import read_collection_file
+
+    collections = read_collection_file(source.path)
+    caches = dict(entry.split("=", 1) for entry in own)
+    own_atlases = {
+        collection.name: atlas_vectors(Path(caches[collection.name]))
+        if collection.name in caches
+        else own_vectors(collection, config)
+        for collection in collections
+        if collection.venue == "ICLR"
+    }
+    with pd.option_context("display.width", 200, "display.max_columns", 10):
+        print("kNN accuracy on primary areas (k=10, cosine, 10-fold CV), the combined atlas against each year's own:")
+        print(knn_by_year(atlas_vectors(ours_cache), own_atlases, collections).round(3).to_string(index=False))
+        agreement = [
+            topic_agreement(ours_cache, Path(caches[collection.name]), collection)
+            for collection in collections
+            if collection.name in caches
+        ]
+        if agreement:
+            print("topics of a collection in the combined atlas against its own atlas:")
+            print(pd.DataFrame(agreement).round(3).to_string(index=False))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Fit and score the models on ``--input`` or ``--collections``; print the table and the summary line (with
+    --collections and --ours-cache, also the per-year tables of bench.atlas_agreement). Returns 0."""
+    args = parse_arguments(argv)
+    source = source_of(args)
     logging.basicConfig(
         level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s", datefmt="%H:%M:%S"
     )
@@ -318,14 +377,14 @@ def main(argv: list[str] | None = None) -> int:
     limit_threads()
     config = BuildConfig()
     encoder = get_encoder(args.peer_embedding_model)
-    corpus = load(args.input, encoder, args.peer_embedding_model, args.store or DEFAULT_STORE)
+    corpus = load(source, encoder, args.peer_embedding_model, args.store or DEFAULT_STORE)
     n = len(corpus.texts)
     print(
-        f"corpus: {args.input} ({n} documents, reference columns: {', '.join(corpus.references) or 'none'}; ours: "
+        f"corpus: {source.path} ({n} documents, reference columns: {', '.join(corpus.references) or 'none'}; ours: "
         f"{config.embedding_model}, peers: {args.peer_embedding_model})",
         flush=True,
     )
-    ours = fit_ours(args.input, config)
+    ours = fit_ours(source, config, args.ours_cache)
     columns: dict[str, dict[str, Any]] = {"ours": ours.metrics}
     seconds = {"ours": ours.seconds}
     if "stock" not in args.skip:
@@ -348,10 +407,12 @@ def main(argv: list[str] | None = None) -> int:
         "bp-MMR on each of npmi, topic_diversity, outlier_fraction"
     )
     print(f"our labels: {'; '.join(ours.labels)}")
-    if {"stock", "best-practice"} <= set(columns):
+    if "stock" in columns:
         for line in verdict(columns, ours.labels):
             print(line)
         print(summary_line(columns))
+    if source.is_collections and args.ours_cache is not None:
+        collection_tables(source, args.ours_cache, args.own, config)
     return 0
 
 

@@ -1,43 +1,188 @@
-"""Headless-Chromium screenshots of the dashboard's views, to look at (not a test).
+"""Headless-Chromium screenshots of every view of the dashboard at the window sizes people use, to look at (not a
+test).
 
-    python bench/screenshots.py --cache /tmp/atlas-full-static --out /work/shots/map
+    python -m bench.screenshots --cache /tmp/b2025 --out /tmp/shots [--sizes 900x1000,900x1000-closed,1280x720]
+        [--views map-themes,structure-tree] [--publication]
 
-Writes map-themes.png (the whole map, theme labels), map-drilled.png (the largest theme drilled into, its topics
-labelled), map-topics.png (topic labels), map-clicked.png (a point clicked: its paper in the sidebar, similar
-papers ringed), tree.png, tree-clicked.png (a theme node of the tree clicked: the map drilled), structure.png (the
-similarity heatmap), areas.png (topics x primary areas), between-areas.png (papers between areas), shared-view.png (an
-address copied from one browser, opened in another), at 1500 x 1000 CSS pixels; then that view's publication figure as
-publication.pdf and publication-pdf.png (rendered by pdftoppm) and its Downloads tab as downloads.png.
+Writes DIR/{view}-{size}.png for every view of ``VIEWS`` (the map at the theme and topic level, by decision, a
+drilled theme, a filtered topic, a clicked paper, the table, Topics, Structure's three charts, Find and place,
+Decisions, Downloads and its charts, What changed when the cache has it, Trends and Venues when it holds several
+collections) at every size (default: 900x1000 with the sidebar open and closed, 1280x720, 1500x1000, 1920x1080; a
+"-closed" size closes Streamlit's sidebar first). Each view is opened from its address in a fresh page, waited for
+(the map drawn, or the tab's first chart), its section scrolled to the top of the window when it has one, and shot
+at the window's size. Prints one line per shot with what it found: labels shown and hidden on the map, elements
+that stick out of the window, and what the page shows that it should not ("nan", a traceback, raw LaTeX, a title
+under the header bar). ``--publication``: also the publication figure of a drilled view as PDF, rendered with
+pdftoppm.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import subprocess
+import time
 from pathlib import Path
 
-from bench.dashboard import CHROMIUM, CHROMIUM_ARGS, MAP_DRAWN, VIEWPORT, start_server  # noqa: E402
+from bench.dashboard import CHROMIUM, CHROMIUM_ARGS, start_server
+
+MAP_FRAME = "iframe[title*='atlas_scatter']"
+SIZES = "900x1000,900x1000-closed,1280x720,1500x1000,1920x1080"
+# (name, address query, the text to scroll to or None, what to wait for: "map", "tab" or a CSS selector)
+VIEWS: list[tuple[str, str, str | None, str]] = [
+    ("map-themes", "?level=themes", None, "map"),
+    ("map-topics", "?level=topics&colour=topic", None, "map"),
+    ("map-decision", "?colour=decision", None, "map"),
+    ("map-drilled", "?theme={theme}&colour=topic", None, "map"),
+    ("map-filtered", "?topic={topic}", None, "map"),
+    ("map-clicked", "?paper={paper}", None, "map"),
+    ("map-table", "?level=themes", "Papers (", "map"),
+    ("topics", "?tab=Topics", None, ".js-plotly-plot"),
+    ("structure-tree", "?tab=Structure", None, ".js-plotly-plot"),
+    ("structure-similarity", "?tab=Structure", "How topics relate", ".js-plotly-plot"),
+    ("structure-areas", "?tab=Structure", "Topics and primary areas", ".js-plotly-plot"),
+    ("find", "?tab=Find+and+place", None, "tab"),
+    ("decisions", "?tab=Decisions", None, ".js-plotly-plot"),
+    # the tab panel is there seconds before its buttons on the six-collection atlas
+    ("downloads", "?tab=Downloads", None, ".st-key-downloads-charts button"),
+    ("downloads-charts", "?tab=Downloads", "Charts", ".st-key-downloads-charts button"),
+    ("changes", "?tab=What+changed", None, "tab"),
+    ("changes-candidates", "?tab=What+changed", "Candidate new topics", ".js-plotly-plot"),
+    ("trends", "?tab=Trends", None, ".js-plotly-plot"),
+    ("venues", "?tab=Venues", None, "tab"),
+]
+COLLECTION_VIEWS = {"trends", "venues"}  # atlases of several collections only
+LABELS = """() => { const all = [...document.querySelectorAll('.atlas-label')];
+  return [all.filter(n => n.style.display !== 'none').length, all.length]; }"""
+# Elements of the page (outside the map's frame) that stick out of the window sideways: clipped text or controls.
+OVERFLOW = """() => { const width = document.documentElement.clientWidth, out = [];
+  for (const node of document.querySelectorAll('[data-testid="stMain"] *')) {
+    const box = node.getBoundingClientRect();
+    if (box.width > 0 && box.height > 0 && (box.right > width + 1) && node.children.length === 0
+        && node.textContent.trim()) out.push(node.textContent.trim().slice(0, 40));
+  }
+  return [...new Set(out)].slice(0, 6); }"""
+# What a user must never read: a missing value, a traceback, LaTeX source; and the title hidden under the header bar.
+PROBLEMS = r"""() => { const text = document.querySelector('[data-testid="stMain"]').innerText, found = [];
+  if (/(^|[^a-z])nan([^a-z]|$)/i.test(text)) found.push('"nan"');
+  if (/Traceback/.test(text) || document.querySelector('[data-testid="stException"]')) found.push('traceback');
+  const latex = text.match(/\\(frac|mathbb|mathcal|textbf|emph|begin)\b|\$[^$\n]{1,40}\$/);
+  if (latex) found.push('LaTeX: ' + latex[0]);
+  const title = document.querySelector('h1'), header = document.querySelector('[data-testid="stHeader"]');
+  if (title && header && window.scrollY === 0 && getComputedStyle(header).backgroundColor !== 'rgba(0, 0, 0, 0)'
+      && title.getBoundingClientRect().top < header.getBoundingClientRect().bottom) found.push('title under header');
+  return found; }"""
 
 
-def settle(page, extra_ms: int = 2500) -> None:
-    page.wait_for_selector(MAP_DRAWN, state="attached", timeout=120_000)
-    page.wait_for_timeout(extra_ms)
+def parse_size(size: str) -> tuple[int, int, bool]:
+    """'900x1000-closed' -> (900, 1000, False): width, height in CSS pixels, whether the sidebar stays open."""
+    dims, _, closed = size.partition("-")
+    width, height = (int(value) for value in dims.lower().split("x"))
+    return width, height, closed != "closed"
 
 
-def publication_figure(page, out: Path) -> None:
-    """The publication figure of the view ``page`` shows, from its Downloads tab: publication.pdf, rendered to
-    publication-pdf.png with pdftoppm (to compare with the view's screenshot), and downloads.png."""
-    import subprocess
+def close_sidebar(page) -> None:
+    """Close Streamlit's sidebar with its own button."""
+    page.locator("[data-testid='stSidebar']").hover()
+    button = page.locator("[data-testid='stSidebarCollapseButton'] button")
+    if button.count():
+        button.first.click()
+        page.wait_for_timeout(800)
 
-    page.get_by_role("tab", name="Downloads").click()
-    page.get_by_role("button", name="Draw the publication figure (PNG, SVG, PDF)").click(timeout=120_000)
+
+def wait_for_view(page, wait: str) -> None:
+    """Until the view has drawn: the map's points ("map"), the tab panel ("tab") or a selector."""
+    if wait == "map":
+        frame = page.wait_for_selector(MAP_FRAME, timeout=180_000).content_frame()
+        frame.wait_for_selector("body[data-drawn]", state="attached", timeout=180_000)
+    elif wait == "tab":
+        page.wait_for_selector("[data-testid='stTabs'] [role='tabpanel']", timeout=120_000)
+    else:
+        page.wait_for_selector(wait, timeout=120_000)
+    # the run has ended and nothing is still a grey placeholder (Find and Downloads were shot half drawn)
+    page.wait_for_function(
+        '() => !document.querySelector(\'[data-testid="stStatusWidget"], [data-testid="stSkeleton"]\')',
+        timeout=120_000,
+        polling=250,
+    )
+    page.wait_for_timeout(1500)
+
+
+def shoot(browser, url: str, view: tuple[str, str, str | None, str], size: str, out: Path) -> str:
+    """One screenshot of ``view`` at ``size``; returns its line of findings."""
+    name, query, scroll_to, wait = view
+    width, height, sidebar = parse_size(size)
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.set_default_timeout(120_000)
+    try:
+        start = time.perf_counter()
+        page.goto(url + query, wait_until="domcontentloaded")
+        wait_for_view(page, wait)
+        seconds = time.perf_counter() - start
+        if not sidebar and not page.locator("[role='dialog']").count():  # the paper's drawer is modal: left as is
+            close_sidebar(page)
+        if scroll_to:
+            target = page.get_by_text(scroll_to).first
+            if not target.count():
+                return f"{name}-{size}: no {scroll_to!r} on this page"
+            target.evaluate("node => node.scrollIntoView({block: 'start'})")  # the section at the top
+            page.wait_for_timeout(1200)
+        path = out / f"{name}-{size}.png"
+        page.screenshot(path=str(path))
+        findings = [f"{seconds:.1f} s"]
+        frame_element = page.query_selector(MAP_FRAME)
+        if frame_element is not None and frame_element.content_frame() is not None:
+            shown, total = frame_element.content_frame().evaluate(LABELS)
+            findings.append(f"{shown} of {total} labels shown")
+        sticking_out = page.evaluate(OVERFLOW)
+        if sticking_out:
+            findings.append(f"past the window's right edge: {sticking_out}")
+        findings += page.evaluate(PROBLEMS)
+        return f"{path.name}: " + "; ".join(findings)
+    finally:
+        page.close()
+
+
+def publication_figure(browser, url: str, out: Path) -> None:
+    """The publication figure of ``url``'s view from its Downloads tab: publication.pdf, rendered to
+    publication-pdf.png with pdftoppm."""
+    page = browser.new_page(viewport={"width": 1500, "height": 1000})
+    page.set_default_timeout(300_000)
+    page.goto(url)
+    page.get_by_role("button", name="Draw the publication figure (PNG, SVG, PDF)").click()
     save = page.get_by_role("button", name="Save PDF")
-    save.wait_for(timeout=300_000)
-    with page.expect_download(timeout=120_000) as download:
+    save.wait_for()
+    with page.expect_download() as download:
         save.click()
     pdf = out / "publication.pdf"
     download.value.save_as(str(pdf))
-    page.screenshot(path=str(out / "downloads.png"), full_page=True)
     subprocess.run(["pdftoppm", "-png", "-r", "80", "-singlefile", str(pdf), str(out / "publication-pdf")], check=True)
+    page.close()
+
+
+def fill(query: str, cache_dir: Path) -> str:
+    """The view's address with the largest theme, the largest topic and that topic's first paper put in."""
+    import pandas as pd
+
+    topics = pd.read_parquet(cache_dir / "topics.parquet", columns=["topic", "size", "theme"])
+    topics = topics[topics["topic"] >= 0].sort_values("size", ascending=False)
+    themes = topics.groupby("theme")["size"].sum().sort_values(ascending=False)
+    documents = pd.read_parquet(cache_dir / "documents.parquet", columns=["doc_id", "topic"])
+    topic = int(topics["topic"].iloc[0])
+    paper = str(documents.loc[documents["topic"] == topic, "doc_id"].iloc[0])
+    return query.format(theme=int(themes.index[0]), topic=topic, paper=paper)
+
+
+def has_collections(cache_dir: Path) -> bool:
+    """Whether the atlas holds several collections (then it has the Trends and Venues tabs)."""
+    import pyarrow.parquet as pq
+
+    from dashboard.views.trends import has_collections as several
+
+    path = cache_dir / "documents.parquet"
+    if "collection" not in pq.read_schema(path).names:
+        return False
+    return several(pq.read_table(path, columns=["collection"]).to_pandas())
 
 
 def main() -> None:
@@ -46,82 +191,37 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cache", type=Path, required=True)
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--sizes", default=SIZES, help=f"comma-separated WIDTHxHEIGHT[-closed] (default {SIZES})")
+    parser.add_argument("--views", default="", help="comma-separated view names (default: all)")
+    parser.add_argument("--publication", action="store_true", help="also the publication figure of a drilled view")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
+    wanted = set(filter(None, args.views.split(",")))
+    views = [view for view in VIEWS if not wanted or view[0] in wanted]
+    if not isinstance(json.loads((args.cache / "manifest.json").read_text()).get("lineage"), dict):
+        views = [view for view in views if not view[0].startswith("changes")]
+    if not has_collections(args.cache):
+        views = [view for view in views if view[0] not in COLLECTION_VIEWS]
     server, port = start_server(args.cache)
     url = f"http://127.0.0.1:{port}/"
     try:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-            page = browser.new_page(viewport=VIEWPORT)
-            page.goto(url)
-            settle(page, 4000)
-            page.screenshot(path=str(args.out / "map-themes.png"))
-            page.goto(url + "?level=topics&colour=topic")
-            settle(page)
-            page.screenshot(path=str(args.out / "map-topics.png"))
-            page.goto(url + "?theme=0&colour=topic")
-            settle(page)
-            page.screenshot(path=str(args.out / "map-drilled.png"))
-            shared = page.url
-            position = page.evaluate(
-                """() => { const gd = document.querySelector('.js-plotly-plot'), L = gd._fullLayout, s = L._size,
-                                 b = gd.getBoundingClientRect();
-                           const t = gd._fullData.filter(t => t.hoverinfo !== 'skip' && t.x)
-                                                 .sort((a, c) => c.x.length - a.x.length)[0];
-                           const i = Math.floor(t.x.length / 3);
-                           return [b.left + s.l + L.xaxis.l2p(t.x[i]), b.top + s.t + L.yaxis.l2p(t.y[i])]; }"""
-            )
-            page.mouse.move(*position)
-            page.wait_for_timeout(400)
-            page.mouse.click(*position)
-            page.locator(".st-key-paper-panel").wait_for(timeout=60_000)
-            settle(page, 3000)
-            page.screenshot(path=str(args.out / "map-clicked.png"))
-            page.goto(url + "?tab=Structure")
-            page.wait_for_selector(".js-plotly-plot", timeout=120_000)
-            page.wait_for_timeout(4000)
-            page.screenshot(path=str(args.out / "tree.png"))
-            relate = page.get_by_text(
-                "How topics relate"
-            )  # the page scrolls inside Streamlit's main block, not the document
-            relate.first.scroll_into_view_if_needed()
-            page.wait_for_timeout(1500)
-            page.screenshot(path=str(args.out / "structure.png"))
-            between = page.get_by_text("Papers between areas")
-            if between.count():  # corpora with a primary area
-                between.first.scroll_into_view_if_needed()
-                page.wait_for_timeout(1000)
-                page.screenshot(path=str(args.out / "between-areas.png"))
-            page.get_by_text("The topic tree").first.scroll_into_view_if_needed()
-            page.wait_for_timeout(500)
-            tree = page.locator(".js-plotly-plot").first.bounding_box()
-            page.mouse.click(tree["x"] + tree["width"] * 0.5, tree["y"] + 30)  # the first theme's node
-            page.wait_for_function("() => location.search.includes('theme=')", timeout=60_000)
-            page.get_by_role("tab", name="Map and papers").click()
-            settle(page)
-            page.screenshot(path=str(args.out / "tree-clicked.png"))
-            page.goto(url + "?tab=Structure")
-            page.wait_for_selector(".js-plotly-plot", timeout=120_000)
-            page.wait_for_timeout(3000)
-            areas = page.get_by_text("Topics and primary areas")
-            if areas.count():
-                areas.first.scroll_into_view_if_needed()
-                page.wait_for_timeout(1500)
-                page.screenshot(path=str(args.out / "areas.png"))
-            fresh = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-            again = fresh.new_page(viewport=VIEWPORT)
-            again.goto(shared)
-            settle(again)
-            again.screenshot(path=str(args.out / "shared-view.png"))
-            print(f"shared address: {shared}")
-            publication_figure(again, args.out)
-            fresh.close()
+            for size in args.sizes.split(","):
+                for name, query, scroll_to, wait in views:
+                    try:
+                        line = shoot(browser, url, (name, fill(query, args.cache), scroll_to, wait), size, args.out)
+                    except Exception as error:  # one view that never drew is a finding, not the end of the run
+                        line = f"{name}-{size}: not drawn: {type(error).__name__}: {str(error).splitlines()[0]}"
+                    print(line, flush=True)
+            if args.publication:
+                publication_figure(
+                    browser, url + fill("?theme={theme}&colour=topic&tab=Downloads", args.cache), args.out
+                )
             browser.close()
     finally:
         server.terminate()
         server.wait(timeout=30)
-    print("\n".join(str(path) for path in sorted(args.out.glob("*.png"))))
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ import streamlit as st
 from dashboard import display
 from dashboard.figures import topic_map
 from dashboard.state import resources, url_state
-from dashboard.tables import analytics, paper_table
+from dashboard.tables import analytics, collections, paper_table
 from dashboard.tables import dropped as dropped_table
 from dashboard.views import changes as changes_view
 from dashboard.views import decisions as decisions_view
@@ -90,6 +90,11 @@ def show_cache_error(error: CacheError) -> None:
 PAGE_STYLE = """<style>
 [data-testid="stMainBlockContainer"] { padding-top: 2.2rem; padding-bottom: 2rem; }
 [data-testid="stMainBlockContainer"] h1 { font-size: 1.9rem; padding: 0 0 0.1rem 0; }
+/* The tab bar wraps onto a second line where the window is narrow (900 px with the sidebar open cut "Downloads"
+   behind a scroll arrow). */
+[data-testid="stTabs"] [role="tablist"] { flex-wrap: wrap; row-gap: 0.25rem; }
+/* Streamlit's header bar (60 px) is opaque white once the sidebar is closed and hid the top of the title. */
+[data-testid="stHeader"] { background: transparent; }
 </style>"""
 
 
@@ -156,16 +161,20 @@ def view_choices(atlas: TopicCache, cache_key: tuple[str, int], tabs: list[str])
     """What an address may ask of this cache."""
     documents, topics = atlas.documents, atlas.topics
     doc_ids = resources.doc_id_set(cache_key, resources.listing(cache_key, atlas))
+    collection_names, years = resources.collection_choices(cache_key, documents)
     colours = (
         ["theme", "topic"]
         + (["decision"] if resources.decision_choices(cache_key, documents) else [])
         + (["primary_area"] if resources.area_choices(cache_key, documents) else [])
+        + (["venue", "year"] if collection_names else [])
     )
     return url_state.Choices(
         topics=frozenset(int(topic) for topic in topics["topic"]),
         themes=frozenset(int(theme) for theme in topics["theme"] if int(theme) != topic_map.OUTLIER_THEME),
         decisions=frozenset(resources.decision_choices(cache_key, documents)),
         areas=frozenset(resources.area_choices(cache_key, documents)),
+        collections=frozenset(collection_names),
+        years=frozenset(years),
         colours=tuple(colours),
         tabs=tuple(tabs),
         is_paper=doc_ids.__contains__,
@@ -221,6 +230,21 @@ def sidebar_filters(atlas: TopicCache, cache_key: tuple[str, int]) -> None:
                 key="areas",
                 placeholder="All primary areas",
             )
+        collection_filters(atlas, cache_key)
+
+
+def collection_filters(atlas: TopicCache, cache_key: tuple[str, int]) -> None:
+    """An atlas of several collections: the collection filter (venue and year) and the year drawn over the rest."""
+    names, years = resources.collection_choices(cache_key, atlas.documents)
+    if names:
+        st.multiselect("Collection (venue and year)", names, key="collections", placeholder="All collections")
+    if years:
+        st.selectbox(
+            "Highlight a year on the map",
+            [None, *years],
+            format_func=lambda year: "No (every year in colour)" if year is None else f"{year} (other years grey)",
+            key="highlight_year",
+        )
 
 
 def selected_papers(
@@ -239,6 +263,7 @@ def selected_papers(
         matching = matching[found.reindex(matching.index, fill_value=False).to_numpy()]
     if view.areas:
         matching = matching[matching["primary_area"].isin(view.areas)]
+    matching = collections.in_collections(matching, view.collections)
     if view.theme is None:
         return matching, None
     in_theme = (matching["theme"] == view.theme).to_numpy()
@@ -276,16 +301,10 @@ def build_page(atlas: TopicCache, cache_key: tuple[str, int]) -> Page:
 
 def downloads_figures(page: Page) -> None:
     """Put every chart of the page into ``page.figures`` for the Downloads tab (the other tabs do not run then)."""
-    atlas, cache_key = page.atlas, page.cache_key
-    page.figures.setdefault("map", ("Topic map", map_tab.figure_of(page)))
-    page.figures.setdefault("topic-sizes", ("Topic sizes", resources.size_figure(cache_key, atlas.topics)))
-    page.figures.setdefault("topic-tree", ("Topic tree", resources.tree_figure(cache_key, atlas.topics)))
-    if analytics.has_decisions(atlas.documents):
-        _, _, rate, mix = resources.decision_figures(cache_key, atlas)
-        page.figures.setdefault("acceptance-rate", ("Acceptance rate per topic", rate))
-        page.figures.setdefault("decision-mix", ("Decision mix per topic", mix))
-    if changes_view.available(atlas):
-        page.figures.setdefault("changes-flow", (changes_view.FLOW_NAME, changes_view.flow_figure(atlas)))
+    for key, chart in downloads_view.page_charts(page).items():
+        page.figures.setdefault(key, chart)
+    if changes_view.available(page.atlas):
+        page.figures.setdefault("changes-flow", (changes_view.FLOW_NAME, changes_view.flow_figure(page.atlas)))
 
 
 def render_changes(page: Page) -> None:
@@ -313,8 +332,7 @@ def main() -> None:
     sidebar_filters(atlas, cache_key)
     page = build_page(atlas, cache_key)
     if page.view.paper:
-        with st.sidebar:
-            papers_view.render_paper(page, page.view.paper)
+        papers_view.paper_dialog(page, page.view.paper)
     show_header(atlas, len(page.matching), len(resources.listing(cache_key, atlas)))
     tabs = dict(
         zip(names, st.tabs(names, key="tab", on_change="rerun", default=first_tab if first_tab in names else None))

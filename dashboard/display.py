@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline.cache import display_labels
-from pipeline.ingest.readable import readable_text
+from pipeline.ingest.readable import readable_text, readable_title
 
 OUTLIER_TOPIC = -1
 OUTLIER_COLOUR = "#9E9E9E"
@@ -134,9 +134,10 @@ def topic_labels(topics: pd.DataFrame) -> dict[int, str]:
 
 def document_heading(title: Any, abstract: Any, max_chars: int = HOVER_SNIPPET_CHARS) -> str:
     """What names a document in one line: its title, else the first ``max_chars`` characters of its abstract, else "(no
-    text)"; markup rendered for reading (pipeline.ingest.readable.readable_text). Not escaped."""
+    text)"; markup rendered for reading (pipeline.ingest.readable.readable_text; a title's inline math as text:
+    readable_title). Not escaped."""
     if isinstance(title, str) and title.strip():
-        return " ".join((readable_text(title) or title).split())
+        return " ".join((readable_title(title) or title).split())
     if isinstance(abstract, str) and abstract.strip():
         return shorten(readable_text(abstract) or abstract, max_chars)
     return "(no text)"

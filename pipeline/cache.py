@@ -40,6 +40,8 @@ EMBEDDINGS_FILE = "embeddings.npy"
 TOPICS_PER_CLASS_FILE = "topics_per_class.parquet"  # optional: only for corpora with a decision column
 LINEAGE_FILE = "lineage.parquet"  # optional: only when the atlas was aligned to a previous one or had papers added
 COPIES_FILE = "copies.parquet"  # optional: only for corpora with duplicate abstracts
+JOURNEYS_FILE = "journeys.parquet"  # optional: atlases of several collections with papers found in two of them
+CANDIDATES_FILE = "candidates.parquet"  # optional: candidate new topics found by `add` (pipeline.topics.candidates)
 MODEL_DIR = "model"
 REPRESENTATION_DIR = "representation"  # how texts become vectors: pipeline.represent.representation (JSON + .npy)
 
@@ -68,6 +70,27 @@ HIERARCHY_COLUMNS = [
     "child_right_name",
     "distance",
     "topics",
+]
+# The same work in two collections (pipeline.journeys.links): the earlier appearance, the later one, their collections,
+# the cosine similarity of their vectors, whether the titles are the same, how the pair was found.
+JOURNEY_COLUMNS = ["doc_id", "other_id", "collection", "other_collection", "similarity", "same_title", "found_by"]
+# Candidate new topics (pipeline.topics.candidates): papers an add placed that fit no topic, grouped. Per candidate
+# its id, the add that found it (1-based in manifest["add_history"]), name, subtitle, size, terms ([phrase, score]
+# pairs), its papers (most typical first), the most typical few, the nearest existing topic and that similarity, and
+# its median map position.
+CANDIDATE_COLUMNS = [
+    "candidate",
+    "batch",
+    "label",
+    "subtitle",
+    "size",
+    "top_terms",
+    "doc_ids",
+    "representative_doc_ids",
+    "nearest_topic",
+    "nearest_similarity",
+    "x",
+    "y",
 ]
 # Per paper of this atlas or of the previous one: its topic id before and after (nullable Int64: <NA> = not in that
 # atlas). Both ids are in the same id space (pipeline.topics.align keeps matched topics' ids).
@@ -125,6 +148,9 @@ class TopicCache:
     topics_per_class : per (topic, decision class) its document count and c-TF-IDF terms; empty when absent.
     lineage : per paper its topic in the previous atlas and in this one (LINEAGE_COLUMNS); empty when absent.
     copies : surplus copies of documents (COPY_COLUMNS plus their metadata); empty when the corpus had none.
+    journeys : papers found again in another collection (JOURNEY_COLUMNS); empty (with its columns) when absent.
+    candidates : candidate new topics of the adds since the build (CANDIDATE_COLUMNS; ``top_terms`` [term, score]
+        lists, ``doc_ids`` and ``representative_doc_ids`` lists); empty (with its columns) when absent.
     """
 
     path: Path
@@ -135,6 +161,8 @@ class TopicCache:
     topics_per_class: pd.DataFrame = field(default_factory=pd.DataFrame)
     lineage: pd.DataFrame = field(default_factory=pd.DataFrame)
     copies: pd.DataFrame = field(default_factory=pd.DataFrame)
+    journeys: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=JOURNEY_COLUMNS))
+    candidates: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=CANDIDATE_COLUMNS))
     identity: tuple[int, int, int] | None = None  # the manifest's identity when the tables were read
 
     def embeddings(self) -> np.ndarray:
@@ -288,6 +316,16 @@ def _read_cache_once(cache_dir: Path) -> TopicCache:
         if (cache_dir / COPIES_FILE).exists()
         else pd.DataFrame(columns=COPY_COLUMNS)
     )
+    journeys = (
+        _read_table(cache_dir, JOURNEYS_FILE, JOURNEY_COLUMNS)
+        if (cache_dir / JOURNEYS_FILE).exists()
+        else pd.DataFrame(columns=JOURNEY_COLUMNS)
+    )
+    candidates = (
+        _read_candidates(cache_dir)
+        if (cache_dir / CANDIDATES_FILE).exists()
+        else pd.DataFrame(columns=CANDIDATE_COLUMNS)
+    )
     if len(documents) != manifest["n_documents"]:
         raise CacheError(
             cache_dir, f"{DOCUMENTS_FILE} has {len(documents)} rows but the manifest says {manifest['n_documents']}"
@@ -312,7 +350,25 @@ def _read_cache_once(cache_dir: Path) -> TopicCache:
         topics_per_class=topics_per_class,
         lineage=lineage,
         copies=copies,
+        journeys=journeys,
+        candidates=candidates,
     )
+
+
+def _read_candidates(cache_dir: Path) -> pd.DataFrame:
+    """candidates.parquet with its list cells as Python lists (``top_terms`` as [term, score] pairs)."""
+    table = _read_table(cache_dir, CANDIDATES_FILE, CANDIDATE_COLUMNS)
+    table["top_terms"] = table["top_terms"].map(
+        lambda pairs: [[str(pair["term"]), float(pair["weight"])] for pair in pairs]
+    )
+    for column in ("doc_ids", "representative_doc_ids"):
+        table[column] = table[column].map(lambda ids: [str(doc_id) for doc_id in ids])
+    return table
+
+
+def _term_structs(pairs_per_row: Any) -> list[list[dict[str, Any]]]:
+    """[term, weight] pairs as Parquet structs (a Parquet list holds one type); read back as pairs."""
+    return [[{"term": str(term), "weight": float(weight)} for term, weight in pairs] for pairs in pairs_per_row]
 
 
 OUTLIER_LABEL = "Outliers"
@@ -524,11 +580,13 @@ def write_tables(
     topics_per_class: pd.DataFrame | None = None,
     lineage: pd.DataFrame | None = None,
     copies: pd.DataFrame | None = None,
+    journeys: pd.DataFrame | None = None,
+    candidates: pd.DataFrame | None = None,
 ) -> None:
     """Write the cache files into ``folder`` (normally the staging folder of :func:`staged_cache`).
 
-    ``topics_per_class``, ``lineage`` (LINEAGE_COLUMNS) and ``copies`` (COPY_COLUMNS first) are written only when
-    given and not empty.
+    ``topics_per_class``, ``lineage`` (LINEAGE_COLUMNS), ``copies`` (COPY_COLUMNS first), ``journeys``
+    (JOURNEY_COLUMNS) and ``candidates`` (CANDIDATE_COLUMNS) are written only when given and not empty.
 
     ``manifest`` must hold MANIFEST_KEYS except ``kind`` and ``schema_version``, which are set here.
     ``embeddings`` is float32, n_documents x dim. The manifest is written last, so a folder without one is partial.
@@ -547,11 +605,7 @@ def write_tables(
         raise ValueError(f"{embeddings.shape[0]} embeddings for {len(documents)} documents")
     documents.to_parquet(folder / DOCUMENTS_FILE, index=False)
     # Parquet lists hold one type: [term, weight] pairs are stored as structs and turned back into pairs on read.
-    topics = topics.assign(
-        top_terms=[
-            [{"term": str(term), "weight": float(weight)} for term, weight in pairs] for pairs in topics["top_terms"]
-        ]
-    )
+    topics = topics.assign(top_terms=_term_structs(topics["top_terms"]))
     topics.to_parquet(folder / TOPICS_FILE, index=False)
     hierarchy.to_parquet(folder / HIERARCHY_FILE, index=False)
     if topics_per_class is not None and not topics_per_class.empty:
@@ -565,6 +619,18 @@ def write_tables(
         if missing:
             raise ValueError(f"{COPIES_FILE} lacks columns {missing}")
         copies.to_parquet(folder / COPIES_FILE, index=False)
+    if journeys is not None and not journeys.empty:
+        missing = [column for column in JOURNEY_COLUMNS if column not in journeys.columns]
+        if missing:
+            raise ValueError(f"{JOURNEYS_FILE} lacks columns {missing}")
+        journeys.to_parquet(folder / JOURNEYS_FILE, index=False)
+    if candidates is not None and not candidates.empty:
+        missing = [column for column in CANDIDATE_COLUMNS if column not in candidates.columns]
+        if missing:
+            raise ValueError(f"{CANDIDATES_FILE} lacks columns {missing}")
+        candidates.assign(top_terms=_term_structs(candidates["top_terms"])).to_parquet(
+            folder / CANDIDATES_FILE, index=False
+        )
     np.save(folder / EMBEDDINGS_FILE, embeddings.astype(np.float32), allow_pickle=False)
     full_manifest = {"kind": CACHE_KIND, "schema_version": SCHEMA_VERSION, **manifest}
     missing_keys = [key for key in MANIFEST_KEYS if key not in full_manifest]

@@ -113,6 +113,15 @@ class BuildConfig:
     n_representative: int = 5
     n_neighbors_similar: int = 10
 
+    # A paper's journey across the collections of an atlas (pipeline.journeys.links): two papers of different
+    # collections, each among the other's nearest neighbours, are the same work from this cosine similarity of their
+    # vectors on (exact normalised titles link them too). Chosen on a hand-checked sample of pairs
+    # (bench/journeys.py, docs/decisions/journeys.md).
+    journey_similarity: float = 0.8
+    # ... but only with vectors of at least this many dimensions: the threshold was measured on tfidf-svd's 512 (whole
+    # conferences); at 32 (a 190-paper atlas) different papers of one topic reach 0.93-0.98. Below it, titles only.
+    journey_min_dims: int = 512
+
     # Upper bound on the number of topics at the top level of the map (merged by BERTopic reduce_topics).
     max_topics: int | None = 60
 

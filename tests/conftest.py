@@ -8,16 +8,22 @@ of seconds on two cores. The embedding cache lives in ATLAS_EMBEDDING_CACHE when
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from streamlit.runtime.media_file_manager import MediaFileManager
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
+# The shared collections the multi-collection tests read (test_collections, test_journeys).
+ICLR2024 = SHARED / "data" / "iclr2024" / "iclr2024_abstracts.parquet"
+ICLR2025 = SHARED / "data" / "iclr2025" / "iclr2025_abstracts.parquet"
+ICML2025 = SHARED / "data" / "icml2025" / "icml2025_abstracts.parquet"
 PAPERS = SHARED / "data" / "iclr2025" / "papers.parquet"
 ALL_TITLES = SHARED / "data" / "iclr2025" / "all_submissions_titles_decisions.parquet"
 CASES = SHARED / "cases"
@@ -83,3 +89,32 @@ def slice_cache(build_cache, papers_slice: Path) -> Path:
 def seed_cache(build_cache) -> Path:
     """A cache built from the user's 19-abstract seed file."""
     return build_cache(SEED, "seed")
+
+
+@pytest.fixture
+def eager_downloads(monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:
+    """Records the bytes the page hands to st.download_button(data=bytes), by file name."""
+    registered: dict[str, bytes] = {}
+    original = MediaFileManager.add
+
+    def recording(self, path_or_data, mimetype, coordinates, file_name=None, **kwargs):
+        if file_name and isinstance(path_or_data, bytes):
+            registered[file_name] = path_or_data
+        return original(self, path_or_data, mimetype, coordinates, file_name=file_name, **kwargs)
+
+    monkeypatch.setattr(MediaFileManager, "add", recording)
+    return registered
+
+
+@pytest.fixture
+def deferred_downloads(monkeypatch: pytest.MonkeyPatch) -> dict[str, Callable[[], bytes]]:
+    """Records the callables the page registers for st.download_button(data=callable), by file name."""
+    registered: dict[str, Callable[[], bytes]] = {}
+    original = MediaFileManager.add_deferred
+
+    def recording(self, data_callable, mimetype, coordinates, file_name=None, **kwargs):
+        registered[file_name] = data_callable
+        return original(self, data_callable, mimetype, coordinates, file_name=file_name, **kwargs)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", recording)
+    return registered

@@ -62,7 +62,7 @@ def server_url(cache_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
     """`streamlit run dashboard/app.py` on a free port, stopped after the module."""
     log = tmp_path_factory.mktemp("streamlit-log") / "server.log"
     # The plotly map's tests; exports may take 120 s, not the default 30: on a fresh clone the render server's first
-    # DataMapPlot figure compiles its numba code beside the other test worker (CI failed "Save SVG" so).
+    # figure ran beside the other test worker's build (CI failed "Save SVG" so, with DataMapPlot's numba compile).
     environment = {"ATLAS_MAP_RENDERER": "plotly", "ATLAS_EXPORT_TIMEOUT_S": "120"}
     with streamlit_server(cache_dir, log, environment) as (url, _):
         yield url
@@ -212,7 +212,9 @@ def test_a_click_on_a_point_opens_its_paper_at_once(browser, server_url):
     page.locator(".st-key-paper-panel").wait_for(timeout=90_000)
     # the chosen paper is part of the shared view (the address follows the panel within a rerun)
     page.wait_for_function(f"() => location.search.includes('paper={doc_id}')", timeout=10_000)
-    assert page.locator('[data-testid="stSidebar"] [data-testid="stText"]').count() >= 3  # title, topic, abstract...
+    # title, topic, abstract... in the drawer at the right, at least 500 px wide (the sidebar's column was 240 px)
+    assert page.locator('[role="dialog"] [data-testid="stText"]').count() >= 3
+    assert page.locator('[role="dialog"]').bounding_box()["width"] >= 500
     page.wait_for_function(
         "() => Array.from(document.querySelectorAll('.js-plotly-plot "
         ".legendtext')).some(e => e.textContent.startsWith('chosen paper'))",
@@ -272,13 +274,15 @@ def test_injection_title_is_shown_as_text_and_downloads_work(browser, server_url
     choose_first_row(page)
     # st.text, not the table cell: the script stays literal text; formatting tags are dropped for reading
     # (pipeline.ingest.readable.readable_text), so "<b>bold</b>" reads "bold" and is never bold
-    readable = INJECTION_TITLE.replace("<b>bold</b>", "bold")
+    readable = INJECTION_TITLE.replace("<b>bold</b>", "bold").replace("$x$", "x")  # a title's math as text
     shown = page.locator('[data-testid="stText"]').filter(has_text=readable)
     shown.first.wait_for(timeout=90_000)
     assert shown.count() == 1 and shown.first.inner_text().strip() == readable
     assert page.locator("b", has_text="bold").count() == 0
     assert not dialogs
     assert page.locator('[data-testid="stException"]').count() == 0
+    page.keyboard.press("Escape")  # the paper's drawer is modal: Esc closes it (the search stays)
+    page.locator('[role="dialog"]').wait_for(state="detached")
 
     page.get_by_role("tab", name="Downloads").click()
     with page.expect_download(timeout=120_000) as download_info:
@@ -302,23 +306,70 @@ def test_injection_title_is_shown_as_text_and_downloads_work(browser, server_url
     page.close()
 
 
-def test_every_chart_html_downloads_and_filtered_tabs_say_what_they_show(browser, server_url):
-    """The "Topic map" HTML never arrived (plotly.io.to_html raised on the unvalidated map figure and the page
-    swallowed it); with filters on, Decisions went on counting "here" as if it applied them."""
+def kind_of(data: bytes) -> str:
+    """What a downloaded file is, by its content: "png", "pdf", "svg", "html" or "unknown"."""
+    from xml.etree import ElementTree
+
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "png"
+    if data.startswith(b"%PDF-"):
+        return "pdf"
+    text = data.decode("utf-8", errors="replace").lstrip()
+    if text.lower().startswith(("<!doctype html", "<html")):
+        return "html"
+    try:
+        if ElementTree.fromstring(data).tag.rsplit("}", 1)[-1] == "svg":
+            return "svg"
+    except ElementTree.ParseError:
+        pass
+    return "unknown"
+
+
+def saved(page, button) -> bytes:
+    """The bytes of the download that a click on ``button`` starts."""
+    with page.expect_download(timeout=120_000) as download_info:
+        button.click()
+    return Path(download_info.value.path()).read_bytes()
+
+
+def test_every_chart_downloads_in_every_format_and_filtered_tabs_say_what_they_show(browser, server_url, cache_dir):
+    """Every format the Downloads tab offers, for every chart, arrives in the browser and is what it says by its
+    content: HTML (standalone, offline, with the chart's topic names), PNG, SVG, the CSV, and the publication
+    figure's PNG, SVG and PDF; nothing is offered that does not arrive. (The "Topic map" HTML never arrived:
+    plotly.io.to_html raised on the unvalidated map figure and the page swallowed it.) Then, with filters on,
+    Decisions says it shows the whole atlas (it went on counting "here" as if it applied them)."""
+    labels = pd.read_parquet(cache_dir / "topics.parquet", columns=["label"])["label"].astype(str).tolist()
     dialogs: list[str] = []
     page = open_dashboard(browser, server_url, dialogs)
     page.get_by_role("tab", name="Downloads").click()
-    buttons = page.get_by_role("button", name="HTML", exact=True)
-    buttons.first.wait_for(timeout=120_000)
+    html_buttons = page.get_by_role("button", name="HTML", exact=True)
+    html_buttons.first.wait_for(timeout=120_000)
+    csv_rows = list(csv.DictReader(io.StringIO(saved(page, page.get_by_role("button", name="Download CSV")).decode())))
+    assert csv_rows and {"doc_id", "title", "abstract", "topic_label"} <= set(csv_rows[0])
+    charts = page.locator(".st-key-downloads-charts [class*='st-key-chart-']").all()
+    assert len(charts) >= 3, "the Downloads tab lists fewer charts than the map, the sizes and the tree"
     names = []
-    for index in range(buttons.count()):
-        with page.expect_download(timeout=120_000) as download_info:
-            buttons.nth(index).click()
-        html_page = Path(download_info.value.path()).read_text(encoding="utf-8")
-        title = re.search(r"<title>(.*?)</title>", html_page)
-        assert title and len(html_page) > 1_000_000 and "<script src=" not in html_page  # standalone, offline
-        names.append(title.group(1))
-    assert "Topic Atlas: Topic map" in names and len(names) >= 3, names
+    for row in charts:
+        name = row.locator("strong").first.inner_text()
+        names.append(name)
+        html_page = saved(page, row.get_by_role("button", name="HTML", exact=True))
+        assert kind_of(html_page) == "html" and b"<script src=" not in html_page, name  # standalone, offline
+        assert f"<title>Topic Atlas: {name}</title>".encode() in html_page, name
+        assert any(label.encode() in html_page for label in labels), f"{name}: no topic name in its HTML"
+        row.get_by_role("button", name="Draw PNG + SVG").click()
+        for image_format in ("png", "svg"):
+            button = row.get_by_role("button", name=f"Save {image_format.upper()}")
+            button.wait_for(timeout=120_000)
+            assert kind_of(saved(page, button)) == image_format, (name, image_format)
+    # every chart of every tab, not only those of the tabs visited before (this corpus has no primary areas)
+    assert {"Topic map", "Topic sizes", "Top terms", "Topic tree", "Topic similarity"} <= set(names), names
+    page.get_by_role("button", name="Draw the publication figure (PNG, SVG, PDF)").click()
+    publication = page.locator(".st-key-downloads-publication")
+    for image_format in ("png", "svg", "pdf"):
+        button = publication.get_by_role("button", name=f"Save {image_format.upper()}")
+        button.wait_for(timeout=120_000)
+        assert kind_of(saved(page, button)) == image_format, ("publication", image_format)
+    assert page.locator('[data-testid="stAlert"]').filter(has_text="cannot").count() == 0
     search = page.get_by_label("Search titles, abstracts and keywords")
     search.fill("no paper has this phrase zqx")
     search.press("Enter")
@@ -326,4 +377,26 @@ def test_every_chart_html_downloads_and_filtered_tabs_say_what_they_show(browser
     page.get_by_role("tab", name="Decisions").click()
     page.get_by_text("not the 0 matching the filters", exact=False).first.wait_for(timeout=120_000)
     assert page.locator('[data-testid="stException"]').count() == 0 and not dialogs
+    page.close()
+
+
+def test_a_click_on_a_theme_in_the_tree_drills_the_map_and_keeps_the_tree_whole(browser, server_url):
+    page = open_dashboard(browser, server_url, [])
+    page.get_by_role("tab", name="Structure").click()
+    tree = page.locator(".js-plotly-plot").filter(has=page.locator(".treemaplayer")).first
+    tree.locator(".treemaplayer .slice").first.wait_for(timeout=120_000)
+    slices_before = tree.locator(".treemaplayer .slice").count()
+    # The first slice is plotly's root, the whole area; the next is the first theme, its topics inside it.
+    theme_block = tree.locator(".treemaplayer .slice").nth(1)
+    box = theme_block.bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + 8, box["y"] + 6)  # its header strip, above its topics
+    page.wait_for_function("() => /[?&]theme=\\d/.test(location.search)", timeout=120_000)
+    tree = page.locator(".js-plotly-plot").filter(has=page.locator(".treemaplayer")).first
+    page.wait_for_function(
+        "(n) => document.querySelectorAll('.treemaplayer .slice').length >= n", arg=slices_before, timeout=120_000
+    )
+    page.get_by_role("tab", name="Map and papers").click()
+    drill = page.locator('[data-testid="stSelectbox"]').filter(has_text="Drill into a theme")
+    assert "All themes" not in drill.inner_text()  # the map is drilled into the clicked theme
     page.close()

@@ -3,7 +3,7 @@ forever, driven by Debian's headless Chromium through playwright.
 
 What issue 13 saw: the PNG button spun for minutes with no message, the worker thread never returned, and the
 server then ignored SIGTERM. Here the page must say so within the export timeout, the fake browser must be gone,
-the publication figure (DataMapPlot, no browser) must still download, and the server must stop on SIGTERM.
+the publication figure (matplotlib, no browser) must still download, and the server must stop on SIGTERM.
 """
 
 from __future__ import annotations
@@ -80,9 +80,9 @@ def test_hung_renderer_gives_a_message_and_the_server_still_stops(server, hangin
         page.goto(url, wait_until="domcontentloaded", timeout=120_000)
         page.get_by_role("tab", name="Downloads").wait_for(timeout=120_000)
         page.get_by_role("tab", name="Downloads").click()
-        # The first try may end while the render server is still importing DataMapPlot (it starts 5 s after the
+        # The first try may end while the render server is still importing its renderers (it starts 5 s after the
         # page): that too must end in the message. Retry, as a user would, until the job reaches the browser.
-        for _ in range(12):  # a busy machine imports DataMapPlot for up to a minute
+        for _ in range(12):  # a busy machine imports plotly, kaleido and matplotlib for up to a minute
             clicked = time.monotonic()
             page.get_by_role("button", name="Draw PNG + SVG").first.click()
             spinner = page.get_by_text("Drawing the PNG and SVG")
@@ -99,8 +99,8 @@ def test_hung_renderer_gives_a_message_and_the_server_still_stops(server, hangin
             for pid in browser_pids(hanging_browser)
         )
 
-        # The figure must beat this server's 5 s export timeout: on a busy machine the first try may not (DataMapPlot
-        # compiles its numba code then, cached for the next); try again, as a user would.
+        # The figure must beat this server's 5 s export timeout: on a busy machine the first try may not; try again,
+        # as a user would.
         save = page.get_by_role("button", name="Save PNG").first
         for _ in range(4):
             page.get_by_role("button", name="Draw the publication figure (PNG, SVG, PDF)").click()

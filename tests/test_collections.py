@@ -17,6 +17,7 @@ from pipeline.ingest.collections import (
     Collection,
     SideTable,
     collection_from_path,
+    collections_display_name,
     join_side_tables,
     merge_collections,
     read_collection_file,
@@ -24,12 +25,9 @@ from pipeline.ingest.collections import (
 from pipeline.ingest.corpus import load_corpus
 from pipeline.quality.coverage import coverage_report, load_crosswalk
 from pipeline.runtime.errors import InputError
-from tests.conftest import SHARED, needs_shared
+from tests.conftest import ICLR2024, ICML2025, SHARED, needs_shared
 
-DATA = SHARED / "data"
-ICLR2024 = DATA / "iclr2024" / "iclr2024_abstracts.parquet"
-ICLR2024_SIDE = DATA / "iclr2024" / "iclr2024_decisions_partial.parquet"
-ICML2025 = DATA / "icml2025" / "icml2025_abstracts.parquet"
+ICLR2024_SIDE = ICLR2024.parent / "iclr2024_decisions_partial.parquet"
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +82,17 @@ def test_venue_and_year_come_from_the_file_name() -> None:
         Path("x/neurips2024_abstracts.parquet"), "NeurIPS 2024", "NeurIPS", 2024
     )
     assert collection_from_path(Path("papers.csv")).year is None
+
+
+def test_an_atlas_of_collections_is_named_by_its_venues_and_years() -> None:
+    def named(venue: str, year: int | None, name: str = "") -> Collection:
+        return Collection(Path(f"{venue}{year}.parquet"), name or f"{venue} {year}", venue, year)
+
+    six = [named("ICLR", 2024), named("ICLR", 2025), named("ICLR", 2026), named("NeurIPS", 2024)]
+    six += [named("NeurIPS", 2025), named("ICML", 2025)]
+    assert collections_display_name(six) == "ICLR 2024–2026, NeurIPS 2024–2025, ICML 2025"
+    gaps = [named("ICLR", 2026), named("ICLR", 2023), named("ICLR", 2024), named("lab", None, "Our preprints")]
+    assert collections_display_name(gaps) == "ICLR 2023–2024, 2026, Our preprints"
 
 
 def test_one_input_builds_as_before_and_several_make_collections(tmp_path: Path) -> None:
@@ -143,6 +152,7 @@ def test_build_of_two_collections_writes_one_atlas_with_each_papers_collection(c
     manifest = json.loads((collections_cache / "manifest.json").read_text(encoding="utf-8"))
     assert [entry["documents"] for entry in manifest["collections"]] == [120, 103]
     assert manifest["n_documents"] == 223 and manifest["coverage"]["collections"]["ICML 2025"]["papers"] == 103
+    assert manifest["corpus_name"] == "ICLR 2024, ICML 2025"  # named by its collections, not by "atlas.toml"
     dropped = {doc_id for ids in manifest["dropped_ids"].values() for doc_id in ids}
     read = pd.concat([pd.read_parquet(entry["path"]) for entry in manifest["collections"]])
     assert len(read) == len(documents) + len(dropped)  # every input id is in the atlas or dropped
@@ -151,7 +161,7 @@ def test_build_of_two_collections_writes_one_atlas_with_each_papers_collection(c
 def test_coverage_warns_about_the_missing_area_of_iclr_2026() -> None:
     frames = []
     for year in (2024, 2025, 2026):
-        path = DATA / f"iclr{year}" / f"iclr{year}_abstracts.parquet"
+        path = SHARED / "data" / f"iclr{year}" / f"iclr{year}_abstracts.parquet"
         needs_shared(path)
         frame = pd.read_parquet(path, columns=["primary_area"])
         frames.append(frame.assign(venue="ICLR", year=year, collection=f"ICLR {year}"))

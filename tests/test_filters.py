@@ -274,3 +274,13 @@ def test_precomputed_haystack_gives_the_same_rows(documents):
         assert ids(paper_table.filter_documents(subset, query=query, haystack=haystack)) == ids(
             paper_table.filter_documents(subset, query=query)
         )
+
+
+def test_relevance_order_puts_title_matches_first_then_probability(documents):
+    """The table sorted by relevance within its filter: with a search, a title match ("Diffusion Models") before a
+    paper matched only in its abstract, whatever their probabilities; without one, probability, highest first."""
+    ranked = documents.assign(probability=[0.2, 0.9, 0.8, 0.1])
+    assert paper_table.relevance_order(ranked, "diffusion model")["doc_id"].tolist()[:2] == ["rUxr9Ll5FQ", "ykuc5q381b"]
+    found = ranked[paper_table.matches_query(paper_table.search_haystack(ranked), "diffusion")]
+    assert paper_table.relevance_order(found, "diffusion")["doc_id"].tolist() == ["rUxr9Ll5FQ", "row-3"]
+    assert paper_table.relevance_order(ranked)["doc_id"].tolist() == ["ykuc5q381b", "row-3", "rUxr9Ll5FQ", "row-4"]

@@ -77,8 +77,14 @@ def test_two_lines_wrap_instead_of_an_ellipsis():
     assert len(lines) == 2 and "…" not in "".join(lines) and " ".join(lines) == name
 
 
-def test_theme_palette_has_twenty_distinct_colours():
+def test_theme_palette_has_twenty_colours_distinct_for_colour_blind_readers_too():
+    """No two theme colours closer than 9 in CAM02-UCS with normal vision or full deuteranopia, protanopia or
+    tritanopia (the Tol-based palette before had two blues 0.7 apart for tritanopes, 3.2 for deuteranopes)."""
+    from bench.palette import BEFORE, closest_pair
+
     assert len(set(topic_map.THEME_PALETTE)) == 20
+    assert min(distance for distance, _ in closest_pair(list(topic_map.THEME_PALETTE)).values()) >= 9.0
+    assert min(distance for distance, _ in closest_pair(list(BEFORE)).values()) < 9.0  # the test can fail
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ import pytest
 
 from pipeline.cache import read_cache
 from pipeline.topics.naming.assign import name_themes, name_topics
-from pipeline.topics.naming.names import has_repeated_stem, same_stem, stems_overlap
+from pipeline.topics.naming.names import choose_names, has_repeated_stem, same_stem, stems_overlap
 from pipeline.topics.naming.phrases import abbreviation_definitions, candidate_phrases, count_phrases, phrase_key
 
 CASE_19_CSV = Path("/work/shared/cases/19-placeholders-and-latex-from-real-venues/papers.csv")
@@ -37,6 +37,35 @@ def test_abbreviation_definitions_need_matching_initials():
     definitions = abbreviation_definitions(texts)
     assert definitions[phrase_key("MoE")][0] == phrase_key("mixture of experts")
     assert phrase_key("LLM") not in definitions  # "Some data" does not spell LLM
+
+
+def test_a_title_phrase_outweighs_an_abstract_phrase_it_trails():
+    adaptation = [
+        (f"Domain adaptation {i}", f"Our target domain is a city. We study domain adaptation for view {i}.")
+        for i in range(4)
+    ]
+    target_only = [(f"Street parsing {i}", f"The target domain holds street images {i}.") for i in range(2)]
+    other = [(f"Graph neural networks study {i}", f"Message passing on graph neural networks {i}.") for i in range(6)]
+    rows = adaptation + target_only + other
+    texts = [f"{title}. {abstract}" for title, abstract in rows]
+    groups = [0] * 6 + [1] * 6
+    without_titles = choose_names(count_phrases(texts), groups)
+    with_titles = choose_names(count_phrases(texts, [title for title, _ in rows]), groups)
+    assert without_titles[0].name == "Target domain"  # 6 abstracts against 4
+    assert with_titles[0].name == "Domain adaptation"  # 4 abstracts and 4 titles against 6 abstracts
+    assert with_titles[1].name == without_titles[1].name == "Graph neural networks"
+    with pytest.raises(ValueError, match="titles"):
+        count_phrases(texts, ["one title"])
+
+
+def test_a_phrase_cut_before_its_head_noun_never_names_a_group():
+    texts = [f"Multimodal large language models. Item {i}." for i in range(6)]
+    texts += [f"Graph neural networks, for messages {i}." for i in range(6)]
+    counts = count_phrases(texts)
+    taken = ["Multimodal large language models", "Large language models", "Language models"]
+    names = choose_names(counts, [0] * 6 + [1] * 6, taken=taken)
+    assert names[0].name not in {"Multimodal large language", "Multimodal large"}, names[0]
+    assert names[1].name == "Graph neural networks"
 
 
 def test_stems():

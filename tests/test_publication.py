@@ -16,7 +16,7 @@ import pytest
 
 from dashboard.display import OUTLIER_COLOUR, topic_colour
 from dashboard.export import publication_images
-from dashboard.figures import publication
+from dashboard.figures import publication, publication_layout
 
 CHROMIUM = Path("/usr/bin/chromium")
 needs_chromium = pytest.mark.skipif(
@@ -72,20 +72,23 @@ def test_check_view_rejects_a_bad_legend():
         publication.check_view(publication.MapView(points=clustered_view(5).points, legend=[("Oral", "green")]))
 
 
-def test_label_anchors_are_group_means_largest_first_without_unlabelled():
+def test_label_anchors_are_each_groups_densest_spot_largest_first_without_unlabelled():
+    rng = np.random.default_rng(1)
+    lobe, far = rng.normal(0.0, 0.1, size=(40, 2)), rng.normal(10.0, 0.1, size=(10, 2))
     points = pd.DataFrame(
         {
-            "x": [0.0, 2.0, 10.0, 0.0],
-            "y": [0.0, 2.0, 10.0, 5.0],
-            "colour": ["#111111", "#111111", "#222222", "#999999"],
-            "label": ["a", "a", "b", ""],
+            "x": np.concatenate([lobe[:, 0], far[:, 0], [10.0, 5.0]]),
+            "y": np.concatenate([lobe[:, 1], far[:, 1], [10.0, 5.0]]),
+            "colour": ["#111111"] * 50 + ["#222222", "#999999"],
+            "label": ["a"] * 50 + ["b", ""],
             "highlight": False,
         }
     )
-    anchors = publication.label_anchors(points)
+    anchors = publication_layout.label_anchors(points)
     assert anchors["label"].tolist() == ["a", "b"]
-    assert anchors[["x", "y"]].to_numpy().tolist() == [[1.0, 1.0], [10.0, 10.0]]
-    assert anchors["size"].tolist() == [2, 1] and anchors["colour"].tolist() == ["#111111", "#222222"]
+    # on the larger lobe of "a", not at its mean (about 1.7, 1.7: empty space between the lobes)
+    assert np.abs(anchors.loc[0, ["x", "y"]].to_numpy(dtype=float)).max() < 0.5
+    assert anchors["size"].tolist() == [50, 1] and anchors["colour"].tolist() == ["#111111", "#222222"]
 
 
 def test_view_round_trips_through_a_job_folder(tmp_path):
@@ -152,42 +155,139 @@ def test_caption_and_filter_note():
     )
 
 
+# --- the layout both renderers draw ---
+
+
+def boxes(layout, measure) -> np.ndarray:
+    """(n, 4) x0, x1, y0, y1 in points of each placed label (its inner edge at text_x, middle at text_y)."""
+    scale = 1.0 / layout_scale(layout)
+    rows = []
+    for row in layout.labels.itertuples(index=False):
+        width, height = measure(row.lines, row.font_pt)
+        x, y = row.text_x / scale, row.text_y / scale
+        x0, x1 = (x - width, x) if row.side < 0 else (x, x + width)
+        rows.append((x0, x1, y - height / 2, y + height / 2))
+    return np.asarray(rows, dtype=float).reshape(-1, 4)
+
+
+def layout_scale(layout) -> float:
+    return PLOT_PT[0] / (layout.x_range[1] - layout.x_range[0])
+
+
+# the plot area of the figure the page draws: title, two caption lines, no legend
+PLOT_PT = tuple(72 * side for side in publication.frame_geometry(publication.FIGURE_SIZE_IN, True, 2, 0.0).plot[2:])
+
+
+def many_groups_view(n_groups: int, per_group: int = 30) -> publication.MapView:
+    """``n_groups`` clusters on a grid, named like real topics (some long enough for two lines)."""
+    rng = np.random.default_rng(2)
+    names = [f"Topic {index}" + (" of graph neural networks" if index % 3 == 0 else "") for index in range(n_groups)]
+    rows = []
+    side = int(np.ceil(np.sqrt(n_groups)))
+    for index, name in enumerate(names):
+        centre = (index % side * 3.0, index // side * 3.0)
+        for x, y in rng.normal(centre, 0.4, size=(per_group + index, 2)):
+            rows.append({"x": x, "y": y, "colour": topic_colour(index), "label": name, "highlight": False})
+    return publication.MapView(points=pd.DataFrame(rows), title="T", caption="C")
+
+
+@pytest.mark.parametrize("n_groups", [1, 3, 18, 55])
+def test_labels_never_overlap_each_other_or_the_points_and_stay_in_the_plot(n_groups):
+    view = many_groups_view(n_groups)
+    measure = publication.font_measure(publication.matplotlib_font_families())
+    layout = publication.layout_labels(view.points, *PLOT_PT, measure)
+    assert len(layout.labels) == n_groups == layout.n_groups  # they all fit at this size
+    placed = boxes(layout, measure)
+    scale = layout_scale(layout)
+    x, y = view.points["x"].to_numpy() * scale, view.points["y"].to_numpy() * scale
+    for index, (x0, x1, y0, y1) in enumerate(placed):
+        assert not ((x >= x0) & (x <= x1) & (y >= y0) & (y <= y1)).any(), "a label over points"
+        for other in placed[index + 1 :]:
+            assert x1 <= other[0] or other[1] <= x0 or y1 <= other[2] or other[3] <= y0, "labels overlap"
+    low_x, low_y = layout.x_range[0] * scale, layout.y_range[0] * scale
+    assert (placed[:, 0] >= low_x - 0.5).all() and (placed[:, 1] <= low_x + PLOT_PT[0] + 0.5).all()
+    assert (placed[:, 2] >= low_y - 0.5).all() and (placed[:, 3] <= low_y + PLOT_PT[1] + 0.5).all()
+    # and the leader lines point at the clusters' points, not between them
+    for row in layout.labels.itertuples(index=False):
+        members = view.points[view.points["label"] == row.label]
+        nearest = np.hypot(members["x"] - row.anchor_x, members["y"] - row.anchor_y).min()
+        assert nearest < 0.2
+
+
+def test_labels_that_do_not_fit_are_left_out_smallest_first_and_the_caption_says_so():
+    view = many_groups_view(120, per_group=5)
+    measure = publication.font_measure(publication.matplotlib_font_families())
+    layout = publication.layout_labels(view.points, 400.0, 300.0, measure)
+    assert 0 < len(layout.labels) < 120 and layout.n_unlabelled == 120 - len(layout.labels)
+    sizes = view.points.groupby("label").size()
+    assert sizes[layout.labels["label"]].min() >= sizes.drop(layout.labels["label"]).max()
+    note = f"the {layout.n_unlabelled} smallest of 120 groups are not labelled"
+    assert note in publication.caption_lines(view, layout)
+
+
+def test_few_leader_lines_cross():
+    from dashboard.figures.label_layout import crossing_pairs
+
+    view = many_groups_view(55)
+    layout = publication.layout_labels(view.points, *PLOT_PT, publication.font_measure(["DejaVu Sans"]))
+    starts = layout.labels[["text_x", "text_y"]].to_numpy(dtype=float)
+    ends = layout.labels[["anchor_x", "anchor_y"]].to_numpy(dtype=float)
+    assert len(crossing_pairs(starts, ends)) <= 5
+
+
 # --- the renderers ---
 
 
 def test_plotly_figure_shows_points_labels_title_caption_and_legend():
     view = clustered_view(20, legend=[("Oral", "#1B7837"), ("Reject", "#D6604D")])
     figure = publication.plotly_figure(view)
-    assert len(figure.data[0].x) == len(view.points)
-    assert len(figure.data[1].x) == 2  # the highlighted points, on top
-    assert [trace.name for trace in figure.data[2:]] == ["Oral", "Reject"]
+    assert sum(len(trace.x) for trace in figure.data[:2]) == len(view.points)  # unlabelled beneath, then labelled
+    assert len(figure.data[2].x) == 2  # the highlighted points, on top
+    assert [trace.name for trace in figure.data[3:]] == ["Oral", "Reject"]
     texts = [annotation.text.replace("<br>", " ") for annotation in figure.layout.annotations]
     assert any("LLM agents &lt;&amp;&gt;" in text for text in texts)  # corpus text is escaped for plotly
     assert sum("310 papers" in text for text in texts) == 1
     assert figure.layout.title.text == "Test map: three clusters"
-    # The legend sits right of the plot area, outside it (above it, it printed over the title), in a margin.
-    assert figure.layout.legend.x > 1 and figure.layout.legend.xanchor == "left" and figure.layout.margin.r >= 200
+    # The legend right of the plot area, outside it (above it, it printed over the title), in the right margin.
+    assert figure.layout.legend.x > 1 and figure.layout.margin.r >= 100
     assert "Noto Sans CJK" in figure.layout.font.family  # CJK labels have a font (fonts-noto-cjk)
 
 
+def test_matplotlib_legend_and_labels_lie_outside_each_other_and_the_plot_area():
+    """The legend sits right of the plot area; no label's text box meets another label, the legend or the title."""
+    view = clustered_view(40, legend=[("Oral", "#1B7837"), ("Poster", "#A6DBA0"), ("Reject", "#D6604D")])
+    figure = publication.matplotlib_figure(view)
+    renderer = figure.canvas.get_renderer()
+    figure.draw(renderer)
+    axes = figure.axes[0]
+    legend = figure.legends[0].get_window_extent(renderer)
+    assert legend.x0 >= axes.get_window_extent(renderer).x1
+    labels = [text.get_window_extent(renderer) for text in axes.texts]
+    assert len(labels) == 3
+    title = figure.texts[0].get_window_extent(renderer)
+    for index, box in enumerate(labels):
+        assert not box.overlaps(legend) and not box.overlaps(title)
+        assert all(not box.overlaps(other) for other in labels[index + 1 :])
+
+
 @pytest.fixture(scope="module")
-def datamapplot_images() -> dict[str, bytes]:
-    """The clustered view drawn once by DataMapPlot in all three formats (DataMapPlot's import costs 5-15 s)."""
-    return publication_images.render_all(clustered_view(), publication.FORMATS, "datamapplot")
+def matplotlib_images() -> dict[str, bytes]:
+    """The clustered view drawn once by matplotlib in all three formats."""
+    return publication_images.render_all(clustered_view(), publication.FORMATS, "matplotlib")
 
 
-def test_datamapplot_png_is_300_dpi_with_content(datamapplot_images):
+def test_matplotlib_png_is_300_dpi_with_content(matplotlib_images):
     from PIL import Image
 
-    png = datamapplot_images["png"]
+    png = matplotlib_images["png"]
     assert png.startswith(b"\x89PNG\r\n\x1a\n")
     image = Image.open(io.BytesIO(png))
     assert image.width >= 3000 and round(image.info["dpi"][0]) == publication.POINT_DPI
     assert pixel_spread(png) > 10
 
 
-def test_datamapplot_svg_keeps_text_as_text_and_rasterises_the_points(datamapplot_images):
-    svg = datamapplot_images["svg"].decode("utf-8")
+def test_matplotlib_svg_keeps_text_as_text_and_rasterises_the_points(matplotlib_images):
+    svg = matplotlib_images["svg"].decode("utf-8")
     assert svg.lstrip().startswith("<?xml") and "</svg>" in svg
     for text in ("Test map: three clusters", "310 papers of test/corpus.csv", "diffusion", "LLM agents &lt;&amp;&gt;"):
         assert text in svg, text
@@ -195,8 +295,8 @@ def test_datamapplot_svg_keeps_text_as_text_and_rasterises_the_points(datamapplo
     assert len(re.findall(r"<path", svg)) < 200
 
 
-def test_datamapplot_pdf_renders_to_a_page_with_content(datamapplot_images, tmp_path):
-    pdf = datamapplot_images["pdf"]
+def test_matplotlib_pdf_renders_to_a_page_with_content(matplotlib_images, tmp_path):
+    pdf = matplotlib_images["pdf"]
     assert pdf.startswith(b"%PDF")
     if shutil.which("pdftoppm") is None:
         pytest.skip("pdftoppm (poppler-utils) is not installed")
@@ -209,9 +309,9 @@ def test_datamapplot_pdf_renders_to_a_page_with_content(datamapplot_images, tmp_
 
 
 @pytest.mark.parametrize("labels", [[""], ["", ""], ["one topic"], ["one topic", "one topic", ""], ["a", "b", "c"]])
-def test_datamapplot_draws_tiny_unlabelled_and_one_label_maps(labels):
-    """Maps of a filtered view: DataMapPlot 0.7.3 alone fails on one label group (NaN ring placement, 0-d font
-    sizes) and on no label at all; all of these must draw."""
+def test_matplotlib_draws_tiny_unlabelled_and_one_label_maps(labels):
+    """Maps of a filtered view: one point, points on a line, one label group, no label (DataMapPlot 0.7.3 failed on
+    one label group and on none); all of these must draw."""
     n_points = len(labels)
     points = pd.DataFrame(
         {
@@ -231,7 +331,7 @@ def test_datamapplot_draws_tiny_unlabelled_and_one_label_maps(labels):
 @pytest.mark.skipif(
     not any(path.is_file() for path in publication.CJK_FONT_FILES), reason="fonts-noto-cjk is not installed"
 )
-def test_datamapplot_draws_cjk_labels_with_their_glyphs():
+def test_matplotlib_draws_cjk_labels_with_their_glyphs():
     """Case 06: Chinese and Japanese labels drew as missing-glyph boxes with DejaVu Sans alone."""
     import matplotlib.pyplot as plt
 
@@ -239,7 +339,7 @@ def test_datamapplot_draws_cjk_labels_with_their_glyphs():
     points = view.points.replace({"label": {"diffusion models": "图神经网络", "graph neural networks": "拡散モデル"}})
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        figure = publication.datamapplot_figure(publication.MapView(points=points, title="地図 · map", caption="x"))
+        figure = publication.matplotlib_figure(publication.MapView(points=points, title="地図 · map", caption="x"))
         figure.savefig(io.BytesIO(), format="png", dpi=50)
         plt.close(figure)
     missing = [str(warning.message) for warning in caught if "missing from font" in str(warning.message)]
@@ -249,7 +349,7 @@ def test_datamapplot_draws_cjk_labels_with_their_glyphs():
 
 def test_unknown_renderer_and_format():
     with pytest.raises(ValueError, match="renderer"):
-        publication_images.render_all(clustered_view(5), ["png"], renderer="matplotlib")
+        publication_images.render_all(clustered_view(5), ["png"], renderer="datamapplot")
     with pytest.raises(ValueError, match="format"):
         publication_images.render_all(clustered_view(5), ["gif"])
 

@@ -138,3 +138,30 @@ def test_csv_and_jsonl_of_case_19_build_identical_caches(build_cache):
     assert built[0].manifest["dropped_ids"] == built[1].manifest["dropped_ids"]
     labels = " ".join(built[0].topics["label"].astype(str))
     assert not MARKUP.search(labels) and "abstract" not in labels.split(", ")
+
+
+@pytest.mark.parametrize(
+    ("title", "shown"),
+    [
+        (
+            "Brain-inspired $L_p$-Convolution benefits large kernels",
+            "Brain-inspired Lₚ-Convolution benefits large kernels",
+        ),
+        ("IT$^3$: Idempotent Test-Time Training", "IT³: Idempotent Test-Time Training"),
+        (
+            "Mastering Task Arithmetic: $\\tau$Jp as a Key Indicator",
+            "Mastering Task Arithmetic: τJp as a Key Indicator",
+        ),
+        ("Methods for Convex $(L_0,L_1)$-Smooth Optimization", "Methods for Convex (L₀,L₁)-Smooth Optimization"),
+        ("Regret $\\mathcal{O}(\\sqrt{T})$ on $\\mathbb{R}^d$", "Regret 𝒪(√(T)) on ℝᵈ"),
+        ("Simple, Fast, and $\\textit{Adorable}$ Kernels", "Simple, Fast, and Adorable Kernels"),
+        ("A prize of \\$5 and \\$6", "A prize of $5 and $6"),  # escaped dollars open no math
+        ("No math here", "No math here"),
+    ],
+)
+def test_a_title_s_inline_math_reads_as_text_wherever_it_is_shown(title, shown):
+    """135 of the whole conference's titles carry LaTeX math, shown raw in the paper table ("$L_p$-Convolution")."""
+    from pipeline.ingest.readable import readable_title
+
+    assert readable_title(title) == shown
+    assert document_heading(title, None) == shown  # the table, the hovers, the search results

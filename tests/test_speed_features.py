@@ -67,6 +67,7 @@ def test_cold_build_embeds_everything_and_names_its_encoder(first_build):
         "map_2d": False,
         "map_refine": False,
         "map_metrics": False,
+        "phrases": False,
     }
 
 
@@ -99,6 +100,7 @@ def test_changing_only_hdbscan_parameters_reuses_the_layouts(first_build, corpus
         "map_2d": True,
         "map_refine": True,
         "map_metrics": True,
+        "phrases": True,
     }
     assert again["params"]["min_cluster_size"] == smaller
     reseeded = run_build(path, tmp_path / "cache2", replace(STATIC, random_state=7), embedding_store=store).manifest
@@ -110,6 +112,7 @@ def test_changing_only_hdbscan_parameters_reuses_the_layouts(first_build, corpus
         "map_2d": False,
         "map_refine": False,
         "map_metrics": False,
+        "phrases": True,
     }
 
 

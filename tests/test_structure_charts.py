@@ -88,3 +88,23 @@ def test_papers_between_areas_are_those_whose_neighbours_mostly_carry_one_other_
     summary = structure.between_area_summary(docs, between)
     assert summary.set_index("primary_area").loc["vision", "between"] == 1
     assert structure.papers_between_areas(docs.drop(columns="primary_area"), TOPICS).empty
+
+
+def test_tree_labels_keep_their_words_whole():
+    """A small block's name wraps at spaces, never inside a word ("Differenti / al privacy", "Equivarian / ce" at
+    1500 px)."""
+    topics = pd.DataFrame(
+        {
+            "topic": [0, 1, 2],
+            "label": ["Differential privacy (DP)", "Equivariance", "Knowledge distillation (KD)"],
+            "size": [10_000, 70, 81],
+            "theme": [0, 1, 1],
+            "theme_label": ["Big", "Small", "Small"],
+        }
+    )
+    tree = structure.topic_tree_figure(topics).data[0]
+    shown = dict(zip(tree.ids, tree.labels))
+    for topic, name in zip(topics["topic"], topics["label"]):
+        lines = shown[f"topic:{topic}"].split("<br>")
+        assert " ".join(lines).startswith(name), lines  # every word whole, in order
+        assert len(lines) > 1 or topic == 0  # the small blocks' names do wrap

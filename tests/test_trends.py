@@ -103,3 +103,58 @@ def test_venues_of_a_year_are_compared_accepted_with_accepted(papers: pd.DataFra
     assert len(own) == 3 and np.allclose(own["share"], 1.0)  # grouped by venue: each venue is all of its own papers
     lifted = trends.over_represented(trends.collection_shares(papers[papers["venue"] == "ICLR"], "area"), "area", 3)
     assert lifted.groupby("collection").size().eq(3).all() and lifted["lift"].gt(0).all()
+
+
+def test_outliers_count_in_the_denominators_but_are_never_ranked(papers: pd.DataFrame) -> None:
+    """Papers of no topic (group -1) are no theme that fades or that a venue favours: left out of both rankings,
+    while every share keeps the whole collection as its denominator."""
+    iclr = papers[papers["venue"] == "ICLR"].copy()
+    codes = {area: code for code, area in enumerate(sorted(iclr["area"].dropna().unique()))}
+    codes["optimization"] = -1  # its papers play the outliers
+    iclr["group"] = iclr["area"].map(codes).fillna(-1).astype(int)
+    shares = trends.collection_shares(iclr, "group")
+    assert -1 in set(shares["group"])
+    changes = trends.share_changes(shares, "ICLR 2024", "ICLR 2026", "group")
+    assert -1 not in set(changes["group"]) and len(changes) == len(set(codes.values()) - {-1})
+    whole = shares.drop_duplicates("collection").set_index("collection")["denominator"]
+    assert changes["share_later"].to_numpy() == pytest.approx(changes["papers_later"] / whole["ICLR 2026"])
+    favoured = trends.over_represented(shares, "group", n=50)
+    assert not favoured.empty and -1 not in set(favoured["group"])
+
+
+def synthetic_shares() -> pd.DataFrame:
+    rows = []
+    for collection in ("ICLR 2024", "ICLR 2025", "ICLR 2026"):
+        for theme in range(7):
+            rows.append({"collection": collection, "theme": theme, "share": 0.1, "share_low": 0.08, "share_high": 0.12})
+    return pd.DataFrame(rows)
+
+
+def test_trend_panels_keep_their_titles_and_ticks_apart_and_the_title_inside_the_chart() -> None:
+    """At 900 px with the sidebar open, four panels a row printed their names over each other, "ICLR 2024" ticks
+    over the next panel's, and the centred one-line title was cut at both edges."""
+    from dashboard.figures import trend_charts
+
+    labels = {theme: f"Multimodal large language models {theme}" for theme in range(7)}
+    figure = trend_charts.small_multiples(synthetic_shares(), labels, "theme", "all papers of each ICLR collection")
+    assert figure.layout.title.xanchor == "left" and figure.layout.title.x == 0
+    assert max(len(line) for line in figure.layout.title.text.split("<br>")) <= trend_charts.TITLE_LINE_CHARS
+    panel_titles = [annotation.text for annotation in figure.layout.annotations]
+    assert all(max(len(line) for line in text.split("<br>")) <= 24 for text in panel_titles), panel_titles
+    assert "Multimodal large language models 3" in [text.replace("<br>", " ") for text in panel_titles]  # never cut
+    assert list(figure.data[0].x) == ["2024", "2025", "2026"]  # the venue they share is said once, by the chooser
+    assert figure.layout.xaxis.type == "category"  # as numbers, ticks fell at 2024.5 too
+    assert figure.layout.xaxis4.domain[0] < 0.1  # three panels a row: the fourth starts the second row
+
+
+def test_the_venues_view_opens_on_the_latest_year_with_two_venues() -> None:
+    from dashboard.views.venues import comparable_year
+
+    documents = pd.DataFrame(
+        {
+            "year": [2024, 2024, 2025, 2025, 2026],
+            "collection": ["ICLR 2024", "NeurIPS 2024", "ICLR 2025", "ICML 2025", "ICLR 2026"],
+        }
+    )
+    assert comparable_year(documents, [2024, 2025, 2026]) == 1  # 2025, not 2026 (ICLR alone: nothing to compare)
+    assert comparable_year(documents.iloc[[4]], [2026]) == 0

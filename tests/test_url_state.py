@@ -60,3 +60,19 @@ def test_values_the_cache_does_not_have_are_dropped():
 def test_single_strings_and_long_texts_are_read_safely():
     view = from_query({"q": "x" * 2000, "topic": "3"}, CHOICES)
     assert len(view.query) == 500 and view.topics == (3,)
+
+
+def test_collections_colour_by_year_and_the_highlighted_year_round_trip():
+    choices = Choices(
+        collections=frozenset({"ICLR 2025", "ICML 2025"}),
+        years=frozenset({2024, 2025}),
+        colours=("theme", "topic", "venue", "year"),
+    )
+    view = ViewState(collections=("ICML 2025", "ICLR 2025"), colour="year", highlight=2024)
+    query = to_query(view)
+    assert query == {"collection": ["ICML 2025", "ICLR 2025"], "colour": "year", "highlight": "2024"}
+    assert from_query(query, choices) == view
+    assert from_session(to_session(view)) == view
+    foreign = from_query({"collection": ["NeurIPS 2031"], "highlight": "1999", "colour": "venue"}, choices)
+    assert foreign == ViewState(colour="venue")  # values this atlas does not have are dropped
+    assert from_query({"colour": "year", "highlight": "2024"}, Choices()) == ViewState()  # one collection: neither

@@ -5,7 +5,7 @@ PNG, SVG and PDF of plotly charts go through kaleido 1.x, which drives a Chromiu
 browser from the ``BROWSER_PATH`` environment variable when it is set, else searches PATH for Chrome/Chromium
 names; :func:`ensure_browser_path` sets ``BROWSER_PATH`` to Debian's ``/usr/bin/chromium`` or the first browser on
 PATH (dashboard.export.kaleido_images.find_browser). Publication figures (:mod:`dashboard.figures.publication`) are
-drawn by DataMapPlot or plotly.
+drawn by matplotlib or plotly.
 
 The page never renders an image in its own process. :func:`run_render_job` runs each render in a child process
 forked from a render server that imported the renderers once (:mod:`dashboard.export.render_process`), waits at most the
@@ -44,9 +44,9 @@ MIME_TYPES = {
     "pdf": "application/pdf",
 }
 EXPORT_TIMEOUT_ENV = "ATLAS_EXPORT_TIMEOUT_S"
-# A whole-conference publication figure takes 5-30 s on two busy cores (DataMapPlot, bench/publication.py); the
-# first job of a server also waits for the fork server's imports (5-15 s). 90 s leaves room for both.
-DEFAULT_EXPORT_TIMEOUT_S = 30.0  # a message within 30 s; a whole-conference publication figure takes 5-15 s
+# A whole-conference publication figure takes 3-8 s on two busy cores (matplotlib; plotly and kaleido 15-35 s,
+# bench/publication.py); the first job of a server also waits for the fork server's imports.
+DEFAULT_EXPORT_TIMEOUT_S = 30.0  # a message within 30 s
 # OWASP "CSV Injection": cells starting with these characters are read as formulas by spreadsheet programs.
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 

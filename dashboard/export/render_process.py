@@ -1,8 +1,8 @@
 """Running one image render in a child process with a timeout: the server side of :mod:`dashboard.export.render_worker`.
 
 A render server (``python -m dashboard.export.render_worker --serve``, one per dashboard process, started on first use
-or by :func:`warm_up`) imports plotly, kaleido and DataMapPlot once (DataMapPlot's numba compiling costs 5-15 s at
-import) and then forks one child per job. :func:`run_job` hands it a job folder, waits for the child at most the
+or by :func:`warm_up`) imports plotly, kaleido and matplotlib once (a few seconds on a busy machine) and then forks
+one child per job. :func:`run_job` hands it a job folder, waits for the child at most the
 timeout, and on expiry kills the child with every process it started (Chromium starts in a session of its own, so
 the whole tree is found with psutil, not by process group). The child also arms ``alarm(2)`` on itself, so it dies
 even if this process is gone.
@@ -187,7 +187,7 @@ def _submit(folder: Path, deadline: float, what: str, timeout_s: float) -> int:
             starting = (
                 ""
                 if server.ready
-                else " (the renderer was still starting: its first start imports DataMapPlot, 5-15 s)"
+                else " (the renderer was still starting: its first start imports plotly, kaleido and matplotlib)"
             )
             raise ExportTimedOut(f"The {what} was not ready after {timeout_s:.0f} s{starting}. Try again.")
         return pid

@@ -1,6 +1,6 @@
 """The render server and the job each of its children runs (the parent side is :mod:`dashboard.export.render_process`).
 
-``python -m dashboard.export.render_worker --serve`` imports plotly, kaleido and DataMapPlot once, writes ``ready`` on
+``python -m dashboard.export.render_worker --serve`` imports plotly, kaleido and matplotlib once, writes ``ready`` on
 stdout, then reads job folders from stdin, one per line, forks a child for each and answers ``<pid> <folder>``. Children
 are reaped by the kernel (SIGCHLD ignored); what a job did is in its folder, never in an exit code.
 
@@ -30,7 +30,7 @@ from dashboard.export.render_process import DONE_FILE, ERROR_FILE, JOB_FILE, out
 from dashboard.figures import publication  # noqa: E402
 
 try:  # imported here so the server pays for it once; a broken install is reported by the job that needs it
-    import datamapplot  # noqa: F401
+    import matplotlib.figure  # noqa: F401
 except ImportError:
     pass
 
@@ -66,9 +66,7 @@ def run(folder: str) -> None:
     """Render the job in ``folder`` and write its outputs or ``error.json``, then ``done``. Never raises: every
     failure becomes the message the page shows."""
     path = Path(folder)
-    logging.getLogger("matplotlib.font_manager").setLevel(
-        logging.ERROR
-    )  # DataMapPlot's font weights between the installed ones
+    logging.getLogger("matplotlib.font_manager").setLevel(logging.ERROR)  # a missing family is not the page's news
     try:
         images = render_job(path)
         for image_format, data in images.items():

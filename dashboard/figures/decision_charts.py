@@ -63,8 +63,8 @@ def decision_mix_figure(table: pd.DataFrame) -> go.Figure:
         xaxis=dict(tickformat=".0%", title="share of the topic's papers", range=[0, 1]),
         yaxis=dict(automargin=True),
         legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left", x=0),
-        margin=dict(l=10, r=10, t=40, b=40),
-        title="Decision mix per topic",
+        margin=dict(l=10, r=10, t=80, b=40),  # the title above the legend, never under it
+        title={"text": "Decision mix per topic", "x": 0, "xanchor": "left", "y": 0.995, "yanchor": "top"},
     )
     return figure
 
@@ -122,13 +122,19 @@ def acceptance_rate_figure(table: pd.DataFrame, overall: dict[str, float]) -> go
         height=_height(len(rows)),
         xaxis=dict(
             tickformat=".0%",
-            title="acceptance rate (Oral + Spotlight + Poster over decided) with 95% Wilson interval",
+            # two short lines: one long line was cut on both sides at 900 px with the sidebar open
+            title="acceptance rate with 95% Wilson interval<br>(Oral + Spotlight + Poster over decided)",
             range=[0, 1],
         ),
         yaxis=dict(automargin=True),
-        margin=dict(l=10, r=10, t=60, b=40),
+        margin=dict(l=10, r=10, t=80, b=70),
         showlegend=False,
-        title="Acceptance rate per topic (ranked by the interval's lower end; hollow = under 30 decided papers)",
+        title={
+            "text": "Acceptance rate per topic<br><sup>ranked by the interval's lower end;<br>"
+            "hollow: under 30 decided papers</sup>",
+            "x": 0,
+            "xanchor": "left",
+        },
     )
     return figure
 

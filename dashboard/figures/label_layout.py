@@ -7,7 +7,8 @@ columns: each label goes to the side nearer its cluster, and within a column the
 of their clusters at the smallest total displacement that keeps them ``spacing`` pixels apart. That is an
 isotonic regression (pool-adjacent-violators, Barlow et al. 1972 "Statistical inference under order
 restrictions") of the clusters' heights minus the cumulative label heights, so it is exact and takes
-microseconds; then crossing leader lines swap places (as DataMapPlot's ``fix_crossings`` does).
+microseconds; then two labels whose leader lines cross swap places and the column is stacked again, while that
+removes crossings (DataMapPlot's ``fix_crossings`` swaps the same way).
 
 Geometry is in pixels of a nominal plot size (the server does not know the browser's width): the map fixes the
 axes' aspect ratio, so on a wider screen plotly only adds room at the sides and on a narrower one scales
@@ -82,11 +83,19 @@ def isotonic_increasing(values: np.ndarray) -> np.ndarray:
     return np.concatenate([np.full(int(count), mean) for mean, count in blocks]) if blocks else np.empty(0)
 
 
-def stack_column(anchor_y: np.ndarray, heights: np.ndarray, spacing: float, low: float, high: float) -> np.ndarray:
-    """Centre heights for labels of ``heights`` in one column, in the order of ``anchor_y``, each as near its
-    anchor as allowed while consecutive labels stay ``spacing`` apart; the stack is moved inside [low, high] when it
-    fits. All values in one unit (pixels or data). Returns centres in input order."""
-    order = np.argsort(anchor_y, kind="stable")
+def stack_column(
+    anchor_y: np.ndarray,
+    heights: np.ndarray,
+    spacing: float,
+    low: float,
+    high: float,
+    order: np.ndarray | None = None,
+) -> np.ndarray:
+    """Centre heights for labels of ``heights`` in one column, bottom to top in ``order`` (positions into the inputs;
+    default: the order of ``anchor_y``), each as near its anchor as allowed while consecutive labels stay ``spacing``
+    apart; the stack is moved inside [low, high] when it fits. All values in one unit (pixels or data). Returns
+    centres in input order."""
+    order = np.argsort(anchor_y, kind="stable") if order is None else np.asarray(order, dtype=int)
     ordered_heights = heights[order]
     steps = np.concatenate([[0.0], (ordered_heights[1:] + ordered_heights[:-1]) / 2 + spacing])
     offsets = np.cumsum(steps)
@@ -107,30 +116,55 @@ def stack_column(anchor_y: np.ndarray, heights: np.ndarray, spacing: float, low:
     return placed
 
 
-def _segments_cross(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray) -> bool:
-    def turn(p: np.ndarray, q: np.ndarray, r: np.ndarray) -> float:
-        return float((q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]))
+def crossing_pairs(text_xy: np.ndarray, anchors: np.ndarray) -> list[tuple[int, int]]:
+    """(i, j), i < j, of the leader lines (label ``text_xy[i]`` to ``anchors[i]``) that cross, found for all pairs
+    at once (the signs of the turns each segment's ends make with the other segment)."""
+    a, b = np.asarray(text_xy, dtype=float).reshape(-1, 2), np.asarray(anchors, dtype=float).reshape(-1, 2)
 
-    return turn(a, b, c) * turn(a, b, d) < 0 and turn(c, d, a) * turn(c, d, b) < 0
+    def turn(p: np.ndarray, q: np.ndarray, r: np.ndarray) -> np.ndarray:  # p, q: (n, 1, 2) segments; r: (1, n, 2)
+        return (q[..., 0] - p[..., 0]) * (r[..., 1] - p[..., 1]) - (q[..., 1] - p[..., 1]) * (r[..., 0] - p[..., 0])
+
+    p, q = a[:, None, :], b[:, None, :]
+    c, d = a[None, :, :], b[None, :, :]
+    crossed = (turn(p, q, c) * turn(p, q, d) < 0) & (turn(c, d, p) * turn(c, d, q) < 0)
+    i, j = np.nonzero(np.triu(crossed, k=1))
+    return list(zip(i.tolist(), j.tolist()))
 
 
-def uncross(
-    text_xy: np.ndarray, anchors: np.ndarray, side: np.ndarray, heights: np.ndarray, passes: int = 3
+MAX_SWAP_TRIALS = 400
+
+
+def uncrossed_column(
+    anchors: np.ndarray, heights: np.ndarray, x: float, spacing: float, low: float, high: float
 ) -> np.ndarray:
-    """Swap the heights of two same-side, same-height labels whose leader lines cross; ``passes`` sweeps at most."""
-    placed = text_xy.copy()
-    for _ in range(passes):
-        swapped = False
-        for i in range(len(placed)):
-            for j in range(i + 1, len(placed)):
-                if side[i] != side[j] or not np.isclose(heights[i], heights[j]):
-                    continue
-                if _segments_cross(placed[i], anchors[i], placed[j], anchors[j]):
-                    placed[[i, j], 1] = placed[[j, i], 1]
-                    swapped = True
-        if not swapped:
-            break
-    return placed
+    """Centre heights of one column's labels (their inner edges at ``x``) so that few leader lines cross: stacked in
+    the order of their anchors' heights, then two labels whose lines cross swap places in that order and the column
+    is stacked again (as DataMapPlot's ``fix_crossings`` swaps, but re-stacked, so labels of different heights never
+    overlap), kept when that lowers the number of crossings; at most MAX_SWAP_TRIALS stackings. Returns centres in
+    input order."""
+    order = list(np.argsort(anchors[:, 1], kind="stable"))
+    best = stack_column(anchors[:, 1], heights, spacing, low, high, np.asarray(order))
+
+    def crossings(centres: np.ndarray) -> list[tuple[int, int]]:
+        return crossing_pairs(np.column_stack([np.full(len(centres), x), centres]), anchors)
+
+    crossed, trials = crossings(best), 0
+    while crossed and trials < MAX_SWAP_TRIALS:
+        for i, j in crossed:
+            trials += 1
+            trial = order.copy()
+            a, b = trial.index(i), trial.index(j)
+            trial[a], trial[b] = trial[b], trial[a]
+            centres = stack_column(anchors[:, 1], heights, spacing, low, high, np.asarray(trial))
+            now = crossings(centres)
+            if len(now) < len(crossed):
+                order, best, crossed = trial, centres, now
+                break
+            if trials >= MAX_SWAP_TRIALS:
+                break
+        else:
+            break  # no single swap helps
+    return best
 
 
 def choose_sides(anchor_x: np.ndarray, centre_x: float) -> np.ndarray:
@@ -176,14 +210,14 @@ def place_labels(
     for column in (-1, 1):
         members = np.flatnonzero(side == column)
         if members.size:
-            text_xy[members, 1] = stack_column(
-                anchors[members, 1],
+            text_xy[members, 1] = uncrossed_column(
+                anchors[members],
                 sizes[members, 1] / scale,
+                float(text_xy[members[0], 0]),
                 spacing_px / scale,
                 y_range[0] + EDGE_PX / scale,
                 y_range[1] - EDGE_PX / scale,
             )
-    text_xy = uncross(text_xy, anchors, side, sizes[:, 1])
     left_edge = x_low - (GAP_PX + left_width + EDGE_PX) / scale
     right_edge = x_high + (GAP_PX + right_width + EDGE_PX) / scale
     spare = max(width_px / scale - (right_edge - left_edge), 0.0)

@@ -25,6 +25,7 @@ from dashboard.figures.subtitles import group_subtitles, point_hovers
 from dashboard.figures.topic_map import (
     COLOUR_MODES,
     CONTEXT_COLOUR,
+    OTHER_YEARS,
     UNKNOWN,
     Highlights,
     MapState,
@@ -32,6 +33,7 @@ from dashboard.figures.topic_map import (
     label_groups,
     point_labels,
 )
+from pipeline.ingest.readable import readable_title
 
 THEME_LINE_CHARS = 22
 TOPIC_LINE_CHARS = 24
@@ -73,7 +75,7 @@ def point_payload(listing: pd.DataFrame, topics: pd.DataFrame | None = None) -> 
     ``topics`` the hover's second line: {topic_of: base64 uint16 (n) index into topic_texts, topic_texts: [str]
     (each topic's "name — subtitle"; subtitles.point_hovers)}."""
     x, y = normalisation(listing).apply(listing["x"], listing["y"])
-    titles = listing["title"].fillna("").astype(str).str.slice(0, 200).tolist()
+    titles = [(readable_title(title) or "")[:200] for title in listing["title"].fillna("").astype(str)]
     payload: dict[str, Any] = {"x": _b64(x), "y": _b64(y), "titles": titles}
     if topics is not None:
         topic_of, texts = point_hovers(listing, topics)
@@ -142,19 +144,23 @@ def view_layers(
         if len(matching_ids) < len(doc_ids)
         else np.ones(len(doc_ids), bool)
     )
-    names, legend = point_groups if point_groups is not None else colour_groups(listing, topics, state.colour_by, areas)
+    names, legend = (
+        point_groups
+        if point_groups is not None
+        else colour_groups(listing, topics, state.colour_by, areas, state.highlight)
+    )
     order = list(legend)
     index_of = {name: position for position, name in enumerate(order)}
     colours = np.asarray([index_of[name] for name in names], dtype=np.uint8)
     colours[~matches] = len(order)
     palette = [legend[name] for name in order] + [CONTEXT_COLOUR]
-    emphasis = np.where(matches, 1, 0).astype(np.uint8)
+    emphasis = np.where(matches & (names != OTHER_YEARS), 1, 0).astype(np.uint8)  # other years: small, as context
     if state.colour_by == "decision":
         emphasis[matches & np.isin(names, EMPHASISED)] = 2
     counts = pd.Series(names[matches]).value_counts()
     present = sorted(
         (name for name in order if name in counts.index),
-        key=lambda name: (name in (OUTLIER_LABEL, UNKNOWN), -int(counts[name])),
+        key=lambda name: (name in (OUTLIER_LABEL, UNKNOWN, OTHER_YEARS), -int(counts[name])),
     )  # largest first, the grey group last
     subtitles = group_subtitles(topics, state.colour_by)
     legend_rows = [
@@ -164,7 +170,7 @@ def view_layers(
     norm = normalisation(listing)
     x, y = norm.apply(listing["x"], listing["y"])
     matched = listing[matches]
-    label_state = MapState(state.colour_by, "topics", state.theme) if topic_filter else state
+    label_state = MapState(state.colour_by, "topics", state.theme, state.highlight) if topic_filter else state
     labelled = matched[point_labels(matched, topics, label_state) != ""]
     groups = label_groups(labelled, topics, label_state)
     column = "theme" if label_state.level == "themes" and label_state.theme is None else "topic"

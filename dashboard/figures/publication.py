@@ -2,23 +2,21 @@
 
 A ``MapView`` is what the page draws (its points with their colours, the label group of each point at the current
 label level, the highlighted points, the legend), plus a title and a caption naming corpus, date and filters. Two
-renderers draw it, both offline:
+renderers draw it, both offline, with one layout (:mod:`dashboard.figures.publication_layout`): each label group's
+name beside the points in two columns, joined to the densest spot of its cluster by a leader line, so no label lies
+over a point, another label or the legend; the legend (only when the labels do not name the colours) right of the
+plot area; the title above and the caption beneath.
 
-- **DataMapPlot** (:func:`datamapplot_figure`, the default): ``datamapplot.create_plot`` with system fonts
-  (DejaVu Sans), labels placed around the clusters with leader lines and never overlapping (its pylabeladjust
-  step), points rasterised at 300 dpi while text, leader lines, legend and caption stay vector in SVG and PDF.
+- **matplotlib** (:func:`matplotlib_figure`, the default): DejaVu Sans with Noto Sans CJK as glyph fallback, points
+  rasterised at 300 dpi while text, leader lines, legend and caption stay vector (selectable text) in SVG and PDF.
   Needs no browser.
-- **plotly** (:func:`plotly_figure`): the same view as a plotly figure drawn by kaleido and Chromium, labels in
-  boxes at their clusters (plotly has no label placement of its own), points in WebGL, embedded as an image in SVG
-  and PDF.
+- **plotly** (:func:`plotly_figure`): the same layout as a plotly figure drawn by kaleido and Chromium, points in
+  WebGL, embedded as an image in SVG and PDF.
 
-Why DataMapPlot is the default: drawn side by side on the whole ICLR 2025 conference (11,670 points, 30 topic
-labels; ``bench/publication.py``) its labels never overlap and never hide points, while the plotly figure's
-boxed labels pile up in the crowded centre (one hides another, one is cut at the edge of a box); it draws
-without Chromium, so one failure mode (a missing or hung browser) is gone; its SVG and PDF keep every label as
-selectable text; and it is faster (6 s against 10 s for all three formats, on a busy two-core machine).
-
-Every renderer here is a pure function of the view; the page runs them in a child process with a timeout
+The figure used to be drawn by DataMapPlot (``datamapplot.create_plot``): its label placement took 25-50 s for the
+whole conference's 55 topic labels on two busy cores (``bench/publication.py``), its legend sat inside the plot area
+and its leader lines ended at the mean of a theme's scattered papers, often empty space. Every renderer here is a
+pure function of the view; the page runs them in a child process with a timeout
 (:mod:`dashboard.export.download_bytes`), never in a server thread.
 """
 
@@ -37,12 +35,14 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dashboard.display import OUTLIER_COLOUR, OUTLIER_TOPIC, plotly_escape, topic_colour, topic_labels
+from dashboard.figures import topic_map
+from dashboard.figures.publication_layout import LINE_SPACING, LabelLayout, font_measure, layout_labels
 
 POINT_COLUMNS = ("x", "y", "colour", "label", "highlight")
 FORMATS = ("png", "svg", "pdf")
 MIME_TYPES = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf"}
-RENDERERS = ("datamapplot", "plotly")
-DEFAULT_RENDERER = "datamapplot"
+RENDERERS = ("matplotlib", "plotly")
+DEFAULT_RENDERER = "matplotlib"
 FONT_FAMILY = "DejaVu Sans"  # a system font (fonts-dejavu-core); matplotlib ships it too
 # Chinese, Japanese and Korean glyphs in the DataMapPlot renderer: Noto Sans CJK (fonts-noto-cjk), the fallback after
 # DejaVu Sans (matplotlib >= 3.6 falls back glyph by glyph along a list of families).
@@ -53,14 +53,19 @@ CJK_FONT_FILES = (
 )
 # The plotly renderer's fonts: DejaVu, then Noto CJK (fonts-noto-cjk) for Chinese, Japanese and Korean labels.
 PLOTLY_FONT_FAMILY = "DejaVu Sans, Noto Sans CJK JP, Noto Sans CJK SC, sans-serif"
-LEGEND_MARGIN_PX = 260
 FIGURE_SIZE_IN = (12.0, 9.0)  # 4:3, the proportions of the map on the page
+MARGIN_IN = 0.3
+TITLE_BAND_IN = 0.75
+CAPTION_LINE_IN = 0.17  # a 9 pt caption line
+LEGEND_GAP_IN = 0.25
+LEADER_GAP_PT = 2.0  # between a label and its leader line
 POINT_DPI = 300  # rasterised points in SVG/PDF, and the PNG's resolution
 LEGEND_MAX_ENTRIES = 24
 CAPTION_WRAP_CHARS = 150
-LABEL_WRAP_CHARS = 18
+TITLE_WRAP_CHARS = 90
 HIGHLIGHT_EDGE = "#111111"
 NEUTRAL_LABEL_COLOUR = "#333333"
+NEUTRAL_LINE_COLOUR = "#888888"
 _HEX_COLOUR = re.compile(r"#[0-9A-Fa-f]{6}")
 
 
@@ -127,129 +132,190 @@ def load_view(folder: Path) -> MapView:
     )
 
 
-def label_anchors(points: pd.DataFrame) -> pd.DataFrame:
-    """Where each label group sits: per non-empty ``label``, the mean x/y of its points, its size and its
-    dominant colour (the colour of most of its points). Columns label, x, y, size, colour; largest group first."""
-    labelled = points[points["label"].astype(str) != ""]
-    if labelled.empty:
-        return pd.DataFrame({"label": [], "x": [], "y": [], "size": [], "colour": []})
-    groups = labelled.groupby("label", sort=True)
-    anchors = groups[["x", "y"]].mean()
-    anchors["size"] = groups.size()
-    anchors["colour"] = groups["colour"].agg(lambda colours: colours.value_counts().index[0])
-    return anchors.reset_index().sort_values(["size", "label"], ascending=[False, True], ignore_index=True)
+def _darker(colour: str, share: float = 0.45) -> str:
+    """``colour`` (#RRGGBB) mixed with ``share`` of black: label text in its group's hue, readable on white (a light
+    yellow group colour is not)."""
+    rgb = [int(colour[index : index + 2], 16) for index in (1, 3, 5)]
+    return "#" + "".join(f"{round(value * (1 - share)):02X}" for value in rgb)
 
 
-def _label_colours(view: MapView, anchors: pd.DataFrame) -> dict[str, str]:
-    """{label: colour of its text and leader line}: the group's dominant colour when colours stand for the label
-    groups (no legend), else dark grey (a topic label over points coloured by decision must not claim the colour
-    of one decision)."""
-    return {
-        str(row.label): (NEUTRAL_LABEL_COLOUR if view.legend else str(row.colour))
-        for row in anchors.itertuples(index=False)
-    }
+def label_colours(view: MapView, labels: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """(text colours, leader-line colours) of ``labels`` (a LabelLayout's rows): the group's colour, darkened for
+    the text, when the colours stand for the label groups (no legend); else dark and mid grey (a topic's label over
+    points coloured by decision must not claim the colour of one decision)."""
+    if view.legend:
+        return [NEUTRAL_LABEL_COLOUR] * len(labels), [NEUTRAL_LINE_COLOUR] * len(labels)
+    colours = labels["colour"].astype(str).tolist()
+    return [_darker(colour) for colour in colours], colours
 
 
 def _wrapped(text: str, width: int) -> str:
     return "\n".join(textwrap.wrap(" ".join(str(text).split()), width)) if text else ""
 
 
-def datamapplot_figure(view: MapView, figsize: tuple[float, float] = FIGURE_SIZE_IN):
-    """The view drawn by ``datamapplot.create_plot`` as a matplotlib Figure (Agg canvas, nothing shown on screen).
+def caption_lines(view: MapView, layout: LabelLayout) -> str:
+    """The caption under the figure, wrapped, with a note when some label groups had no room."""
+    caption = view.caption
+    if layout.n_unlabelled:
+        caption += f" · the {layout.n_unlabelled} smallest of {layout.n_groups} groups are not labelled (no room)"
+    return _wrapped(caption, CAPTION_WRAP_CHARS)
 
-    Points keep their own colours (``marker_color_array``) and are rasterised (``set_rasterized``); each label
-    group is labelled at its mean position with a leader line, placed by DataMapPlot so no two labels overlap;
-    highlighted points are drawn on top, as vector rings. Raises ValueError for an invalid view
-    (:func:`check_view`). The caller closes the figure (``matplotlib.pyplot.close``).
-    """
-    import matplotlib
 
-    matplotlib.use("Agg", force=False)
-    import datamapplot
-    from matplotlib.lines import Line2D
+@dataclass(frozen=True)
+class FrameGeometry:
+    """Where the parts of a figure of ``size_in`` (width, height inches) go, in inches from its bottom-left corner:
+    the plot area ``plot`` (left, bottom, width, height), and the legend's top-right corner ``legend_at``."""
+
+    size_in: tuple[float, float]
+    plot: tuple[float, float, float, float]
+    legend_at: tuple[float, float]
+
+
+def frame_geometry(
+    size_in: tuple[float, float], has_title: bool, n_caption_lines: int, legend_width_in: float
+) -> FrameGeometry:
+    """The plot area of a figure: below the title's band, above the caption's, left of the legend (outside the plot
+    area, so no label or point ever lies under it)."""
+    width, height = size_in
+    top = TITLE_BAND_IN if has_title else MARGIN_IN
+    bottom = MARGIN_IN + CAPTION_LINE_IN * n_caption_lines
+    right = MARGIN_IN + (legend_width_in + LEGEND_GAP_IN if legend_width_in else 0.0)
+    plot = (MARGIN_IN, bottom, max(width - MARGIN_IN - right, 1.0), max(height - top - bottom, 1.0))
+    return FrameGeometry(size_in, plot, (width - MARGIN_IN, height - top))
+
+
+def matplotlib_figure(view: MapView, figsize: tuple[float, float] = FIGURE_SIZE_IN):
+    """The view drawn with matplotlib as a Figure (Agg canvas, no pyplot state): points rasterised (unlabelled ones,
+    outliers and the grey context, smaller and beneath), each label group's name beside the points with a leader line
+    (:mod:`dashboard.figures.publication_layout`), highlighted points ringed, the title above, the legend right of the
+    plot area and the caption beneath it; text in DejaVu Sans with Noto Sans CJK as glyph fallback. Raises ValueError
+    for an invalid view (:func:`check_view`)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
 
     check_view(view)
-    points = view.points
-    noise = "\x00unlabelled"  # never a real label
-    labels = np.where(points["label"].astype(str) == "", noise, points["label"].astype(str)).astype(object)
-    anchors = label_anchors(points)
-    label_colours = {noise: OUTLIER_COLOUR, **_label_colours(view, anchors)}
-    coordinates = points[["x", "y"]].to_numpy(dtype=np.float32)
     families = matplotlib_font_families()
-    figure, axes = datamapplot.create_plot(
-        coordinates,
-        labels,
-        title=view.title or None,
-        noise_label=noise,
-        noise_color=OUTLIER_COLOUR,
-        label_color_map=label_colours,
-        marker_color_array=points["colour"].astype(str).to_numpy(),
-        color_label_text=not view.legend,  # DataMapPlot darkens the group colour for the text
-        color_label_arrows=True,
-        label_wrap_width=LABEL_WRAP_CHARS,
-        figsize=figsize,
-        dpi=100,
-        font_family=families,  # matplotlib takes a list (glyph fallback); DataMapPlot passes it through
-        use_system_fonts=True,
-        add_glow=False,  # 14-18 s for 12,000 points against about 1 s without (issue 12's measurement)
-        point_size=_point_size(len(points)),
-        alpha=0.8,
-        dynamic_label_size=len(anchors) >= 2,  # sizes by cluster size; DataMapPlot 0.7.3 fails on one label
-        label_font_size=None if len(anchors) >= 2 else 14.0,
-        min_font_size=7.0,  # DataMapPlot's 4 pt is unreadable in print
-        max_font_size=16.0,
-        min_font_weight=400,
-        title_keywords={"fontsize": 18, "fontfamily": families, "fontweight": 700},
-        label_over_points=not _ring_placement_possible(anchors),
-    )
-    for collection in axes.collections:
-        collection.set_rasterized(True)
-    axes.set_frame_on(False)
-    highlighted = points[points["highlight"].astype(bool)]
-    if not highlighted.empty:
-        axes.scatter(
-            highlighted["x"],
-            highlighted["y"],
-            s=60,
-            facecolors=highlighted["colour"].tolist(),
-            edgecolors=HIGHLIGHT_EDGE,
-            linewidths=1.2,
-            zorder=5,
+    figure = Figure(figsize=figsize, dpi=100, facecolor="white")
+    legend = _matplotlib_legend(figure, view.legend, families) if view.legend else None
+    canvas = FigureCanvasAgg(figure)
+    legend_width = legend.get_window_extent(canvas.get_renderer()).width / figure.dpi if legend else 0.0
+    caption_guess = _wrapped(view.caption, CAPTION_WRAP_CHARS).count("\n") + 2 if view.caption else 0
+    geometry = frame_geometry(figsize, bool(view.title), caption_guess, legend_width)
+    left, bottom, width, height = geometry.plot
+    layout = layout_labels(view.points, width * 72, height * 72, font_measure(families))
+    axes = figure.add_axes((left / figsize[0], bottom / figsize[1], width / figsize[0], height / figsize[1]))
+    axes.set_axis_off()
+    axes.set_xlim(*layout.x_range)
+    axes.set_ylim(*layout.y_range)
+    _matplotlib_points(axes, view.points)
+    _matplotlib_labels(axes, view, layout, families, width * 72)
+    if legend is not None:
+        legend.set_bbox_to_anchor(
+            (geometry.legend_at[0] / figsize[0], geometry.legend_at[1] / figsize[1]), transform=figure.transFigure
         )
-    if view.legend:
-        handles = [
-            Line2D(
-                [], [], linestyle="", marker="o", markersize=7, markerfacecolor=colour, markeredgewidth=0, label=name
-            )
-            for name, colour in view.legend[:LEGEND_MAX_ENTRIES]
-        ]
-        axes.legend(
-            handles=handles,
-            loc="lower left",
-            frameon=False,
-            fontsize=9,
-            ncols=1 if len(handles) <= 8 else 2,
-            prop={"family": families, "size": 9},
-        )
-    if view.caption:
+    if view.title:
         figure.text(
-            0.01,
-            0.0,
-            _wrapped(view.caption, CAPTION_WRAP_CHARS),
+            MARGIN_IN / figsize[0],
+            1 - 0.22 / figsize[1],
+            _wrapped(view.title, TITLE_WRAP_CHARS),
+            ha="left",
+            va="top",
+            fontsize=17,  # regular weight: a bold face would be one more font to embed in the PDF (0.5-1 s)
+            fontfamily=families,
+            parse_math=False,
+        )
+    caption = caption_lines(view, layout)
+    if caption:
+        figure.text(
+            MARGIN_IN / figsize[0],
+            (bottom - 0.12) / figsize[1],
+            caption,
             ha="left",
             va="top",
             fontsize=9,
             color="#444444",
             fontfamily=families,
+            parse_math=False,
         )
     return figure
 
 
+def _matplotlib_legend(figure, legend: list[tuple[str, str]], families: list[str]):
+    from matplotlib.lines import Line2D
+
+    entries = legend[:LEGEND_MAX_ENTRIES]
+    handles = [
+        Line2D([], [], linestyle="", marker="o", markersize=7, markerfacecolor=colour, markeredgewidth=0, label=name)
+        for name, colour in entries
+    ]
+    if len(legend) > len(entries):
+        handles.append(Line2D([], [], linestyle="", label=f"… and {len(legend) - len(entries)} more"))
+    return figure.legend(
+        handles=handles, loc="upper right", frameon=False, prop={"family": families, "size": 9}, borderaxespad=0
+    )
+
+
+def _matplotlib_points(axes, points: pd.DataFrame) -> None:
+    """The points, rasterised: unlabelled ones (outliers, grey context) smaller and beneath, then the labelled ones,
+    then the highlighted ones ringed, as vectors."""
+    size = _point_size(len(points))
+    labelled = (points["label"].astype(str) != "").to_numpy()
+    colours = points["colour"].astype(str).to_numpy()
+    x, y = points["x"].to_numpy(dtype=float), points["y"].to_numpy(dtype=float)
+    for members, scale, alpha in ((~labelled, 0.6, 0.7), (labelled, 1.0, 0.85)):
+        if members.any():
+            axes.scatter(
+                x[members], y[members], s=size * scale, c=colours[members], linewidths=0, alpha=alpha, rasterized=True
+            )
+    highlighted = points["highlight"].astype(bool).to_numpy()
+    if highlighted.any():
+        axes.scatter(
+            x[highlighted],
+            y[highlighted],
+            s=max(size * 6, 30),
+            c=colours[highlighted],
+            edgecolors=HIGHLIGHT_EDGE,
+            linewidths=1.0,
+            zorder=5,
+        )
+
+
+def _matplotlib_labels(axes, view: MapView, layout: LabelLayout, families: list[str], width_pt: float) -> None:
+    """Each label's text at its place and one collection of leader lines (an annotation's arrow clipped to its text
+    box cost 25 ms per label in the PDF)."""
+    from matplotlib.collections import LineCollection
+
+    rows = layout.labels
+    texts, lines = label_colours(view, rows)
+    gap = LEADER_GAP_PT * (layout.x_range[1] - layout.x_range[0]) / width_pt  # data units
+    for row, text_colour in zip(rows.itertuples(index=False), texts):
+        left = row.side < 0
+        axes.text(
+            row.text_x,
+            row.text_y,
+            "\n".join(row.lines),
+            ha="right" if left else "left",
+            va="center",
+            multialignment="right" if left else "left",
+            fontsize=row.font_pt,
+            color=text_colour,
+            fontfamily=families,
+            linespacing=LINE_SPACING,
+            parse_math=False,
+            zorder=4,
+        )
+    if len(rows):
+        starts = np.column_stack([rows["text_x"] + gap * rows["side"], rows["text_y"]])
+        ends = rows[["anchor_x", "anchor_y"]].to_numpy(dtype=float)
+        segments = [[tuple(start), tuple(end)] for start, end in zip(starts, ends)]
+        axes.add_collection(LineCollection(segments, colors=lines, linewidths=0.6, zorder=3))
+
+
 def matplotlib_font_families() -> list[str]:
-    """The font families the DataMapPlot renderer asks matplotlib for: [FONT_FAMILY, CJK_FAMILY] when a Noto Sans CJK
-    file of CJK_FONT_FILES is installed, else [FONT_FAMILY]. matplotlib lists the system's fonts once, in a cache file
-    it does not refresh, so a font installed after that (``apt-get install fonts-noto-cjk`` on a machine that had
-    already run matplotlib) is registered here with ``font_manager.fontManager.addfont``, its public API."""
+    """The font families the matplotlib renderer asks for: [FONT_FAMILY, CJK_FAMILY] when a Noto Sans CJK file of
+    CJK_FONT_FILES is installed, else [FONT_FAMILY]. matplotlib lists the system's fonts once, in a cache file it does
+    not refresh, so a font installed after that (``apt-get install fonts-noto-cjk`` on a machine that had already run
+    matplotlib) is registered here with ``font_manager.fontManager.addfont``, its public API."""
     from matplotlib import font_manager
 
     known = {entry.name for entry in font_manager.fontManager.ttflist}
@@ -261,49 +327,55 @@ def matplotlib_font_families() -> list[str]:
     return [FONT_FAMILY, CJK_FAMILY] if CJK_FAMILY in known else [FONT_FAMILY]
 
 
-def _ring_placement_possible(anchors: pd.DataFrame) -> bool:
-    """Whether DataMapPlot can place the labels on rings around the map: it points each label away from the mean
-    of all label positions, which is undefined for a label sitting exactly there (one label group, or a label at
-    the centre); those maps get their labels over the points instead."""
-    if len(anchors) < 2:
-        return False
-    positions = anchors[["x", "y"]].to_numpy(dtype=float)
-    offsets = np.linalg.norm(positions - positions.mean(axis=0), axis=1)
-    return bool((offsets > 1e-9 * max(1.0, float(np.abs(positions).max()))).all())
-
-
 def _point_size(n_points: int) -> float:
-    """Marker area in points² for DataMapPlot's matplotlib scatter: larger for small maps, so a handful of
-    papers stays visible."""
+    """Marker area in points² for the matplotlib scatter: larger for small maps, so a handful of papers stays
+    visible."""
     if n_points <= 200:
         return 30.0
     if n_points <= 2_000:
         return 8.0
-    return 2.0
+    if n_points <= 20_000:
+        return 2.5
+    return 1.2
 
 
 def plotly_figure(view: MapView, width: int = 1800, height: int = 1350) -> go.Figure:
-    """The view as a plotly Figure for kaleido: one WebGL trace of the points in their colours, highlighted
-    points on top with dark rings, each label group's label in a box at its mean position, the legend entries as
-    legend-only traces, the title above and the caption below. Raises ValueError for an invalid view."""
+    """The view as a plotly Figure for kaleido: the same layout as :func:`matplotlib_figure` at ``width`` x
+    ``height`` pixels (one point = ``width`` / 12 / 72 px): one WebGL trace of the points, highlighted points ringed on
+    top, each label beside the points with its leader line, the legend right of the plot area (legend-only traces),
+    the title above and the caption beneath. Raises ValueError for an invalid view."""
     check_view(view)
     points = view.points
-    figure = go.Figure()
-    figure.add_trace(
-        go.Scattergl(
-            x=points["x"].to_numpy(),
-            y=points["y"].to_numpy(),
-            mode="markers",
-            showlegend=False,
-            hoverinfo="skip",
-            marker={
-                "color": points["colour"].astype(str).tolist(),
-                "size": 7 if len(points) <= 2_000 else 4,
-                "opacity": 0.8,
-                "line": {"width": 0},
-            },
-        )
+    px_per_pt = width / (FIGURE_SIZE_IN[0] * 72)
+    families = matplotlib_font_families()
+    measure = font_measure(families)
+    legend_width_in = (
+        (max(measure([name], 9.0)[0] for name, _ in view.legend[:LEGEND_MAX_ENTRIES]) + 30) / 72 if view.legend else 0.0
     )
+    caption_guess = _wrapped(view.caption, CAPTION_WRAP_CHARS).count("\n") + 2 if view.caption else 0
+    size_in = (width / px_per_pt / 72, height / px_per_pt / 72)
+    geometry = frame_geometry(size_in, bool(view.title), caption_guess, legend_width_in)
+    left, bottom, plot_width, plot_height = geometry.plot
+    layout = layout_labels(points, plot_width * 72, plot_height * 72, measure)
+    figure = go.Figure()
+    labelled = (points["label"].astype(str) != "").to_numpy()
+    marker_px = 2 * np.sqrt(_point_size(len(points)) / np.pi) * px_per_pt
+    for members, scale in ((~labelled, 0.75), (labelled, 1.0)):
+        figure.add_trace(
+            go.Scattergl(
+                x=points["x"].to_numpy()[members],
+                y=points["y"].to_numpy()[members],
+                mode="markers",
+                showlegend=False,
+                hoverinfo="skip",
+                marker={
+                    "color": points["colour"].astype(str).to_numpy()[members].tolist(),
+                    "size": max(marker_px * scale, 2.0),
+                    "opacity": 0.85,
+                    "line": {"width": 0},
+                },
+            )
+        )
     highlighted = points[points["highlight"].astype(bool)]
     if not highlighted.empty:
         figure.add_trace(
@@ -326,49 +398,83 @@ def plotly_figure(view: MapView, width: int = 1800, height: int = 1350) -> go.Fi
                 x=[None], y=[None], mode="markers", name=plotly_escape(name), marker={"color": colour, "size": 10}
             )
         )
-    anchors = label_anchors(points)
-    text_colours = _label_colours(view, anchors)
-    figure.update_layout(
-        annotations=[
+    texts, lines = label_colours(view, layout.labels)
+    annotations = [
+        dict(
+            x=row.anchor_x,
+            y=row.anchor_y,
+            ax=row.text_x,
+            ay=row.text_y,
+            xref="x",
+            yref="y",
+            axref="x",
+            ayref="y",
+            text="<br>".join(plotly_escape(line) for line in row.lines),
+            showarrow=True,
+            arrowhead=0,
+            arrowwidth=0.6 * px_per_pt,
+            arrowcolor=line_colour,
+            standoff=0,
+            startstandoff=2 * px_per_pt,
+            xanchor="right" if row.side < 0 else "left",
+            yanchor="middle",
+            align="right" if row.side < 0 else "left",
+            font={"size": row.font_pt * px_per_pt, "color": text_colour, "family": PLOTLY_FONT_FAMILY},
+        )
+        for row, text_colour, line_colour in zip(layout.labels.itertuples(index=False), texts, lines)
+    ]
+    caption = caption_lines(view, layout)
+    if caption:
+        annotations.append(
             dict(
-                x=row.x,
-                y=row.y,
-                text="<br>".join(plotly_escape(line) for line in textwrap.wrap(str(row.label), LABEL_WRAP_CHARS)),
+                text="<br>".join(plotly_escape(line) for line in caption.split("\n")),
+                x=0,
+                y=0,
+                xref="paper",
+                yref="paper",
+                xanchor="left",
+                yanchor="top",
+                yshift=-0.12 * 72 * px_per_pt,
                 showarrow=False,
-                font={"size": 12, "color": text_colours[str(row.label)], "family": PLOTLY_FONT_FAMILY},
-                bgcolor="rgba(255,255,255,0.8)",
-                borderpad=2,
+                align="left",
+                font={"size": 9 * px_per_pt, "color": "#444444", "family": PLOTLY_FONT_FAMILY},
             )
-            for row in anchors.itertuples(index=False)
-        ]
-    )
-    if view.caption:
-        figure.add_annotation(
-            text="<br>".join(plotly_escape(line) for line in textwrap.wrap(view.caption, CAPTION_WRAP_CHARS)),
-            x=0,
-            y=0,
-            xref="paper",
-            yref="paper",
-            xanchor="left",
-            yanchor="top",
-            yshift=-8,
-            showarrow=False,
-            align="left",
-            font={"size": 11, "color": "#555555", "family": PLOTLY_FONT_FAMILY},
         )
     axis = {"showgrid": False, "zeroline": False, "showticklabels": False, "title": None, "showline": False}
+    margin = {
+        "l": round(left * 72 * px_per_pt),
+        "b": round(bottom * 72 * px_per_pt),
+        "r": round((size_in[0] - left - plot_width) * 72 * px_per_pt),
+        "t": round((size_in[1] - bottom - plot_height) * 72 * px_per_pt),
+        "pad": 0,
+    }
     figure.update_layout(
         template="plotly_white",
         width=width,
         height=height,
+        annotations=annotations,
         font={"family": PLOTLY_FONT_FAMILY},
-        title={"text": plotly_escape(view.title), "x": 0.01, "xanchor": "left", "font": {"size": 22}},
-        # The legend right of the plot area, outside it: above the plot it printed over the title.
-        margin={"l": 20, "r": LEGEND_MARGIN_PX if view.legend else 20, "t": 70, "b": 90},
+        title={
+            "text": "<br>".join(plotly_escape(line) for line in _wrapped(view.title, TITLE_WRAP_CHARS).split("\n")),
+            "x": MARGIN_IN / size_in[0],
+            "xanchor": "left",
+            "y": 1 - 0.22 / size_in[1],
+            "yanchor": "top",
+            "font": {"size": 16 * px_per_pt, "family": PLOTLY_FONT_FAMILY},
+        },
+        margin=margin,
         showlegend=bool(view.legend),
-        legend={"orientation": "v", "yanchor": "top", "y": 1.0, "xanchor": "left", "x": 1.02},
-        xaxis=axis,
-        yaxis={**axis, "scaleanchor": "x", "scaleratio": 1},
+        # The legend right of the plot area, outside it: above the plot it printed over the title.
+        legend={
+            "orientation": "v",
+            "yanchor": "top",
+            "y": 1.0,
+            "xanchor": "right",
+            "x": (width - MARGIN_IN * 72 * px_per_pt - margin["l"]) / (plot_width * 72 * px_per_pt),
+            "font": {"size": 9 * px_per_pt},
+        },
+        xaxis={**axis, "range": list(layout.x_range)},
+        yaxis={**axis, "range": list(layout.y_range)},
     )
     return figure
 
@@ -422,6 +528,39 @@ def caption_text(
     built_part = f" (built {built})" if built else ""
     papers = "1 paper" if n_points == 1 else f"{n_points:,} papers"
     return f"{papers} of {corpus}{built_part} · filters: {filters} · drawn {drawn} by Topic Atlas"
+
+
+def map_title(corpus: str, state: topic_map.MapState, theme_name: str = "") -> str:
+    """'Topic map of ICLR 2025: Graph, coloured by topic': the corpus, the drilled theme's name, the colouring."""
+    return (
+        f"Topic map of {corpus}"
+        + (f": {theme_name}" if theme_name else "")
+        + (f", coloured by {topic_map.COLOUR_MODES[state.colour_by].lower()}")
+    )
+
+
+def view_of_map(
+    documents: pd.DataFrame,
+    matching: pd.DataFrame,
+    topics: pd.DataFrame,
+    state: topic_map.MapState,
+    *,
+    title: str,
+    caption: str,
+    highlights: topic_map.Highlights | None = None,
+    areas: Iterable[str] | None = None,
+) -> MapView:
+    """The MapView of the page's map: ``matching`` (the papers that pass the filters and the drilled theme; doc_id,
+    x, y, topic, theme and the colour mode's column) in the view's colours and labels, every other paper of
+    ``documents`` (doc_id, x, y) grey beneath as the map draws them, highlights ringed, and a legend only when the
+    labels do not name the colours (:func:`dashboard.figures.topic_map.labels_name_colours`)."""
+    shown = set(matching["doc_id"].astype(str))
+    rest = documents[~documents["doc_id"].astype(str).isin(shown)]
+    area_list = list(areas) if areas is not None else None
+    points = topic_map.publication_points(matching, topics, state, highlights, rest if len(rest) else None, area_list)
+    named = topic_map.labels_name_colours(state)
+    legend = [] if named else topic_map.legend_entries(matching, topics, state, area_list)
+    return MapView(points, legend, title, caption)
 
 
 def map_view_from_documents(

@@ -28,6 +28,7 @@ AXIS_LABEL_CHARS = 34
 # paper's neighbours share its area, so 8,330 of 11,670 papers would qualify; one other area holding 6 or more of
 # the 10 picks 817 (7%), 7 or more 377.
 OTHER_AREA_SHARE = 0.5
+MANY_AREA_COLUMNS = 25  # above this many columns, the areas chart's headers stand upright and cells carry no text
 
 
 def node_id(kind: str, key: int) -> str:
@@ -47,6 +48,15 @@ def node_topics(node: str, topics: pd.DataFrame) -> tuple[str, list[int]]:
     if kind == "topic":
         return "topic", [int(key)]
     raise ValueError(f"not a topic-tree node: {node!r}")
+
+
+def tree_label_chars(size: int, total: int) -> int:
+    """Characters per line of a topic's label in the tree: about as many as its block is wide at 10 px. A treemap
+    does not wrap, and a label wider than its block is hidden (uniformtext "hide"); squarified blocks are about
+    square, so a block's width goes with the square root of its share of the papers: 120 x sqrt(share) characters
+    (a topic of 78 of 11,660 papers, about 60 px wide at 1280 px, gets 10), between 8 and TREE_LABEL_CHARS. With 16
+    for every topic, a third of the whole conference's blocks at 1280 px had no name."""
+    return int(np.clip(round(120 * np.sqrt(size / max(total, 1))), 8, TREE_LABEL_CHARS))
 
 
 def topic_tree_figure(topics: pd.DataFrame, height: int | None = None) -> go.Figure:
@@ -75,10 +85,18 @@ def topic_tree_figure(topics: pd.DataFrame, height: int | None = None) -> go.Fig
         hover.append(
             f"Theme: {plotly_escape(row['theme_label'])}<br>{int(row['size']):,} papers in {int(row['n'])} topics"
         )
+    total = max(int(real["size"].sum()), 1)
     for row in real.sort_values(["theme", "size"], ascending=[True, False]).itertuples(index=False):
         ids.append(node_id("topic", row.topic))
-        # Wrapped in short lines: a treemap does not wrap, and one long line hid the label of every narrow block.
-        lines = textwrap.wrap(f"{row.label} ({int(row.size):,})", TREE_LABEL_CHARS, max_lines=4, placeholder="…")
+        # Words stay whole ("Differenti / al privacy" at 1500 px): a word wider than its block hides the label
+        # (uniformtext "hide"), which the hover names.
+        lines = textwrap.wrap(
+            f"{row.label} ({int(row.size):,})",
+            tree_label_chars(int(row.size), total),
+            max_lines=5,
+            placeholder="…",
+            break_long_words=False,
+        )
         labels.append("<br>".join(plotly_escape(line) for line in lines))
         parents.append(node_id("theme", row.theme))
         values.append(int(row.size))
@@ -191,20 +209,15 @@ def similarity_figure(
         height=size,
         margin={"l": 8, "r": 8, "t": 8, "b": 8},
         font={"family": FONT_FAMILY, "size": 11},
-        # Every row and column labelled (plotly skips every other category label when they are dense).
-        xaxis={
-            "tickangle": -50,
-            "automargin": True,
-            "showgrid": False,
-            "tickmode": "array",
-            "tickvals": names,
-            "ticktext": names,
-        },
+        # Every row labelled (plotly skips every other category label when they are dense); the columns are the
+        # same topics in the same order, named on hover: their 57 slanted labels printed over each other at 1280 px.
+        xaxis={"showticklabels": False, "showgrid": False, "ticks": ""},
         yaxis={
             "autorange": "reversed",
             "automargin": True,
             "showgrid": False,
-            "scaleanchor": "x",
+            # no scaleanchor: square cells shrank the matrix to the width left beside the labels (240 px at 900 px
+            # with the sidebar open) and left the rest of its 1,100 px height blank; rows stay 16 px, labelled
             "tickmode": "array",
             "tickvals": names,
             "ticktext": names,
@@ -239,7 +252,8 @@ def area_share_figure(counts: pd.DataFrame, normalise: str = "theme") -> go.Figu
 
     ``normalise="theme"``: each column is a theme's papers across the areas (which areas a theme draws from;
     columns sum to 100%); ``"area"``: each row is an area's papers across the themes (which themes an area holds;
-    rows sum to 100%). Cells of 3% or more carry their percentage. Raises ValueError for another ``normalise``.
+    rows sum to 100%). Cells of 3% or more carry their percentage, unless there are more than MANY_AREA_COLUMNS
+    columns. Raises ValueError for another ``normalise``.
     """
     if normalise not in ("theme", "area"):
         raise ValueError(f"normalise must be 'theme' or 'area', not {normalise!r}")
@@ -247,10 +261,13 @@ def area_share_figure(counts: pd.DataFrame, normalise: str = "theme") -> go.Figu
     totals = values.sum(axis=0, keepdims=True) if normalise == "theme" else values.sum(axis=1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
         shares = np.where(totals > 0, values / totals, 0.0)
-    text = [[f"{100 * share:.0f}%" if share >= 0.03 else "" for share in row] for row in shares]
-    areas = [plotly_escape(shorten(area, 60)) for area in counts.columns]
+    # Many columns (topics, not themes) are about 10 px wide at 1280 px: headers upright, smaller and shorter, and no
+    # percentages in the cells (they printed over each other); the hover names every cell.
+    many = len(counts.index) > MANY_AREA_COLUMNS
+    text = [["" if many or share < 0.03 else f"{100 * share:.0f}%" for share in row] for row in shares]
+    areas = [plotly_escape(shorten(area, 48)) for area in counts.columns]
     # One line per column header, slanted: wrapped headers side by side printed over each other at 1280 px.
-    groups = [plotly_escape(shorten(str(name), 32)) for name in counts.index]
+    groups = [plotly_escape(shorten(str(name), 26 if many else 32)) for name in counts.index]
     what = "of the theme's papers" if normalise == "theme" else "of the area's papers"
     hover = [
         [
@@ -286,9 +303,9 @@ def area_share_figure(counts: pd.DataFrame, normalise: str = "theme") -> go.Figu
             "tickmode": "array",
             "tickvals": list(range(len(groups))),
             "ticktext": groups,
-            "tickangle": -45,
+            "tickangle": -90 if many else -45,
             "automargin": True,
-            "tickfont": {"size": 10},
+            "tickfont": {"size": 9 if many else 10},
         },
         yaxis={"autorange": "reversed", "automargin": True},
     )

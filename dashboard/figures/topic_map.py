@@ -35,7 +35,15 @@ from dashboard.figures.decision_charts import DECISION_COLOURS
 from dashboard.figures.label_layout import dense_anchor, place_labels, text_size_px, wrap_name
 from pipeline.topics.themes import OUTLIER_THEME, assign_themes, has_themes
 
-COLOUR_MODES = {"theme": "Theme", "topic": "Topic", "decision": "Decision", "primary_area": "Primary area"}
+COLOUR_MODES = {
+    "theme": "Theme",
+    "topic": "Topic",
+    "decision": "Decision",
+    "primary_area": "Primary area",
+    "venue": "Venue",  # atlases of several collections (issue 22)
+    "year": "Year",
+}
+OTHER_YEARS = "Other years"  # the grey group of the papers outside the highlighted year
 LEVELS = {"themes": "Themes", "topics": "Topics"}
 UNKNOWN = "Unknown"
 CONTEXT_COLOUR = "#D5D5D5"
@@ -45,12 +53,14 @@ THEME_LABEL_LINE_CHARS = 24
 TOPIC_LABEL_LINE_CHARS = 28
 LEGEND_ROW_PX = 21
 LEGEND_CHAR_PX = 6.6
-# Themes: 20 colours, the first ten Paul Tol's "bright" and "muted" schemes (distinguishable with the common colour
-# vision deficiencies; https://personal.sron.nl/~pault/), then lighter and darker ones of the same families; no two
-# within a small distance in CIE Lab of each other and none near the outliers' grey.
+# Themes: 20 colours, Okabe and Ito's six for colour-blind readers, then 14 found by bench/palette.py --search: no two
+# closer than 9.4 in CAM02-UCS with normal vision or full deuteranopia, protanopia or tritanopia (11.0 with normal
+# vision; the first ten, given to the largest themes, 11.0 and 15.7), all at least 18 from the outliers' and the
+# context's greys. The Tol-based palette before had pairs at 5.8 (normal) and 0.7 (tritanopia): two blues, three
+# yellow-greens (docs/decisions/theme-palette.md).
 THEME_PALETTE: tuple[str, ...] = (
-    "#4477AA", "#EE6677", "#228833", "#CCBB44", "#66CCEE", "#AA3377", "#332288", "#EE8866", "#44AA99", "#882255",
-    "#BBCC33", "#FFAABB", "#77AADD", "#999933", "#117733", "#DDCC77", "#AA4499", "#994F00", "#0072B2", "#E69F00",
+    "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#870F78", "#784B69", "#C3C387", "#9678FF",
+    "#3C0FFF", "#69874B", "#C30096", "#96A55A", "#E1A5C3", "#1E5A4B", "#FF7896", "#A56987", "#B4004B", "#964B0F",
 )  # fmt: skip
 HIGHLIGHT_STYLES = {  # kind -> (legend name, symbol, colour, size); drawn in this order, the chosen paper last
     "similar": ("similar papers", "circle-open", "#111111", 12),
@@ -61,12 +71,14 @@ HIGHLIGHT_STYLES = {  # kind -> (legend name, symbol, colour, size); drawn in th
 
 @dataclass(frozen=True)
 class MapState:
-    """What the map shows: ``colour_by`` (a key of COLOUR_MODES), ``level`` (a key of LEVELS) and the drilled
-    ``theme`` id (None: the whole map)."""
+    """What the map shows: ``colour_by`` (a key of COLOUR_MODES), ``level`` (a key of LEVELS), the drilled
+    ``theme`` id (None: the whole map) and the ``highlight`` year (None: every year in colour; else the other years'
+    papers are grey)."""
 
     colour_by: str = "theme"
     level: str = "themes"
     theme: int | None = None
+    highlight: int | None = None
 
 
 @dataclass(frozen=True)
@@ -124,15 +136,49 @@ def area_order(documents: pd.DataFrame) -> list[str]:
 
 
 def colour_groups(
-    documents: pd.DataFrame, topics: pd.DataFrame, colour_by: str, areas: Sequence[str] | None = None
+    documents: pd.DataFrame,
+    topics: pd.DataFrame,
+    colour_by: str,
+    areas: Sequence[str] | None = None,
+    highlight: int | None = None,
 ) -> tuple[np.ndarray, dict[str, str]]:
     """Each document's colour group name and {group name: colour} in legend order.
 
-    ``documents`` needs topic (and theme, decision or primary_area for those modes); ``topics`` topic, label,
-    theme, theme_label. Outliers (topic or theme mode) and missing values (decision, primary area) form the
-    group "Outliers" / "Unknown", coloured grey and listed last. ``areas``: the corpus's area order (see
-    :func:`area_order`), so colours do not change with the filters. Raises ValueError for an unknown mode.
+    ``documents`` needs topic (and theme, decision, primary_area, venue or year for those modes); ``topics`` topic,
+    label, theme, theme_label. Outliers (topic or theme mode) and missing values (decision, primary area, venue,
+    year) form the group "Outliers" / "Unknown", coloured grey and listed last. ``areas``: the corpus's area order
+    (see :func:`area_order`), so colours do not change with the filters. ``highlight``: a year whose papers keep
+    their colour while every other paper joins the grey group OTHER_YEARS (needs ``year``). Raises ValueError for an
+    unknown mode.
     """
+    names, legend = _mode_groups(documents, topics, colour_by, areas)
+    if highlight is not None and "year" in documents.columns:
+        names = names.copy()
+        names[(documents["year"] != highlight).fillna(True).to_numpy(dtype=bool)] = OTHER_YEARS
+        legend = {**legend, OTHER_YEARS: CONTEXT_COLOUR}
+    return names, legend
+
+
+def _collection_groups(documents: pd.DataFrame, column: str) -> tuple[np.ndarray, dict[str, str]]:
+    """Groups by venue (most papers first) or by year (in time order), missing values "Unknown"."""
+    values = documents[column] if column in documents.columns else pd.Series(None, index=documents.index)
+    present = values.dropna()
+    if column == "year":
+        order = [str(int(year)) for year in sorted(present.unique())]
+        names = np.asarray([str(int(year)) if year == year and year is not None else UNKNOWN for year in values])
+    else:
+        counts = present.astype(str).value_counts()
+        order = sorted(counts.index, key=lambda name: (-int(counts[name]), name))
+        names = np.asarray(values.where(values.notna(), UNKNOWN).astype(str), dtype=object)
+    legend = _ranked_colours(order)
+    legend[UNKNOWN] = OUTLIER_COLOUR
+    return names.astype(object), legend
+
+
+def _mode_groups(
+    documents: pd.DataFrame, topics: pd.DataFrame, colour_by: str, areas: Sequence[str] | None
+) -> tuple[np.ndarray, dict[str, str]]:
+    """colour_groups without the highlight."""
     if colour_by == "topic":
         labels = {int(topic): str(label) for topic, label in zip(topics["topic"], topics["label"])}
         colours = topic_colours(topics)
@@ -167,6 +213,8 @@ def colour_groups(
         names = np.asarray(values.where(values.isin(order), UNKNOWN).astype(object), dtype=object)
         legend = _ranked_colours(order)
         legend[UNKNOWN] = OUTLIER_COLOUR
+    elif colour_by in ("venue", "year"):
+        names, legend = _collection_groups(documents, colour_by)
     else:
         raise ValueError(f"unknown colour mode {colour_by!r}; expected one of {sorted(COLOUR_MODES)}")
     return names, legend
@@ -187,6 +235,12 @@ def label_column(state: MapState) -> str:
     """The documents' column that the view's labels group by: "theme" at the theme level of the whole map, else
     "topic"."""
     return "theme" if state.level == "themes" and state.theme is None else "topic"
+
+
+def labels_name_colours(state: MapState) -> bool:
+    """Whether the view's labels name its colour groups (themes coloured and labelled, or topics): then a figure's
+    labels, in their groups' colours, are its legend."""
+    return state.colour_by == label_column(state) and state.highlight is None
 
 
 def point_labels(documents: pd.DataFrame, topics: pd.DataFrame, state: MapState) -> np.ndarray:
@@ -413,7 +467,7 @@ def map_figure(
     in ``customdata``. The plot area is ``height_px`` high; the legend sits beneath it. Returns the Figure.
     """
     selected = {str(doc_id) for doc_id in selected_ids} if selected_ids is not None else None
-    names, legend = colour_groups(documents, topics, state.colour_by, areas)
+    names, legend = colour_groups(documents, topics, state.colour_by, areas, state.highlight)
     size = _marker_size(len(documents))
     traces: list[dict[str, Any]] = []
     if context is not None and not context.empty:
@@ -531,7 +585,7 @@ def publication_points(
     """The points of the current view for a static publication figure: columns x, y, colour (hex), label (the
     point's label group at the view's level; "" for outliers and papers outside a drilled theme), highlight
     (search hit, chosen or similar paper). ``context`` papers come first, grey and unlabelled; then ``documents``."""
-    names, legend = colour_groups(documents, topics, state.colour_by, areas)
+    names, legend = colour_groups(documents, topics, state.colour_by, areas, state.highlight)
     chosen = (
         set((highlights or Highlights()).search)
         | set((highlights or Highlights()).similar)
@@ -568,7 +622,7 @@ def legend_entries(
     documents: pd.DataFrame, topics: pd.DataFrame, state: MapState, areas: Sequence[str] | None = None
 ) -> list[tuple[str, str]]:
     """[(group name, colour)] of the colour groups present in ``documents``, in legend order."""
-    names, legend = colour_groups(documents, topics, state.colour_by, areas)
+    names, legend = colour_groups(documents, topics, state.colour_by, areas, state.highlight)
     present = set(names.tolist())
     return [(name, colour) for name, colour in legend.items() if name in present]
 
@@ -583,6 +637,8 @@ def view_description(
     areas: Sequence[str] = (),
     theme: int | None = None,
     selected: int = 0,
+    collections: Sequence[str] = (),
+    highlight: int | None = None,
 ) -> str:
     """One line that says what the view shows, for a figure's caption: corpus, papers shown, then each filter in
     use, e.g. "iclr2025/iclr2025_abstracts.parquet · 1,741 papers · theme: reasoning, MLLMs · decision: Oral".
@@ -601,6 +657,10 @@ def view_description(
         parts.append("decision: " + ", ".join(decisions))
     if areas:
         parts.append("primary area: " + "; ".join(shorten(area, 50) for area in areas))
+    if collections:
+        parts.append("collection: " + ", ".join(collections))
+    if highlight is not None:
+        parts.append(f"{highlight} highlighted, other years grey")
     if selected:
         parts.append(f"{selected:,} selected on the map")
     return " · ".join(parts)

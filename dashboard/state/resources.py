@@ -15,12 +15,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+import pyarrow as pa
 import streamlit as st
 
 from dashboard import display
+from dashboard.export import download_bytes
 from dashboard.figures import charts, decision_charts, map_layers, structure_charts, topic_map
-from dashboard.state import uploads
-from dashboard.tables import analytics, paper_table
+from dashboard.state import heap, uploads
+from dashboard.tables import analytics, collections, paper_table
 from pipeline.cache import TopicCache, read_cache
 
 if TYPE_CHECKING:
@@ -40,6 +42,7 @@ def load_cache(cache_dir: str, mtime_ns: int) -> TopicCache:
     atlas.topics = topic_map.themed_topics(atlas.topics, atlas.hierarchy)
     atlas.documents = topic_map.with_themes(display.with_hover_texts(atlas.documents, atlas.topics), atlas.topics)
     atlas.topics = with_listed_sizes(atlas.topics, paper_table.with_copies(atlas.documents, atlas.copies, atlas.topics))
+    heap.freeze_long_lived()  # the imports and these tables live as long as the server: no full GC visits them
     return atlas
 
 
@@ -85,6 +88,13 @@ def area_choices(cache_key: CacheKey, _documents: pd.DataFrame) -> list[str]:
 def decision_choices(cache_key: CacheKey, _documents: pd.DataFrame) -> list[str]:
     """The decision filter's options, found once per cache (a pass over every paper: 20 ms at 11,671)."""
     return paper_table.decision_options(_documents)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def collection_choices(cache_key: CacheKey, _documents: pd.DataFrame) -> tuple[list[str], list[int]]:
+    """(collection names, years) of an atlas of several collections for the sidebar (dashboard.tables.collections;
+    empty lists for one collection), found once per cache."""
+    return collections.collection_options(_documents), collections.year_options(_documents)
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
@@ -178,7 +188,7 @@ def map_layers_of(
 ) -> dict[str, Any]:
     """The WebGL map's layers of one view (map_layers.view_layers); ``view_key`` names the filters, highlights and
     selection behind the underscored arguments."""
-    groups = colour_groups_of(cache_key, state.colour_by, _listing, _topics, _areas)
+    groups = colour_groups_of(cache_key, state.colour_by, _listing, _topics, _areas, state.highlight)
     return map_layers.view_layers(
         _listing, _matching_ids, _topics, state, _areas, topic_filter, _highlights, _selected, groups
     )
@@ -186,11 +196,16 @@ def map_layers_of(
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def colour_groups_of(
-    cache_key: CacheKey, colour_by: str, _listing: pd.DataFrame, _topics: pd.DataFrame, _areas: list[str]
+    cache_key: CacheKey,
+    colour_by: str,
+    _listing: pd.DataFrame,
+    _topics: pd.DataFrame,
+    _areas: list[str],
+    highlight: int | None = None,
 ) -> tuple[np.ndarray, dict[str, str]]:
-    """Each listed paper's colour group and the legend in one colour mode (topic_map.colour_groups), once per
-    cache and mode rather than on every view change of every session."""
-    return topic_map.colour_groups(_listing, _topics, colour_by, _areas)
+    """Each listed paper's colour group and the legend in one colour mode and highlighted year
+    (topic_map.colour_groups), once per cache, mode and year rather than on every view change of every session."""
+    return topic_map.colour_groups(_listing, _topics, colour_by, _areas, highlight)
 
 
 @st.cache_resource(show_spinner="Loading the embedding model…", max_entries=4)
@@ -202,6 +217,7 @@ def query_representation(cache_key: CacheKey, _atlas: TopicCache) -> Representat
 
     representation = stored_representation(_atlas)
     embed_queries(["warm-up"], _atlas, representation=representation)
+    heap.freeze_long_lived()  # the encoder's libraries (scikit-learn, torch) were just imported: freeze them too
     return representation
 
 
@@ -288,15 +304,43 @@ def representatives_table(cache_key: CacheKey, compared: tuple[int, ...], _atlas
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def papers_table(
-    cache_key: CacheKey, table_key: str, _shown: pd.DataFrame, _topics: pd.DataFrame, links: bool = True
+    cache_key: CacheKey,
+    table_key: str,
+    _shown: pd.DataFrame,
+    _topics: pd.DataFrame,
+    links: bool = True,
+    _query: str = "",
 ) -> pd.DataFrame:
     """The papers table of the papers shown (dashboard.tables.paper_table.papers_table: with the primary area when
     the corpus has one, which papers are copies of another and which were cut to the encoder's window when any is),
-    rebuilt only when the filters or the map selection change. Rows by relevance within the filter: the paper's
-    topic-membership probability (BERTopic's), highest first, ties in the cache's order."""
-    if "probability" in _shown.columns:
-        _shown = _shown.sort_values("probability", ascending=False, kind="stable")
-    return paper_table.papers_table(_shown, _topics, links=links)
+    rebuilt only when the filters or the map selection change (``table_key`` holds them, the text search too).
+    Rows by relevance within the filter (paper_table.relevance_order): with a text search ``_query``, title matches
+    first; then the paper's topic-membership probability, highest first."""
+    return paper_table.papers_table(paper_table.relevance_order(_shown, _query), _topics, links=links)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def table_arrow(cache_key: CacheKey, table_key: str, _table: pd.DataFrame) -> pa.Table:
+    """``_table`` (named by ``table_key``) as an Arrow table, made once: st.dataframe converts a pandas frame to
+    Arrow on every call (55 ms for the 11,660-row papers table, on every rerun of the map tab of every session),
+    an Arrow table it only serialises (2 ms). The index is dropped (the page hides it)."""
+    return pa.Table.from_pandas(_table, preserve_index=False)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def papers_csv(cache_key: CacheKey, listing_key: str, _atlas: TopicCache, _shown: pd.DataFrame) -> bytes:
+    """The CSV of the listed papers ``_shown`` (paper_table.papers_table with ``full=True``; ``listing_key`` names the
+    listed ids), made once per cache and listing and shared by every session: 0.9 s and 19.5 MB for the whole
+    conference.
+    The page hands these bytes to its download button at once rather than as a deferred callable: Streamlit keeps a
+    deferred file only until two script runs of any session have ended, so on a busy server the browser's fetch of
+    it answered HTTP 404 (python -m bench.load on the whole conference: 5 failed fetches at 10 and 20 users reading
+    between steps, 23 with no pause)."""
+    return download_bytes.csv_bytes(
+        paper_table.papers_table(
+            _shown, _atlas.topics, links=paper_table.links_enabled(_atlas.manifest, _atlas.documents), full=True
+        )
+    )
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)

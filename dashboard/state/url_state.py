@@ -7,8 +7,10 @@ a new session reads it back before any widget is drawn. This module is the pure 
 misspelt colour mode) are dropped, never passed to a widget.
 
 Query parameters: ``topic`` (repeated topic ids), ``q`` (keyword search), ``decision`` and ``area`` (repeated),
-``theme`` (a theme id), ``colour`` (theme, topic, decision, primary_area), ``level`` (themes, topics), ``paper``
-(a doc_id), ``find`` (a semantic search), ``tab`` (the open tab's name). Defaults are left out of the address.
+``collection`` (repeated collection names, atlases of several collections), ``theme`` (a theme id), ``colour``
+(theme, topic, decision, primary_area, venue, year), ``highlight`` (a year drawn over the rest in grey), ``level``
+(themes, topics), ``paper`` (a doc_id), ``find`` (a semantic search), ``tab`` (the open tab's name). Defaults are
+left out of the address.
 """
 
 from __future__ import annotations
@@ -23,28 +25,32 @@ KEYS: dict[str, tuple[str, str]] = {
     "query": ("q", "query"),
     "decisions": ("decision", "decisions"),
     "areas": ("area", "areas"),
+    "collections": ("collection", "collections"),
     "theme": ("theme", "theme"),
     "colour": ("colour", "colour"),
+    "highlight": ("highlight", "highlight_year"),
     "level": ("level", "level"),
     "paper": ("paper", "paper"),
     "find": ("find", "semantic_query"),
     "tab": ("tab", "tab"),
 }
-LIST_FIELDS = ("topics", "decisions", "areas")
+LIST_FIELDS = ("topics", "decisions", "areas", "collections")
 MAX_TEXT_CHARS = 500
 
 
 @dataclass(frozen=True)
 class ViewState:
-    """Everything a shared address restores. ``theme`` None: the whole map; ``paper`` None: no paper open;
-    ``tab`` None: the first tab."""
+    """Everything a shared address restores. ``theme`` None: the whole map; ``highlight`` None: no year drawn over
+    the others; ``paper`` None: no paper open; ``tab`` None: the first tab."""
 
     topics: tuple[int, ...] = ()
     query: str = ""
     decisions: tuple[str, ...] = ()
     areas: tuple[str, ...] = ()
+    collections: tuple[str, ...] = ()
     theme: int | None = None
     colour: str = "theme"
+    highlight: int | None = None
     level: str = "themes"
     paper: str | None = None
     find: str = ""
@@ -54,12 +60,15 @@ class ViewState:
 @dataclass(frozen=True)
 class Choices:
     """The values this cache offers, for checking an address: topic and theme ids, decisions, primary areas,
-    colour modes, levels and tab names; ``is_paper`` tells whether a doc_id is in the cache."""
+    collections and their years, colour modes, levels and tab names; ``is_paper`` tells whether a doc_id is in the
+    cache."""
 
     topics: frozenset[int] = frozenset()
     themes: frozenset[int] = frozenset()
     decisions: frozenset[str] = frozenset()
     areas: frozenset[str] = frozenset()
+    collections: frozenset[str] = frozenset()
+    years: frozenset[int] = frozenset()
     colours: tuple[str, ...] = ("theme", "topic")
     levels: tuple[str, ...] = ("themes", "topics")
     tabs: tuple[str, ...] = ()
@@ -95,14 +104,17 @@ def from_query(params: Mapping[str, Sequence[str] | str], choices: Choices) -> V
 
     topic_ids = [_as_int(part) for value in values("topic") for part in value.split(",")]
     theme = _as_int(first("theme") or "")
+    highlight = _as_int(first("highlight") or "")
     colour, level, paper, tab = first("colour"), first("level"), first("paper"), first("tab")
     return ViewState(
         topics=_unique([topic for topic in topic_ids if topic is not None and topic in choices.topics]),
         query=(first("q") or "")[:MAX_TEXT_CHARS],
         decisions=_unique([value for value in values("decision") if value in choices.decisions]),
         areas=_unique([value for value in values("area") if value in choices.areas]),
+        collections=_unique([value for value in values("collection") if value in choices.collections]),
         theme=theme if theme is not None and theme in choices.themes else None,
         colour=colour if colour in choices.colours else ViewState.colour,
+        highlight=highlight if highlight is not None and highlight in choices.years else None,
         level=level if level in choices.levels else ViewState.level,
         paper=paper if paper is not None and choices.is_paper(paper) else None,
         find=(first("find") or "")[:MAX_TEXT_CHARS],

@@ -36,7 +36,7 @@ from pipeline.cache import (
     OUTLIER_REASON_COLUMN,
 )
 from pipeline.config import corpus_display_name
-from pipeline.ingest.readable import readable_text
+from pipeline.ingest.readable import readable_text, readable_title
 
 OPENREVIEW_FORUM_URL = "https://openreview.net/forum?id={}"
 # OpenReview forum ids: 8 to 14 characters of letters, digits, "_" and "-" (e.g. "rUxr9Ll5FQ").
@@ -294,6 +294,22 @@ def _metadata_cells(documents: pd.DataFrame, full: bool) -> dict[str, list[Any]]
     return cells
 
 
+def relevance_order(documents: pd.DataFrame, query: str = "") -> pd.DataFrame:
+    """``documents`` by relevance within their filter: with a text search, the papers whose title matches it
+    (:func:`query_pattern`, word forms) before those matched only in the abstract or keywords; within each, the
+    paper's topic-membership probability (BERTopic's), highest first; ties in ``documents`` order. Without a
+    ``probability`` column only the title rule applies."""
+    keys = []
+    if query.strip() and "title" in documents.columns:
+        keys.append(~matches_query(documents["title"].fillna("").astype(str), query))  # False (a title match) first
+    if "probability" in documents.columns:
+        keys.append(-documents["probability"].astype(float).fillna(0.0))
+    if not keys:
+        return documents
+    order = pd.DataFrame({f"key{index}": key.to_numpy() for index, key in enumerate(keys)})
+    return documents.iloc[order.sort_values(list(order.columns), kind="stable").index.to_numpy()]
+
+
 def papers_table(
     documents: pd.DataFrame, topics: pd.DataFrame, links: bool | None = None, full: bool = False
 ) -> pd.DataFrame:
@@ -303,7 +319,7 @@ def papers_table(
     Columns, in PAPER_COLUMNS order, bracketed ones only when the documents have them:
 
     - page (``full`` False): doc_id, title (the title, else the abstract's first 100 characters; LaTeX made
-      readable by pipeline.ingest.readable.readable_text), topic (int), topic_label (display.topic_labels),
+      readable by pipeline.ingest.readable.readable_title), topic (int), topic_label (display.topic_labels),
       [keywords], [decision], [primary_area], [copy_of], [truncated], [link];
     - download (``full`` True): doc_id, title (as written, None when missing), abstract, topic, topic_label,
       [keywords], probability (rounded to 4 decimals), [decision], [authors], [primary_area], [copy_of],
@@ -374,7 +390,7 @@ def paper_details(
     abstract = text("abstract")
     return {
         "doc_id": str(row["doc_id"]),
-        "title": readable_text(title) if (title := text("title")) else None,
+        "title": readable_title(title) if (title := text("title")) else None,
         "abstract": readable_text(abstract) if abstract else None,
         "abstract_as_written": abstract,
         "topic": int(row["topic"]),

@@ -27,6 +27,9 @@ from dashboard.tables.analytics import ACCEPTED, CONFIDENCE, wilson_interval
 
 ALL_PAPERS = "all papers"
 COMMON_AREAS = "papers in primary areas present in every compared collection"
+# The outlier topic (and its theme): papers of no topic. They stay in every denominator, but they are no theme that
+# grows or fades, nor one a venue favours, so the rankings leave them out.
+OUTLIER_GROUP = -1
 # A collection is "accepted only" when at least this share of all its papers were accepted (NeurIPS and ICML
 # publish only their accepted papers; a few of NeurIPS 2024's have no decision at the source).
 ACCEPTED_ONLY_SHARE = 0.95
@@ -72,7 +75,8 @@ def share_changes(
     statistics): ``papers_earlier``, ``papers_later``, ``share_earlier``, ``share_later``, ``ratio`` with
     ``ratio_low``/``ratio_high`` (0.5 is added to every count of a group absent from either collection, the
     Haldane-Anscombe correction), ``p_value``, ``later_fraction`` (the group's papers in ``later`` over its papers
-    in both) and ``status`` (growing, fading, new, steady), sorted by ratio, largest first.
+    in both) and ``status`` (growing, fading, new, steady), sorted by ratio, largest first. The outliers (group -1)
+    have no row: they are counted in the denominators only.
 
     Raises KeyError naming a collection absent from ``shares``."""
     for name in (earlier, later):
@@ -80,8 +84,9 @@ def share_changes(
             raise KeyError(
                 f"no collection {name!r} in the shares (have: {', '.join(sorted(set(shares['collection'])))})"
             )
-    wide = shares.pivot(index=group, columns="collection", values="papers").fillna(0)
     totals = shares.drop_duplicates("collection").set_index("collection")["denominator"]
+    wide = shares.pivot(index=group, columns="collection", values="papers").fillna(0)
+    wide = wide[wide.index != OUTLIER_GROUP]
     x1, x2 = wide[earlier].to_numpy(float), wide[later].to_numpy(float)
     n1, n2 = float(totals[earlier]), float(totals[later])
     zero = (x1 == 0) | (x2 == 0)
@@ -176,9 +181,9 @@ def venue_shares(documents: pd.DataFrame, year: int, group: str = "topic") -> tu
 def over_represented(shares: pd.DataFrame, group: str = "topic", n: int = 5) -> pd.DataFrame:
     """Per collection, the ``n`` groups whose share there most exceeds their share over the other collections of
     ``shares`` pooled: ``share``, ``share_elsewhere`` and ``lift`` (their ratio), largest lift first; groups with
-    fewer than 10 papers in the collection are left out."""
+    fewer than 10 papers in the collection, and the outliers (group -1), are left out."""
     rows = []
-    for name, here in shares.groupby("collection"):
+    for name, here in shares[shares[group] != OUTLIER_GROUP].groupby("collection"):
         elsewhere = shares[shares["collection"] != name].groupby(group)[["papers", "denominator"]].sum()
         merged = here.set_index(group).join(elsewhere, rsuffix="_elsewhere")
         merged["share_elsewhere"] = merged["papers_elsewhere"] / merged["denominator_elsewhere"]

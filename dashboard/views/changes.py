@@ -7,6 +7,9 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
+from dashboard.display import topic_labels
+from dashboard.figures.candidate_map import CANDIDATE_MAP_NAME, candidate_map_figure
+from dashboard.tables import candidates as candidate_tables
 from dashboard.tables import lineage as changes
 from pipeline.cache import TopicCache
 
@@ -114,15 +117,89 @@ def flow_figure(atlas: TopicCache) -> go.Figure:
     return changes.sankey_figure(flows, old_labels, new_labels, min_papers=min_papers)
 
 
+def _refit_note(atlas: TopicCache) -> None:
+    """Whether the last add said a refit is due, and why (manifest["add_history"])."""
+    history = atlas.manifest.get("add_history") or []
+    if atlas.manifest["lineage"].get("kind") != "add" or not history:
+        return
+    reasons = history[-1].get("refit_reasons") or []
+    if reasons:
+        st.warning("**A refit is due.** " + " ".join(f"{reason[:1].upper()}{reason[1:]}." for reason in reasons))
+    else:
+        st.caption("No refit is due: the added papers fit the atlas's topics.")
+
+
+def _count(value: object) -> str:
+    return f"{value:,}" if isinstance(value, int) else "?"
+
+
+def _candidates(atlas: TopicCache) -> dict[str, tuple[str, go.Figure]]:
+    """The candidate new topics of the last add: a table, the papers of the chosen one, and the map."""
+    batch = candidate_tables.latest_batch(atlas.candidates)
+    if atlas.manifest["lineage"].get("kind") != "add" or batch is None:
+        return {}
+    history = atlas.manifest.get("add_history") or []
+    rule = (history[batch - 1].get("candidates") or {}) if len(history) >= batch else {}
+    labels = topic_labels(atlas.topics)
+    overview = candidate_tables.candidate_overview(atlas.candidates, labels, batch)
+    st.subheader(f"Candidate new topics ({len(overview)})")
+    st.caption(
+        f"Of the papers this add placed, {_count(rule.get('n_misfits'))} fit no topic well (farther from every topic "
+        "than 95% of the atlas's papers from their own, or among outliers) and "
+        f"{_count(rule.get('n_new_territory'))} lie in new territory (most of their nearest papers are new ones: "
+        f"the odds of a new paper there at least {rule.get('new_territory_odds', 3):g} times the atlas's). Those "
+        f"that form a group of at least {rule.get('min_size', '?')} papers (the smallest group the build keeps as a "
+        "topic) are listed here, each named by the build's namer and set beside the existing topic nearest it. A "
+        "refit decides whether they become topics."
+    )
+    st.dataframe(
+        overview,
+        hide_index=True,
+        column_config={
+            "candidate": st.column_config.NumberColumn("Id", width=50),
+            "label": st.column_config.TextColumn("Candidate topic", width=240),
+            "subtitle": st.column_config.TextColumn("Also about", width=240),
+            "size": st.column_config.NumberColumn("Papers"),
+            "terms": st.column_config.TextColumn("Terms", width=320),
+            "nearest": st.column_config.TextColumn("Nearest existing topic", width=240),
+            "nearest_similarity": st.column_config.NumberColumn("Similarity to it", format="%.2f"),
+        },
+        key="changes-candidates",
+    )
+    names = dict(zip(overview["candidate"], overview["label"]))
+    chosen = st.selectbox(
+        "Papers of the candidate", list(names), format_func=lambda c: f"{c} · {names[c]}", key="changes-candidate"
+    )
+    st.dataframe(
+        candidate_tables.candidate_papers(atlas.candidates, atlas.documents, int(chosen), labels),
+        hide_index=True,
+        column_config={
+            "doc_id": "Id",
+            "title": st.column_config.TextColumn("Title", width=420),
+            "collection": "Collection",
+            "placed_in": st.column_config.TextColumn("Placed in topic", width=220),
+            "fit_similarity": st.column_config.NumberColumn("Similarity to nearest topic", format="%.2f"),
+        },
+        key="changes-candidate-papers",
+    )
+    latest = atlas.candidates[atlas.candidates["batch"] == batch]
+    figure = candidate_map_figure(atlas.documents, latest, candidate_tables.candidate_members(latest))
+    st.plotly_chart(figure, theme=None, config=PLOTLY_CONFIG, key="changes-candidate-map")
+    return {"changes-candidates": (CANDIDATE_MAP_NAME, figure)}
+
+
 def render(atlas: TopicCache) -> dict[str, tuple[str, go.Figure]]:
-    """Draw the view. Returns its figures for the downloads tab: {"changes-flow": (name, Sankey figure)}."""
+    """Draw the view. Returns its figures for the downloads tab: {"changes-flow": (name, Sankey figure)} and, after
+    an add that found candidate new topics, {"changes-candidates": (name, their map)}."""
     lineage = atlas.manifest["lineage"]
     counts = changes.change_counts(lineage)
     _summary(lineage, counts)
+    _refit_note(atlas)
+    figures = _candidates(atlas)
     figure = flow_figure(atlas)
     st.plotly_chart(figure, theme=None, config=PLOTLY_CONFIG, key="changes-flow")
     _tables(changes.change_tables(lineage))
     old_labels = changes.previous_labels(lineage)
     new_labels = {int(topic): str(label) for topic, label in zip(atlas.topics["topic"], atlas.topics["label"])}
     _moved(atlas, old_labels, new_labels)
-    return {"changes-flow": (FLOW_NAME, figure)}
+    return {"changes-flow": (FLOW_NAME, figure), **figures}

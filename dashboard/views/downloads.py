@@ -9,6 +9,7 @@ timeout, and the images it drew are offered as ready downloads (and the figure p
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -18,17 +19,23 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from dashboard import display
 from dashboard.display import topic_labels
 from dashboard.export import download_bytes, kaleido_images
-from dashboard.figures import decision_charts, publication, topic_map
-from dashboard.tables import paper_table
-from dashboard.views.page import Page
+from dashboard.figures import decision_charts, publication, structure_charts
+from dashboard.state import resources
+from dashboard.tables import analytics, paper_table
+from dashboard.views import journey as journey_view
+from dashboard.views import map as map_tab
+from dashboard.views import structure as structure_view
+from dashboard.views import topics as topics_view
+from dashboard.views.page import LazyFigure, Page
 from pipeline.cache import TopicCache
 
 CHART_FORMATS = ("png", "svg")
 RENDERER_NAMES = {
-    "datamapplot": "DataMapPlot (labels placed around the clusters; no browser needed)",
-    "plotly": "plotly (the page's own look; needs Chromium)",
+    "matplotlib": "matplotlib (vector text; no browser needed)",
+    "plotly": "plotly (drawn by Chromium)",
 }
 STATE_KEY = "downloads-images"  # session state: {job key: {"id": view id, "images": {...}} | {"id": ..., "error": str}}
 
@@ -71,9 +78,10 @@ def current_map_view(atlas: TopicCache, documents: pd.DataFrame, note: str) -> p
 
 
 def page_map_view(page: Page) -> publication.MapView:
-    """The publication view of exactly the page's map: its papers (and the grey context around a drilled theme),
-    colours, labels of the current level and highlights (dashboard.figures.topic_map), with a title and a caption naming
-    the corpus, the build date and every filter."""
+    """The publication view of exactly the page's map (publication.view_of_map): the matching papers in their colours
+    with every other paper grey beneath, labels of the level the map shows (the topics' when topics are filtered, as
+    on the map), highlights, a title naming the corpus, the drilled theme and the colouring, and a caption naming the
+    corpus, the build date and every filter."""
     atlas, view = page.atlas, page.view
     corpus = paper_table.corpus_name(atlas.manifest)
     labels = topic_labels(atlas.topics)
@@ -88,19 +96,25 @@ def page_map_view(page: Page) -> publication.MapView:
         areas=view.areas,
         theme=theme,
     )
-    points = topic_map.publication_points(
-        page.matching, atlas.topics, page.map_state, page.highlights, page.context, page.areas
-    )
-    legend = topic_map.legend_entries(page.matching, atlas.topics, page.map_state, page.areas)
-    title = f"Topic map of {corpus}, coloured by {page.map_state.colour_by.lower()}"
-    return publication.MapView(
-        points, legend, title, publication.caption_text(atlas.manifest, corpus, len(page.matching), note)
+    state = page.map_state
+    if view.topics:  # the map labels the filtered topics by their own names
+        state = dataclasses.replace(state, level="topics")
+    matching = page.matching
+    return publication.view_of_map(
+        resources.listing(page.cache_key, atlas),
+        matching,
+        atlas.topics,
+        state,
+        title=publication.map_title(corpus, state, theme),
+        caption=publication.caption_text(atlas.manifest, corpus, len(matching), note),
+        highlights=page.highlights,
+        areas=page.areas,
     )
 
 
 def render_page(page: Page) -> None:
     """The Downloads view of the page: the listed papers, the page's charts and the publication figure of its map."""
-    render(page.atlas, page.shown, page.figures, map_view=page_map_view(page))
+    render(page.atlas, page.shown, page.figures, cache_key=page.cache_key, map_view=page_map_view(page))
 
 
 def _drawn(job_key: str, current_id: str) -> dict[str, Any] | None:
@@ -121,7 +135,9 @@ def _draw(job_key: str, current_id: str, make_images, what: str) -> None:
             store[job_key] = {"id": current_id, "error": f"The {what} cannot be drawn: {error}"}
 
 
-def _image_buttons(columns: Sequence[Any], images: Mapping[str, bytes], stem: str, key: str) -> None:
+def _image_buttons(
+    columns: Sequence[Any], images: Mapping[str, bytes], stem: str, key: str, stretch: bool = True
+) -> None:
     for column, (image_format, data) in zip(columns, images.items()):
         column.download_button(
             f"Save {image_format.upper()}",
@@ -130,23 +146,21 @@ def _image_buttons(columns: Sequence[Any], images: Mapping[str, bytes], stem: st
             mime=download_bytes.MIME_TYPES[image_format],
             on_click="ignore",
             key=f"{key}-save-{image_format}",
-            width="stretch",
+            width="stretch" if stretch else "content",
         )
 
 
-def show_csv(atlas: TopicCache, shown: pd.DataFrame) -> None:
-    """The CSV of the listed papers, made when the button is clicked."""
+def show_csv(cache_key: resources.CacheKey, atlas: TopicCache, shown: pd.DataFrame) -> None:
+    """The CSV of the listed papers, made once per listing and shared by sessions (resources.papers_csv says why it
+    is not a deferred download)."""
     st.markdown(
         f"**Papers as CSV** — the {len(shown):,} papers the table "
         "lists (filters and map selection applied), with abstracts."
     )
+    listing_key = hashlib.sha256("\n".join(shown["doc_id"].astype(str)).encode()).hexdigest()
     st.download_button(
         "Download CSV",
-        data=lambda: download_bytes.csv_bytes(
-            paper_table.papers_table(
-                shown, atlas.topics, links=paper_table.links_enabled(atlas.manifest, atlas.documents), full=True
-            )
-        ),
+        data=resources.papers_csv(cache_key, listing_key, atlas, shown),
         file_name=download_bytes.download_name(f"topic-atlas-papers-{Path(str(atlas.path)).name}", "csv"),
         mime="text/csv",
         on_click="ignore",
@@ -187,54 +201,105 @@ def show_publication_figure(view: publication.MapView) -> None:
     st.image(drawn["images"]["png"], caption="Preview of the PNG", width=900)
 
 
-def chart_row(name: str, figure: go.Figure, key: str, images_possible: bool) -> None:
-    """One chart: HTML at once, PNG and SVG drawn in a child process when "Draw PNG + SVG" is clicked."""
-    columns = st.columns([3, 1, 1, 1, 1], vertical_alignment="center")
-    columns[0].markdown(f"**{paper_table.markdown_escape(name)}**")
-    columns[1].download_button(
-        "HTML",
-        data=lambda: download_bytes.figure_html_bytes(figure, f"Topic Atlas: {name}"),
-        file_name=download_bytes.download_name(f"topic-atlas-{key}", "html"),
-        mime="text/html",
-        on_click="ignore",
-        key=f"{key}-html",
-        width="stretch",
-    )
-    current = f"{id(figure)}-{len(figure.data)}"
-    if columns[2].button("Draw PNG + SVG", key=f"{key}-draw", disabled=not images_possible, width="stretch"):
-        _draw(
-            key,
-            current,
-            lambda: download_bytes.figure_images(figure, CHART_FORMATS, f"PNG and SVG of “{name}”"),
-            f"PNG and SVG of “{name}”",
+def chart_row(name: str, figure: go.Figure | LazyFigure, key: str, images_possible: bool) -> None:
+    """One chart: its name, then HTML at once and PNG and SVG drawn in a child process when "Draw PNG + SVG" is
+    clicked, as buttons of their own width in a row that wraps (in columns of a fifth of the page "Draw PNG + SVG"
+    was cut to "D…" at 900 px and "Draw PNG …" at 1280 px). A LazyFigure is built only for those downloads."""
+    make = figure.make if isinstance(figure, LazyFigure) else lambda: figure
+    current = figure.id if isinstance(figure, LazyFigure) else f"{id(figure)}-{len(figure.data)}"
+    with st.container(key=f"chart-{key}"):
+        st.markdown(f"**{paper_table.markdown_escape(name)}**")
+        buttons = st.container(horizontal=True, gap="small")
+        buttons.download_button(
+            "HTML",
+            data=lambda: download_bytes.figure_html_bytes(make(), f"Topic Atlas: {name}"),
+            file_name=download_bytes.download_name(f"topic-atlas-{key}", "html"),
+            mime="text/html",
+            on_click="ignore",
+            key=f"{key}-html",
         )
-    drawn = _drawn(key, current)
-    if drawn is None:
-        return
-    if "error" in drawn:
-        st.error(drawn["error"])
-        return
-    _image_buttons(columns[3:], drawn["images"], f"topic-atlas-{key}", key)
+        if buttons.button("Draw PNG + SVG", key=f"{key}-draw", disabled=not images_possible):
+            _draw(
+                key,
+                current,
+                lambda: download_bytes.figure_images(make(), CHART_FORMATS, f"PNG and SVG of “{name}”"),
+                f"PNG and SVG of “{name}”",
+            )
+        drawn = _drawn(key, current)
+        if drawn is None:
+            return
+        if "error" in drawn:
+            st.error(drawn["error"])
+            return
+        _image_buttons([buttons] * len(drawn["images"]), drawn["images"], f"topic-atlas-{key}", key, stretch=False)
+
+
+def page_charts(page: Page) -> dict[str, tuple[str, go.Figure | LazyFigure]]:
+    """{key: (name, figure)} of every chart the page's tabs draw, for the Downloads tab (the other tabs do not run
+    then): the cheap ones from the shared caches, the rest (the similarity heatmap needs the embeddings) built only
+    when downloaded. Each as its tab would draw it now: the compared topics and the areas chart's choices from the
+    session."""
+    atlas, cache_key = page.atlas, page.cache_key
+    documents, topics = atlas.documents, atlas.topics
+    charts: dict[str, tuple[str, go.Figure | LazyFigure]] = {
+        "map": ("Topic map", map_tab.lazy_figure_of(page)),
+        "topic-sizes": ("Topic sizes", resources.size_figure(cache_key, topics)),
+    }
+    real = topics[topics["topic"] != display.OUTLIER_TOPIC].sort_values("size", ascending=False)
+    compared = tuple(st.session_state.get(topics_view.COMPARED_KEY) or real["topic"].head(6).astype(int).tolist())
+    charts["top-terms"] = ("Top terms", resources.terms_figure(cache_key, compared, topics))
+    charts["topic-tree"] = ("Topic tree", resources.tree_figure(cache_key, topics))
+    if len(real) >= structure_view.MIN_COMPARED_TOPICS:
+        charts["topic-similarity"] = (
+            "Topic similarity",
+            LazyFigure(lambda: resources.similarity_figure(cache_key, atlas), f"similarity-{cache_key}"),
+        )
+    if page.areas:
+        by = str(st.session_state.get("areas_by") or "theme")
+        normalise = str(st.session_state.get("areas_normalise") or "theme")
+        charts["topics-areas"] = (
+            "Topics and primary areas",
+            LazyFigure(
+                lambda: structure_charts.area_share_figure(
+                    structure_charts.area_crosstab(documents, topics, by), normalise
+                ),
+                f"areas-{cache_key}-{by}-{normalise}",
+            ),
+        )
+    if analytics.has_decisions(documents):
+        _, _, rate, mix = resources.decision_figures(cache_key, atlas)
+        charts["acceptance-rate"] = ("Acceptance rate per topic", rate)
+        charts["decision-mix"] = ("Decision mix per topic", mix)
+    if "rating_mean" in documents.columns and documents["rating_mean"].notna().any():
+        charts["ratings"] = (
+            "Reviewer ratings per topic",
+            LazyFigure(lambda: decision_charts.rating_figure(documents, topics), f"ratings-{cache_key}"),
+        )
+    return charts
 
 
 def render(
     atlas: TopicCache,
     shown: pd.DataFrame,
-    figures: Mapping[str, tuple[str, go.Figure]],
+    figures: Mapping[str, tuple[str, go.Figure | LazyFigure]],
     *,
+    cache_key: resources.CacheKey,
     map_documents: pd.DataFrame | None = None,
     map_view: publication.MapView | None = None,
     filter_state: Mapping[str, Any] | None = None,
 ) -> None:
     """The Downloads view.
 
-    ``shown``: the papers the table lists (CSV). ``figures``: {key: (name, plotly figure)} of the page's charts.
+    ``shown``: the papers the table lists (CSV). ``cache_key``: the atlas's (folder, manifest mtime), so a CSV made
+    before a rename or rebuild is not served after it. ``figures``: {key: (name, plotly figure or LazyFigure)} of
+    the page's charts.
     The publication figure draws ``map_view`` when given (the map view's own points, labels and highlights), else
     the map of ``map_documents`` (default ``shown``) as the page colours it, captioned with ``filter_state``
     ({"topics", "query", "decisions"}).
     """
     download_bytes.warm_up()
-    show_csv(atlas, shown)
+    show_csv(cache_key, atlas, shown)
+    journey_view.render_download(atlas)  # the links between collections (issue 22)
     st.divider()
     view = (
         map_view
@@ -243,7 +308,8 @@ def render(
             atlas, shown if map_documents is None else map_documents, filter_note(atlas.topics, filter_state)
         )
     )
-    show_publication_figure(view)
+    with st.container(key="downloads-publication"):
+        show_publication_figure(view)
     st.divider()
     st.markdown(
         "**Charts** — HTML is interactive and works offline (plotly.js "
@@ -252,5 +318,6 @@ def render(
     images_possible = kaleido_images.image_export_available()
     if not images_possible:
         st.info(kaleido_images.CHROMIUM_MISSING)
-    for key, (name, figure) in figures.items():
-        chart_row(name, figure, key, images_possible)
+    with st.container(key="downloads-charts"):  # one row per chart (tests/test_browser.py finds them so)
+        for key, (name, figure) in figures.items():
+            chart_row(name, figure, key, images_possible)

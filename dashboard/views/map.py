@@ -9,6 +9,7 @@ page then draws the kept lasso selection itself (``selectedpoints``). A new lass
 
 from __future__ import annotations
 
+import hashlib
 import os
 
 import streamlit as st
@@ -18,7 +19,7 @@ from dashboard.figures import topic_map
 from dashboard.state import resources
 from dashboard.tables import paper_table
 from dashboard.views import quality_panel
-from dashboard.views.page import MAP_CONFIG, Page
+from dashboard.views.page import MAP_CONFIG, LazyFigure, Page
 
 MAP_KEY = "map"
 SELECTION_KEY = "map_selection"
@@ -75,12 +76,14 @@ def colour_options(page: Page) -> list[str]:
         options.append("decision")
     if page.areas:
         options.append("primary_area")
+    if resources.collection_choices(page.cache_key, page.atlas.documents)[0]:
+        options += ["venue", "year"]  # an atlas of several collections
     return options
 
 
 def render_controls(page: Page) -> None:
     """Colour mode, label level and the drilled theme, on one row above the map."""
-    columns = st.columns([2, 2, 5])
+    columns = st.columns([3, 3, 5])  # at 900 px with the sidebar open, [2, 2, 5] cut "Themes" and wrapped labels
     columns[0].selectbox(
         "Colour points by",
         colour_options(page),
@@ -120,6 +123,29 @@ def figure_of(page: Page) -> object:
         page.atlas.topics,
         page.areas,
     )
+
+
+def lazy_figure_of(page: Page) -> LazyFigure:
+    """The map of the page's view (as :func:`figure_of` draws it) made only when asked for: the Downloads tab lists
+    it on every run, and a plotly map of 11,660 points per view and session cost 0.3-1 s and several MiB
+    (bench/load.py); uncached, so nothing is kept for a view nobody downloads."""
+    selected = drawn_selection(page)
+    documents, matching, context, topics = page.atlas.documents, page.matching, page.context, page.atlas.topics
+    highlights, state, areas = page.highlights, page.map_state, page.areas
+
+    def make() -> object:
+        return topic_map.map_figure(
+            matching,
+            topics,
+            state,
+            highlights=topic_map.highlight_rows(documents, highlights),
+            selected_ids=selected,
+            context=context,
+            areas=areas,
+        )
+
+    content = repr((page.cache_key, page.filter_key, state, highlights, selected))
+    return LazyFigure(make, "map-" + hashlib.sha256(content.encode()).hexdigest()[:16])
 
 
 WEBGL_KEY = "map-webgl"
@@ -190,7 +216,7 @@ def render(page: Page) -> object:
             theme=None,
             config=MAP_CONFIG,
         )
-    left, right = st.columns([5, 1], vertical_alignment="center")
+    left, right = st.columns([5, 2], vertical_alignment="center")  # [5, 1] cut "Clear selection" at 900 px
     if page.selected:
         left.caption(f"{len(page.shown):,} papers selected on the map; the table lists only them.")
     else:

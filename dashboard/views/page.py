@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +16,15 @@ from pipeline.cache import TopicCache
 PLOTLY_CONFIG = {"displaylogo": False, "scrollZoom": True, "modeBarButtonsToRemove": ["toImage"]}
 # The map's toolbar stays in view: its lasso and box are how papers are selected.
 MAP_CONFIG = PLOTLY_CONFIG | {"displayModeBar": True}
+
+
+@dataclass(frozen=True)
+class LazyFigure:
+    """A chart the Downloads view lists but builds only when its HTML or images are asked for: ``make()`` returns
+    the plotly figure (pure: no Streamlit call, so it may run outside a script run), ``id`` names what it shows."""
+
+    make: Callable[[], Any]
+    id: str
 
 
 @dataclass
@@ -43,7 +53,9 @@ class Page:
     @property
     def map_state(self) -> MapState:
         """The map part of the view."""
-        return MapState(colour_by=self.view.colour, level=self.view.level, theme=self.view.theme)
+        return MapState(
+            colour_by=self.view.colour, level=self.view.level, theme=self.view.theme, highlight=self.view.highlight
+        )
 
     def description(self) -> str:
         """One line naming the corpus, the papers shown and every filter in use (a publication figure's caption)."""
@@ -58,10 +70,12 @@ class Page:
             view.areas,
             view.theme,
             len(self.selected),
+            view.collections,
+            view.highlight,
         )
 
     @property
     def filter_key(self) -> tuple[Any, ...]:
         """The view's filters as a hashable key (for caches of figures and tables)."""
         view = self.view
-        return (view.topics, view.query.strip(), view.decisions, view.areas, view.theme)
+        return (view.topics, view.query.strip(), view.decisions, view.areas, view.theme, view.collections)

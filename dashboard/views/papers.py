@@ -1,9 +1,9 @@
 """The papers view: the drill-down table under the map, and the chosen paper in the sidebar.
 
-The chosen paper (a click on the map, a row of the table, a similar paper, or ``?paper=`` in the address) is
-shown at the top of the sidebar, so it appears at once beside the map: title, topic and theme, decision, primary
-area, authors, keywords, abstract, and its most similar papers. Corpus text is shown as plain text (st.text and
-dataframes), never as Markdown or HTML.
+The chosen paper (a click on the map, a row of the table, a similar paper, or ``?paper=`` in the address) opens in
+a drawer at the window's right (:func:`paper_dialog`), at once and wide enough to read: title, topic and theme,
+decision, primary area, authors, keywords, abstract, and its most similar papers. Corpus text is shown as plain
+text (st.text and dataframes), never as Markdown or HTML.
 """
 
 from __future__ import annotations
@@ -11,13 +11,21 @@ from __future__ import annotations
 import hashlib
 from functools import partial
 
+import pandas as pd
 import streamlit as st
 
 from dashboard import display
 from dashboard.state import resources
+from dashboard.views import journey as journey_view
 from dashboard.views.page import Page
 
 PAPER_KEY = "paper"
+# The drawer's width: an abstract at about 90 characters a line, the map still in sight on its left ("large" took
+# 1,260 of 1,500 px and hid the map, its red star and its rings).
+PANEL_WIDTH_PX = 560
+# Rows the table sends at first: the whole conference's 11,660 rows were 2.8 of the 4 MB a fresh page received
+# (bench/dashboard.py); the first 500 in the table's order are the most typical papers, and "Show all" sends the rest.
+FIRST_ROWS = 500
 
 
 def table_key(page: Page) -> str:
@@ -40,10 +48,17 @@ def render(page: Page) -> None:
     """The table of the papers shown (filters, drilled theme and map selection applied), one row selectable."""
     key = table_key(page)
     table = resources.papers_table(
-        page.cache_key, key, page.shown, page.atlas.topics, resources.links(page.cache_key, page.atlas)
+        page.cache_key, key, page.shown, page.atlas.topics, resources.links(page.cache_key, page.atlas), page.view.query
     )
     st.subheader(f"Papers ({len(table):,})")
-    st.caption("Most typical of their topic first (BERTopic's membership probability); LaTeX shown as text.")
+    st.caption(
+        (
+            "Papers whose title matches the search first, then the most typical of their topic"
+            if page.view.query
+            else "Most typical of their topic first"
+        )
+        + " (BERTopic's membership probability); the math in a title reads as text (τ, ℝᵈ, x²)."
+    )
     column_config = {
         "title": st.column_config.TextColumn("Title", width=420),
         "topic_label": st.column_config.TextColumn("Topic", width=190),
@@ -65,17 +80,38 @@ def render(page: Page) -> None:
         for column in ("title", "topic_label", "decision", "primary_area", "link", "keywords", "copy_of", "truncated")
         if column in table.columns
     ]
+    rows = first_rows(table, key)
     st.dataframe(
-        table,
+        resources.table_arrow(page.cache_key, f"{key}-{len(rows)}", rows),  # converted once (not per rerun)
         column_config=column_config,
         column_order=order,
         hide_index=True,
-        on_select=partial(on_row_select, key, table["doc_id"].tolist()),
+        on_select=partial(on_row_select, key, rows["doc_id"].tolist()),
         selection_mode="single-row",
         key=key,
         height=420,
     )
-    st.caption("Choose a row, or click a point on the map, to read the paper in the sidebar.")
+    st.caption("Choose a row, or click a point on the map, to read the paper.")
+    if len(rows) < len(table):
+        note, more = st.columns([3, 1], vertical_alignment="center")
+        note.caption(
+            f"The first {len(rows):,} of {len(table):,} in this order; sorting a column sorts these. The CSV in "
+            "Downloads holds all of them."
+        )
+        more.button(
+            f"Show all {len(table):,}", key=f"{key}-show-all", on_click=partial(show_all_rows, key), width="stretch"
+        )
+
+
+def first_rows(table: pd.DataFrame, key: str) -> pd.DataFrame:
+    """``table``'s first FIRST_ROWS rows, or all of them once "Show all" was clicked for this table (``key``: a new
+    filter or selection is a new table, which starts short again)."""
+    return table if st.session_state.get(f"{key}-all") else table.head(FIRST_ROWS)
+
+
+def show_all_rows(key: str) -> None:
+    """The "Show all" button's callback: table ``key`` sends every row from now on."""
+    st.session_state[f"{key}-all"] = True
 
 
 def close_paper() -> None:
@@ -83,8 +119,19 @@ def close_paper() -> None:
     st.session_state[PAPER_KEY] = None
 
 
+@st.dialog("Chosen paper", width=PANEL_WIDTH_PX, position="right", on_dismiss=close_paper)
+def paper_dialog(page: Page, doc_id: str) -> None:
+    """The chosen paper in a wide drawer at the window's right (st.dialog): wide enough to read an abstract, where
+    the sidebar's column was 240 px. A dialog reruns alone (a fragment), so when a choice inside it changed the
+    paper (a similar paper, "Close"), the whole page runs again to follow: the map's rings and the address.
+    Closing it (its X, Esc, a click outside) forgets the paper."""
+    if st.session_state.get(PAPER_KEY) != doc_id:
+        st.rerun()
+    render_paper(page, doc_id)
+
+
 def render_paper(page: Page, doc_id: str) -> None:
-    """The chosen paper's panel (call it inside the sidebar)."""
+    """The chosen paper's panel (inside :func:`paper_dialog`)."""
     atlas = page.atlas
     papers, links = resources.listing(page.cache_key, atlas), resources.links(page.cache_key, atlas)
     window = (atlas.manifest.get("embedding_cache") or {}).get("max_seq_length")
@@ -130,6 +177,7 @@ def render_paper(page: Page, doc_id: str) -> None:
         elif details["copies"]:
             st.caption("Copies")
             st.text("The same abstract is also in: " + ", ".join(details["copies"]))
+        journey_view.render_paper_journey(page, str(doc_id))  # the same work in other collections (issue 22)
         st.caption("Abstract")
         st.text(details["abstract"] or "(no abstract)")
         if details.get("embedding_note"):

@@ -12,9 +12,9 @@ from dashboard.views.page import Page
 def filters_active(page: Page) -> bool:
     """Whether any sidebar filter, the drilled theme or a map selection narrows the papers."""
     view = page.view
-    return bool(view.topics or view.query.strip() or view.decisions or view.areas or view.theme is not None) or bool(
-        page.selected
-    )
+    return bool(
+        view.topics or view.query.strip() or view.decisions or view.areas or view.collections or view.theme is not None
+    ) or bool(page.selected)
 
 
 def scope_line(page: Page, why: str) -> str:

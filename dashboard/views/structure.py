@@ -16,13 +16,22 @@ from dashboard.views.page import PLOTLY_CONFIG, Page
 from dashboard.views.scope import show_scope
 
 TREE_KEY = "topic-tree"
+TREE_GENERATION_KEY = "_topic_tree_generation"
 MIN_COMPARED_TOPICS = 2
 
 
+def tree_key() -> str:
+    """The tree's widget key: a new one after each click, so the next run draws the whole tree again (plotly's
+    treemap zooms into a clicked block by itself, which collapsed the tree into one theme)."""
+    return f"{TREE_KEY}-{st.session_state.get(TREE_GENERATION_KEY, 0)}"
+
+
 def on_tree_select(topics: pd.DataFrame) -> None:
-    """The tree's callback: a theme drills the map into it, a topic filters to it, the root clears both.
-    ``topics``: the cache's topics table (to find a theme's topics)."""
-    event = st.session_state.get(TREE_KEY) or {}
+    """The tree's callback: a theme drills the map into it, a topic filters to it, the root clears both; the tree
+    itself is drawn whole again (:func:`tree_key`). ``topics``: the cache's topics table (to find a theme's
+    topics)."""
+    event = st.session_state.get(tree_key()) or {}
+    st.session_state[TREE_GENERATION_KEY] = st.session_state.get(TREE_GENERATION_KEY, 0) + 1
     points = (event.get("selection", {}) if hasattr(event, "get") else {}).get("points", []) or []
     node = (points[0].get("id") or points[0].get("customdata")) if points else None
     if node is None:
@@ -50,7 +59,7 @@ def render(page: Page) -> None:
         tree,
         on_select=partial(on_tree_select, atlas.topics),
         selection_mode=("points",),
-        key=TREE_KEY,
+        key=tree_key(),
         theme=None,
         config=PLOTLY_CONFIG,
     )

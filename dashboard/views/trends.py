@@ -32,10 +32,11 @@ def grouped(page: Page, level: str) -> tuple[pd.DataFrame, dict[int, str], str]:
 def render(page: Page) -> None:
     """Draw the Trends view; its figure goes into ``page.figures`` for the downloads."""
     names = list(dict.fromkeys(page.atlas.documents["collection"]))
-    left, middle, right = st.columns(3)
+    left, right = st.columns(2)
     level = left.radio("Group by", ["theme", "topic"], horizontal=True, key="trend_level")
-    common = middle.toggle("Only primary areas present in every year", key="trend_common_areas")
     venue = right.selectbox("Venue", sorted({name.split(" ")[0] for name in names}), key="trend_venue")
+    # on a line of its own: in a third of the page its label was cut to "Only primary …" at 900 px
+    common = st.toggle("Only primary areas present in every year", key="trend_common_areas")
     documents, labels, group = grouped(page, level)
     chosen = [name for name in names if name.split(" ")[0] == venue]
     mask = documents["collection"].isin(chosen)

@@ -4,12 +4,23 @@ its accepted papers (dashboard/tables/trends.py)."""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from dashboard.figures import trend_charts
 from dashboard.tables import trends
+from dashboard.views import journey as journey_view
 from dashboard.views.page import PLOTLY_CONFIG, Page
 from dashboard.views.trends import grouped
+
+
+def comparable_year(documents: pd.DataFrame, years: list[int]) -> int:
+    """The position in ``years`` of the latest year with two collections or more, the Venues view's first choice
+    (the latest year, ICLR 2026 alone in the six-collection atlas, opened on "nothing to compare"); else the
+    latest."""
+    counts = documents.dropna(subset=["year"]).groupby("year")["collection"].nunique()
+    comparable = [position for position, year in enumerate(years) if counts.get(year, 0) >= 2]
+    return comparable[-1] if comparable else max(len(years) - 1, 0)
 
 
 def render(page: Page) -> None:
@@ -17,13 +28,21 @@ def render(page: Page) -> None:
     documents = page.atlas.documents
     years = sorted(int(year) for year in documents["year"].dropna().unique())
     left, right = st.columns(2)
-    year = left.selectbox("Year", years, index=len(years) - 1 if years else 0, key="venue_year")
+    year = left.selectbox("Year", years, index=comparable_year(documents, years), key="venue_year")
     level = right.radio("Group by", ["theme", "topic"], horizontal=True, key="venue_level")
     grouped_documents, labels, group = grouped(page, level)
     shares, accepted_only = trends.venue_shares(grouped_documents, year, group)
     if shares["collection"].nunique() < 2:
         st.info(f"Only one collection in {year}: nothing to compare.")
-        return
+    else:
+        compare_venues(page, shares, accepted_only, labels, group, year)
+    journey_view.render_rejects(page, grouped_documents, labels, group)
+
+
+def compare_venues(
+    page: Page, shares: pd.DataFrame, accepted_only: bool, labels: dict[int, str], group: str, year: int
+) -> None:
+    """The venues of one year compared: shares with intervals, and the most over-represented groups per venue."""
     st.caption(
         "Accepted papers only, at every venue: NeurIPS and ICML publish only their accepted papers, so ICLR's are cut "
         "to its accepted ones too."

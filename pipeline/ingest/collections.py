@@ -67,6 +67,34 @@ class Collection:
         return re.sub(r"[^a-z0-9]+", "", self.name.lower()) or "collection"
 
 
+def collections_display_name(collections: list[Collection]) -> str:
+    """The name of an atlas of several collections built without ``--name``: each venue, in the order it first
+    appears, with its years (a run of consecutive years as a range), e.g. "ICLR 2024–2026, NeurIPS 2024–2025, ICML
+    2025"; a collection with no year is named as it is. Never empty for a non-empty list."""
+    years: dict[str, list[int]] = {}
+    parts: list[str] = []
+    for collection in collections:
+        if collection.year is None:
+            parts.append(collection.name)
+            continue
+        if collection.venue not in years:
+            years[collection.venue] = []
+            parts.append(collection.venue)
+        years[collection.venue].append(collection.year)
+    return ", ".join(f"{part} {_year_ranges(years[part])}" if part in years else part for part in parts)
+
+
+def _year_ranges(years: list[int]) -> str:
+    """Sorted distinct years with each run of consecutive ones as "first–last": [2026, 2024, 2025] -> "2024–2026"."""
+    runs: list[list[int]] = []
+    for year in sorted(set(years)):
+        if runs and year == runs[-1][-1] + 1:
+            runs[-1].append(year)
+        else:
+            runs.append([year])
+    return ", ".join(f"{run[0]}–{run[-1]}" if len(run) > 1 else str(run[0]) for run in runs)
+
+
 def collection_from_path(path: Path) -> Collection:
     """A collection of a bare input file: venue and year from a name like ``iclr2024_abstracts.parquet``, else the
     file's stem as its venue and no year."""
@@ -220,6 +248,18 @@ def colliding_ids(collections: list[Collection], corpora: list[PreparedCorpus]) 
     return {doc_id for doc_id, count in seen.items() if count > 1}
 
 
+def _found_in(corpora: list[PreparedCorpus], reserved: set[str] | frozenset[str]) -> set[str]:
+    """The document and copy ids of ``corpora`` that are in ``reserved``."""
+    if not reserved:
+        return set()
+    found: set[str] = set()
+    for prepared in corpora:
+        found.update(doc_id for doc_id in prepared.documents["doc_id"] if doc_id in reserved)
+        if len(prepared.copies):
+            found.update(doc_id for doc_id in prepared.copies["doc_id"] if doc_id in reserved)
+    return found
+
+
 def _prefixed(prepared: PreparedCorpus, collection: Collection, colliding: set[str]) -> PreparedCorpus:
     """``prepared`` with its colliding ids prefixed ``<slug>:`` everywhere they occur, and the collection's
     columns added to its documents and copies."""
@@ -267,11 +307,15 @@ def _nulls_as_none(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-def merge_collections(collections: list[Collection], corpora: list[PreparedCorpus]) -> PreparedCorpus:
+def merge_collections(
+    collections: list[Collection], corpora: list[PreparedCorpus], reserved: set[str] | frozenset[str] = frozenset()
+) -> PreparedCorpus:
     """The cleaned collections as one PreparedCorpus, in collection order: colliding ids prefixed, the columns
     ``collection``, ``venue``, ``year`` (Int64) and ``same_text_ids`` added, drops summed per reason (their ids
-    listed), warnings prefixed with the collection's name, languages summed."""
-    colliding = colliding_ids(collections, corpora)
+    listed), warnings prefixed with the collection's name, languages summed. ``reserved``: ids already taken
+    elsewhere (the papers of the atlas that ``add`` adds to): an id of these collections found there is prefixed
+    too."""
+    colliding = colliding_ids(collections, corpora) | _found_in(corpora, reserved)
     if colliding:
         log.warning(
             "%d ids occur in more than one collection; they were prefixed with their collection", len(colliding)

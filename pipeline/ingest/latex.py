@@ -137,3 +137,51 @@ def _readable_prose(text: str) -> str:
     text = _OPEN_QUOTE.sub("“", _CLOSE_QUOTE.sub("”", text))
     text = text.replace("---", "—").replace("--", "–")
     return re.sub(r"[ \t]{2,}", " ", text)
+
+
+_INLINE_MATH = re.compile(r"(?<!\\)\$([^$]{1,120})(?<!\\)\$")
+_SUPERSCRIPTS = dict(
+    zip(
+        "0123456789+-=()abcdefghijklmnoprstuvwxyzABDEGHIJKLMNOPRTUVW",
+        "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻᴬᴮᴰᴱᴳᴴᴵᴶᴷᴸᴹᴺᴼᴾᴿᵀᵁⱽᵂ",
+        strict=True,
+    )
+)
+_SUBSCRIPTS = dict(zip("0123456789+-=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ", strict=True))
+_SCRIPT = re.compile(r"([_^])(?:\{([^{}\\]{1,12})\}|([A-Za-z0-9]))")
+
+
+def _scripts_as_unicode(math: str) -> str:
+    """``L_p`` -> Lₚ, ``IT^3`` -> IT³, ``x_{t+1}`` -> xₜ₊₁ where Unicode has every character's sub- or superscript;
+    others stay as written (``x_{q}``: Unicode has no subscript q)."""
+
+    def script(match: re.Match[str]) -> str:
+        table = _SUBSCRIPTS if match.group(1) == "_" else _SUPERSCRIPTS
+        body = match.group(2) if match.group(2) is not None else match.group(3)
+        if body and all(char in table for char in body):
+            return "".join(table[char] for char in body)
+        return match.group(0)
+
+    return _SCRIPT.sub(script, math)
+
+
+def inline_math_as_text(text: str) -> str:
+    """Inline math between single dollars as a reader of a title expects it (issue 19: "$L_p$-Convolution" and
+    "IT$^3$" in the paper table): sub- and superscripts in Unicode where it has them, then commands by pylatexenc's
+    ``LatexNodes2Text`` (``\\tau`` -> τ, ``\\mathbb{R}`` -> ℝ, ``\\frac{1}{2}`` -> 1/2, ``\\text{O}`` -> O). For short
+    texts (titles); an abstract's mathematics stays as written (:func:`readable_latex`). Text without inline math
+    comes back unchanged; math that cannot be read stays as written. Never raises."""
+    if "$" not in text:
+        return text
+    from pylatexenc.latex2text import LatexNodes2Text
+
+    converter = LatexNodes2Text(math_mode="text")
+
+    def readable(match: re.Match[str]) -> str:
+        try:
+            shown = converter.latex_to_text(_scripts_as_unicode(match.group(1))).strip()
+        except Exception:  # pylatexenc's own parse errors: the math as written is still readable
+            return match.group(0)
+        return shown or match.group(0)
+
+    return _INLINE_MATH.sub(readable, text)

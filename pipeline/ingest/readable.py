@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import re
 
-from pipeline.ingest.latex import readable_latex
+from pipeline.ingest.latex import inline_math_as_text, readable_latex
 
 # [text](url), the url possibly holding one level of parentheses.
 MARKDOWN_LINK = re.compile(r"\[([^\[\]]{0,300})\]\(\s*((?:[^()\s]|\([^()\s]*\))+)\s*\)")
@@ -55,3 +55,11 @@ def readable_text(text: str | None) -> str | None:
     if "](" in text:
         text = markdown_links_as_text(text)
     return _SPACES.sub(" ", readable_latex(text)).strip()
+
+
+def readable_title(text: str | None) -> str | None:
+    """A title for display: :func:`readable_text`, and its inline math as text (``$L_p$-Convolution`` ->
+    Lₚ-Convolution, ``IT$^3$`` -> IT³, ``$\\tau$Jp`` -> τJp; :func:`pipeline.ingest.latex.inline_math_as_text`).
+    None -> None. Never raises."""
+    # the math first: readable_text turns an escaped dollar ("\\$5") into a dollar that would open math
+    return readable_text(inline_math_as_text(text)) if text else readable_text(text)

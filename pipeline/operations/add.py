@@ -10,17 +10,26 @@ them) and the topics per decision class are recomputed; topic labels, the hierar
 The new atlas is written to a staging folder and swapped in atomically (pipeline.cache.staged_cache): a failed add
 leaves the old atlas as it was.
 
+Whole collections (a venue and a year each, with side tables) are read and matched against the atlas by
+pipeline.operations.add_collections: their papers keep collection, venue and year, a copy of another collection's
+paper is a paper of its own linked to it, the journeys and the coverage check are extended to them.
+
+Candidate new topics (pipeline.topics.candidates): the new papers that fit no topic, or lie where most of their
+nearest papers are new ones, grouped by UMAP and HDBSCAN, named by the build's namer, each beside its nearest topic
+(candidates.parquet, the add's report).
+
 When a refit is due: a new paper *does not fit* when it is placed in the outlier topic or its cosine similarity
 to the nearest topic centroid is below what 95% of the fitted papers have to their own topic's centroid. If more
 than REFIT_MISFIT_SHARE of the new papers do not fit (four times the 5% expected of papers like the fitted ones),
-or the papers added since the build exceed REFIT_ADDED_SHARE of those it was fitted on, the command says that a
-refit is due (``topic-atlas build`` into the same folder, which keeps the topic ids: pipeline.topics.align).
+or the papers added since the build exceed REFIT_ADDED_SHARE of those it was fitted on, or a candidate new topic is
+at least as large as the atlas's smallest topic (pipeline.topics.candidates.candidate_refit_reason), the command
+says that a refit is due (``topic-atlas build`` into the same folder, which keeps the topic ids:
+pipeline.topics.align).
 """
 
 from __future__ import annotations
 
 import logging
-import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,7 +41,11 @@ import pandas as pd
 from pipeline import cache
 from pipeline.cache import ADDED_AMONG_OUTLIERS, FIT_SIMILARITY_COLUMN, OUTLIER_REASON_COLUMN, OUTLIER_TOPIC, TopicCache
 from pipeline.geometry.centroids import topic_centroids
+from pipeline.geometry.grown_neighbours import NearestLists, nearest_lists
+from pipeline.ingest.collections import LINK_COLUMN
 from pipeline.operations import locking
+from pipeline.operations.add_collections import DROP_ALREADY_IN_ATLAS, NewPapers, split_known
+from pipeline.operations.build import StageTimer
 
 if TYPE_CHECKING:
     from pipeline.represent.encoders import EncoderLike
@@ -42,7 +55,8 @@ log = logging.getLogger(__name__)
 FIT_QUANTILE = 0.05
 REFIT_MISFIT_SHARE = 0.2
 REFIT_ADDED_SHARE = 0.25
-DROP_ALREADY_IN_ATLAS = "already in the atlas"
+# The build's neighbour lists hold this many papers (BuildConfig.umap_n_neighbors): the journeys' candidates.
+JOURNEY_NEIGHBOURS = 15
 
 
 @dataclass
@@ -75,27 +89,6 @@ def read_new_papers(
     )
 
 
-def split_known(atlas: TopicCache, new: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
-    """(the new papers not yet in the atlas, ids of those already there). A paper is already there when its id is
-    an atlas id, or its text is an atlas paper's (pipeline.topics.align.paper_keys). A generated ``row-N`` id that an
-    atlas paper with other text holds is renamed ``row-N+added-K`` so ids stay unique."""
-    from pipeline.topics.align import GENERATED_ID, paper_keys
-
-    atlas_keys = set(paper_keys(atlas.documents))
-    atlas_ids = set(atlas.documents["doc_id"].astype(str))
-    keys = paper_keys(new)
-    known = [
-        key in atlas_keys or (str(doc_id) in atlas_ids and not GENERATED_ID.match(str(doc_id)))
-        for key, doc_id in zip(keys, new["doc_id"])
-    ]
-    kept = new.loc[~np.asarray(known, dtype=bool)].copy()
-    batch = len(atlas.manifest.get("add_history", [])) + 1
-    kept["doc_id"] = [
-        f"{doc_id}+added-{batch}" if str(doc_id) in atlas_ids else str(doc_id) for doc_id in kept["doc_id"]
-    ]
-    return kept.reset_index(drop=True), new.loc[np.asarray(known, dtype=bool), "doc_id"].astype(str).tolist()
-
-
 def fit_check(
     embeddings: np.ndarray, topics: np.ndarray, new_embeddings: np.ndarray, new_topics: np.ndarray
 ) -> dict[str, Any]:
@@ -125,16 +118,13 @@ def fit_check(
 
 
 def merged_neighbours(
-    atlas: TopicCache, embeddings: np.ndarray, new_embeddings: np.ndarray, new_ids: list[str], k: int
+    atlas: TopicCache, lists: NearestLists, new_ids: list[str], k: int
 ) -> tuple[list[list[str]], list[list[float]]]:
     """The ``k`` most cosine-similar other papers of every paper of the grown atlas (old rows first, then new):
-    an old paper's list is its stored one merged with the new papers, a new paper's is searched over all papers."""
-    from pipeline.geometry.neighbors import top_k
-
+    an old paper's list is its stored one merged with its nearest new papers, a new paper's its nearest of all
+    papers (``lists``: :func:`nearest_lists` with at least ``k`` entries)."""
     all_ids = np.asarray(atlas.documents["doc_id"].astype(str).tolist() + list(new_ids), dtype=object)
     n = len(atlas.documents)
-    to_new = embeddings @ new_embeddings.T  # n x m
-    best_new, best_new_scores = top_k(to_new, k)
     ids, scores = [], []
     empty: list[list[str]] = [[] for _ in range(n)]  # a cache written before neighbour lists existed
     stored = zip(
@@ -142,23 +132,23 @@ def merged_neighbours(
     )
     for row, (stored_ids, stored_scores) in enumerate(stored):
         candidates = list(zip(list(stored_scores), list(stored_ids))) + [
-            (round(float(s), 4), new_ids[c]) for c, s in zip(best_new[row], best_new_scores[row])
+            (round(float(s), 4), new_ids[c]) for c, s in zip(lists.old_indices[row, :k], lists.old_scores[row, :k])
         ]
         candidates.sort(key=lambda pair: -pair[0])
         ids.append([doc_id for _, doc_id in candidates[:k]])
         scores.append([float(score) for score, _ in candidates[:k]])
-    similarities = new_embeddings @ np.vstack([embeddings, new_embeddings]).T
-    similarities[np.arange(len(new_ids)), n + np.arange(len(new_ids))] = -np.inf  # never oneself
-    rows, values = top_k(similarities, k)
-    ids += [all_ids[row].tolist() for row in rows]
-    scores += [[round(float(value), 4) for value in row] for row in values]
+    ids += [all_ids[row].tolist() for row in lists.new_indices[:, :k]]
+    scores += [[round(float(value), 4) for value in row] for row in lists.new_scores[:, :k]]
     return ids, scores
 
 
-def added_documents(atlas: TopicCache, new: pd.DataFrame, placed: pd.DataFrame) -> pd.DataFrame:
-    """The atlas's documents table with the placed new papers appended: topic, topic_label, probability (the
-    winning topic's share of the neighbours' vote), x, y from ``placed``; ``reassigned`` False; ``added`` True
-    for them (False for papers fitted by a build, unless an earlier add placed them)."""
+def added_documents(
+    atlas: TopicCache, new: pd.DataFrame, placed: pd.DataFrame, old: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """The atlas's documents table (or ``old``, the same rows with columns an add of collections fills) with the
+    placed new papers appended: topic, topic_label, probability (the winning topic's share of the neighbours' vote),
+    x, y from ``placed``; ``reassigned`` False; ``added`` True for them (False for papers fitted by a build, unless
+    an earlier add placed them)."""
     rows = new.drop(columns=[column for column in ("text", "record") if column in new.columns]).copy()
     for column in ("topic", "topic_label", "probability", "x", "y"):
         rows[column] = placed[column].to_numpy()
@@ -172,7 +162,7 @@ def added_documents(atlas: TopicCache, new: pd.DataFrame, placed: pd.DataFrame) 
         rows[FIT_SIMILARITY_COLUMN] = placed["topic_similarity"].to_numpy(dtype=float)
     if "word_pieces" in atlas.documents.columns:  # lengths are known for a build's papers only: unknown (0) here
         rows["word_pieces"], rows["truncated"] = 0, False
-    old = atlas.documents.copy()
+    old = (atlas.documents if old is None else old).copy()
     old["added"] = old["added"].fillna(False).astype(bool) if "added" in old.columns else False
     combined = pd.concat([old, rows], ignore_index=True)
     combined["topic"] = combined["topic"].astype(np.int64)
@@ -322,105 +312,287 @@ def grown_manifest(
     return manifest
 
 
-def run_add(
-    cache_dir: Path | str, input_path: Path | str, encoding: str | None = None, encoder: EncoderLike | None = None
-) -> AddResult:
-    """Add the papers of ``input_path`` to the atlas in ``cache_dir`` without a refit (see the module docstring).
+@dataclass
+class Grown:
+    """The atlas with the new papers placed (:func:`place_new`): ``documents`` (old rows, then new), ``embeddings``
+    (float32, their rows), the new papers' ``placed`` rows (pipeline.operations.place.place_embeddings), the fit
+    check (:func:`fit_check`), the nearest lists (:func:`nearest_lists`) and every paper's model text."""
 
-    ``encoder`` may pass an already loaded encoder of the atlas's kind (tests, benchmarks). Returns an AddResult
-    whose ``report`` has n_added, n_skipped, dropped, dropped_ids, misfit_share, n_misfits, fit_threshold,
-    refit_due, refit_reasons, timings_s. Raises TargetError (no readable atlas), InputError (bad file) or
-    CorpusTooSmallError (no paper that is not already in the atlas); in each case nothing is written. TargetError
-    also when another writer holds the atlas past pipeline.cache.LOCK_WAIT_S.
-    """
-    from pipeline.operations.place import embed_queries, place_embeddings
-    from pipeline.quality.metrics import cache_texts
+    documents: pd.DataFrame
+    embeddings: np.ndarray
+    placed: pd.DataFrame
+    check: dict[str, Any]
+    lists: NearestLists
+    texts: list[str]
+
+
+def read_incoming(
+    atlas: TopicCache, source: Path | None, collections: list[Any] | None, encoding: str | None
+) -> NewPapers:
+    """The papers to add, cleaned, without those already in the atlas: of ``collections`` (pipeline.operations
+    .add_collections.read_collections), or of the file ``source``: as one more collection when the atlas has
+    collections (named from the file, as a build of ``--input`` files names it), else as plain papers, exactly as
+    before collections existed. Raises InputError (bad file) and CorpusTooSmallError (nothing new)."""
+    from pipeline.ingest.collections import collection_from_path
+    from pipeline.operations.add_collections import has_collections, read_collections
     from pipeline.runtime.errors import CorpusTooSmallError
-    from pipeline.topics.update import fit_fixed_topics, topic_terms, topics_per_class
 
-    cache_dir, input_path = Path(cache_dir).expanduser().resolve(), Path(input_path).expanduser().resolve()
-    with locking.held(cache_dir):  # from reading the atlas to swapping in the grown one: no writer in between
-        timings: dict[str, float] = {}
-        start = time.perf_counter()
-        atlas = read_atlas(cache_dir)
-        new, dropped, dropped_ids = read_new_papers(input_path, encoding)
-        new, known = split_known(atlas, new)
+    batch = len(atlas.manifest.get("add_history", [])) + 1
+    if not collections and source is not None and has_collections(atlas):
+        collections = [collection_from_path(source)]
+    if collections:
+        incoming = read_collections(atlas, collections, encoding, batch)
+    else:
+        if source is None:
+            raise ValueError("run_add needs an input file or collections")
+        new, dropped, dropped_ids = read_new_papers(source, encoding)
+        new, known = split_known(atlas.documents, new, batch)
         if known:
             dropped[DROP_ALREADY_IN_ATLAS], dropped_ids[DROP_ALREADY_IN_ATLAS] = len(known), known
-        if new.empty:
-            raise CorpusTooSmallError(
-                f"{input_path}: no new papers to add "
-                f"({'; '.join(f'{reason}: {count}' for reason, count in dropped.items()) or 'the file holds none'})"
-            )
-        timings["load"] = round(time.perf_counter() - start, 3)
-        params = atlas.manifest.get("params", {})
-        k = int(params.get("n_neighbors_similar", 10))
-        embeddings = atlas.embeddings()
-        step = time.perf_counter()
+        incoming = NewPapers(new, dropped, dropped_ids)
+    if incoming.documents.empty:
+        where = str(source) if source is not None else ", ".join(str(c.path) for c in collections or [])
+        counts = "; ".join(f"{reason}: {count}" for reason, count in incoming.dropped.items())
+        raise CorpusTooSmallError(f"{where}: no new papers to add ({counts or 'the file holds none'})")
+    return incoming
+
+
+def place_new(atlas: TopicCache, incoming: NewPapers, encoder: EncoderLike | None, timer: StageTimer) -> Grown:
+    """Embed the new papers with the atlas's representation, place them by ``place``'s rule, check their fit and
+    find their nearest papers (stages ``embed``, ``place`` and ``neighbours`` of ``timer``)."""
+    from pipeline.operations.add_collections import link_same_texts, old_documents
+    from pipeline.operations.place import embed_queries, place_embeddings
+    from pipeline.quality.metrics import cache_texts
+
+    new = incoming.documents
+    params = atlas.manifest.get("params", {})
+    k = int(params.get("n_neighbors_similar", 10))
+    embeddings = atlas.embeddings()
+    with timer.stage("embed"):
         new_embeddings = embed_queries(new["text"].tolist(), atlas, encoder=encoder)
-        timings["embed"] = round(time.perf_counter() - step, 3)
-        step = time.perf_counter()
-        placed = place_embeddings(atlas, new_embeddings, k, embeddings=embeddings)
+    with timer.stage("neighbours"):
+        lists = nearest_lists(embeddings, new_embeddings, max(k, JOURNEY_NEIGHBOURS))
+    with timer.stage("place"):
+        nearest = (lists.atlas_indices[:, :k], lists.atlas_scores[:, :k])
+        placed = place_embeddings(atlas, new_embeddings, k, embeddings=embeddings, nearest=nearest)
         check = fit_check(embeddings, atlas.documents["topic"].to_numpy(), new_embeddings, placed["topic"].to_numpy())
-        documents = added_documents(atlas, new, placed)
-        documents["neighbor_ids"], documents["neighbor_scores"] = merged_neighbours(
-            atlas, embeddings, new_embeddings, new["doc_id"].astype(str).tolist(), k
-        )
-        all_embeddings = np.vstack([embeddings, new_embeddings.astype(np.float32)])
-        timings["place"] = round(time.perf_counter() - step, 3)
-        step = time.perf_counter()
+        with_collections = "collection" in new.columns
+        documents = added_documents(atlas, new, placed, old_documents(atlas) if with_collections else None)
         texts = cache_texts(documents)
-        topic_model, mapping = fit_fixed_topics(
-            texts, all_embeddings, documents["topic"].to_numpy(), atlas.path / cache.MODEL_DIR, params
+        if with_collections:
+            documents = link_same_texts(documents.drop(columns=[LINK_COLUMN], errors="ignore"), texts)
+        documents["neighbor_ids"], documents["neighbor_scores"] = merged_neighbours(
+            atlas, lists, new["doc_id"].astype(str).tolist(), k
         )
-        topics = updated_topics(
-            atlas, documents, all_embeddings, topic_terms(topic_model, mapping), int(params.get("n_representative", 5))
+    all_embeddings = np.vstack([embeddings, new_embeddings.astype(np.float32)])
+    return Grown(documents, all_embeddings, placed, check, lists, texts)
+
+
+def describe_topics(atlas: TopicCache, grown: Grown) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(the topic table, the topics per class) recomputed over the grown atlas: sizes, terms (pipeline.topics.update),
+    representative papers and label positions; the per-class terms where the atlas has them."""
+    from pipeline.topics.update import fit_fixed_topics, topic_terms, topics_per_class
+
+    params = atlas.manifest.get("params", {})
+    documents = grown.documents
+    topic_model, mapping = fit_fixed_topics(
+        grown.texts, grown.embeddings, documents["topic"].to_numpy(), atlas.path / cache.MODEL_DIR, params
+    )
+    topics = updated_topics(
+        atlas, documents, grown.embeddings, topic_terms(topic_model, mapping), int(params.get("n_representative", 5))
+    )
+    per_class = atlas.topics_per_class
+    if not per_class.empty and "decision" in documents.columns:
+        per_class = topics_per_class(
+            topic_model,
+            mapping,
+            grown.texts,
+            [value if isinstance(value, str) and value else None for value in documents["decision"]],
         )
-        per_class = atlas.topics_per_class
-        if not per_class.empty and "decision" in documents.columns:
-            per_class = topics_per_class(
-                topic_model,
-                mapping,
-                texts,
-                [value if isinstance(value, str) and value else None for value in documents["decision"]],
-            )
-        timings["topics"] = round(time.perf_counter() - step, 3)
-        report = {
-            "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
-            "input_path": str(input_path),
-            "n_added": len(new),
-            "n_skipped": len(known),
-            "dropped": dropped,
-            "dropped_ids": dropped_ids,
-            "fit_threshold": check["threshold"],
-            "n_misfits": check["n_misfits"],
-            "misfit_share": check["misfit_share"],
-            "topics": {str(topic): int(count) for topic, count in placed["topic"].value_counts().sort_index().items()},
-        }
-        n_fitted = int(atlas.manifest.get("n_documents_fitted", atlas.manifest["n_documents"]))
-        report["refit_reasons"] = refit_reasons(report, len(documents) - n_fitted, n_fitted)
-        report["refit_due"] = bool(report["refit_reasons"])
-        lineage, lineage_rows = add_lineage(atlas, documents)
-        report["timings_s"] = timings  # the manifest's copy has every stage but the write itself
-        step = time.perf_counter()
-        write_grown_atlas(atlas, documents, topics, per_class, all_embeddings, lineage, lineage_rows, report)
-        timings["write"] = round(time.perf_counter() - step, 3)
+    return topics, per_class
+
+
+def find_candidates(atlas: TopicCache, grown: Grown, batch: int) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """The candidate new topics of this add (pipeline.topics.candidates) and their summary for the report: the new
+    papers that fit no topic or lie in new territory, grouped (the atlas's min_cluster_size the smallest group),
+    named by the build's namer over every paper, each with its nearest topic. Returns (this add's rows of
+    candidates.parquet, summary)."""
+    from pipeline.topics import candidates as rule
+
+    params = atlas.manifest.get("params", {})
+    n = len(atlas.documents)
+    new_vectors = grown.embeddings[n:]
+    fitted = atlas.manifest.get("n_documents_fitted", n)
+    min_size = int(params.get("min_cluster_size") or max(3, round(np.sqrt(fitted) / 2)))
+    misfits = ~np.asarray(grown.check["fits"], dtype=bool)
+    territory = rule.in_new_territory(grown.lists.new_indices, grown.lists.new_scores, n)
+    groups = rule.group_flagged(
+        new_vectors, misfits | territory, min_size, params.get("min_samples"), int(params.get("random_state", 42))
+    )
+    members = np.concatenate([np.full(n, rule.OUTLIER, dtype=np.int64), groups.labels]).tolist()
+    titles = grown.documents["title"].fillna("").astype(str).tolist() if "title" in grown.documents else None
+    names, terms = rule.candidate_names(grown.texts, titles, members, atlas.topics["label"].astype(str).tolist(), {})
+    nearest = rule.nearest_topics(new_vectors, groups.labels, grown.embeddings[:n], atlas.documents["topic"].to_numpy())
+    first_id = int(atlas.candidates["candidate"].max()) + 1 if len(atlas.candidates) else 0
+    table = rule.candidate_table(groups, grown.documents.iloc[n:], new_vectors, names, terms, nearest, batch, first_id)
+    return table, rule.summary(table, groups, int(misfits.sum()), int(territory.sum()))
+
+
+def add_report(
+    atlas: TopicCache, source: Path | None, incoming: NewPapers, grown: Grown, candidates: dict[str, Any]
+) -> dict[str, Any]:
+    """The add's entry in ``manifest["add_history"]`` (without its timings): what was read, dropped, placed, how
+    well it fits, the candidate new topics and whether a refit is due (:func:`refit_reasons`, then
+    pipeline.topics.candidates.candidate_refit_reason)."""
+    from pipeline.topics.candidates import candidate_refit_reason
+
+    placed, check = grown.placed, grown.check
+    report: dict[str, Any] = {
+        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "input_path": str(source) if source is not None else None,
+        "collections": [entry["name"] for entry in incoming.entries],
+        "n_added": len(incoming.documents),
+        "n_skipped": len(incoming.dropped_ids.get(DROP_ALREADY_IN_ATLAS, [])),
+        "n_in_topics": int((placed["topic"] != OUTLIER_TOPIC).sum()),
+        "dropped": incoming.dropped,
+        "dropped_ids": incoming.dropped_ids,
+        "fit_threshold": check["threshold"],
+        "n_misfits": check["n_misfits"],
+        "misfit_share": check["misfit_share"],
+        "topics": {str(topic): int(count) for topic, count in placed["topic"].value_counts().sort_index().items()},
+        "candidates": candidates,
+    }
+    n_fitted = int(atlas.manifest.get("n_documents_fitted", atlas.manifest["n_documents"]))
+    report["refit_reasons"] = refit_reasons(report, len(grown.documents) - n_fitted, n_fitted)
+    sizes = atlas.topics.loc[atlas.topics["topic"] != OUTLIER_TOPIC, "size"].astype(int).tolist()
+    reason = candidate_refit_reason(pd.DataFrame(candidates["topics"], columns=["label", "size"]), sizes)
+    if reason:
+        report["refit_reasons"].append(reason)
+    report["refit_due"] = bool(report["refit_reasons"])
+    return report
+
+
+def run_add(
+    cache_dir: Path | str,
+    input_path: Path | str | None = None,
+    encoding: str | None = None,
+    encoder: EncoderLike | None = None,
+    collections: list[Any] | None = None,
+) -> AddResult:
+    """Add the papers of ``input_path`` and/or of ``collections`` (pipeline.ingest.collections.Collection) to the
+    atlas in ``cache_dir`` without a refit (see the module docstring; for collections,
+    pipeline.operations.add_collections).
+
+    ``encoder`` may pass an already loaded encoder of the atlas's kind (tests, benchmarks). Returns an AddResult
+    whose ``report`` has n_added, n_skipped, n_in_topics, dropped, dropped_ids, misfit_share, n_misfits,
+    fit_threshold, candidates, refit_due, refit_reasons, timings_s. Raises TargetError (no readable atlas),
+    InputError (bad file) or CorpusTooSmallError (no paper that is not already in the atlas); in each case nothing
+    is written. TargetError also when another writer holds the atlas past pipeline.cache.LOCK_WAIT_S.
+    """
+    cache_dir = Path(cache_dir).expanduser().resolve()
+    source = Path(input_path).expanduser().resolve() if input_path is not None else None
+    if source is not None and collections:  # --input beside --collections: one more collection
+        from pipeline.ingest.collections import collection_from_path
+
+        collections, source = [*collections, collection_from_path(source)], source
+    with locking.held(cache_dir):  # from reading the atlas to swapping in the grown one: no writer in between
+        timer = StageTimer()
+        with timer.stage("load"):
+            atlas = read_atlas(cache_dir)
+            incoming = read_incoming(atlas, source, collections, encoding)
+        grown = place_new(atlas, incoming, encoder, timer)
+        with timer.stage("topics"):
+            topics, per_class = describe_topics(atlas, grown)
+        with timer.stage("candidates"):
+            batch = len(atlas.manifest.get("add_history", [])) + 1
+            candidates, summary = find_candidates(atlas, grown, batch)
+        report = add_report(atlas, source, incoming, grown, summary)
+        lineage, lineage_rows = add_lineage(atlas, grown.documents)
+        extras = collection_extras(atlas, incoming, grown, timer)
+        report["timings_s"] = timer.seconds  # the manifest's copy has every stage but the write itself
+        tables = GrownTables(grown.documents, topics, per_class, grown.embeddings, lineage, lineage_rows, candidates)
+        with timer.stage("write"):
+            write_grown_atlas(atlas, tables, report, extras)
         return AddResult(cache_dir, cache.read_manifest(cache_dir), report)
 
 
-def write_grown_atlas(
-    atlas: TopicCache,
-    documents: pd.DataFrame,
-    topics: pd.DataFrame,
-    per_class: pd.DataFrame,
-    embeddings: np.ndarray,
-    lineage: dict[str, Any],
-    lineage_rows: pd.DataFrame,
-    report: dict[str, Any],
-) -> None:
+@dataclass
+class GrownTables:
+    """What an add writes: the grown documents, topics, per-class terms, embeddings, lineage (manifest record and
+    per-paper table) and this add's candidate topics."""
+
+    documents: pd.DataFrame
+    topics: pd.DataFrame
+    per_class: pd.DataFrame
+    embeddings: np.ndarray
+    lineage: dict[str, Any]
+    lineage_rows: pd.DataFrame
+    candidates: pd.DataFrame
+
+
+@dataclass
+class CollectionExtras:
+    """An add of collections's other writes: the manifest keys it replaces (collections, coverage, journeys,
+    warnings), journeys.parquet and copies.parquet (None: carried over unchanged)."""
+
+    manifest: dict[str, Any]
+    journeys: pd.DataFrame | None = None
+    copies: pd.DataFrame | None = None
+
+
+def collection_extras(atlas: TopicCache, incoming: NewPapers, grown: Grown, timer: StageTimer) -> CollectionExtras:
+    """For an add of collections: the manifest's collections (the atlas's, then the new ones), the coverage check
+    rerun over every paper (pipeline.quality.coverage, as a build runs it; its warnings replace the atlas's), the
+    journeys extended to the new papers (pipeline.operations.add_collections.added_journeys; stage ``journeys``
+    of ``timer``) and the new collections' copies appended. Nothing for a plain add."""
+    if not incoming.entries:
+        return CollectionExtras({})
+    from pipeline.ingest.clean import copy_table
+    from pipeline.operations.add_collections import added_journeys, merged_entries
+    from pipeline.quality.coverage import coverage_report, load_crosswalk
+
+    entries = merged_entries(atlas, incoming.entries)
+    coverage = coverage_report(grown.documents, load_crosswalk())
+    old_warnings = set((atlas.manifest.get("coverage") or {}).get("warnings", []))
+    warnings = [text for text in atlas.manifest.get("warnings", []) if text not in old_warnings]
+    for warning in coverage["warnings"]:
+        log.warning(warning)
+    with timer.stage("journeys"):
+        journeys, summary = added_journeys(atlas, grown.documents, grown.embeddings, grown.lists, entries)
+    copies = copy_table(incoming.copies, grown.documents) if len(incoming.copies) else pd.DataFrame()
+    if len(atlas.copies) and len(copies):
+        copies = pd.concat([atlas.copies, copies], ignore_index=True)
+    manifest = {
+        "collections": entries,
+        "coverage": coverage,
+        "warnings": warnings + coverage["warnings"],
+        "journeys": summary,
+    }
+    return CollectionExtras(manifest, journeys, copies if len(copies) else None)
+
+
+def write_grown_atlas(atlas: TopicCache, tables: GrownTables, report: dict[str, Any], extras: CollectionExtras) -> None:
     """Write the grown atlas into a staging folder beside the old one, carry over the model and every other file,
-    and swap it in atomically (pipeline.cache.staged_cache); on any failure the old atlas stays as it was."""
-    manifest = grown_manifest(atlas, documents, topics, report, lineage)
+    and swap it in atomically (pipeline.cache.staged_cache); on any failure the old atlas stays as it was.
+    candidates.parquet holds the earlier adds' candidates and this one's."""
+    manifest = grown_manifest(atlas, tables.documents, tables.topics, report, tables.lineage)
+    manifest.update(extras.manifest)
+    earlier, now = atlas.candidates, tables.candidates
+    candidates = (
+        pd.concat([earlier, now], ignore_index=True) if len(earlier) and len(now) else (now if len(now) else earlier)
+    )
     with cache.staged_cache(atlas.path) as staging:
-        cache.write_tables(staging, manifest, documents, topics, atlas.hierarchy, embeddings, per_class, lineage_rows)
+        cache.write_tables(
+            staging,
+            manifest,
+            tables.documents,
+            tables.topics,
+            atlas.hierarchy,
+            tables.embeddings,
+            tables.per_class,
+            tables.lineage_rows,
+            copies=extras.copies,
+            journeys=extras.journeys,
+            candidates=candidates,
+        )
         cache.carry_over(atlas.path, staging, skip=("metrics.json",))

@@ -11,12 +11,14 @@ Speed: each stage imports what it needs when it runs (``--help`` imports neither
 bertopic is imported without the transformer and plotting stacks, see import_bertopic_lean). What depends only on
 the input is kept in the layout store beside the embedding cache (pipeline.store.layouts): the cleaned corpus
 (pipeline.store.prepared), its tokens, the lexical fit, neighbour lists, UMAP layouts, the map refinement and
-metrics and the c-TF-IDF counts, each under a key made of its inputs, parameters, library versions and code by the
-one rule of pipeline.store.keys, so a rebuild that changes only clustering or topic parameters redoes only HDBSCAN
-and the topics (the whole conference: under 10 s), and one that changes the code of a stage redoes it and every
-stage after it. Encoder vectors are kept per document in the embedding cache (pipeline.represent.encoders). A build
-without an embedding cache uses the null store, which keeps nothing. The 2D map is drawn in a second thread while
-the main thread fits the clustering space and the topics.
+metrics, the c-TF-IDF counts and the phrase counts the topics are named from, each under a key made of its inputs,
+parameters, library versions and code by the one rule of pipeline.store.keys, so a rebuild that changes only
+clustering or topic parameters redoes only HDBSCAN and the topics, and one that changes the code of a stage redoes it
+and every stage after it. Encoder vectors are kept per document in the embedding cache
+(pipeline.represent.encoders). A build without an embedding cache uses the null store, which keeps nothing. The 2D
+map is drawn, and its metrics measured, in a second thread while the main thread fits the clustering space and the
+topics; from 5,000 documents on, the phrase counts are made in a second process from the clean stage on
+(pipeline.topics.naming.stored).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -44,7 +46,7 @@ from pipeline.adapters.bertopic_import import import_bertopic_lean
 from pipeline.config import BuildConfig, corpus_display_name
 from pipeline.geometry.neighbors import Neighbours
 from pipeline.ingest.clean import COPY_COLUMN, DROP_NO_WORDS, PreparedCorpus, copy_table, require_documents
-from pipeline.ingest.collections import Collection
+from pipeline.ingest.collections import Collection, collections_display_name
 from pipeline.ingest.corpus import RawCorpus, load_corpus
 from pipeline.operations import locking
 from pipeline.represent.encoders import DEFAULT_STORE, encoder_description
@@ -62,6 +64,7 @@ if TYPE_CHECKING:  # imported where they run: --help must not pay for scikit-lea
     from pipeline.text.tokens import TokenizedCorpus
     from pipeline.text.words import WordCounts
     from pipeline.topics.model import TopicFit
+    from pipeline.topics.naming.stored import PhraseCountsJob
 
 log = logging.getLogger("pipeline.operations.build")
 
@@ -328,6 +331,7 @@ class Fitted:
     hierarchy: pd.DataFrame
     per_class: pd.DataFrame | None
     coordinates: np.ndarray
+    map_figures: dict[str, float | None] | None = None  # the map metrics, measured in the map thread
 
 
 def read_and_clean(input_path: Path, encoding: str | None, layouts: StageStore, timer: StageTimer) -> PreparedInput:
@@ -441,10 +445,19 @@ def map_drawer(
     config: BuildConfig,
     layouts: StageStore,
     timer: StageTimer,
-) -> Callable[[], np.ndarray]:
+    documents: pd.DataFrame,
+) -> Callable[[], tuple[np.ndarray, dict[str, float | None]]]:
     """The function the map thread runs: UMAP to 2D then NeRV refinement for small corpora, or PCA below
-    MIN_DOCUMENTS_FOR_UMAP documents. Returns float32 n x 2 coordinates."""
+    MIN_DOCUMENTS_FOR_UMAP documents; then the map's metrics (stage map_metrics, :func:`cached_map_metrics`): they
+    need the map, the embeddings, the neighbour lists and the documents' reference columns, not the topics, so the
+    map thread measures them while the main thread still fits the topics. Returns (float32 n x 2 coordinates, the
+    map metrics)."""
     from pipeline.geometry.umap_layout import cached_umap_layout, pca_layout
+    from pipeline.quality.metrics import agreement_references, map_metrics, reference_column
+
+    column = reference_column(documents)
+    reference = documents[column].tolist() if column else None
+    references = agreement_references(documents)
 
     def draw() -> np.ndarray:
         if n < MIN_DOCUMENTS_FOR_UMAP:
@@ -468,7 +481,15 @@ def map_drawer(
                 layout = cached_map_refinement(layouts, embeddings_key, embeddings, layout, config)
         return layout
 
-    return draw
+    def draw_and_measure() -> tuple[np.ndarray, dict[str, float | None]]:
+        layout = draw()
+        with timer.stage("map_metrics"):
+            figures = cached_map_metrics(
+                layouts, embeddings_key, embeddings, layout, reference, references, knn, map_metrics
+            )
+        return layout, figures
+
+    return draw_and_measure
 
 
 def cluster(
@@ -511,6 +532,13 @@ def cluster(
         )
 
 
+def document_titles(documents: pd.DataFrame) -> list[str] | None:
+    """Each document's title ("" where missing), in the frame's order; None when the corpus has no titles."""
+    if "title" not in documents.columns:
+        return None
+    return documents["title"].fillna("").astype(str).tolist()
+
+
 def fit_topics_and_map(
     corpus: PreparedInput,
     tokens: TokenizedCorpus,
@@ -520,10 +548,12 @@ def fit_topics_and_map(
     config: BuildConfig,
     layouts: StageStore,
     timer: StageTimer,
+    phrases: PhraseCountsJob | None = None,
 ) -> Fitted:
     """Clustering, BERTopic, hierarchy and topics per class in this thread while the 2D map is drawn in a second one
     (pipeline.geometry.umap_layout: UMAP's SGD releases the GIL); the map is joined where the topics' positions are
-    needed. Its stages (map_2d, map_refine) are timed in that thread; map_wait is how long this thread waited for it."""
+    needed. Its stages (map_2d, map_refine) are timed in that thread; map_wait is how long this thread waited for it.
+    ``phrases``: the corpus's phrase counts under way (pipeline.topics.naming.stored), for the topics' names."""
     from pipeline.topics.model import fit_topic_model, hierarchy_table
 
     n, embeddings = len(corpus.texts), represented.embeddings
@@ -538,7 +568,9 @@ def fit_topics_and_map(
         import_bertopic_lean()  # before the map thread starts: it hides modules from every thread while it runs
     mapper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="atlas-map")
     try:
-        drawn_map = mapper.submit(map_drawer(n, embeddings, embeddings_key, knn, config, layouts, timer))
+        drawn_map = mapper.submit(
+            map_drawer(n, embeddings, embeddings_key, knn, config, layouts, timer, corpus.documents)
+        )
         cluster_labels, probabilities = cluster(n, embeddings, embeddings_key, knn, config, layouts, timer)
         with timer.stage("topics"):
             fit = fit_topic_model(
@@ -549,6 +581,8 @@ def fit_topics_and_map(
                 encoder=represented.representation,
                 tokens=tokens,
                 store=layouts,
+                titles=document_titles(corpus.documents),
+                phrases=phrases,
             )
             for note in fit.notes:
                 log.info(note)
@@ -562,10 +596,10 @@ def fit_topics_and_map(
             with timer.stage("topics_per_class"):
                 per_class = topics_per_class_table(fit.topic_model, corpus.texts, corpus.documents["decision"].tolist())
         with timer.stage("map_wait"):
-            coordinates = drawn_map.result()
+            coordinates, map_figures = drawn_map.result()
     finally:
         mapper.shutdown(wait=True)
-    return Fitted(cluster_labels, probabilities, fit, hierarchy, per_class, coordinates)
+    return Fitted(cluster_labels, probabilities, fit, hierarchy, per_class, coordinates, map_figures)
 
 
 def document_table(
@@ -673,16 +707,19 @@ def evaluate_build(
     layouts: StageStore,
 ) -> dict[str, Any]:
     """The evaluate stage's metrics (pipeline.quality.metrics); those that depend only on the embeddings, the map and
-    the reference columns come from the layout store when it has them."""
+    the reference columns are the map thread's (``fitted.map_figures``), else from the layout store when it has
+    them."""
     from pipeline.quality.metrics import agreement_references, evaluate_topics, map_metrics, reference_column
 
     documents, fit = corpus.documents, fitted.fit
     column = reference_column(documents)
     reference = documents[column].tolist() if column else None
     references = agreement_references(documents)
-    map_figures = cached_map_metrics(
-        layouts, embeddings_key, embeddings, fitted.coordinates, reference, references, knn, map_metrics
-    )
+    map_figures = fitted.map_figures
+    if map_figures is None:
+        map_figures = cached_map_metrics(
+            layouts, embeddings_key, embeddings, fitted.coordinates, reference, references, knn, map_metrics
+        )
     return evaluate_topics(
         corpus.texts,
         fit.topics,
@@ -695,6 +732,36 @@ def evaluate_build(
         map_figures=map_figures,
         references=references,
     )
+
+
+def find_journeys(
+    corpus: PreparedInput,
+    embeddings: np.ndarray,
+    knn: Neighbours,
+    config: BuildConfig,
+    collection_entries: list[dict[str, Any]],
+) -> pd.DataFrame:
+    """The links between papers of different collections (pipeline.journeys.links, cache.JOURNEY_COLUMNS): near
+    neighbours in the build's lists at least ``config.journey_similarity`` similar, and same normalised titles."""
+    from pipeline.journeys.links import best_in_each_collection, collection_order, journey_links
+
+    documents = corpus.documents
+    codes, _ = pd.factorize(documents["collection"].astype(str))
+    candidates = best_in_each_collection(knn.indices, knn.similarities, codes)
+    if embeddings.shape[1] < config.journey_min_dims:  # the threshold does not hold there: titles only
+        empty = np.zeros(0, np.int64)
+        candidates = (empty, empty, np.zeros(0))
+        log.warning(
+            "journeys: linked by titles only: the vectors have %d dimensions, and the similarity threshold was "
+            "measured at %d (docs/decisions/journeys.md)",
+            embeddings.shape[1],
+            config.journey_min_dims,
+        )
+    links = journey_links(
+        documents, embeddings, candidates, config.journey_similarity, collection_order(collection_entries)
+    )
+    log.info("journeys: %s of papers found in two collections", counted(len(links), "pair"))
+    return links
 
 
 def run_build(
@@ -737,10 +804,12 @@ def run_build(
     EmptyVocabularyError (only stop words) or TargetError (bad cache path); in each case nothing is written.
     """
     from pipeline.geometry.neighbors import cached_cosine_knn
+    from pipeline.journeys.links import journey_summary
     from pipeline.runtime.threads import limit_threads
     from pipeline.topics.misfits import fit_check_summary
     from pipeline.topics.model import representative_documents, save_topic_model, topic_table
     from pipeline.topics.naming.assign import name_themes, with_llm_names
+    from pipeline.topics.naming.stored import BACKGROUND_MIN_DOCUMENTS, PhraseCountsJob
     from pipeline.topics.themes import assign_themes
 
     limit_threads()  # the same thread counts, so the same floats, whoever calls (pipeline.runtime.threads)
@@ -752,21 +821,33 @@ def run_build(
     collection_entries: list[dict[str, Any]] = []
     if collections:
         corpus, collection_entries = read_and_clean_collections(collections, input_path, encoding, layouts, timer)
+        if not config.corpus_name:  # named by its collections, not by the collection file ("all-venues.toml")
+            config = replace(config, corpus_name=collections_display_name(collections))
     else:
         corpus = read_and_clean(input_path, encoding, layouts, timer)
     config = config.resolved_for(len(corpus.texts))
     for note in config.adaptations:
         log.warning("adapted to a small corpus: %s", note)
-    tokens, without_content, represented = tokenise_and_represent(
-        corpus, input_path, config, embedding_store, layouts, encoder, timer
-    )
-    embeddings = represented.embeddings
-    with timer.stage("neighbours"):
-        embeddings_key = fingerprint(embeddings)
-        knn = cached_cosine_knn(
-            embeddings, max(config.umap_n_neighbors, config.n_neighbors_similar + 1), layouts, embeddings_key
+    with timer.stage("start_phrases"):  # the topics' phrase counts: from the store, or a second process from now on
+        phrases = PhraseCountsJob(
+            corpus.texts,
+            document_titles(corpus.documents),
+            layouts,
+            background=len(corpus.texts) >= BACKGROUND_MIN_DOCUMENTS,
         )
-    fitted = fit_topics_and_map(corpus, tokens, represented, knn, embeddings_key, config, layouts, timer)
+    try:
+        tokens, without_content, represented = tokenise_and_represent(
+            corpus, input_path, config, embedding_store, layouts, encoder, timer
+        )
+        embeddings = represented.embeddings
+        with timer.stage("neighbours"):
+            embeddings_key = fingerprint(embeddings)
+            knn = cached_cosine_knn(
+                embeddings, max(config.umap_n_neighbors, config.n_neighbors_similar + 1), layouts, embeddings_key
+            )
+        fitted = fit_topics_and_map(corpus, tokens, represented, knn, embeddings_key, config, layouts, timer, phrases)
+    finally:
+        phrases.stop()
     with timer.stage("representatives"):
         representatives = representative_documents(
             embeddings, fitted.fit.topics, corpus.doc_ids, config.n_representative
@@ -791,6 +872,18 @@ def run_build(
         for warning in manifest["coverage"]["warnings"]:
             log.warning(warning)
             manifest["warnings"].append(warning)
+    links = None
+    if collections:
+        with timer.stage("journeys"):
+            links = find_journeys(corpus, embeddings, knn, config, collection_entries)
+            by_abstract = embeddings.shape[1] >= config.journey_min_dims
+            manifest["journeys"] = journey_summary(
+                links,
+                config.journey_similarity,
+                "the build's neighbour lists and titles"
+                if by_abstract
+                else f"titles only ({embeddings.shape[1]} dimensions, fewer than {config.journey_min_dims})",
+            )
     with timer.stage("evaluate"):
         manifest["metrics"] = evaluate_build(corpus, fitted, embeddings, embeddings_key, knn, layouts)
     with locking.held(cache_dir):  # from reading the previous atlas (align) to the swap: no writer in between
@@ -825,6 +918,7 @@ def run_build(
                 aligned.topics_per_class,
                 aligned.lineage,
                 copies=copy_table(corpus.prepared.copies, written),
+                journeys=links,
             )
     log.info(
         "wrote %s: %s, %s, %.1f%% outliers, peak memory %.0f MiB",

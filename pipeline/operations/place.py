@@ -129,6 +129,20 @@ def semantic_search(
     return result.reset_index(drop=True)
 
 
+def top_k_blocked(
+    queries: np.ndarray, matrix: np.ndarray, k: int, block_rows: int = 1024
+) -> tuple[np.ndarray, np.ndarray]:
+    """pipeline.geometry.neighbors.top_k of ``queries @ matrix.T`` (m x dim and n x dim, unit rows), computed
+    ``block_rows`` queries at a time so memory stays at block_rows x n similarities (17,000 queries against 19,000
+    papers at once took 4.6 GB). Returns (int64, float32), m x min(k, n)."""
+    queries = queries.astype(np.float32)
+    width = min(k, len(matrix))
+    if not len(queries):
+        return np.zeros((0, width), np.int64), np.zeros((0, width), np.float32)
+    parts = [top_k(queries[start : start + block_rows] @ matrix.T, k) for start in range(0, len(queries), block_rows)]
+    return np.vstack([part[0] for part in parts]), np.vstack([part[1] for part in parts])
+
+
 def place_embeddings(
     topic_cache: TopicCache,
     new_embeddings: np.ndarray,
@@ -136,6 +150,7 @@ def place_embeddings(
     embeddings: np.ndarray | None = None,
     same_rows: list[int | None] | None = None,
     reject_misfits: bool = False,
+    nearest: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> pd.DataFrame:
     """Place new documents (embeddings m x dim, unit rows) on the cache's map.
 
@@ -144,6 +159,9 @@ def place_embeddings(
     fit against topic centroids itself) and ``fits`` is still reported.
 
     ``same_rows`` gives, per new document, the cached row of the same paper (see same_paper_index) or None.
+    ``nearest``: the ``k`` most similar cached rows of each new document and their similarities (int64 and float,
+    m x k, best first, as pipeline.geometry.neighbors.top_k gives them), when the caller found them already (``add``
+    finds them in its own pass); None searches here, in blocks of rows.
     Returns m rows: topic, topic_label, probability, x, y, same_as (doc id of an identical cached paper or None),
     fits (False when the document fits no topic, see :func:`topic_fit`), topic_similarity (cosine similarity to the
     nearest topic centroid), fit_threshold (the similarity a fit needs), neighbor_ids (k cached doc ids, best
@@ -152,7 +170,7 @@ def place_embeddings(
     """
     documents = topic_cache.documents
     matrix = topic_cache.embeddings() if embeddings is None else embeddings
-    indices, scores = top_k(new_embeddings.astype(np.float32) @ matrix.T, k)
+    indices, scores = nearest if nearest is not None else top_k_blocked(new_embeddings, matrix, k)
     nearest_topic, threshold = topic_fit(matrix, documents["topic"].to_numpy(), new_embeddings)
     topics = documents["topic"].to_numpy()
     positions = documents[["x", "y"]].to_numpy(dtype=float)

@@ -1,5 +1,6 @@
 """The layout store: a folder of what a rebuild reuses (the cleaned corpus, tokens, the lexical fit, neighbour lists,
-UMAP layouts, the map refinement and metrics, c-TF-IDF counts), and the null store a build without one uses.
+UMAP layouts, the map refinement and metrics, c-TF-IDF counts, phrase counts), and the null store a build without
+one uses.
 
 Every entry is filed under the digest of its stage's key (pipeline.store.keys), made where the stage is computed;
 the store itself knows nothing of what goes into a key. Both stores have one interface (:class:`StageStore`), so a
@@ -40,6 +41,10 @@ class StageStore(Protocol):
     @property
     def folder(self) -> Path | None:
         """Where entries are kept, None for the null store."""
+        ...
+
+    def contains(self, key: StageKey) -> bool:
+        """Whether something is stored under ``key`` (it may still prove unreadable: ``cached`` then computes)."""
         ...
 
     def cached(self, key: StageKey, compute: Callable[[], Arrays]) -> Arrays:
@@ -85,6 +90,10 @@ class LayoutStore:
         except (OSError, ValueError) as error:
             log.warning("ignoring unreadable layout cache file %s: %s", path, error)
             return None
+
+    def contains(self, key: StageKey) -> bool:
+        """Whether an entry is stored under ``key`` (a file exists; it is read, and checked, by ``get``)."""
+        return (self.folder / f"{key.digest}.npz").is_file()
 
     def put(self, key: StageKey, arrays: Arrays) -> None:
         """Store arrays under ``key`` (atomic rename). A failure to write is logged, never raised."""
@@ -135,6 +144,10 @@ class NullStore:
     def __init__(self) -> None:
         self.folder = None
         self.hits: dict[str, bool] = {}
+
+    def contains(self, key: StageKey) -> bool:
+        """False: nothing is kept."""
+        return False
 
     def cached(self, key: StageKey, compute: Callable[[], Arrays]) -> Arrays:
         """``compute()``."""

@@ -149,8 +149,8 @@ def reassignment_floor(
     """Per topic, the lowest centroid similarity at which an outlier may join it, and who uses its words.
 
     Returns ({topic: MEMBER_PERCENTILE-th percentile of its members' leave-one-out centroid similarity},
-    uses: a function ``uses(document_row, topic) -> bool``, True when the document contains at least one of the
-    topic's MEMBERSHIP_TERMS leading terms). See the module docstring for why and the measurements.
+    uses_any: a function ``uses_any(document_rows, topic) -> bool array``, True where the document contains at least
+    one of the topic's MEMBERSHIP_TERMS leading terms). See the module docstring for why and the measurements.
     """
     floors: dict[int, float] = {}
     columns: dict[int, list[int]] = {}
@@ -159,11 +159,13 @@ def reassignment_floor(
         floors[topic] = float(np.percentile(leave_one_out_similarities(embeddings, members), MEMBER_PERCENTILE))
         columns[topic] = _term_columns(topic_terms.get(topic, []), vocabulary, MEMBERSHIP_TERMS)
 
-    def uses(row: int, topic: int) -> bool:
+    def uses_any(rows: np.ndarray, topic: int) -> np.ndarray:
         wanted = columns.get(topic, [])
-        return not wanted or bool(presence[row, wanted].sum() > 0)
+        if not wanted:
+            return np.ones(len(rows), dtype=bool)
+        return np.asarray(presence[rows][:, wanted].sum(axis=1)).ravel() > 0
 
-    return floors, uses
+    return floors, uses_any
 
 
 def keep_coherent_topics(
@@ -191,15 +193,15 @@ def eligibility(topic_model: Any, embeddings: np.ndarray, topics: np.ndarray, pr
     """``eligible(rows, candidate_topics, similarities) -> bool array``: which outliers pass their candidate topic's
     floor (:func:`reassignment_floor`), for :func:`pipeline.topics.model.reassign_outliers`."""
     terms = {int(topic): [str(term) for term, _ in pairs] for topic, pairs in (topic_model.get_topics() or {}).items()}
-    floors, uses = reassignment_floor(embeddings, topics, terms, presence, topic_model.vectorizer_model.vocabulary_)
+    floors, uses_any = reassignment_floor(embeddings, topics, terms, presence, topic_model.vectorizer_model.vocabulary_)
 
     def eligible(rows: np.ndarray, candidates: np.ndarray, similarities: np.ndarray) -> np.ndarray:
-        return np.array(
-            [
-                similarity >= floors.get(int(topic), np.inf) and uses(int(row), int(topic))
-                for row, topic, similarity in zip(rows, candidates, similarities)
-            ],
-            dtype=bool,
-        )
+        rows, candidates = np.asarray(rows, dtype=np.int64), np.asarray(candidates, dtype=np.int64)
+        floor = np.array([floors.get(int(topic), np.inf) for topic in candidates], dtype=float)
+        passed = np.asarray(similarities) >= floor
+        for topic in np.unique(candidates[passed]):  # the term test, one sparse slice per topic
+            at = np.flatnonzero(passed & (candidates == topic))
+            passed[at] = uses_any(rows[at], int(topic))
+        return passed
 
     return eligible

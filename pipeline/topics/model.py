@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from pipeline.represent.encoders import EncoderLike
     from pipeline.represent.representation import Representation
     from pipeline.text.tokens import TokenizedCorpus
+    from pipeline.topics.naming.stored import PhraseCountsJob
 
 log = logging.getLogger(__name__)
 
@@ -356,6 +357,8 @@ def fit_topic_model(
     encoder: Representation | EncoderLike | None = None,
     tokens: TokenizedCorpus | None = None,
     store: StageStore = NULL_STORE,
+    titles: list[str] | None = None,
+    phrases: PhraseCountsJob | None = None,
 ) -> TopicFit:
     """Fit BERTopic's topic representations on given cluster labels, then reduce topics and outliers.
 
@@ -372,6 +375,10 @@ def fit_topic_model(
     store : the build's layout store (pipeline.store.layouts; the null store by default, which keeps nothing): it
         keeps the c-TF-IDF counts and sentence presence of a vocabulary for a rebuild that learns the same one (most
         changes of clustering parameters do).
+    titles : each document's title (n; "" where it has none), or None: a phrase of a title weighs more in the
+        topic's name (pipeline.topics.naming.names).
+    phrases : the phrase counts of ``texts`` and ``titles`` already under way (pipeline.topics.naming.stored: from
+        the store or a second process); None counts them here.
 
     Steps: learn boilerplate words from the clusters (vocabulary.boilerplate_terms); fix the vocabulary over
     documents; BERTopic in manual mode (:func:`make_bertopic`: ``ClassTfidfTransformer`` and the representation
@@ -429,13 +436,17 @@ def fit_topic_model(
         {topic: [term for term, _ in pairs] for topic, pairs in topic_terms.items()},
         documents={int(topic): [texts[row] for row in rows] for topic, rows in members.items()},
     )
-    names, phrases = name_topics(texts, final, fallback=labels)  # noun phrases, unique (pipeline.topics.naming)
+    # noun phrases, unique (pipeline.topics.naming)
+    counts = phrases.result() if phrases is not None else None
+    names, phrase_counts = name_topics(texts, final, fallback=labels, titles=titles, counts=counts)
     subtitles = {topic: SUBTITLE_SEPARATOR.join(name.subtitle) for topic, name in names.items()}
     labels = {topic: names[topic].name if topic in names else label for topic, label in labels.items()}
     topic_model.set_topic_labels(
         {topic: label for topic, label in labels.items() if topic in topic_model.topic_labels_}
     )
-    return TopicFit(topic_model, final, clustered, topic_terms, labels, notes, n_reassigned, subtitles, phrases, check)
+    return TopicFit(
+        topic_model, final, clustered, topic_terms, labels, notes, n_reassigned, subtitles, phrase_counts, check
+    )
 
 
 def representative_documents(

@@ -8,12 +8,14 @@ the latest event: {kind: "click", index} (a paper), {kind: "lasso", indices} (po
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 import streamlit.components.v1 as components
 
 BUILD = Path(__file__).resolve().parent / "build"
+DEFAULT_CLICK_WAIT_MS = 300
 _component = components.declare_component("atlas_scatter", path=str(BUILD))
 
 
@@ -22,10 +24,27 @@ def available() -> bool:
     return (BUILD / "bundle.js").is_file() and (BUILD / "index.html").is_file()
 
 
+def click_wait_ms() -> int:
+    """Milliseconds a click on a point waits for a second click (a double-click fits the view and opens no paper)
+    before it opens its paper: ``ATLAS_MAP_CLICK_WAIT_MS`` when it is a whole number from 100 to 5000, else 300.
+    The browser tests lengthen it: on a loaded 2-core machine Playwright's two presses of a double-click arrived
+    more than 300 ms apart."""
+    value = os.environ.get("ATLAS_MAP_CLICK_WAIT_MS", "")
+    return int(value) if value.isdigit() and 100 <= int(value) <= 5000 else DEFAULT_CLICK_WAIT_MS
+
+
 def scatter(
     layers: dict[str, Any], cache_key: str, points: dict[str, Any] | None, key: str, on_change: Any = None
 ) -> Any:
     """Draw the map: ``layers`` from :func:`dashboard.figures.map_layers.view_layers`, ``points`` from
     :func:`dashboard.figures.map_layers.point_payload` or None when this browser session has them already.
     Returns the latest event (see the module docstring) or None."""
-    return _component(**layers, cache_key=cache_key, points=points, key=key, default=None, on_change=on_change)
+    return _component(
+        **layers,
+        cache_key=cache_key,
+        points=points,
+        click_wait_ms=click_wait_ms(),
+        key=key,
+        default=None,
+        on_change=on_change,
+    )

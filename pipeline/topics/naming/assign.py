@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pipeline.topics.naming.names import Name, choose_names
+from pipeline.topics.naming.names import TITLE_WEIGHT, Name, choose_names
 from pipeline.topics.naming.phrases import PhraseCounts, count_phrases
 
 OUTLIER_TOPIC = -1
@@ -22,20 +22,33 @@ SUBTITLE_SEPARATOR = ", "
 
 
 def name_topics(
-    texts: Sequence[str], topics: np.ndarray, fallback: Mapping[int, str]
+    texts: Sequence[str],
+    topics: np.ndarray,
+    fallback: Mapping[int, str],
+    titles: Sequence[str] | None = None,
+    counts: PhraseCounts | None = None,
 ) -> tuple[dict[int, Name], PhraseCounts]:
     """({topic: Name} for every topic of ``topics`` but -1, the phrase counts they came from).
 
-    ``texts``: each document's title and abstract (original case); ``topics``: int, one per text. A topic without
-    a candidate phrase keeps ``fallback[topic]`` (the term label of pipeline.topics.labels)."""
-    counts = count_phrases(texts)
+    ``texts``: each document's title and abstract (original case); ``topics``: int, one per text; ``titles``: each
+    document's title alone, or None (a title's phrases weigh more: pipeline.topics.naming.names). A topic without
+    a candidate phrase keeps ``fallback[topic]`` (the term label of pipeline.topics.labels). ``counts``:
+    count_phrases(texts, titles) when already made (the build's, pipeline.topics.naming.stored), else counted here.
+    Raises ValueError when ``titles`` is not one per text."""
+    if counts is None:
+        counts = count_phrases(texts, titles)
+    elif counts.matrix.shape[0] != len(texts):
+        raise ValueError(f"name_topics: phrase counts of {counts.matrix.shape[0]} documents for {len(texts)} texts")
     names = choose_names(counts, [int(topic) for topic in topics], fallback=fallback)
     return names, counts
 
 
-def name_themes(counts: PhraseCounts, topics: np.ndarray, frame: pd.DataFrame) -> pd.DataFrame:
+def name_themes(
+    counts: PhraseCounts, topics: np.ndarray, frame: pd.DataFrame, title_weight: float = TITLE_WEIGHT
+) -> pd.DataFrame:
     """``frame`` (a topics table with topic, label, theme, theme_label) with each theme's ``theme_label`` replaced
-    by its phrase name (see the module docstring). ``topics``: the topic of each document counted in ``counts``."""
+    by its phrase name (see the module docstring). ``topics``: the topic of each document counted in ``counts``;
+    ``title_weight``: pipeline.topics.naming.names.ranked_phrases."""
     theme_of = {int(topic): int(theme) for topic, theme in zip(frame["topic"], frame["theme"])}
     label_of = {int(topic): str(label) for topic, label in zip(frame["topic"], frame["label"])}
     members: dict[int, list[int]] = {}
@@ -47,7 +60,12 @@ def name_themes(counts: PhraseCounts, topics: np.ndarray, frame: pd.DataFrame) -
     wanted = [theme if theme not in single else OUTLIER_TOPIC for theme in themes]
     fallback = dict(zip(frame["theme"].astype(int), frame["theme_label"].astype(str)))
     names = choose_names(
-        counts, wanted, taken=list(label_of.values()), fallback=fallback, parts=[int(topic) for topic in topics]
+        counts,
+        wanted,
+        taken=list(label_of.values()),
+        fallback=fallback,
+        parts=[int(topic) for topic in topics],
+        title_weight=title_weight,
     )
     labels = {**{theme: name.name for theme, name in names.items()}, **single}
     return frame.assign(

@@ -3,10 +3,13 @@
 A phrase's score in a group is its documents in the group times the share of all its documents that are in the
 group (count x precision, the "count x lift" ranking of author keywords that bench/labels.py checks names against,
 without the group's size, which is the same for every phrase of a group), times a small bonus per extra word
-(authors write "graph neural networks", not "graph"). The name is the best-scoring phrase, replaced by a longer
-phrase that contains it when that one is written by at least EXTEND_SHARE of the same documents ("neural" ->
-"graph neural network"). Names are unique in a call: groups take their names from the most confident first, and a
-group whose best phrase is taken takes its next one. A phrase the corpus abbreviates is written "expansion (SF)".
+(authors write "graph neural networks", not "graph"). A document whose title writes the phrase counts 1 +
+TITLE_WEIGHT times, in the count and in the precision: a title names the paper's subject, as the keyphrase
+extractors' position features say (KEA's first occurrence, Witten et al. 1999; YAKE's position, Campos et al. 2020).
+The name is the best-scoring phrase, replaced by a longer phrase that contains it when that one is written by at
+least EXTEND_SHARE of the same documents ("neural" -> "graph neural network"). Names are unique in a call: groups
+take their names from the most confident first, and a group whose best phrase is taken takes its next one. A phrase
+the corpus abbreviates is written "expansion (SF)".
 
 The subtitle is the group's next SUBTITLE_TERMS phrases that share no word stem with the name or with each other.
 """
@@ -24,7 +27,11 @@ from pipeline.topics.naming.phrases import PhraseCounts, phrase_key
 
 # Set by reading the names of ICLR 2024 and 2025 beside their author keywords (bench/labels.py), not tuned to it.
 WORD_BONUS = 0.35
+# Chosen from `python -m bench.labels --title-weights 0,0.5,1,2,4` on ICLR 2024 and 2025 (docs/decisions/names.md).
+TITLE_WEIGHT = 2.0
 EXTEND_SHARE = 0.5
+# A phrase nearly always written inside one longer phrase is a fragment of it (see _fragment).
+FRAGMENT_SHARE = 0.9
 CANDIDATES = 40
 SUBTITLE_TERMS = 3
 # A name fits two lines of the map's label (issue 20: ~22 characters a line).
@@ -86,23 +93,32 @@ def group_matrix(groups: Sequence[int], members: Sequence[int]) -> tuple[sp.csr_
 
 
 def ranked_phrases(
-    counts: PhraseCounts, members: Sequence[int], parts: Sequence[int] | None = None
+    counts: PhraseCounts,
+    members: Sequence[int],
+    parts: Sequence[int] | None = None,
+    title_weight: float = TITLE_WEIGHT,
 ) -> dict[int, list[tuple[str, float, int]]]:
     """{group: [(phrase key, score, documents in the group), ...]} best first, CANDIDATES per group, for
-    ``members`` (group id per document, -1 left out); scores as the module docstring says. ``parts`` (a sub-group
-    per document, e.g. the topic of a theme's document): each score is multiplied by the share of the group's
-    parts that write the phrase in at least MIN_COVERAGE of their documents."""
+    ``members`` (group id per document, -1 left out); scores as the module docstring says (``title_weight``: the
+    extra weight of a title's mention; ignored when ``counts`` has no titles). ``parts`` (a sub-group per
+    document, e.g. the topic of a theme's document): each score is multiplied by the share of the group's parts
+    that write the phrase in at least MIN_COVERAGE of their documents."""
     indicator, ids = group_matrix(members, members)
     in_group = (indicator @ counts.matrix).toarray()  # n_groups x n_phrases
+    weighted = counts.matrix
+    if counts.in_title is not None and title_weight:
+        weighted = counts.matrix + title_weight * counts.in_title
+    mentions = (indicator @ weighted).toarray() if weighted is not counts.matrix else in_group
     spread = _spread(counts, members, parts, ids) if parts is not None else None
-    frequency = np.maximum(counts.document_frequency, 1)
+    frequency = np.maximum(np.asarray(weighted.sum(axis=0)).ravel(), 1)
     sizes = np.asarray(indicator.sum(axis=1)).ravel()
     words = np.asarray([len(key.split()) for key in counts.keys])
     bonus = 1.0 + WORD_BONUS * (np.minimum(words, 3) - 1)
     ranked: dict[int, list[tuple[str, float, int]]] = {}
     for index, group in enumerate(ids):
         documents = in_group[index]
-        score = documents * (documents / frequency) * bonus * (spread[index] if spread is not None else 1.0)
+        weight = mentions[index]
+        score = weight * (weight / frequency) * bonus * (spread[index] if spread is not None else 1.0)
         score[(documents < 2) | (documents < MIN_COVERAGE * sizes[index])] = 0.0
         best = np.argsort(-score, kind="stable")[: CANDIDATES * 3]
         ranked[group] = [(counts.keys[j], float(score[j]), int(documents[j])) for j in best if score[j] > 0]
@@ -147,6 +163,18 @@ def _extended(key: str, candidates: Sequence[tuple[str, float, int]]) -> str:
         current = max(longer, key=lambda phrase: (documents[phrase], -len(phrase)))
 
 
+def _fragment(key: str, candidates: Sequence[tuple[str, float, int]]) -> bool:
+    """``key`` begins a longer candidate written by FRAGMENT_SHARE of its documents in the group, so it lacks that
+    phrase's head noun ("multimodal large language" of "multimodal large language model", "reinforcement" of
+    "reinforcement learning"): a fragment, never a name on its own. A phrase that ends a longer one keeps its
+    head ("language model" of "large language model") and is not a fragment."""
+    documents = {phrase: count for phrase, _, count in candidates}
+    return any(
+        phrase.startswith(key + " ") and count >= FRAGMENT_SHARE * documents.get(key, 0)
+        for phrase, count in documents.items()
+    )
+
+
 def display(key: str, counts: PhraseCounts) -> str:
     """How a name is shown: as the corpus writes it, first letter capital, "expansion (SF)" where it abbreviates
     it (the expansion alone when that would not fit MAX_NAME_CHARACTERS)."""
@@ -167,11 +195,12 @@ def choose_names(
     taken: Sequence[str] = (),
     fallback: Mapping[int, str] | None = None,
     parts: Sequence[int] | None = None,
+    title_weight: float = TITLE_WEIGHT,
 ) -> dict[int, Name]:
     """A :class:`Name` per group of ``members`` (group id per document; -1, the outliers, gets none), unique among
     themselves and ``taken`` (names ignoring case). A group without a candidate gets ``fallback[group]`` or
-    "Topic N". ``parts``: see :func:`ranked_phrases`."""
-    ranked = ranked_phrases(counts, members, parts)
+    "Topic N". ``parts``, ``title_weight``: see :func:`ranked_phrases`."""
+    ranked = ranked_phrases(counts, members, parts, title_weight)
     used = {name.casefold() for name in taken}
     used_keys: set[str] = set()
     names: dict[int, Name] = {}
@@ -182,7 +211,7 @@ def choose_names(
         for key, _, _ in candidates[:CANDIDATES]:
             extended = _extended(key, candidates)
             for option in (extended, key):
-                if option not in used_keys and _acceptable_name(option, counts):
+                if option not in used_keys and _acceptable_name(option, counts) and not _fragment(option, candidates):
                     if display(option, counts).casefold() not in used:
                         chosen = option
                         break

@@ -252,6 +252,7 @@ class PhraseCounts:
     Attributes
     ----------
     matrix : CSR, n_documents x n_phrases, float64 1.0 where the document writes the phrase (or its abbreviation).
+    in_title : CSR of the same shape, 1.0 where the document's title writes it; None when no titles were given.
     keys : n_phrases phrase keys (:func:`phrase_key`), column order.
     written : {key: how the corpus most often writes it} (an expansion that has an abbreviation: "expansion (SF)").
     abbreviations : {expansion key: short form as written} for the phrases the corpus abbreviates.
@@ -261,6 +262,7 @@ class PhraseCounts:
     keys: list[str]
     written: dict[str, str]
     abbreviations: dict[str, str]
+    in_title: sp.csr_matrix | None = None
 
     @property
     def document_frequency(self) -> np.ndarray:
@@ -268,36 +270,34 @@ class PhraseCounts:
         return np.asarray(self.matrix.sum(axis=0)).ravel().astype(np.int64)
 
 
-def count_phrases(texts: Sequence[str]) -> PhraseCounts:
+def count_phrases(texts: Sequence[str], titles: Sequence[str] | None = None) -> PhraseCounts:
     """:class:`PhraseCounts` of ``texts`` (titles and abstracts, original case), phrases written in at least
-    MIN_DOCUMENT_FREQUENCY documents. About 2 s per 10,000 abstracts on one core (bench/labels.py times it)."""
+    MIN_DOCUMENT_FREQUENCY documents. ``titles`` (one per text, or None): which of those phrases each title writes
+    (``in_title``). About 2 s per 10,000 abstracts on one core (bench/labels.py times it).
+
+    Raises ValueError when ``titles`` is not one per text."""
+    if titles is not None and len(titles) != len(texts):
+        raise ValueError(f"count_phrases: {len(titles)} titles for {len(texts)} texts")
     definitions = abbreviation_definitions(texts)
     short_to_long = {short: long_key for short, (long_key, _, _) in definitions.items()}
     per_document: list[set[str]] = []
     surfaces: Counter[tuple[str, str]] = Counter()  # (key, writing): documents writing it so
     for text in texts:
-        writings: dict[str, str] = {}
-        for run in runs(text):
-            for surface, key in _ngrams(run):
-                writings[short_to_long.get(key, key) if " " not in key else key] = surface
+        writings = _writings(text, short_to_long)
         surfaces.update(writings.items())
         per_document.append(set(writings))
-    forms: dict[str, Counter[str]] = {}
-    for (key, surface), count in surfaces.items():
-        forms.setdefault(key, Counter())[surface] += count
     frequency = Counter(key for keys in per_document for key in keys)
     kept = sorted(key for key, count in frequency.items() if count >= MIN_DOCUMENT_FREQUENCY)
     column = {key: index for index, key in enumerate(kept)}
-    rows, columns = [], []
-    for row, keys in enumerate(per_document):
-        for key in keys:
-            if key in column:
-                rows.append(row)
-                columns.append(column[key])
-    matrix = sp.csr_matrix(
-        (np.ones(len(rows)), (np.asarray(rows, dtype=np.int64), np.asarray(columns, dtype=np.int64))),
-        shape=(len(texts), len(kept)),
-    )
+    forms: dict[str, dict[str, int]] = {key: {} for key in kept}  # the writings of the kept phrases only
+    for (key, surface), count in surfaces.items():
+        of_key = forms.get(key)
+        if of_key is not None:
+            of_key[surface] = of_key.get(surface, 0) + count
+    matrix = _presence(per_document, column)
+    in_title = None
+    if titles is not None:
+        in_title = _presence([set(_writings(str(title), short_to_long)) for title in titles], column)
     abbreviations = {long_key: short for _, (long_key, _, short) in definitions.items() if long_key in column}
     written = {}
     for key in kept:
@@ -307,4 +307,28 @@ def count_phrases(texts: Sequence[str]) -> PhraseCounts:
             if own
             else next(expansion for long_key, expansion, _ in definitions.values() if long_key == key)
         )
-    return PhraseCounts(matrix, kept, written, abbreviations)
+    return PhraseCounts(matrix, kept, written, abbreviations, in_title)
+
+
+def _writings(text: str, short_to_long: dict[str, str]) -> dict[str, str]:
+    """{phrase key: how ``text`` writes it} of every candidate phrase of ``text``, an abbreviation's key being its
+    expansion's (``short_to_long``)."""
+    writings: dict[str, str] = {}
+    for run in runs(text):
+        for surface, key in _ngrams(run):
+            writings[short_to_long.get(key, key) if " " not in key else key] = surface
+    return writings
+
+
+def _presence(per_document: Sequence[set[str]], column: dict[str, int]) -> sp.csr_matrix:
+    """CSR, len(per_document) x len(column), 1.0 where a document's set holds the column's key."""
+    rows: list[int] = []
+    columns: list[int] = []
+    for row, keys in enumerate(per_document):
+        found = [index for index in map(column.get, keys) if index is not None]
+        columns.extend(found)
+        rows.extend([row] * len(found))
+    return sp.csr_matrix(
+        (np.ones(len(rows)), (np.asarray(rows, dtype=np.int64), np.asarray(columns, dtype=np.int64))),
+        shape=(len(per_document), len(column)),
+    )

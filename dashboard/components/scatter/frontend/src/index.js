@@ -47,6 +47,9 @@ let view = null; // the latest args without points
 let labelNodes = [];
 let lastFrameKey = null;
 let clickTimer = null;
+let lastDoubleClick = -Infinity;
+// How long a click waits for a second one before it opens its paper (args.click_wait_ms, from the page).
+const clickWaitMs = () => (view && view.click_wait_ms) || 300;
 let refitTimer = null;
 let renders = 0;
 let lassoing = false;
@@ -119,8 +122,14 @@ function ensurePlot() {
       lassoing = false;
       emit({ kind: "lasso", indices: Array.from(points) });
     } else if (points.length === 1) {
+      // A click opens its paper unless it was half of a double-click (which fits the view): the second click's
+      // "select" may come after the dblclick event, so a click near a double-click in time is dropped.
       clearTimeout(clickTimer);
-      clickTimer = setTimeout(() => emit({ kind: "click", index: points[0] }), 230);
+      const index = points[0];
+      const wait = clickWaitMs();
+      clickTimer = setTimeout(() => {
+        if (performance.now() - lastDoubleClick > wait + 300) emit({ kind: "click", index });
+      }, wait);
     }
   });
   scatterplot.subscribe("pointOver", (index) => {
@@ -138,7 +147,19 @@ function ensurePlot() {
     tooltip.style.top = `${Math.max(sy - 30, 0)}px`;
   });
   scatterplot.subscribe("pointOut", () => (tooltip.style.display = "none"));
+  // The second press of a double-click (the browser counts it in `detail`) cancels the first click's pending
+  // paper at once: on a busy machine the dblclick event itself can come after that click's timer.
+  canvas.addEventListener(
+    "mousedown",
+    (event) => {
+      if (event.detail < 2) return;
+      lastDoubleClick = performance.now();
+      clearTimeout(clickTimer);
+    },
+    { capture: true },
+  );
   canvas.addEventListener("dblclick", () => {
+    lastDoubleClick = performance.now();
     clearTimeout(clickTimer);
     fit(true);
   });

@@ -1,0 +1,101 @@
+"""Rules that flag the added papers a candidate new topic is made of, compared (bench/add_year.py --rules).
+
+Each rule flags some of the ICLR 2026 papers of the added atlas; the flagged papers are grouped as ``add`` groups
+them (pipeline.topics.candidates.group_flagged, the atlas's min_cluster_size the smallest group) and each group is
+matched to the refit's topics (bench.add_year.candidate_matches). The rules:
+
+- ``fits no topic`` (pipeline.operations.add.fit_check): cosine to the nearest topic centroid below the 5% quantile
+  of the fitted papers' similarity to their own topic's centroid, or placed among outliers;
+- ``fits no topic, added papers' q0.10``: below the 10% quantile of the *added* papers' own nearest-centroid
+  similarities (the fitted papers' similarities are measured in the space their own SVD was fitted to, which
+  flatters them);
+- ``build's fit check``: below half the median of the topic papers' leave-one-out similarity
+  (pipeline.topics.misfits, FIT_SHARE 0.5), as the build moves its own papers out of topics;
+- ``new territory, odds X`` (pipeline.topics.candidates.in_new_territory): the odds of a new paper among its 15
+  nearest papers of the grown atlas at least X times their odds in the whole grown atlas;
+- ``either``: fits no topic, or in new territory at the default odds (what ``add`` does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+
+from pipeline.cache import TopicCache
+from pipeline.geometry.centroids import median_fit_threshold, member_fit, topic_centroids
+from pipeline.geometry.grown_neighbours import NearestLists, nearest_lists
+from pipeline.operations.add import fit_check
+from pipeline.topics.candidates import NEW_TERRITORY_ODDS, group_flagged, in_new_territory
+
+Rule = Callable[[], np.ndarray]
+
+
+def nearest_similarity(embeddings: np.ndarray, topics: np.ndarray, new_embeddings: np.ndarray) -> np.ndarray:
+    """Per new paper, the cosine similarity to its nearest topic centroid (float, m)."""
+    ids = sorted(set(topics.tolist()) - {-1})
+    return (new_embeddings @ topic_centroids(embeddings, topics, ids).T).max(axis=1)
+
+
+def rules(old: np.ndarray, topics: np.ndarray, new: np.ndarray, placed: np.ndarray, lists: NearestLists) -> dict:
+    """{name: flagged (bool, m)} for the rules of the module docstring. ``old`` (n x dim) and ``topics`` (n) are the
+    fitted papers', ``new`` (m x dim) and ``placed`` (m) the added ones', ``lists`` their nearest papers."""
+    misfit = ~fit_check(old, topics, new, placed)["fits"]
+    similarity = nearest_similarity(old, topics, new)
+    _, own = member_fit(old, topics)
+    flagged = {
+        "fits no topic (add's fit check)": misfit,
+        "fits no topic, added papers' q0.10": similarity < np.quantile(similarity, 0.10),
+        "build's fit check": similarity < median_fit_threshold(own[~np.isnan(own)], 0.5),
+    }
+    for odds in (2.0, 3.0, 4.0, 6.0):
+        flagged[f"new territory, odds {odds:g}"] = in_new_territory(lists.new_indices, lists.new_scores, len(old), odds)
+    territory = in_new_territory(lists.new_indices, lists.new_scores, len(old), NEW_TERRITORY_ODDS)
+    flagged[f"either (add's: fits no topic, or new territory odds {NEW_TERRITORY_ODDS:g})"] = misfit | territory
+    return flagged
+
+
+def rules_table(added: TopicCache, matched: pd.DataFrame, topics: pd.DataFrame) -> pd.DataFrame:
+    """Per rule: papers flagged, candidates, papers in them and their sizes, mean precision, candidates whose best
+    refit topic is new, recall of the new refit topics (bench.add_year)."""
+    from bench.add_year import bare_id, candidate_matches, recall
+
+    documents = added.documents
+    new_rows = documents["added"].to_numpy(dtype=bool) & (documents["collection"] == "ICLR 2026").to_numpy()
+    old_rows = ~documents["added"].to_numpy(dtype=bool)
+    embeddings = added.embeddings()
+    old, new = embeddings[old_rows], embeddings[new_rows]
+    lists = nearest_lists(old, new, 15)
+    ids = documents.loc[new_rows, "doc_id"].map(bare_id).to_numpy()
+    params = added.manifest["params"]
+    rows = []
+    placed = documents.loc[new_rows, "topic"].to_numpy()
+    for name, flagged in rules(old, documents.loc[old_rows, "topic"].to_numpy(), new, placed, lists).items():
+        groups = group_flagged(
+            new, flagged, int(params["min_cluster_size"]), params.get("min_samples"), params["random_state"]
+        )
+        members = {
+            int(group): ids[groups.labels == group].tolist() for group in sorted(set(groups.labels.tolist()) - {-1})
+        }
+        matches = candidate_matches(members, matched, topics)
+        found, total = recall(matches, topics)
+        rows.append(
+            {
+                "rule": name,
+                "flagged": int(flagged.sum()),
+                "candidates": len(members),
+                "papers in them": int(sum(len(value) for value in members.values())),
+                "mean precision": round(float(matches["precision"].mean()), 2) if len(matches) else None,
+                "on a new refit topic": int(matches["refit topic new"].sum()) if len(matches) else 0,
+                "recall of new topics": f"{found} of {total}",
+                "found": ", ".join(
+                    sorted(
+                        {str(best) for best, new in zip(matches["best refit topic"], matches["refit topic new"]) if new}
+                    )
+                )[:60]
+                if len(matches)
+                else "",
+            }
+        )
+    return pd.DataFrame(rows)

@@ -1,0 +1,141 @@
+"""An atlas of several collections against each collection's own atlas (issue 22, "as good as one year").
+
+Two comparisons, both on caches already built (``topic-atlas build --collections FILE`` and ``--input FILE``):
+
+- **kNN accuracy on primary areas per ICLR year**: the k=10 cosine nearest-neighbour vote of
+  pipeline.quality.metrics.knn_accuracy (10-fold stratified cross-validation), over the papers of one ICLR year,
+  with the vectors of the combined atlas against the vectors of that year's own atlas (its own cache when given,
+  else the build's representation fitted on that year's papers alone, in the build's canonical order). The same
+  papers and labels on both sides: only the representation differs. A third column pools all ICLR papers of the
+  combined atlas with their areas renamed to one name per area by the crosswalk
+  (data/collections/iclr_primary_areas.csv), each year's papers scored against neighbours of every year.
+- **AMI of one collection's topics**: scikit-learn's adjusted mutual information between the topics its papers
+  have in the combined atlas and in its own atlas, over the papers in both (an outlier is its own label, -1).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from pipeline.cache import read_cache
+from pipeline.config import BuildConfig
+from pipeline.ingest.collections import Collection
+
+
+def atlas_vectors(cache_dir: Path) -> tuple[pd.DataFrame, np.ndarray]:
+    """A cache's documents and embeddings (float32, n x dim, rows in the documents' order)."""
+    documents = read_cache(cache_dir).documents
+    return documents, np.load(Path(cache_dir) / "embeddings.npy")
+
+
+def own_vectors(collection: Collection, config: BuildConfig) -> tuple[pd.DataFrame, np.ndarray]:
+    """The documents of one collection built alone and its representation (config's, fitted on them in the build's
+    canonical order; pipeline.represent.representation), rows in the documents' order."""
+    from pipeline.ingest.clean import prepare_documents
+    from pipeline.ingest.collections import join_side_tables
+    from pipeline.ingest.corpus import load_corpus
+    from pipeline.operations.build import canonical_order
+    from pipeline.represent.representation import represent_corpus
+
+    documents = prepare_documents(join_side_tables(load_corpus(collection.path), collection)).documents
+    texts = documents["text"].tolist()
+    order = canonical_order(texts)
+    resolved = config.resolved_for(len(texts))
+    embeddings = represent_corpus(
+        [texts[i] for i in order], resolved.embedding_model, None, params=resolved.lexical_params()
+    ).embeddings
+    restored = np.empty_like(embeddings)
+    restored[order] = embeddings
+    return documents, restored
+
+
+def plain_id(doc_id: str, collection: Collection) -> str:
+    """A combined atlas's id without its collection prefix (pipeline.ingest.collections prefixes colliding ids)."""
+    prefix = f"{collection.slug}:"
+    return doc_id[len(prefix) :] if doc_id.startswith(prefix) else doc_id
+
+
+def knn_by_year(
+    combined: tuple[pd.DataFrame, np.ndarray],
+    own: dict[str, tuple[pd.DataFrame, np.ndarray]],
+    collections: list[Collection],
+) -> pd.DataFrame:
+    """One row per ICLR collection with its own atlas in ``own``: papers with a primary area, kNN accuracy in its
+    own atlas, in the combined atlas (the same papers), and in the combined atlas with every ICLR paper pooled under
+    the crosswalk's names (pipeline.quality.coverage.canonical_areas)."""
+    from pipeline.quality.coverage import canonical_areas, load_crosswalk
+    from pipeline.quality.metrics import knn_accuracy
+
+    documents, embeddings = combined
+    iclr = documents["venue"].astype(str).eq("ICLR").to_numpy() & documents["primary_area"].notna().to_numpy()
+    pooled_areas = canonical_areas(documents, load_crosswalk())
+    rows = []
+    for collection in collections:
+        if collection.name not in own:
+            continue
+        own_documents, own_embeddings = own[collection.name]
+        in_year = iclr & documents["collection"].astype(str).eq(collection.name).to_numpy()
+        ids = [plain_id(doc_id, collection) for doc_id in documents.loc[in_year, "doc_id"]]
+        own_rows = pd.Series(np.arange(len(own_documents)), index=own_documents["doc_id"].astype(str))
+        shared = [doc_id in own_rows.index for doc_id in ids]
+        combined_rows = np.flatnonzero(in_year)[shared]
+        own_index = own_rows.loc[[doc_id for doc_id, kept in zip(ids, shared) if kept]].to_numpy()
+        areas = documents["primary_area"].to_numpy()[combined_rows]
+        rows.append(
+            {
+                "collection": collection.name,
+                "papers": len(combined_rows),
+                "own atlas": knn_accuracy(own_embeddings[own_index], list(areas), "cosine"),
+                "combined atlas": knn_accuracy(embeddings[combined_rows], list(areas), "cosine"),
+                "combined, all ICLR years pooled (crosswalk)": pooled_accuracy(
+                    embeddings, pooled_areas, iclr, combined_rows
+                ),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def pooled_accuracy(embeddings: np.ndarray, areas: pd.Series, pool: np.ndarray, scored: np.ndarray) -> float:
+    """Share of the rows ``scored`` whose 10 nearest rows of ``pool`` (a boolean mask; the row itself left out) vote
+    its area (``areas``, canonical names): the kNN vote of knn_accuracy with the pool as the training set."""
+    from sklearn.neighbors import KNeighborsClassifier
+
+    from pipeline.quality.metrics import NEIGHBOURS
+
+    pool_rows = np.flatnonzero(pool)
+    classifier = KNeighborsClassifier(n_neighbors=NEIGHBOURS + 1, metric="cosine", algorithm="brute")
+    classifier.fit(embeddings[pool_rows], areas.to_numpy()[pool_rows].astype(str))
+    neighbours = classifier.kneighbors(embeddings[scored], return_distance=False)
+    labels = areas.to_numpy()[pool_rows].astype(str)
+    correct = 0
+    for row, found in zip(scored, neighbours):
+        votes = [labels[index] for index in found if pool_rows[index] != row][:NEIGHBOURS]
+        values, counts = np.unique(votes, return_counts=True)
+        correct += values[np.argmax(counts)] == str(areas.iloc[row])
+    return correct / max(len(scored), 1)
+
+
+def topic_agreement(combined_dir: Path, own_dir: Path, collection: Collection) -> dict[str, Any]:
+    """AMI (and ARI) between the topics of ``collection``'s papers in the combined atlas and in its own atlas, over
+    the papers in both; the counts of papers and topics on each side."""
+    from sklearn.metrics import adjusted_mutual_info_score, adjusted_rand_score
+
+    combined = read_cache(combined_dir).documents
+    own = read_cache(own_dir).documents
+    mine = combined[combined["collection"].astype(str).eq(collection.name)]
+    topics_combined = pd.Series(mine["topic"].to_numpy(), index=[plain_id(i, collection) for i in mine["doc_id"]])
+    topics_own = pd.Series(own["topic"].to_numpy(), index=own["doc_id"].astype(str))
+    shared = topics_combined.index.intersection(topics_own.index)
+    a, b = topics_combined.loc[shared].to_numpy(), topics_own.loc[shared].to_numpy()
+    return {
+        "collection": collection.name,
+        "papers in both": len(shared),
+        "topics, combined": len(set(a.tolist()) - {-1}),
+        "topics, own": len(set(b.tolist()) - {-1}),
+        "AMI": adjusted_mutual_info_score(b, a),
+        "ARI": adjusted_rand_score(b, a),
+    }

@@ -1,0 +1,269 @@
+"""Candidate new topics: the added papers the atlas has no topic for, grouped, named and described (``add``).
+
+``topic-atlas add`` places new papers into the atlas's topics without a refit (pipeline.operations.add). Two kinds
+of new paper may belong to a topic the atlas lacks:
+
+- a paper that *fits no topic*: placed among the outliers, or its cosine similarity to the nearest topic centroid
+  below what 95% of the atlas's topic papers have to their own topic's centroid (pipeline.operations.add.fit_check);
+- a paper *in new territory* (:func:`in_new_territory`): most of its nearest papers of the grown atlas are new ones,
+  the odds of a new paper among them at least NEW_TERRITORY_ODDS times the odds in the grown atlas as a whole. A
+  subject that grew into a topic of its own sits there (on ICLR 2026 added to 2024-2025: reasoning with chains of
+  thought, speculative decoding, mixture of experts), while its papers still lie near an existing topic's centroid
+  and so fit one: of 17,097 ICLR 2026 papers, 432 fit no topic and none of their groups matched a new topic of the
+  refit (docs/decisions/candidate-topics.md).
+
+Stray papers of either kind are many; only a subject comes in groups. So the flagged papers are clustered as the
+build clusters documents (BERTopic's default recipe, Grootendorst 2022: UMAP to CLUSTER_DIMENSIONS dimensions on
+their cosine neighbour lists, pipeline.geometry.umap_layout, then HDBSCAN, pipeline.geometry.cluster), and each
+cluster of at least the atlas's own ``min_cluster_size`` papers (the smallest dense group its build accepts as a
+topic) is a *candidate topic*. Each is named by the build's phrase namer (pipeline.topics.naming.names: a phrase its
+papers write and the rest of the atlas does not, never an existing topic's name) and described by its size, its
+terms (the phrases the namer ranks highest for it), its representative papers (nearest its centroid) and the
+existing topic whose centroid is nearest its own, with that cosine similarity.
+
+A refit is due (:func:`candidate_refit_reason`) when a candidate holds at least as many papers as the atlas's
+smallest topic: a group the build would have kept as a topic of its own had it seen those papers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from pipeline.cache import CANDIDATE_COLUMNS
+from pipeline.geometry.centroids import topic_centroids
+
+OUTLIER = -1
+# The clustering space of the candidates: as the build's (pipeline.config.BuildConfig.umap_n_components).
+CLUSTER_DIMENSIONS = 5
+NEIGHBOURS = 15
+# Below this many flagged papers UMAP's neighbour graph is too small to be worth a layout: HDBSCAN on the vectors.
+MIN_FOR_UMAP = 30
+# A new paper is in new territory when the odds of a new paper among its nearest papers are at least this many times
+# the odds in the whole grown atlas: 3 from bench/add_year.py --rules (docs/decisions/candidate-topics.md).
+NEW_TERRITORY_ODDS = 3.0
+REPRESENTATIVES = 5
+TERMS = 10
+
+
+@dataclass
+class CandidateGroups:
+    """Flagged new papers grouped into candidate topics (:func:`group_flagged`).
+
+    Attributes
+    ----------
+    labels : int64, m (one per new paper): its candidate (0..k-1), or -1 (not flagged, or a stray).
+    min_size : the smallest group kept (the atlas's min_cluster_size).
+    n_flagged : how many of the m papers were flagged (fit no topic, or in new territory).
+    method : how they were clustered ("umap+hdbscan", "hdbscan" or "none: ...").
+    """
+
+    labels: np.ndarray
+    min_size: int
+    n_flagged: int
+    method: str
+
+
+def cluster_space(vectors: np.ndarray, random_state: int) -> tuple[np.ndarray, str]:
+    """The space the misfits are clustered in: UMAP (cosine, CLUSTER_DIMENSIONS dimensions, min_dist 0, as the build's
+    clustering space) on their own neighbour lists, or the vectors themselves below MIN_FOR_UMAP papers.
+    ``vectors``: float32, m x dim, unit rows. Returns (points float32 m x d, method)."""
+    if len(vectors) < MIN_FOR_UMAP:
+        return vectors.astype(np.float32), "hdbscan"
+    from pipeline.geometry.neighbors import cosine_knn
+    from pipeline.geometry.umap_layout import umap_layout
+
+    k = min(NEIGHBOURS, len(vectors) - 1)
+    indices, similarities = cosine_knn(vectors.astype(np.float32), k + 1)
+    points = umap_layout(vectors, indices, similarities, CLUSTER_DIMENSIONS, k + 1, 0.0, random_state)
+    return points, "umap+hdbscan"
+
+
+def in_new_territory(
+    new_indices: np.ndarray, new_scores: np.ndarray, n_old: int, odds: float = NEW_TERRITORY_ODDS
+) -> np.ndarray:
+    """Per new paper, whether it lies where the atlas had few papers (module docstring): the share of new papers
+    among its nearest papers is at least s, where s / (1 - s) = ``odds`` x p / (1 - p) and p is the share of new
+    papers in the grown atlas.
+
+    ``new_indices``, ``new_scores``: int64 and float, m x k, each new paper's nearest other papers of the grown atlas
+    (rows of the old papers 0..``n_old``-1, then the new ones; pipeline.geometry.grown_neighbours.NearestLists);
+    entries with a score of -inf (itself, in a tiny atlas) do not count. Returns bool, m."""
+    m = len(new_indices)
+    if not m:
+        return np.zeros(0, dtype=bool)
+    base = m / (m + n_old)
+    if base >= 1.0:
+        return np.zeros(m, dtype=bool)
+    target = odds * base / (1.0 - base)
+    share_needed = target / (1.0 + target)
+    counted = np.isfinite(new_scores)
+    new_share = ((new_indices >= n_old) & counted).sum(axis=1) / np.maximum(counted.sum(axis=1), 1)
+    return new_share >= share_needed
+
+
+def group_flagged(
+    vectors: np.ndarray, flagged: np.ndarray, min_size: int, min_samples: int | None, random_state: int
+) -> CandidateGroups:
+    """Cluster the flagged new papers (``flagged`` True: they fit no topic, or lie in new territory) into candidate
+    topics (module docstring).
+
+    Parameters
+    ----------
+    vectors : float32, m x dim, unit rows: the new papers' embeddings.
+    flagged : bool, m.
+    min_size : the smallest candidate (HDBSCAN's min_cluster_size; the atlas's resolved ``min_cluster_size``).
+    min_samples : HDBSCAN's min_samples (the atlas's), or None.
+    random_state : UMAP's seed (the atlas's), so an add gives the same candidates every time.
+
+    Returns :class:`CandidateGroups`; candidate ids 0..k-1 by decreasing size.
+    """
+    from pipeline.geometry.cluster import hdbscan_clusters
+
+    chosen = np.flatnonzero(np.asarray(flagged, dtype=bool))
+    labels = np.full(len(flagged), OUTLIER, dtype=np.int64)
+    min_size = max(2, int(min_size))
+    if len(chosen) < min_size:
+        return CandidateGroups(labels, min_size, len(chosen), f"none: {len(chosen)} flagged, fewer than {min_size}")
+    points, method = cluster_space(vectors[chosen], random_state)
+    found, _ = hdbscan_clusters(points, min_size, min(min_samples or min_size, min_size))
+    sizes = pd.Series(found[found != OUTLIER]).value_counts()
+    order = {int(group): rank for rank, group in enumerate(sorted(sizes.index, key=lambda g: (-sizes[g], g)))}
+    labels[chosen] = [order.get(int(group), OUTLIER) for group in found]
+    return CandidateGroups(labels, min_size, len(chosen), method)
+
+
+def nearest_topics(
+    vectors: np.ndarray, labels: np.ndarray, topic_vectors: np.ndarray, topics: np.ndarray
+) -> tuple[dict[int, int], dict[int, float]]:
+    """Per candidate, the existing topic whose centroid is nearest its centroid, and that cosine similarity.
+
+    ``vectors`` (m x dim) and ``labels`` (int m, -1 none) are the new papers'; ``topic_vectors`` (n x dim) and
+    ``topics`` (int n, -1 outlier) the atlas's fitted papers; all rows unit length (pipeline.geometry.centroids).
+    Returns ({candidate: topic id}, {candidate: similarity rounded to 4 places}); empty without topics."""
+    ids = sorted(set(np.asarray(topics).tolist()) - {OUTLIER})
+    groups = sorted(set(labels.tolist()) - {OUTLIER})
+    if not ids or not groups:
+        return {}, {}
+    similarity = topic_centroids(vectors, labels, groups) @ topic_centroids(topic_vectors, topics, ids).T
+    best = similarity.argmax(axis=1)
+    return (
+        {group: int(ids[column]) for group, column in zip(groups, best)},
+        {group: round(float(similarity[row, column]), 4) for row, (group, column) in enumerate(zip(groups, best))},
+    )
+
+
+def candidate_names(
+    texts: Sequence[str],
+    titles: Sequence[str] | None,
+    members: Sequence[int],
+    taken: Sequence[str],
+    fallback: dict[int, str],
+) -> tuple[dict[int, Any], dict[int, list[list[Any]]]]:
+    """({candidate: pipeline.topics.naming.names.Name}, {candidate: its TERMS best phrases as written, with their
+    scores}): the build's phrase namer over every paper of the grown atlas (``texts``, ``titles`` one per paper;
+    ``members`` the candidate of each paper, -1 for the rest, which count in each phrase's precision), never one of
+    ``taken`` (the existing topics' labels); ``fallback`` where no phrase qualifies. The terms are the phrases the
+    namer ranks (its documents in the candidate times the share of all its documents there), so they can hold words
+    the atlas's saved vocabulary lacks."""
+    from pipeline.topics.naming.names import choose_names, ranked_phrases
+    from pipeline.topics.naming.phrases import count_phrases
+
+    wanted = [int(member) for member in members]
+    if not any(member != OUTLIER for member in wanted):
+        return {}, {}
+    counts = count_phrases(list(texts), list(titles) if titles is not None else None)
+    names = choose_names(counts, wanted, taken=list(taken), fallback=fallback)
+    terms = {
+        group: [[counts.written.get(key, key), round(score, 4)] for key, score, _ in ranked[:TERMS]]
+        for group, ranked in ranked_phrases(counts, wanted).items()
+    }
+    return names, terms
+
+
+def candidate_table(
+    groups: CandidateGroups,
+    new: pd.DataFrame,
+    vectors: np.ndarray,
+    names: dict[int, Any],
+    terms: dict[int, list[list[Any]]],
+    nearest: tuple[dict[int, int], dict[int, float]],
+    batch: int,
+    first_id: int = 0,
+) -> pd.DataFrame:
+    """candidates.parquet's rows for one add (pipeline.cache.CANDIDATE_COLUMNS): per candidate its id
+    (``first_id`` + its rank), the add's ``batch`` (1-based position in manifest["add_history"]), name and subtitle
+    (``names``), size, terms (``terms``: [[phrase, score], ...]), its papers' ids (most typical first), the
+    REPRESENTATIVES most typical (nearest its centroid), the nearest existing topic and its similarity
+    (``nearest``: :func:`nearest_topics`) and its median map position. ``new``: the new papers (doc_id, x, y), rows
+    as ``vectors`` and ``groups.labels``."""
+    rows = []
+    for group in sorted(set(groups.labels.tolist()) - {OUTLIER}):
+        members = np.flatnonzero(groups.labels == group)
+        centroid = topic_centroids(vectors, groups.labels, [group])[0]
+        typical = members[np.argsort(-(vectors[members] @ centroid), kind="stable")]
+        ids = new["doc_id"].astype(str).to_numpy()[typical].tolist()
+        name = names.get(group)
+        rows.append(
+            {
+                "candidate": first_id + group,
+                "batch": batch,
+                "label": name.name if name is not None else f"Candidate {first_id + group}",
+                "subtitle": ", ".join(name.subtitle) if name is not None else "",
+                "size": len(members),
+                "top_terms": [[str(term), float(weight)] for term, weight in terms.get(group, [])[:TERMS]],
+                "doc_ids": ids,
+                "representative_doc_ids": ids[:REPRESENTATIVES],
+                "nearest_topic": nearest[0].get(group, OUTLIER),
+                "nearest_similarity": nearest[1].get(group, float("nan")),
+                "x": float(np.median(new["x"].to_numpy(dtype=float)[members])),
+                "y": float(np.median(new["y"].to_numpy(dtype=float)[members])),
+            }
+        )
+    return pd.DataFrame(rows, columns=CANDIDATE_COLUMNS)
+
+
+def candidate_refit_reason(candidates: pd.DataFrame, topic_sizes: Sequence[int]) -> str | None:
+    """Why the candidates make a refit due, or None: some candidate holds at least as many papers as the atlas's
+    smallest topic (``topic_sizes``: the fitted topics' sizes, outliers excluded), so a build that saw its papers
+    would likely have kept it as a topic of its own."""
+    if candidates.empty or not len(topic_sizes):
+        return None
+    smallest = int(min(topic_sizes))
+    large = candidates[candidates["size"] >= smallest]
+    if large.empty:
+        return None
+    shown = "; ".join(f"'{row.label}' ({row.size})" for row in large.head(5).itertuples())
+    return (
+        f"{len(large)} candidate new topic{'s' if len(large) != 1 else ''} (added papers that fit no topic or lie "
+        f"where few of the atlas's papers are, grouped) {'are' if len(large) != 1 else 'is'} at least as large as the "
+        f"atlas's smallest topic ({smallest} papers): {shown}"
+    )
+
+
+def summary(candidates: pd.DataFrame, groups: CandidateGroups, n_misfits: int, n_new_territory: int) -> dict[str, Any]:
+    """The add_history entry's ``candidates``: the rule's figures (papers that fit no topic, papers in new
+    territory, papers flagged: either) and one line per candidate."""
+    return {
+        "min_size": groups.min_size,
+        "n_misfits": n_misfits,
+        "n_new_territory": n_new_territory,
+        "new_territory_odds": NEW_TERRITORY_ODDS,
+        "n_flagged": groups.n_flagged,
+        "method": groups.method,
+        "n_papers": int(candidates["size"].sum()) if not candidates.empty else 0,
+        "topics": [
+            {
+                "candidate": int(row.candidate),
+                "label": str(row.label),
+                "size": int(row.size),
+                "nearest_topic": int(row.nearest_topic),
+                "nearest_similarity": float(row.nearest_similarity),
+            }
+            for row in candidates.itertuples()
+        ],
+    }

@@ -1,0 +1,153 @@
+"""The corpus's phrase counts (pipeline.topics.naming.phrases.count_phrases) kept in the layout store and, on a miss,
+counted in a second process while the build does other work.
+
+The counts depend only on the documents' texts and titles, not on the clustering, so a rebuild with other topic or
+clustering parameters reads them from the store (stage "phrases", keyed by both fingerprints and the phrases
+module's code). Counting them is the largest single step of naming the topics (about 70 CPU seconds for the 49,805
+papers of data/collections/all-venues.toml, docs/benchmarks.md); it needs nothing the build computes after cleaning,
+so a cold build starts it in a child process right after the clean stage (:func:`start_phrase_counts`), where it
+runs on the second core while the build's vocabulary, embedding and neighbour stages use one. A child that fails
+(killed, out of memory) is logged and the counts are made in the build's own process: the same result, later.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import multiprocessing
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from pipeline.store.keys import StageKey, stage_key, texts_fingerprint
+from pipeline.store.layouts import Arrays, StageStore
+from pipeline.topics.naming.phrases import PhraseCounts, count_phrases
+
+log = logging.getLogger(__name__)
+
+# From this many documents a build counts the phrases in a second process: counting takes about 1.4 CPU seconds per
+# 1,000 abstracts, starting the process about 1 s (a fresh interpreter importing numpy and scipy).
+BACKGROUND_MIN_DOCUMENTS = 5_000
+
+
+def phrase_counts_key(texts: Sequence[str], titles: Sequence[str] | None) -> StageKey:
+    """The key of stage "phrases": the texts' and titles' fingerprints (pipeline.store.keys.texts_fingerprint; no
+    titles is its own key), the code of the phrases module and of this one, numpy and scipy."""
+    return stage_key(
+        "phrases",
+        inputs={
+            "texts": texts_fingerprint(texts),
+            "titles": "none" if titles is None else texts_fingerprint(titles, "titles"),
+        },
+        libraries=("numpy", "scipy"),
+        code=("pipeline.topics.naming.phrases", __name__),
+    )
+
+
+def _csr_arrays(matrix: sp.csr_matrix, prefix: str) -> Arrays:
+    return {
+        f"{prefix}_indptr": matrix.indptr.astype(np.int64),
+        f"{prefix}_indices": matrix.indices.astype(np.int64),
+        f"{prefix}_data": matrix.data,
+    }
+
+
+def _csr(arrays: Arrays, prefix: str, shape: tuple[int, int]) -> sp.csr_matrix:
+    return sp.csr_matrix(
+        (arrays[f"{prefix}_data"], arrays[f"{prefix}_indices"], arrays[f"{prefix}_indptr"]), shape=shape
+    )
+
+
+def counts_to_arrays(counts: PhraseCounts) -> Arrays:
+    """PhraseCounts as arrays for the layout store (no pickle): both matrices' CSR parts, the shape, and the keys,
+    writings and abbreviations as UTF-8 JSON bytes (uint8)."""
+    text = json.dumps({"keys": counts.keys, "written": counts.written, "abbreviations": counts.abbreviations})
+    arrays: Arrays = {
+        "shape": np.asarray(counts.matrix.shape, dtype=np.int64),
+        "strings": np.frombuffer(text.encode("utf-8"), dtype=np.uint8),
+        **_csr_arrays(counts.matrix, "matrix"),
+    }
+    if counts.in_title is not None:
+        arrays.update(_csr_arrays(counts.in_title, "in_title"))
+    return arrays
+
+
+def counts_from_arrays(arrays: Arrays) -> PhraseCounts:
+    """The PhraseCounts :func:`counts_to_arrays` stored."""
+    rows, columns = (int(value) for value in arrays["shape"])
+    strings = json.loads(arrays["strings"].tobytes().decode("utf-8"))
+    return PhraseCounts(
+        _csr(arrays, "matrix", (rows, columns)),
+        list(strings["keys"]),
+        dict(strings["written"]),
+        dict(strings["abbreviations"]),
+        _csr(arrays, "in_title", (rows, columns)) if "in_title_indptr" in arrays else None,
+    )
+
+
+def _count_in_child(texts: list[str], titles: list[str] | None, sender: Any) -> None:
+    """What the child process runs: count_phrases with one thread per library pool; sends ("counts", arrays) or
+    ("error", message) through ``sender``."""
+    from pipeline.runtime.threads import limit_threads
+
+    limit_threads()
+    try:
+        sender.send(("counts", counts_to_arrays(count_phrases(texts, titles))))
+    except Exception as error:  # reported to the parent, which counts again and says so
+        sender.send(("error", f"{type(error).__name__}: {error}"))
+    finally:
+        sender.close()
+
+
+class PhraseCountsJob:
+    """The corpus's phrase counts (count_phrases(texts, titles)), asked for later with :meth:`result`: from the store
+    when it holds them (hit or miss in ``store.hits["phrases"]``), else from a child process started at once (a
+    ``spawn`` process: nothing of this process's threads or locks is copied) when ``background``, else counted when
+    asked for. :meth:`stop` ends a child still running (a build that failed before naming)."""
+
+    def __init__(
+        self, texts: Sequence[str], titles: Sequence[str] | None, store: StageStore, background: bool = True
+    ) -> None:
+        self.key = phrase_counts_key(texts, titles)
+        self.texts, self.titles = list(texts), None if titles is None else list(titles)
+        self.store = store
+        self.process: Any = None
+        self.receiver: Any = None
+        if background and not store.contains(self.key):
+            context = multiprocessing.get_context("spawn")
+            self.receiver, sender = context.Pipe(duplex=False)
+            self.process = context.Process(
+                target=_count_in_child, args=(self.texts, self.titles, sender), name="atlas-phrases", daemon=True
+            )
+            self.process.start()
+            sender.close()  # the child holds the other end: its exit ends the pipe (EOFError here)
+
+    def _compute(self) -> Arrays:
+        if self.receiver is not None:
+            try:
+                kind, value = self.receiver.recv()
+                if kind == "counts":
+                    return dict(value)
+                log.warning("counting the phrases in a second process failed (%s); counting them here", value)
+            except (EOFError, OSError) as error:  # the child died (killed, out of memory)
+                log.warning("the process counting the phrases ended early (%r); counting them here", error)
+        return counts_to_arrays(count_phrases(self.texts, self.titles))
+
+    def result(self) -> PhraseCounts:
+        """The counts; waits for the child process when it still runs. Raises ValueError when titles are not one
+        per text."""
+        try:
+            return counts_from_arrays(self.store.cached(self.key, self._compute))
+        finally:
+            self.stop()
+
+    def stop(self) -> None:
+        """End the child process if it still runs; nothing when there is none."""
+        if self.process is not None:
+            if self.process.is_alive():
+                self.process.terminate()
+            self.process.join()
+            self.receiver.close()
+            self.process = self.receiver = None

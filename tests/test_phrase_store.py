@@ -1,0 +1,74 @@
+"""The corpus's phrase counts kept in the layout store and counted in a second process
+(pipeline.topics.naming.stored), on the real 300-paper slice."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pipeline.store.layouts import NullStore, open_store
+from pipeline.topics.naming.phrases import PhraseCounts, count_phrases
+from pipeline.topics.naming.stored import PhraseCountsJob, counts_from_arrays, counts_to_arrays
+
+
+@pytest.fixture(scope="module")
+def slice_texts(papers_slice: Path) -> tuple[list[str], list[str]]:
+    papers = pd.read_parquet(papers_slice)
+    titles = papers["title"].fillna("").astype(str).tolist()
+    return [f"{title}. {abstract}" for title, abstract in zip(titles, papers["abstract"].astype(str))], titles
+
+
+def assert_same_counts(found: PhraseCounts, expected: PhraseCounts) -> None:
+    assert found.keys == expected.keys
+    assert found.written == expected.written
+    assert found.abbreviations == expected.abbreviations
+    assert (found.matrix != expected.matrix).nnz == 0 and found.matrix.shape == expected.matrix.shape
+    assert expected.in_title is not None and found.in_title is not None
+    assert (found.in_title != expected.in_title).nnz == 0
+
+
+def test_counts_survive_the_store_arrays(slice_texts):
+    texts, titles = slice_texts
+    counts = count_phrases(texts, titles)
+    assert_same_counts(counts_from_arrays(counts_to_arrays(counts)), counts)
+    assert all(isinstance(value, np.ndarray) for value in counts_to_arrays(counts).values())  # no pickle needed
+    untitled = count_phrases(texts)
+    assert counts_from_arrays(counts_to_arrays(untitled)).in_title is None
+
+
+def test_a_second_process_counts_the_same_and_the_store_keeps_them(slice_texts, tmp_path: Path):
+    texts, titles = slice_texts
+    expected = count_phrases(texts, titles)
+    store = open_store(tmp_path / "layouts")
+    job = PhraseCountsJob(texts, titles, store, background=True)
+    assert job.process is not None  # counted in a child process
+    assert_same_counts(job.result(), expected)
+    assert store.hits["phrases"] is False and job.process is None
+    again = PhraseCountsJob(texts, titles, store, background=True)
+    assert again.process is None  # in the store: no process started
+    assert_same_counts(again.result(), expected)
+    assert store.hits["phrases"] is True
+    other_titles = PhraseCountsJob(texts, [title.upper() for title in titles], store, background=False)
+    assert other_titles.key != job.key
+
+
+def test_a_child_that_dies_is_replaced_by_counting_here(slice_texts, caplog: pytest.LogCaptureFixture):
+    texts, titles = slice_texts
+    job = PhraseCountsJob(texts, titles, NullStore(), background=True)
+    job.process.kill()
+    with caplog.at_level(logging.WARNING, logger="pipeline.topics.naming.stored"):
+        found = job.result()
+    assert_same_counts(found, count_phrases(texts, titles))
+    assert "counting them here" in caplog.text
+
+
+def test_stop_ends_a_running_child(slice_texts):
+    texts, titles = slice_texts
+    job = PhraseCountsJob(texts * 20, titles * 20, NullStore(), background=True)
+    process = job.process
+    job.stop()
+    assert not process.is_alive() and job.process is None
