@@ -122,14 +122,20 @@ function ensurePlot() {
       lassoing = false;
       emit({ kind: "lasso", indices: Array.from(points) });
     } else if (points.length === 1) {
-      // A click opens its paper unless it was half of a double-click (which fits the view): the second click's
-      // "select" may come after the dblclick event, so a click near a double-click in time is dropped.
+      // A click opens its paper unless it is half of a double-click (which fits the view): dropped when a second
+      // press comes within the wait, or came just before (the second click's "select" can follow the dblclick).
+      // Times are taken at the click, so a timer that fires late on a busy machine changes nothing.
       clearTimeout(clickTimer);
       const index = points[0];
+      const at = performance.now();
       const wait = clickWaitMs();
+      if (at - lastDoubleClick < wait) return;
       clickTimer = setTimeout(() => {
-        if (performance.now() - lastDoubleClick > wait + 300) emit({ kind: "click", index });
+        if (lastDoubleClick < at) emit({ kind: "click", index });
       }, wait);
+      // The scatterplot keeps the clicked point selected and sends no "select" for a click on a selected point:
+      // give it back the page's selection, so that clicking the same point again opens it again.
+      setTimeout(showSelection, 0);
     }
   });
   scatterplot.subscribe("pointOver", (index) => {
@@ -260,6 +266,13 @@ function drawMarks() {
   }
 }
 
+// The papers the page has selected (a lasso), as the scatterplot's selection; events are not sent for it.
+function showSelection() {
+  const selected = (view && view.selected) || [];
+  if (selected.length) scatterplot.select(selected, { preventEvent: true });
+  else scatterplot.deselect({ preventEvent: true });
+}
+
 function layoutOverlay() {
   if (!scatterplot || !data) return;
   placeLabels();
@@ -349,9 +362,7 @@ async function onRender(args) {
     fit(false);
   }
   renderLabels(args.labels);
-  const selected = args.selected || [];
-  if (selected.length) scatterplot.select(selected, { preventEvent: true });
-  else scatterplot.deselect({ preventEvent: true });
+  showSelection();
   layoutOverlay();
   renders += 1;
   document.body.dataset.drawn = String(renders);
