@@ -77,8 +77,16 @@ def settle_camera(frame, timeout_s: float = 30) -> None:
         view = now
 
 
-# Every value the map sends to Streamlit, kept in the page's window (window.__posted) for failure reports.
-RECORD_POSTS = """if (window === window.top) {
+# For failure reports, in every frame: the mouse presses and clicks it received (window.__presses: type, the
+# element's id or tag, position, buttons, detail) and, in the page, every value the map sent to Streamlit
+# (window.__posted).
+RECORD_POSTS = """window.__presses = [];
+for (const type of ['mousedown', 'mouseup', 'click']) {
+  window.addEventListener(type, (event) => window.__presses.push(
+    [type, event.target.id || event.target.tagName, Math.round(event.clientX), Math.round(event.clientY),
+     event.buttons, event.detail, Date.now()]), {capture: true});
+}
+if (window === window.top) {
   window.__posted = [];
   window.addEventListener('message', (event) => {
     const data = event.data || {};
@@ -90,13 +98,19 @@ RECORD_POSTS = """if (window === window.top) {
 def map_report(page, frame, log: Path | None = None) -> str:
     """What the map sent and drew, the page's console, and the server log's tail, for a failed wait."""
     try:
-        posted = page.evaluate("() => window.__posted")
-        drawn = frame.evaluate("() => [document.body.dataset.drawn, document.body.dataset.drawnAt, Date.now()]")
+        posted = page.evaluate("() => [window.__posted, window.__presses.slice(-12)]")
+        drawn = frame.evaluate(
+            "() => [document.body.dataset.drawn, document.body.dataset.drawnAt, Date.now(), window.__atlas.state(),"
+            " window.__presses.slice(-12)]"
+        )
     except playwright_api.Error as error:
         posted, drawn = f"unreadable: {error}", None
     console = getattr(page, "console_lines", [])[-20:]
     tail = log.read_text(errors="replace")[-3000:] if log and log.exists() else ""
-    return f"url={page.url}\nposted={posted}\ndrawn={drawn}\nconsole={console}\nserver log:\n{tail}"
+    return (
+        f"url={page.url}\nposted, presses on the page={posted}\ndrawn, state, presses in the map={drawn}\n"
+        f"console={console}\nserver log:\n{tail}"
+    )
 
 
 def open_map(browser, url: str, width: int = 1500, height: int = 1000, blocked: list[str] | None = None):
@@ -287,13 +301,17 @@ def click_until_a_paper_opens(page, frame, index: int, log: Path, tries: int = 3
         frame_box = page.locator(MAP_FRAME).bounding_box()
         plot = frame.evaluate("() => document.getElementById('plot').getBoundingClientRect().toJSON()")
         x, y = frame.evaluate(f"() => window.__atlas.screen({index})")
-        page.mouse.click(frame_box["x"] + plot["x"] + x, frame_box["y"] + plot["y"] + y)
+        target = (frame_box["x"] + plot["x"] + x, frame_box["y"] + plot["y"] + y)
+        page.mouse.click(*target)
         try:
             page.wait_for_url("**paper=*", timeout=30_000 if attempt < tries - 1 else 90_000)
             return
         except playwright_api.TimeoutError as error:
             if attempt == tries - 1:
-                raise AssertionError(f"no paper opened: {map_report(page, frame, log)}") from error
+                under = page.evaluate("([x, y]) => document.elementFromPoint(x, y)?.outerHTML.slice(0, 200)", target)
+                raise AssertionError(
+                    f"no paper opened by a click at {target} on {under}: {map_report(page, frame, log)}"
+                ) from error
 
 
 def test_a_click_opens_the_paper_and_a_lasso_lists_its_papers(browser, server_url, server_log):
@@ -392,5 +410,35 @@ def test_controls_keep_their_values_across_tabs_and_double_click_fits_without_op
             page, frame, server_log
         )
         assert frame.evaluate("() => window.__atlas.cameraView()") == pytest.approx(fitted, rel=1e-3, abs=1e-4)
+    finally:
+        page.close()
+
+
+# Two renders in one task, as Streamlit sends them when reruns come quickly: the second, with other labels, came
+# while the first's draw was under way and regl-scatterplot refused it, so the page's latest view was never drawn.
+TWO_RENDERS = """(names) => {
+  const args = window.__atlas.args();
+  for (const name of names) {
+    const labels = args.labels.map((label, i) => (i === 0 ? {...label, lines: [name], name} : label));
+    window.dispatchEvent(new MessageEvent('message', {data: {type: 'streamlit:render', args: {...args, labels}}}));
+  }
+}"""
+
+
+def test_renders_that_come_during_a_draw_are_drawn_the_latest_last(browser, server_url, server_log):
+    page, frame = open_map(browser, server_url, 1280, 720)
+    try:
+        before = frame.evaluate("() => window.__atlas.state()")
+        frame.evaluate(TWO_RENDERS, ["First of two", "Second of two"])
+        frame.wait_for_function(
+            f"() => window.__atlas.state().renders > {before['renders']} && "
+            "[...document.querySelectorAll('.atlas-label')].some((node) => "
+            "node.textContent === 'Second of two')",
+            timeout=30_000,
+        )
+        page.wait_for_timeout(500)
+        texts = frame.locator(".atlas-label").all_inner_texts()
+        assert "Second of two" in texts and "First of two" not in texts, map_report(page, frame, server_log)
+        assert not [line for line in page.console_lines if line.startswith("error")], page.console_lines
     finally:
         page.close()

@@ -33,7 +33,9 @@ class Cycle:
 def test_frozen_heap_is_skipped_but_new_cycles_are_still_collected(thawed) -> None:
     kept = [Cycle() for _ in range(1000)]  # alive at the freeze: frozen, never visited again
     frozen = heap.freeze_long_lived()
-    assert frozen >= 1000 and gc.get_freeze_count() == frozen
+    # A frozen object freed by reference counting leaves the count (CI: 2 of 931,485 between the two reads; another
+    # thread of the worker may free them), so the count is compared within a small margin.
+    assert frozen >= 1000 and frozen - 100 <= gc.get_freeze_count() <= frozen
     tracked_after = len(gc.get_objects())
     assert tracked_after < frozen  # a full collection now visits only what was made since
     garbage = Cycle()

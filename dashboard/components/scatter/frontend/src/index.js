@@ -52,6 +52,7 @@ let lastDoubleClick = -Infinity;
 const clickWaitMs = () => (view && view.click_wait_ms) || 300;
 let refitTimer = null;
 let renders = 0;
+let rendersReceived = 0;
 let lassoing = false;
 let width = 0;
 let height = 0;
@@ -170,11 +171,14 @@ function ensurePlot() {
     fit(true);
   });
   new ResizeObserver(() => resize()).observe(plot);
-  // For the browser tests: the camera and a point's position on screen (CSS pixels in the plot).
+  // For the browser tests: the camera, a point's position on screen (CSS pixels in the plot), the render state and the
+  // latest render's arguments.
   window.__atlas = {
     cameraView: () => Array.from(scatterplot.get("cameraView")),
     screen: (index) => toScreen(data.x[index], data.y[index]),
     count: () => data.x.length,
+    state: () => ({ pointsDrawn: scatterplot.get("isPointsDrawn"), rendersReceived, renders, lastDoubleClick }),
+    args: () => view,
   };
 }
 
@@ -334,7 +338,14 @@ async function redraw() {
   data.drawnBy = scatterplot;
 }
 
-async function onRender(args) {
+// A render's points are kept at once; the rest waits for the previous render's draw (regl-scatterplot refuses a
+// draw while one is under way: a second render that came during the first's draw was dropped), and of the renders
+// that came meanwhile only the latest is drawn.
+let queuedRender = null;
+let rendering = false;
+
+function onRender(args) {
+  rendersReceived += 1;
   if (args.points) {
     store[args.cache_key] = {
       key: args.cache_key,
@@ -345,6 +356,25 @@ async function onRender(args) {
       topicTexts: args.points.topic_texts || [],
     };
   }
+  queuedRender = args;
+  if (!rendering) drawQueuedRenders();
+}
+
+async function drawQueuedRenders() {
+  rendering = true;
+  while (queuedRender) {
+    const args = queuedRender;
+    queuedRender = null;
+    try {
+      await drawRender(args);
+    } catch (error) {
+      console.error("Topic Atlas map: a render failed", error);
+    }
+  }
+  rendering = false;
+}
+
+async function drawRender(args) {
   data = store[args.cache_key] || null;
   if (!data) {
     emit({ kind: "need_points", cache_key: args.cache_key });
