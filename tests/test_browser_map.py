@@ -292,25 +292,27 @@ def test_the_wheel_scrolls_the_page_and_ctrl_wheel_or_keys_zoom(browser, server_
 
 
 def click_until_a_paper_opens(page, frame, index: int, log: Path, tries: int = 3) -> None:
-    """Click point ``index`` where it is now, as a user would, until the address names a paper: in a full run on 2
-    loaded cores a click read its position from a page whose layout was still moving and missed (once in three
-    runs). Each try re-reads the frame, the plot and the point; after ``tries`` raises AssertionError with
-    :func:`map_report` (what the map sent, the console, the server log)."""
+    """Click point ``index`` where it is now, as a user would, until the address names a paper. Playwright places
+    the click on the map's canvas itself (it waits until the canvas holds still and receives the click): a click
+    placed by hand from the frame's and the point's boxes once landed outside the window on a loaded machine, the
+    frame's box having moved by the point's own offset. Each try re-reads the point; after ``tries`` raises
+    AssertionError with the boxes of every try and :func:`map_report`."""
+    boxes = []
     for attempt in range(tries):
         settle_camera(frame)
-        frame_box = page.locator(MAP_FRAME).bounding_box()
-        plot = frame.evaluate("() => document.getElementById('plot').getBoundingClientRect().toJSON()")
         x, y = frame.evaluate(f"() => window.__atlas.screen({index})")
-        target = (frame_box["x"] + plot["x"] + x, frame_box["y"] + plot["y"] + y)
-        page.mouse.click(*target)
+        boxes.append((page.locator(MAP_FRAME).bounding_box(), frame.locator("#canvas").bounding_box(), (x, y)))
+        frame.locator("#canvas").click(position={"x": x, "y": y})
         try:
             page.wait_for_url("**paper=*", timeout=30_000 if attempt < tries - 1 else 90_000)
             return
         except playwright_api.TimeoutError as error:
             if attempt == tries - 1:
-                under = page.evaluate("([x, y]) => document.elementFromPoint(x, y)?.outerHTML.slice(0, 200)", target)
+                shot = log.with_name("click-failure.png")
+                page.screenshot(path=str(shot))
                 raise AssertionError(
-                    f"no paper opened by a click at {target} on {under}: {map_report(page, frame, log)}"
+                    f"no paper opened; frame, canvas and point per try: {boxes}; screenshot {shot}: "
+                    f"{map_report(page, frame, log)}"
                 ) from error
 
 
@@ -319,17 +321,16 @@ def test_a_click_opens_the_paper_and_a_lasso_lists_its_papers(browser, server_ur
     try:
         click_until_a_paper_opens(page, frame, 0, server_log)
         page.locator(".st-key-paper-panel").wait_for()
-        frame_box = page.locator(MAP_FRAME).bounding_box()
-        plot = frame.evaluate("() => document.getElementById('plot').getBoundingClientRect().toJSON()")
         page.keyboard.press("Escape")  # the paper's drawer is modal: Esc closes it and forgets the paper
         page.wait_for_function("() => !location.search.includes('paper=')", timeout=90_000)
         frame.locator("#lasso").click()
-        left, top = frame_box["x"] + plot["x"], frame_box["y"] + plot["y"]
+        settle_camera(frame)
+        plot = frame.locator("#canvas").bounding_box()  # in the page's coordinates, read once the drawer has gone
         corners = [(0.02, 0.02), (0.5, 0.02), (0.5, 0.98), (0.02, 0.98), (0.02, 0.03)]
-        page.mouse.move(left + corners[0][0] * plot["width"], top + corners[0][1] * plot["height"])
+        page.mouse.move(plot["x"] + corners[0][0] * plot["width"], plot["y"] + corners[0][1] * plot["height"])
         page.mouse.down()
         for fx, fy in corners[1:]:
-            page.mouse.move(left + fx * plot["width"], top + fy * plot["height"], steps=12)
+            page.mouse.move(plot["x"] + fx * plot["width"], plot["y"] + fy * plot["height"], steps=12)
         page.mouse.up()
         page.get_by_text("papers selected on the map").wait_for(timeout=90_000)
     finally:
