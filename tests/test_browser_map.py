@@ -291,18 +291,47 @@ def test_the_wheel_scrolls_the_page_and_ctrl_wheel_or_keys_zoom(browser, server_
         page.close()
 
 
+# Where the map's frame lies in the page and how the page is scrolled, for a failed click's report.
+FRAME_GEOMETRY = """(selector) => {
+  const frame = document.querySelector(selector);
+  const main = document.querySelector('[data-testid="stMain"]') || document.scrollingElement;
+  return {frame: frame && frame.getBoundingClientRect().toJSON(), scroll: [window.scrollX, window.scrollY],
+    main: main && [main.scrollLeft, main.scrollTop, main.scrollWidth, main.clientWidth],
+    page: [document.documentElement.scrollWidth, document.documentElement.clientWidth]};
+}"""
+
+
+# Two animation frames of the map's window: the camera (dom-2d-camera, in regl-scatterplot) takes the pointer's
+# position once per frame and pans by how far it moved while the button was down, so a press in the frame the pointer
+# arrived in panned the view by the pointer's whole offset from (0, 0) on a loaded machine (CI: by (731, 290), and
+# the click opened nothing). A person's pointer rests on a point for many frames before the press.
+TWO_FRAMES = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
+
+
+CAMERA = "() => window.__atlas.cameraView()"
+
+
+def press_on_map(page, frame, x: float, y: float) -> None:
+    """Move the pointer to (x, y) in the map's canvas (CSS pixels), let the map see it there, then click."""
+    canvas = frame.locator("#canvas").bounding_box()
+    page.mouse.move(canvas["x"] + x, canvas["y"] + y)
+    frame.evaluate(TWO_FRAMES)
+    page.mouse.down()
+    page.mouse.up()
+
+
 def click_until_a_paper_opens(page, frame, index: int, log: Path, tries: int = 3) -> None:
-    """Click point ``index`` where it is now, as a user would, until the address names a paper. Playwright places
-    the click on the map's canvas itself (it waits until the canvas holds still and receives the click): a click
-    placed by hand from the frame's and the point's boxes once landed outside the window on a loaded machine, the
-    frame's box having moved by the point's own offset. Each try re-reads the point; after ``tries`` raises
-    AssertionError with the boxes of every try and :func:`map_report`."""
-    boxes = []
+    """Click point ``index`` where it is now, as a user would (:func:`press_on_map`), until the address names a
+    paper. Each try re-reads the point; after ``tries`` raises AssertionError with the page's geometry at every try,
+    a screenshot and :func:`map_report`."""
+    tried = []
     for attempt in range(tries):
+        if attempt:
+            frame.locator("#fit").click()  # undo whatever the missed press did to the view
         settle_camera(frame)
         x, y = frame.evaluate(f"() => window.__atlas.screen({index})")
-        boxes.append((page.locator(MAP_FRAME).bounding_box(), frame.locator("#canvas").bounding_box(), (x, y)))
-        frame.locator("#canvas").click(position={"x": x, "y": y})
+        tried.append(((x, y), page.evaluate(FRAME_GEOMETRY, MAP_FRAME), frame.evaluate(CAMERA)))
+        press_on_map(page, frame, x, y)
         try:
             page.wait_for_url("**paper=*", timeout=30_000 if attempt < tries - 1 else 90_000)
             return
@@ -311,7 +340,7 @@ def click_until_a_paper_opens(page, frame, index: int, log: Path, tries: int = 3
                 shot = log.with_name("click-failure.png")
                 page.screenshot(path=str(shot))
                 raise AssertionError(
-                    f"no paper opened; frame, canvas and point per try: {boxes}; screenshot {shot}: "
+                    f"no paper opened; point, page geometry and camera per try: {tried}; screenshot {shot}: "
                     f"{map_report(page, frame, log)}"
                 ) from error
 
@@ -328,6 +357,7 @@ def test_a_click_opens_the_paper_and_a_lasso_lists_its_papers(browser, server_ur
         plot = frame.locator("#canvas").bounding_box()  # in the page's coordinates, read once the drawer has gone
         corners = [(0.02, 0.02), (0.5, 0.02), (0.5, 0.98), (0.02, 0.98), (0.02, 0.03)]
         page.mouse.move(plot["x"] + corners[0][0] * plot["width"], plot["y"] + corners[0][1] * plot["height"])
+        frame.evaluate(TWO_FRAMES)
         page.mouse.down()
         for fx, fy in corners[1:]:
             page.mouse.move(plot["x"] + fx * plot["width"], plot["y"] + fy * plot["height"], steps=12)
