@@ -473,3 +473,41 @@ def test_renders_that_come_during_a_draw_are_drawn_the_latest_last(browser, serv
         assert not [line for line in page.console_lines if line.startswith("error")], page.console_lines
     finally:
         page.close()
+
+
+# One render posted as Streamlit posts it, with some of its arguments changed.
+POST_RENDER = """(changes) => {
+  const args = {...window.__atlas.args(), ...changes};
+  window.dispatchEvent(new MessageEvent('message', {data: {type: 'streamlit:render', args}}));
+}"""
+
+
+def test_a_repeated_render_is_not_drawn_and_a_label_change_does_not_redraw_the_points(browser, server_url, server_log):
+    # Streamlit posts a fresh page's first render twice; drawing both cost the first paint 170-330 ms, and redrawing
+    # every point for a change of labels or highlights cost each such change 130-400 ms with software WebGL.
+    page, frame = open_map(browser, server_url, 1280, 720)
+    try:
+        before = frame.evaluate("() => window.__atlas.state()")
+        frame.evaluate(POST_RENDER, {})
+        frame.wait_for_function(f"() => window.__atlas.state().rendersReceived > {before['rendersReceived']}")
+        page.wait_for_timeout(500)
+        repeated = frame.evaluate("() => window.__atlas.state()")
+        assert (repeated["renders"], repeated["pointDraws"]) == (before["renders"], before["pointDraws"])
+
+        labels = frame.evaluate("() => window.__atlas.args().labels")
+        renamed = [{**labels[0], "lines": ["Renamed label"], "name": "Renamed label"}, *labels[1:]]
+        frame.evaluate(POST_RENDER, {"labels": renamed})
+        frame.wait_for_function(
+            "() => [...document.querySelectorAll('.atlas-label')].some((n) => n.textContent === 'Renamed label')"
+        )
+        relabelled = frame.evaluate("() => window.__atlas.state()")
+        assert relabelled["renders"] == before["renders"] + 1 and relabelled["pointDraws"] == before["pointDraws"]
+
+        palette = frame.evaluate("() => window.__atlas.args().palette")
+        frame.evaluate(POST_RENDER, {"labels": renamed, "palette": ["#000000", *palette[1:]]})
+        frame.wait_for_function(f"() => window.__atlas.state().pointDraws > {before['pointDraws']}", timeout=30_000)
+        assert frame.evaluate("() => window.__atlas.state().renders") == before["renders"] + 2, map_report(
+            page, frame, server_log
+        )
+    finally:
+        page.close()
