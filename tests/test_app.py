@@ -336,6 +336,27 @@ def test_structure_tab_draws_the_tree_the_similarities_and_the_areas(caches, mon
     no_failure(app)
 
 
+def test_the_areas_chart_keeps_the_width_its_columns_need_and_scrolls_sideways(caches, monkeypatch):
+    # At 900 x 1000 with the sidebar open the chart had 440 px: the headers and percentages of 19 themes printed
+    # over each other. Its container now holds it at area_chart_min_width and scrolls.
+    import json
+
+    from dashboard.figures.structure_charts import area_chart_min_width
+
+    app = open_tab(run_app(caches["iclr"], monkeypatch), "Structure")
+    for by in ("theme", "topic"):
+        app.radio(key="areas_by").set_value(by).run()
+        no_failure(app)
+        chart = [json.loads(c.proto.spec) for c in app.get("plotly_chart") if "topics-areas" in c.proto.id]
+        columns = len(chart[0]["data"][0]["x"])
+        styles = [html.proto.body for html in app.get("html") if "topics-areas-box" in html.proto.body]
+        assert len(styles) == 1 and f"min-width: {area_chart_min_width(columns)}px" in styles[0], styles
+        assert "overflow-x: auto" in styles[0]
+    # The whole conference's 19 themes and 57 topics: no scrolling at 1280 px (820 px for the chart), at 900 px
+    # with the sidebar (440 px) it scrolls.
+    assert 440 < area_chart_min_width(19) <= 820 and 440 < area_chart_min_width(57) <= 820
+
+
 def test_topics_tab_shows_the_primary_area_figures_when_the_manifest_has_them(caches, monkeypatch):
     app = open_tab(run_app(caches["iclr"], monkeypatch), "Topics")
     no_failure(app)

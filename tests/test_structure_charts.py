@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from dashboard.figures import structure_charts as structure
+from dashboard.figures import tree_labels
 from tests.test_map_view import TOPICS, documents
 from tests.test_themes import hierarchy_of
 
@@ -90,9 +91,9 @@ def test_papers_between_areas_are_those_whose_neighbours_mostly_carry_one_other_
     assert structure.papers_between_areas(docs.drop(columns="primary_area"), TOPICS).empty
 
 
-def test_tree_labels_keep_their_words_whole():
-    """A small block's name wraps at spaces, never inside a word ("Differenti / al privacy", "Equivarian / ce" at
-    1500 px)."""
+def test_tree_labels_keep_their_words_whole_and_fit_their_blocks():
+    """A block's name wraps at spaces, never inside a word ("Differenti / al privacy", "Equivarian / ce" at 1500 px);
+    small blocks take their acronym, and a name that cannot fit is cut with "…" rather than hidden."""
     topics = pd.DataFrame(
         {
             "topic": [0, 1, 2],
@@ -103,8 +104,47 @@ def test_tree_labels_keep_their_words_whole():
         }
     )
     tree = structure.topic_tree_figure(topics).data[0]
-    shown = dict(zip(tree.ids, tree.labels))
-    for topic, name in zip(topics["topic"], topics["label"]):
-        lines = shown[f"topic:{topic}"].split("<br>")
-        assert " ".join(lines).startswith(name), lines  # every word whole, in order
-        assert len(lines) > 1 or topic == 0  # the small blocks' names do wrap
+    shown = {key: label.split("<br>") for key, label in zip(tree.ids, tree.labels)}
+    assert " ".join(shown["topic:0"]) == "Differential privacy (DP) (10,000)"  # a big block: the whole name
+    assert shown["topic:2"][0] == "KD"  # a small block with an acronym
+    assert shown["topic:1"][-1] == "(70)" or shown["topic:1"][0].endswith("…")
+    for lines in shown.values():
+        for line in lines:
+            assert line.endswith("…") or all(
+                word in " ".join(topics["label"]) + " Big Small" for word in line.split() if not word.startswith("(")
+            ), lines
+
+
+def test_tree_label_forms_go_from_the_whole_name_to_the_acronym_to_a_cut():
+    roomy, narrow, tiny = (300.0, 120.0), (60.0, 80.0), (30.0, 60.0)
+    assert tree_labels.topic_lines("Machine unlearning (MU)", 86, roomy) == ["Machine unlearning (MU) (86)"]
+    assert tree_labels.topic_lines("Machine unlearning (MU)", 86, narrow) == ["MU (86)"]
+    cut = tree_labels.topic_lines("Molecules", 106, tiny)
+    assert cut == ["Mole…"], cut  # four characters and the "…" at least, with no room for its count
+    for block in (roomy, narrow):
+        lines = tree_labels.topic_lines("Stochastic gradient descent (SGD)", 634, block)
+        assert tree_labels.fits(lines, block), (block, lines)
+    assert tree_labels.theme_line("Post-training quantization (PTQ)", (300.0, 200.0)) == (
+        "Post-training quantization (PTQ)"
+    )
+    assert tree_labels.theme_line("Post-training quantization (PTQ)", (130.0, 100.0)) == "PTQ"
+    assert tree_labels.theme_line("Speculative decoding", (72.0, 50.0)).endswith("…")
+
+
+def test_tree_blocks_tile_the_chart_and_keep_each_block_s_smallest_shape():
+    blocks = tree_labels.squarified([600, 300, 100, 0], 800, 600)
+    assert sum(w * h for w, h in blocks) == pytest.approx(800 * 600) and blocks[3] == (0.0, 0.0)
+    assert blocks[0][0] * blocks[0][1] == pytest.approx(2 * blocks[1][0] * blocks[1][1])
+    themes = [(0, 600, [(0, 400), (1, 200)]), (1, 300, [(2, 300)]), (2, 100, [(3, 100)])]
+    by_theme, by_topic = tree_labels.tree_blocks(themes, 600, widths=(800, 1000))
+    for theme, (w, h) in by_theme.items():
+        # each theme's block both ways round, at both widths: its smaller side each way
+        sides = [
+            min(block)
+            for width in (800, 1000)
+            for block in [tree_labels.squarified([600, 300, 100], width, 600)[theme]]
+        ]
+        assert w == h == pytest.approx(min(sides))
+    theme_of = {0: 0, 1: 0, 2: 1, 3: 2}
+    for topic, (w, h) in by_topic.items():  # inside its theme, below the header
+        assert 0 < w < by_theme[theme_of[topic]][0] and 0 < h < by_theme[theme_of[topic]][1]

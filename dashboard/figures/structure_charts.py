@@ -7,7 +7,6 @@ escaped; quotes kept, since plotly would show ``&quot;`` literally).
 
 from __future__ import annotations
 
-import textwrap
 from collections import Counter
 from collections.abc import Sequence
 
@@ -16,12 +15,12 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dashboard.display import FONT_FAMILY, OUTLIER_TOPIC, as_text_list, plotly_escape, shorten
+from dashboard.figures import tree_labels
 from dashboard.figures.topic_map import area_order, theme_colours
 from pipeline.topics.themes import OUTLIER_THEME, leaf_order
 
 ROOT_NODE = "all"
 TREE_HEIGHT_PX = 680
-TREE_LABEL_CHARS = 16
 AXIS_LABEL_CHARS = 34
 # A paper sits "between areas" when more than this share of its 10 most similar papers carry one and the same
 # other primary area. "Any other area" is too weak a test: on the whole of ICLR 2025 (static encoder) only 32% of a
@@ -50,15 +49,6 @@ def node_topics(node: str, topics: pd.DataFrame) -> tuple[str, list[int]]:
     raise ValueError(f"not a topic-tree node: {node!r}")
 
 
-def tree_label_chars(size: int, total: int) -> int:
-    """Characters per line of a topic's label in the tree: about as many as its block is wide at 10 px. A treemap
-    does not wrap, and a label wider than its block is hidden (uniformtext "hide"); squarified blocks are about
-    square, so a block's width goes with the square root of its share of the papers: 120 x sqrt(share) characters
-    (a topic of 78 of 11,660 papers, about 60 px wide at 1280 px, gets 10), between 8 and TREE_LABEL_CHARS. With 16
-    for every topic, a third of the whole conference's blocks at 1280 px had no name."""
-    return int(np.clip(round(120 * np.sqrt(size / max(total, 1))), 8, TREE_LABEL_CHARS))
-
-
 def topic_tree_figure(topics: pd.DataFrame, height: int | None = None) -> go.Figure:
     """A treemap of the topic tree: the themes (cut from the hierarchy), each a block of its topics; areas are paper
     counts, colours the themes'. No "All papers" level: as an icicle's first column it was a blank band of a third of
@@ -70,6 +60,15 @@ def topic_tree_figure(topics: pd.DataFrame, height: int | None = None) -> go.Fig
     themes = real.groupby("theme", sort=True).agg(
         theme_label=("theme_label", "first"), size=("size", "sum"), n=("topic", "size")
     )
+    ordered = real.sort_values(["theme", "size"], ascending=[True, False])
+    members = {int(theme): group for theme, group in ordered.groupby("theme", sort=False)}
+    blocks_of_themes, blocks_of_topics = tree_labels.tree_blocks(
+        [
+            (int(theme), int(row["size"]), list(zip(members[int(theme)]["topic"], members[int(theme)]["size"])))
+            for theme, row in themes.iterrows()
+        ],
+        height or TREE_HEIGHT_PX,
+    )
     ids: list[str] = []
     labels: list[str] = []
     parents: list[str] = []
@@ -78,25 +77,18 @@ def topic_tree_figure(topics: pd.DataFrame, height: int | None = None) -> go.Fig
     hover: list[str] = []
     for theme, row in themes.iterrows():
         ids.append(node_id("theme", theme))
-        labels.append(plotly_escape(shorten(row["theme_label"], 40)))
+        labels.append(plotly_escape(tree_labels.theme_line(str(row["theme_label"]), blocks_of_themes[int(theme)])))
         parents.append("")
         values.append(int(row["size"]))
         colour_list.append(colours.get(int(theme), "#9E9E9E"))
         hover.append(
             f"Theme: {plotly_escape(row['theme_label'])}<br>{int(row['size']):,} papers in {int(row['n'])} topics"
         )
-    total = max(int(real["size"].sum()), 1)
-    for row in real.sort_values(["theme", "size"], ascending=[True, False]).itertuples(index=False):
+    for row in ordered.itertuples(index=False):
         ids.append(node_id("topic", row.topic))
-        # Words stay whole ("Differenti / al privacy" at 1500 px): a word wider than its block hides the label
-        # (uniformtext "hide"), which the hover names.
-        lines = textwrap.wrap(
-            f"{row.label} ({int(row.size):,})",
-            tree_label_chars(int(row.size), total),
-            max_lines=5,
-            placeholder="…",
-            break_long_words=False,
-        )
+        # Words stay whole ("Differenti / al privacy" at 1500 px); a label that does not fit its block is hidden
+        # (uniformtext "hide") and named by the hover.
+        lines = tree_labels.topic_lines(str(row.label), int(row.size), blocks_of_topics[int(row.topic)])
         labels.append("<br>".join(plotly_escape(line) for line in lines))
         parents.append(node_id("theme", row.theme))
         values.append(int(row.size))
@@ -247,6 +239,18 @@ def area_crosstab(documents: pd.DataFrame, topics: pd.DataFrame, by: str = "them
     return counts
 
 
+AREA_ROW_LABELS_PX = 330  # the areas' names (48 characters at 11 px) and the colour bar beside the cells
+AREA_CELL_PX = {False: 22.0, True: 8.5}  # a column: "12%" at 10 px; an upright 9 px header (many columns)
+
+
+def area_chart_min_width(n_columns: int) -> int:
+    """Pixels below which :func:`area_share_figure` of ``n_columns`` columns overprints: its percentages, or its
+    upright headers when there are more than MANY_AREA_COLUMNS, need AREA_CELL_PX a column beside the areas' names.
+    Measured in Chromium: 19 themes fit 820 px (at 1280 x 720 with the sidebar) and printed over each other in 440 px
+    (900 x 1000); 57 topics fit 820 px."""
+    return int(AREA_ROW_LABELS_PX + n_columns * AREA_CELL_PX[n_columns > MANY_AREA_COLUMNS])
+
+
 def area_share_figure(counts: pd.DataFrame, normalise: str = "theme") -> go.Figure:
     """Heatmap of :func:`area_crosstab` as shares, primary areas as rows and themes (or topics) as columns.
 
@@ -296,7 +300,7 @@ def area_share_figure(counts: pd.DataFrame, normalise: str = "theme") -> go.Figu
     )
     figure.update_layout(
         height=max(360, 26 * len(areas) + 120),
-        margin={"l": 8, "r": 8, "t": 8, "b": 8},
+        margin={"l": 8, "r": 8, "t": 34, "b": 8},  # the toolbar sits above the headers, not over the last ones
         font={"family": FONT_FAMILY, "size": 11},
         xaxis={
             "side": "top",

@@ -18,6 +18,7 @@ from dashboard.views.scope import show_scope
 TREE_KEY = "topic-tree"
 TREE_GENERATION_KEY = "_topic_tree_generation"
 MIN_COMPARED_TOPICS = 2
+AREA_BOX = "topics-areas-box"  # the areas chart's container, which scrolls sideways when narrower than the chart
 
 
 def tree_key() -> str:
@@ -105,7 +106,15 @@ def render_areas(page: Page) -> None:
         }.__getitem__,
     )
     areas = resources.area_figure(cache_key, by, normalise, atlas)
-    st.plotly_chart(areas, theme=None, config=PLOTLY_CONFIG, key="topics-areas")
+    # Narrower than its columns need (900 px with the sidebar open), the chart keeps its width and scrolls sideways
+    # instead of printing headers and percentages over each other (Streamlit names a keyed container st-key-KEY).
+    min_width = structure_charts.area_chart_min_width(len(areas.data[0].x))
+    st.html(
+        f"<style>.st-key-{AREA_BOX} {{ overflow-x: auto; }} "
+        f".st-key-{AREA_BOX}-inner {{ min-width: {min_width}px; }}</style>"
+    )
+    with st.container(key=AREA_BOX), st.container(key=f"{AREA_BOX}-inner"):
+        st.plotly_chart(areas, theme=None, config=PLOTLY_CONFIG, key="topics-areas")
     page.figures["topics-areas"] = ("Topics and primary areas", areas)
     between, summary = resources.between_areas(cache_key, atlas)
     st.subheader("Papers between areas")
