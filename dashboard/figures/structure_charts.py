@@ -53,8 +53,9 @@ def topic_tree_figure(topics: pd.DataFrame, height: int | None = None) -> go.Fig
     """A treemap of the topic tree: the themes (cut from the hierarchy), each a block of its topics; areas are paper
     counts, colours the themes'. No "All papers" level: as an icicle's first column it was a blank band of a third of
     the width that took it from the topics' names. Each node's ``id`` is :func:`node_id` (``customdata`` too), so a
-    click tells which theme or topic was chosen. Labels that do not fit at 10 px are hidden (named on hover), never
-    shrunk to micro-text. ``topics``: topic, label, size, theme, theme_label."""
+    click tells which theme or topic was chosen. Labels are chosen to fit their blocks at 10 px
+    (:mod:`dashboard.figures.tree_labels`); one that still does not fit is hidden (named on hover), never shrunk to
+    micro-text. ``topics``: topic, label, size, theme, theme_label."""
     real = topics[topics["topic"] != OUTLIER_TOPIC]
     colours = theme_colours(topics)
     themes = real.groupby("theme", sort=True).agg(

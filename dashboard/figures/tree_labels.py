@@ -5,7 +5,8 @@ the tree's labels are chosen for the blocks they will get: each block's size is 
 (the ``squarify`` package, Bruls, Huizing and van Wijk 2000; plotly's treemap tiles with d3's squarify, of the same
 family) of the chart at 1280 x 720 and 1500 x 1000 (TREE_WIDTHS_PX beside the sidebar), themes first and each
 theme's topics inside it below its header; then each label takes the first of its forms that fits its block at
-10 px: the name and count wrapped, the count on a line of its own, the name's acronym.
+10 px: the name and count wrapped, the count on a line of its own, the name's acronym, else the name cut with "…".
+Counted in Chromium on the whole conference (76 names): hidden at 1280 x 720 24 before, 5 after; 2 at 1500 x 1000.
 """
 
 from __future__ import annotations
