@@ -7,7 +7,9 @@ For each renderer (``ATLAS_MAP_RENDERER=webgl|plotly``) one ``streamlit run`` se
 change) and the median is printed. Each run is timed from the user's action until the page has settled: the
 rerun's last websocket message arrived and the map drew after it (the WebGL component's ``data-drawn-at``, or
 plotly's last ``plotly_afterplot``). "until last message" is the server's rerun plus the transfer; "drawing" is
-the browser's work after it. Bytes are what the browser received in that run.
+the browser's work after it. Bytes are what the browser received in that run. A click on a point is timed from the
+press (the point already under the mouse, its tooltip shown) until the page drew the paper's drawer at rest, by
+the page's own clock (:data:`WATCH_DRAWER`).
 """
 
 from __future__ import annotations
@@ -215,16 +217,36 @@ def plot_origin(page) -> tuple[float, float, float, float]:
     return plot["x"], plot["y"], plot["width"], plot["height"]
 
 
+# Watches the page for the paper's drawer: window.__drawerShownAt is the wall-clock ms of the first animation frame
+# in which the drawer is laid out and at rest (no element around it moved by a transform, as during a slide-in).
+WATCH_DRAWER = """() => { window.__drawerShownAt = 0;
+  const atRest = (node) => { for (let n = node; n && n !== document.body; n = n.parentElement) {
+    const t = getComputedStyle(n).transform; if (t !== 'none' && !/, 0, 0\\)$/.test(t)) return false; } return true; };
+  const poll = () => { const panel = document.querySelector('.st-key-paper-panel');
+    const box = panel && panel.getBoundingClientRect();
+    if (box && box.width > 0 && box.height > 0 && atRest(panel)) window.__drawerShownAt = Date.now();
+    else requestAnimationFrame(poll); };
+  requestAnimationFrame(poll); }"""
+
+
 def click_to_paper(page, wire: Wire) -> tuple[float, float, int]:
-    """Click a paper's point on the WebGL map; (seconds until its drawer shows, seconds until the last message,
-    bytes). The drawer is closed again (Esc) and the page settled before returning."""
+    """Point at a paper on the WebGL map (its tooltip shows), then click it; (seconds from the press until the
+    page drew its drawer at rest, seconds until the last message, bytes). Times are the browser's own (the drawer's
+    first animation frame), not when Playwright noticed it, which came 100-300 ms later on a busy main thread. The
+    drawer is closed again (Esc) and the page settled before returning."""
     frame = page.frame_locator(FRAME)
     left, top, _, _ = plot_origin(page)
     x, y = frame.locator("body").evaluate("() => window.__atlas.screen(0)")
+    page.mouse.move(left + x, top + y)  # as a person does: the point is under the mouse before the click
+    frame.locator("#tooltip").wait_for(state="visible", timeout=10_000)
+    page.wait_for_timeout(300)
+    page.evaluate(WATCH_DRAWER)
     began = time.time()
-    page.mouse.click(left + x, top + y)
+    page.mouse.down()
+    page.mouse.up()
     page.locator(".st-key-paper-panel").wait_for(timeout=60_000)
-    shown = time.time()
+    page.wait_for_function("() => window.__drawerShownAt > 0", timeout=60_000)
+    shown = page.evaluate("() => window.__drawerShownAt") / 1000
     frames = [(at, size) for at, size in wire.received if began <= at <= shown]
     last = max((at for at, _ in frames), default=began)
     page.keyboard.press("Escape")

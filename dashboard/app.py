@@ -95,6 +95,9 @@ PAGE_STYLE = """<style>
 [data-testid="stTabs"] [role="tablist"] { flex-wrap: wrap; row-gap: 0.25rem; }
 /* Streamlit's header bar (60 px) is opaque white once the sidebar is closed and hid the top of the title. */
 [data-testid="stHeader"] { background: transparent; }
+/* The paper's drawer shows at once: Streamlit slides a dialog in over 0.3 s, which came on top of every click's
+   wait for its paper (bench/map_compare.py times the click until the drawer has drawn). */
+.stDialog, .stDialog > div { animation: none !important; }
 </style>"""
 
 

@@ -445,6 +445,51 @@ def test_controls_keep_their_values_across_tabs_and_double_click_fits_without_op
         page.close()
 
 
+# The second press of a double-click on point ``index`` as Chromium delivers it (a press with detail 2, its click,
+# then dblclick), in one task.
+SECOND_PRESS = """(index) => {
+  const canvas = document.getElementById('canvas');
+  const box = canvas.getBoundingClientRect();
+  const [x, y] = window.__atlas.screen(index);
+  const at = {bubbles: true, cancelable: true, view: window, clientX: box.left + x, clientY: box.top + y, button: 0};
+  canvas.dispatchEvent(new MouseEvent('mousedown', {...at, detail: 2, buttons: 1}));
+  canvas.dispatchEvent(new MouseEvent('mouseup', {...at, detail: 2, buttons: 0}));
+  canvas.dispatchEvent(new MouseEvent('click', {...at, detail: 2, buttons: 0}));
+  canvas.dispatchEvent(new MouseEvent('dblclick', {...at, detail: 2, buttons: 0}));
+}"""
+
+
+def test_a_click_opens_its_paper_at_once_without_a_draw_and_a_second_press_takes_it_back(
+    browser, server_url, server_log
+):
+    """A click waited 300 ms for a second one, and the scatterplot selected its point (every point drawn twice with
+    software WebGL) before the paper was asked for. Now the click is sent at once and the map draws no frame for
+    it; the second press of a double-click takes the paper back (the view is fitted, no paper stays open)."""
+    page, frame = open_map(browser, server_url, 1500, 1000)
+    try:
+        settle_camera(frame)
+        x, y = frame.evaluate("() => window.__atlas.screen(0)")
+        canvas = frame.locator("#canvas").bounding_box()
+        page.mouse.move(canvas["x"] + x, canvas["y"] + y)
+        frame.locator("#tooltip").wait_for(state="visible", timeout=30_000)  # the point is hovered
+        frame.evaluate(TWO_FRAMES)
+        before = frame.evaluate("() => window.__atlas.state()")
+        page.mouse.down()
+        page.mouse.up()
+        after = frame.evaluate("() => window.__atlas.state()")
+        assert after["emitted"][-1:] == ["click"] and after["framesDrawn"] == before["framesDrawn"], (before, after)
+        page.wait_for_url("**paper=*", timeout=90_000)
+        page.locator(".st-key-paper-panel").wait_for(timeout=90_000)
+        frame.evaluate(SECOND_PRESS, 0)
+        assert frame.evaluate("() => window.__atlas.state().emitted")[-2:] == ["click", "double_click"]
+        page.wait_for_function("() => !location.search.includes('paper=')", timeout=90_000)
+        page.locator(".st-key-paper-panel").wait_for(state="detached", timeout=90_000)
+    except playwright_api.TimeoutError as error:
+        raise AssertionError(map_report(page, frame, server_log)) from error
+    finally:
+        page.close()
+
+
 # Two renders in one task, as Streamlit sends them when reruns come quickly: the second, with other labels, came
 # while the first's draw was under way and regl-scatterplot refused it, so the page's latest view was never drawn.
 TWO_RENDERS = """(names) => {

@@ -150,6 +150,7 @@ def lazy_figure_of(page: Page) -> LazyFigure:
 
 WEBGL_KEY = "map-webgl"
 POINTS_SENT_KEY = "_map_points_sent"
+CLICK_UNDO_KEY = "_map_click_undo"  # (the latest click's seq, the paper open before it): what a double-click undoes
 RENDERER_ENV = "ATLAS_MAP_RENDERER"  # "plotly": today's plotly map (for bench/dashboard.py); else the WebGL one
 
 
@@ -159,7 +160,8 @@ def use_webgl() -> bool:
 
 
 def on_webgl_event() -> None:
-    """The component's callback: a click opens its paper, a lasso keeps its papers, "need_points" resends them.
+    """The component's callback: a click opens its paper at once, a double-click takes back what its first click
+    opened (the paper shown before it comes back), a lasso keeps its papers, "need_points" resends them.
     Positions index the cache's listing (the points the browser keeps)."""
     event = st.session_state.get(WEBGL_KEY)
     listing = st.session_state.get("_map_listing")
@@ -167,7 +169,12 @@ def on_webgl_event() -> None:
         return
     doc_ids = listing["doc_id"].astype(str).to_numpy()
     if event.get("kind") == "click" and 0 <= int(event.get("index", -1)) < len(doc_ids):
+        st.session_state[CLICK_UNDO_KEY] = (event.get("seq"), st.session_state.get(PAPER_KEY))
         st.session_state[PAPER_KEY] = str(doc_ids[int(event["index"])])
+    elif event.get("kind") == "double_click":
+        undo = st.session_state.pop(CLICK_UNDO_KEY, None)
+        if undo is not None and undo[0] == event.get("cancels"):  # else that click never reached the page
+            st.session_state[PAPER_KEY] = undo[1]
     elif event.get("kind") == "lasso":
         positions = [int(i) for i in event.get("indices") or [] if 0 <= int(i) < len(doc_ids)]
         st.session_state[SELECTION_KEY] = sorted({str(doc_ids[i]) for i in positions})

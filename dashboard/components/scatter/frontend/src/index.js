@@ -7,7 +7,12 @@ import createScatterplot from "regl-scatterplot";
 
 const send = (type, extra) => window.parent.postMessage({ isStreamlitMessage: true, type, ...extra }, "*");
 let seq = 0;
-const emit = (value) => send("streamlit:setComponentValue", { value: { ...value, seq: ++seq }, dataType: "json" });
+const emitted = []; // the kinds of the latest events sent, for the browser tests
+const emit = (value) => {
+  emitted.push(value.kind);
+  if (emitted.length > 20) emitted.shift();
+  send("streamlit:setComponentValue", { value: { ...value, seq: ++seq }, dataType: "json" });
+};
 
 const store = (() => {
   try {
@@ -46,14 +51,15 @@ let data = null; // {key, x: Float32Array, y, titles, topicOf: Uint16Array | nul
 let view = null; // the latest args without points
 let labelNodes = [];
 let lastFrameKey = null;
-let clickTimer = null;
+let hovered = null; // the point under the mouse (regl-scatterplot's pointOver), else null
+let pressedAt = null; // where the latest press on the map was, [clientX, clientY]
+let lastClick = null; // the latest click's event: {seq, at (performance.now()), cancelled}
 let lastDoubleClick = -Infinity;
-// How long a click waits for a second one before it opens its paper (args.click_wait_ms, from the page).
-const clickWaitMs = () => (view && view.click_wait_ms) || 300;
 let refitTimer = null;
 let renders = 0;
 let rendersReceived = 0;
 let pointDraws = 0;
+let framesDrawn = 0; // frames the scatterplot drew (its "draw" events): a pan, a hover, a selection each draw
 let lassoing = false;
 let width = 0;
 let height = 0;
@@ -117,30 +123,25 @@ function ensurePlot() {
     backgroundColor: "#FFFFFF",
   });
   scatterplot.subscribe("view", () => layoutOverlay());
-  scatterplot.subscribe("draw", () => layoutOverlay());
+  scatterplot.subscribe("draw", () => {
+    framesDrawn += 1;
+    layoutOverlay();
+  });
   scatterplot.subscribe("lassoStart", () => (lassoing = true));
   scatterplot.subscribe("select", ({ points }) => {
     if (lassoing) {
       lassoing = false;
       emit({ kind: "lasso", indices: Array.from(points) });
     } else if (points.length === 1) {
-      // A click opens its paper unless it is half of a double-click (which fits the view): dropped when a second
-      // press comes within the wait, or came just before (the second click's "select" can follow the dblclick).
-      // Times are taken at the click, so a timer that fires late on a busy machine changes nothing.
-      clearTimeout(clickTimer);
-      const index = points[0];
-      const at = performance.now();
-      const wait = clickWaitMs();
-      if (at - lastDoubleClick < wait) return;
-      clickTimer = setTimeout(() => {
-        if (lastDoubleClick < at) emit({ kind: "click", index });
-      }, wait);
+      // A click the capture below left to the scatterplot (no point was hovered, e.g. a touch): the same as there.
+      openPaper(points[0]);
       // The scatterplot keeps the clicked point selected and sends no "select" for a click on a selected point:
       // give it back the page's selection, so that clicking the same point again opens it again.
       setTimeout(showSelection, 0);
     }
   });
   scatterplot.subscribe("pointOver", (index) => {
+    hovered = index;
     const [sx, sy] = toScreen(data.x[index], data.y[index]);
     tooltip.textContent = data.titles[index] || "";
     const group = data.topicOf ? data.topicTexts[data.topicOf[index]] : "";
@@ -154,21 +155,34 @@ function ensurePlot() {
     tooltip.style.left = `${Math.min(sx + 10, width - 320)}px`;
     tooltip.style.top = `${Math.max(sy - 30, 0)}px`;
   });
-  scatterplot.subscribe("pointOut", () => (tooltip.style.display = "none"));
-  // The second press of a double-click (the browser counts it in `detail`) cancels the first click's pending
-  // paper at once: on a busy machine the dblclick event itself can come after that click's timer.
+  scatterplot.subscribe("pointOut", () => {
+    hovered = null;
+    tooltip.style.display = "none";
+  });
+  // A click on a hovered point opens its paper at once and stops there: the scatterplot would select the point and
+  // draw every point twice (select, then the page's selection given back), 70-80 ms each with software WebGL. A
+  // click that moved (a pan), one with Shift (lasso) or in lasso mode, and one on no point go on to the scatterplot.
   canvas.addEventListener(
     "mousedown",
     (event) => {
-      if (event.detail < 2) return;
-      lastDoubleClick = performance.now();
-      clearTimeout(clickTimer);
+      pressedAt = [event.clientX, event.clientY];
+      if (event.detail >= 2) cancelClick();
+    },
+    { capture: true },
+  );
+  canvas.addEventListener(
+    "click",
+    (event) => {
+      const moved = pressedAt && Math.hypot(event.clientX - pressedAt[0], event.clientY - pressedAt[1]) > 3;
+      const lasso = event.shiftKey || scatterplot.get("mouseMode") === "lasso";
+      if (hovered === null || moved || lasso) return;
+      event.stopPropagation();
+      if (event.detail < 2) openPaper(hovered);
     },
     { capture: true },
   );
   canvas.addEventListener("dblclick", () => {
-    lastDoubleClick = performance.now();
-    clearTimeout(clickTimer);
+    cancelClick();
     fit(true);
   });
   new ResizeObserver(() => resize()).observe(plot);
@@ -183,7 +197,10 @@ function ensurePlot() {
       rendersReceived,
       renders,
       pointDraws,
+      framesDrawn,
       lastDoubleClick,
+      lastClick,
+      emitted: [...emitted],
     }),
     args: () => view,
   };
@@ -198,6 +215,25 @@ function zoomBy(factor) {
   camera.scale(factor, [0, 0]);
   scatterplot.refresh();
   layoutOverlay();
+}
+
+// A click opens its paper at once (no wait for a second click). A double-click fits the view: its second press (the
+// browser counts presses in `detail`, by the system's double-click time) tells the page to take back what the first
+// click opened ({kind: "double_click", cancels: that click's seq}), so the paper the page showed before comes back
+// (its drawer may show for a moment in between).
+function openPaper(index) {
+  const at = performance.now();
+  if (at - lastDoubleClick < 500) return; // the scatterplot's "select" for a double-click's first click, come late
+  emit({ kind: "click", index });
+  lastClick = { seq, at, cancelled: false };
+}
+
+function cancelClick() {
+  if (lastClick && !lastClick.cancelled) {
+    emit({ kind: "double_click", cancels: lastClick.seq });
+    lastClick.cancelled = true;
+  }
+  lastDoubleClick = performance.now();
 }
 
 function fit(transition) {
