@@ -344,6 +344,8 @@ def main() -> None:
         if open_tab(tabs[MAP_TAB]):
             map_tab.render(page)
             papers_view.render(page)
+        else:
+            map_tab.render_kept(page)
     with tabs[TOPICS_TAB]:
         if open_tab(tabs[TOPICS_TAB]):
             topics_view.render(page)

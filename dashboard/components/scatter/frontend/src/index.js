@@ -83,7 +83,11 @@ function toScreen(x, y) {
   return [(width * (vx + 1)) / 2, height * (0.5 - vy / 2)];
 }
 
+// The map's tab is hidden (the page keeps the frame while another tab is open): its width is 0.
+const hidden = () => plot.clientWidth === 0;
+
 function resize() {
+  if (hidden()) return; // keep the size, camera and frame height for when the tab shows again
   const changed = width !== plot.clientWidth || height !== plotHeight();
   width = plot.clientWidth;
   height = plotHeight();
@@ -185,7 +189,6 @@ function ensurePlot() {
     cancelClick();
     fit(true);
   });
-  new ResizeObserver(() => resize()).observe(plot);
   // For the browser tests: the camera, a point's position on screen (CSS pixels in the plot), the render state and the
   // latest render's arguments.
   window.__atlas = {
@@ -421,7 +424,8 @@ function onRender(args) {
 
 async function drawQueuedRenders() {
   rendering = true;
-  while (queuedRender) {
+  // While the tab is hidden the latest render waits (drawing unseen points cost the open tab's main thread).
+  while (queuedRender && !hidden()) {
     const args = queuedRender;
     queuedRender = null;
     try {
@@ -461,6 +465,11 @@ async function drawRender(args) {
   document.body.dataset.drawnAt = String(Date.now()); // wall-clock ms, for bench/dashboard.py
   return true;
 }
+
+new ResizeObserver(() => {
+  if (scatterplot) resize();
+  if (queuedRender && !rendering && !hidden()) drawQueuedRenders(); // a render that came while the tab was hidden
+}).observe(plot);
 
 window.addEventListener("message", (event) => {
   if (event.data && event.data.type === "streamlit:render") onRender(event.data.args);
