@@ -490,7 +490,6 @@ def test_a_click_opens_its_paper_at_once_without_a_draw_and_a_second_press_takes
         page.close()
 
 
-
 def switch_tab(page, name: str) -> None:
     """Open tab ``name`` and wait until its rerun has finished."""
     page.get_by_role("tab", name=name).click()
@@ -526,6 +525,7 @@ def test_the_map_s_frame_stays_while_another_tab_is_open_and_draws_what_changed_
         assert frame.evaluate("() => window.__sameWindow === true")
     finally:
         page.close()
+
 
 # Two renders in one task, as Streamlit sends them when reruns come quickly: the second, with other labels, came
 # while the first's draw was under way and regl-scatterplot refused it, so the page's latest view was never drawn.
