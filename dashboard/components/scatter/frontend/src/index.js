@@ -56,6 +56,7 @@ let pressedAt = null; // where the latest press on the map was, [clientX, client
 let lastClick = null; // the latest click's event: {seq, at (performance.now()), cancelled}
 let lastDoubleClick = -Infinity;
 let refitTimer = null;
+let userMoved = false; // the user zoomed or panned since the view was last fitted: a new size keeps their view
 let renders = 0;
 let rendersReceived = 0;
 let pointDraws = 0;
@@ -97,8 +98,8 @@ function resize() {
   marks.style.width = `${width}px`;
   marks.style.height = `${height}px`;
   if (scatterplot) scatterplot.set({ width, height });
-  if (scatterplot && changed && data && view) {
-    // a new size frames the view again, once the scatterplot has taken the new size
+  if (scatterplot && changed && data && view && !userMoved) {
+    // a new size frames the view again (unless the user has moved it), once the scatterplot has taken the new size
     clearTimeout(refitTimer);
     refitTimer = setTimeout(() => fit(false), 80);
   }
@@ -175,6 +176,14 @@ function ensurePlot() {
     { capture: true },
   );
   canvas.addEventListener(
+    "mousemove",
+    (event) => {
+      const dragged = event.buttons === 1 && pressedAt && Math.hypot(event.clientX - pressedAt[0], event.clientY - pressedAt[1]) > 3;
+      if (dragged && !event.shiftKey && scatterplot.get("mouseMode") !== "lasso") userMoved = true; // a pan
+    },
+    { capture: true },
+  );
+  canvas.addEventListener(
     "click",
     (event) => {
       const moved = pressedAt && Math.hypot(event.clientX - pressedAt[0], event.clientY - pressedAt[1]) > 3;
@@ -211,9 +220,17 @@ function ensurePlot() {
 
 // The wheel scrolls the page unless Ctrl (or a pinch, which Chromium reports as Ctrl+wheel) is held: stop the
 // event before the camera's listener on the canvas sees it, without preventDefault, so the page scrolls.
-window.addEventListener("wheel", (event) => event.ctrlKey || event.stopPropagation(), { capture: true });
+window.addEventListener(
+  "wheel",
+  (event) => {
+    if (event.ctrlKey) userMoved = true;
+    else event.stopPropagation();
+  },
+  { capture: true },
+);
 
 function zoomBy(factor) {
+  userMoved = true;
   const camera = scatterplot.get("camera");
   camera.scale(factor, [0, 0]);
   scatterplot.refresh();
@@ -242,6 +259,7 @@ function cancelClick() {
 function fit(transition) {
   const f = view && view.frame;
   if (!f) return;
+  userMoved = false;
   scatterplot.zoomToArea({ x: f[0], y: f[1], width: f[2] - f[0], height: f[3] - f[1] }, { transition });
 }
 
