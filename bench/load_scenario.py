@@ -1,6 +1,7 @@
 """What one simulated user does on the page (for bench/load.py), through bench.load_client's PageClient.
 
-A visit: open the page; choose a topic in the sidebar filter; search the titles; click a paper on the map (the
+A visit: open the page (and, as the browser does once the WebGL map has drawn, its "shown" event, which brings the
+papers table); choose a topic in the sidebar filter; search the titles; click a paper on the map (the
 WebGL map's click event) and choose a row of the papers table; lasso a run of points on the map; clear the
 filters; switch to the Topics, Structure, Find and place (a semantic search there), Decisions and Downloads tabs;
 export the papers as CSV (the Downloads tab's deferred download, fetched over HTTP); back to the map; close. Each
@@ -69,6 +70,9 @@ async def visit(
     try:
         record.add("open", await client.open())
         record.visits += 1
+        scatter = client.find("component_instance")
+        if scatter is not None:  # the map drew: the page sends the papers table it held back
+            record.add("shown", await client.set(scatter, json_value=json_state({"kind": "shown"})))
         topics = client.find("multiselect", "Topics")
         if topics is not None and topics.options:
             await step("filter", lambda: client.set(topics, string_array_value=[rng.choice(topics.options)]))

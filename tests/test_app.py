@@ -126,7 +126,12 @@ def test_the_header_counts_a_listed_copy_among_the_papers(tmp_path: Path, monkey
     no_failure(app)
     assert "· 41 papers ·" in header(app) and "41 matching the filters" in header(app), header(app)
     assert len(papers_table(app)) == 41
-    # The build notes list the two dropped notices as copies of one text, and the copy with the paper it repeats.
+    # The build notes list the two dropped notices as copies of one text, and the copy with the paper it repeats
+    # (their table is made only while the notes are open).
+    assert not [frame for frame in app.dataframe if "copy of" in frame.value.columns]
+    app.session_state["build_notes"] = True
+    app.run()
+    no_failure(app)
     dropped = next(frame.value for frame in app.dataframe if "copy of" in frame.value.columns)
     copy_of = dropped.set_index("id")["copy of"].to_dict()
     assert copy_of == {
@@ -472,3 +477,23 @@ def listed_count(app: AppTest) -> int:
     """N of the papers table's "Papers (N)" heading."""
     heading = next(item.value for item in app.subheader if item.value.startswith("Papers ("))
     return int(heading.removeprefix("Papers (").rstrip(")").replace(",", ""))
+
+
+def test_with_the_webgl_map_the_table_waits_for_its_first_draw_or_a_button(caches, monkeypatch):
+    """A dataframe on a fresh page made the browser load the grid's code before the map's frame (0.35-0.45 s of the
+    first paint): with the WebGL map, the first run holds the papers table back (its heading and count stay) until
+    the map says it has drawn ("shown", tested in tests/test_browser_map.py) or the user asks for it."""
+    from dashboard.views import map as map_tab
+
+    monkeypatch.setenv("ATLAS_MAP_RENDERER", "webgl")
+    app = run_app(caches["iclr"], monkeypatch)
+    no_failure(app)
+    assert not app.dataframe  # neither the papers table nor the sidebar's dropped records (its notes are closed)
+    assert listed_count(app) == SLICE_ROWS
+    assert any("comes once the map has drawn" in caption.value for caption in app.caption)
+    app = next(button for button in app.button if button.label == "Show the table now").click().run()
+    no_failure(app)
+    assert len(papers_table(app)) == SLICE_ROWS and app.session_state[map_tab.SHOWN_KEY]
+    app.text_input(key="query").input("learning").run()  # from then on every table of this session comes at once
+    no_failure(app)
+    assert 0 < len(papers_table(app)) < SLICE_ROWS

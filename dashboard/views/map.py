@@ -151,6 +151,7 @@ def lazy_figure_of(page: Page) -> LazyFigure:
 WEBGL_KEY = "map-webgl"
 POINTS_SENT_KEY = "_map_points_sent"
 CLICK_UNDO_KEY = "_map_click_undo"  # (the latest click's seq, the paper open before it): what a double-click undoes
+SHOWN_KEY = "_map_shown"  # the WebGL map has drawn in this session: the papers table below it is sent from then on
 RENDERER_ENV = "ATLAS_MAP_RENDERER"  # "plotly": today's plotly map (for bench/dashboard.py); else the WebGL one
 
 
@@ -161,9 +162,12 @@ def use_webgl() -> bool:
 
 def on_webgl_event() -> None:
     """The component's callback: a click opens its paper at once, a double-click takes back what its first click
-    opened (the paper shown before it comes back), a lasso keeps its papers, "need_points" resends them.
-    Positions index the cache's listing (the points the browser keeps)."""
+    opened (the paper shown before it comes back), a lasso keeps its papers, "need_points" resends them, "shown"
+    (the map's first draw) lets the papers table come. Positions index the cache's listing (the points the browser
+    keeps)."""
     event = st.session_state.get(WEBGL_KEY)
+    if isinstance(event, dict) and event.get("kind") == "shown":
+        st.session_state[SHOWN_KEY] = True
     listing = st.session_state.get("_map_listing")
     if not isinstance(event, dict) or listing is None:
         return
@@ -180,6 +184,19 @@ def on_webgl_event() -> None:
         st.session_state[SELECTION_KEY] = sorted({str(doc_ids[i]) for i in positions})
     elif event.get("kind") == "need_points":
         st.session_state[POINTS_SENT_KEY] = None
+
+
+def table_waits_for_map() -> bool:
+    """Whether the papers table is held back on this run: the WebGL map is drawn and has not told this session that
+    it has drawn. The table's dataframe made the browser load and run about 1.5 MB of Streamlit's grid code before
+    it made the map's frame, 0.35-0.45 s of a fresh page's first paint (bench/map_compare.py); the table sits below
+    the map, under the fold at 900 x 1000 to 1920 x 1080, and comes with the rerun the map's "shown" event makes."""
+    return use_webgl() and not st.session_state.get(SHOWN_KEY)
+
+
+def show_table_now() -> None:
+    """The held-back table's button: send it without waiting for the map (a browser whose map never reports)."""
+    st.session_state[SHOWN_KEY] = True
 
 
 def render_webgl(page: Page) -> None:

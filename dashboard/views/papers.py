@@ -17,6 +17,7 @@ import streamlit as st
 from dashboard import display
 from dashboard.state import resources
 from dashboard.views import journey as journey_view
+from dashboard.views import map as map_view
 from dashboard.views.page import Page
 
 PAPER_KEY = "paper"
@@ -26,6 +27,7 @@ PANEL_WIDTH_PX = 560
 # Rows the table sends at first: the whole conference's 11,660 rows were 2.8 of the 4 MB a fresh page received
 # (bench/dashboard.py); the first 500 in the table's order are the most typical papers, and "Show all" sends the rest.
 FIRST_ROWS = 500
+TABLE_HEIGHT_PX = 420
 
 
 def table_key(page: Page) -> str:
@@ -81,6 +83,11 @@ def render(page: Page) -> None:
         if column in table.columns
     ]
     rows = first_rows(table, key)
+    if map_view.table_waits_for_map():
+        with st.container(height=TABLE_HEIGHT_PX, border=True):
+            st.caption(f"The table of these {len(table):,} papers comes once the map has drawn.")
+            st.button("Show the table now", key=f"{key}-now", on_click=map_view.show_table_now)
+        return
     st.dataframe(
         resources.table_arrow(page.cache_key, f"{key}-{len(rows)}", rows),  # converted once (not per rerun)
         column_config=column_config,
@@ -89,7 +96,7 @@ def render(page: Page) -> None:
         on_select=partial(on_row_select, key, rows["doc_id"].tolist()),
         selection_mode="single-row",
         key=key,
-        height=420,
+        height=TABLE_HEIGHT_PX,
     )
     st.caption("Choose a row, or click a point on the map, to read the paper.")
     if len(rows) < len(table):

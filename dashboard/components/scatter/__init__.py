@@ -4,7 +4,8 @@ The built bundle in ``build/`` is committed, so the page needs no JavaScript too
 build`` in ``frontend/`` rebuilds it. The component is served by Streamlit from that folder (no CDN). Its value is
 the latest event: {kind: "click", index} (a paper, sent at once), {kind: "double_click", cancels} (the second press
 of a double-click: take back click ``cancels``), {kind: "lasso", indices} (positions in the listing),
-{kind: "need_points"} (the browser lost the points: send them again), each with a sequence number ``seq``.
+{kind: "need_points"} (the browser lost the points: send them again), {kind: "shown"} (once a frame, after its
+first draw: the page may send what waits for the map), each with a sequence number ``seq``.
 """
 
 from __future__ import annotations
