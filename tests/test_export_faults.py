@@ -258,6 +258,8 @@ def test_cache_deleted_while_the_page_is_open(page_cache, monkeypatch):
 
 def test_cache_replaced_while_the_page_is_open(page_cache, monkeypatch):
     """Another build lands in the folder (new topic ids) while a topic is chosen: the page shows the new cache."""
+    from dashboard.views import map as map_tab
+
     app = run_page(page_cache, monkeypatch)
     chosen = app.multiselect(key="topics").options[0]
     app.multiselect(key="topics").select(chosen).run()
@@ -277,6 +279,7 @@ def test_cache_replaced_while_the_page_is_open(page_cache, monkeypatch):
     shutil.rmtree(page_cache)
     replacement.rename(page_cache)
     app.session_state["tab"] = "Map and papers"  # where the papers table is
+    app.session_state[map_tab.SHOWN_KEY] = True  # sent once the map has drawn: what the browser's map then says
     app.run()
     assert page_errors(app) == []
     assert "built 2099-01-01" in app.caption[0].value.replace("\\", "")  # Markdown-escaped
