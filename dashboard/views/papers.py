@@ -61,6 +61,11 @@ def render(page: Page) -> None:
         )
         + " (BERTopic's membership probability); the math in a title reads as text (τ, ℝᵈ, x²)."
     )
+    if map_view.table_waits_for_map():
+        with st.container(height=TABLE_HEIGHT_PX, border=True):
+            st.caption(f"The table of these {len(table):,} papers comes once the map has drawn.")
+            st.button("Show the table now", key=f"{key}-now", on_click=map_view.show_table_now)
+        return
     column_config = {
         "title": st.column_config.TextColumn("Title", width=420),
         "topic_label": st.column_config.TextColumn("Topic", width=190),
@@ -83,11 +88,6 @@ def render(page: Page) -> None:
         if column in table.columns
     ]
     rows = first_rows(table, key)
-    if map_view.table_waits_for_map():
-        with st.container(height=TABLE_HEIGHT_PX, border=True):
-            st.caption(f"The table of these {len(table):,} papers comes once the map has drawn.")
-            st.button("Show the table now", key=f"{key}-now", on_click=map_view.show_table_now)
-        return
     st.dataframe(
         resources.table_arrow(page.cache_key, f"{key}-{len(rows)}", rows),  # converted once (not per rerun)
         column_config=column_config,
