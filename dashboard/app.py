@@ -23,7 +23,7 @@ import streamlit as st
 from dashboard import display
 from dashboard.figures import topic_map
 from dashboard.state import resources, url_state
-from dashboard.tables import analytics, collections, paper_table
+from dashboard.tables import collections, paper_table
 from dashboard.tables import dropped as dropped_table
 from dashboard.views import changes as changes_view
 from dashboard.views import decisions as decisions_view
@@ -35,7 +35,7 @@ from dashboard.views import structure as structure_view
 from dashboard.views import topics as topics_view
 from dashboard.views import trends as trends_view
 from dashboard.views import venues as venues_view
-from dashboard.views.page import Page
+from dashboard.views.page import Page, filter_key_of
 from pipeline.cache import CacheError, CacheReplaced, TopicCache, manifest_identity
 from pipeline.runtime.console import counted
 from pipeline.runtime.paths import PROJECT_ROOT
@@ -151,12 +151,12 @@ def show_dropped(manifest: Mapping[str, Any]) -> None:
     st.dataframe(dropped, hide_index=True, width="stretch", height=min(35 * (len(dropped) + 1) + 3, 300))
 
 
-def tab_names(atlas: TopicCache) -> list[str]:
+def tab_names(atlas: TopicCache, cache_key: tuple[str, int]) -> list[str]:
     """The tabs this cache gets: Decisions only with decisions, What changed only with a lineage and its view."""
     names = [MAP_TAB, TOPICS_TAB, STRUCTURE_TAB, FIND_TAB]
-    if analytics.has_decisions(atlas.documents):
+    if resources.has_decisions(cache_key, atlas.documents):
         names.append(DECISIONS_TAB)
-    if trends_view.has_collections(atlas.documents):
+    if resources.has_collections(cache_key, atlas.documents):
         names += [TRENDS_TAB, VENUES_TAB]
     names.append(DOWNLOADS_TAB)
     if changes_view.available(atlas):
@@ -284,13 +284,10 @@ def build_page(atlas: TopicCache, cache_key: tuple[str, int]) -> Page:
     kept = set(st.session_state.get(map_tab.SELECTION_KEY) or [])
     selected = kept & set(matching["doc_id"].astype(str)) if kept else set()
     shown = matching[matching["doc_id"].astype(str).isin(selected)] if selected else matching
-    hits = find_view.search_hits(atlas, cache_key, matching, view.find)
-    paper = view.paper if view.paper in resources.doc_id_set(cache_key, resources.listing(cache_key, atlas)) else None
-    similar: tuple[str, ...] = ()
+    hits = find_view.search_hits(atlas, cache_key, matching, view.find, filter_key_of(view))
     papers = resources.listing(cache_key, atlas)
-    if paper is not None and "neighbor_ids" in papers.columns:
-        row = papers.loc[papers["doc_id"].astype(str) == paper].iloc[0]
-        similar = tuple(display.as_text_list(row["neighbor_ids"]))
+    paper = view.paper if view.paper in resources.doc_id_set(cache_key, papers) else None
+    similar = resources.similar_ids(cache_key, paper, papers) if paper is not None else ()
     highlights = topic_map.Highlights(search=tuple(hits["doc_id"].astype(str)), chosen=paper, similar=similar)
     return Page(
         atlas,
@@ -334,7 +331,7 @@ def main() -> None:
     except CacheError as error:
         show_cache_error(error)
         return
-    names = tab_names(atlas)
+    names = tab_names(atlas, cache_key)
     first_tab = restore_view(view_choices(atlas, cache_key, names))
     sidebar_filters(atlas, cache_key)
     page = build_page(atlas, cache_key)

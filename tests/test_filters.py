@@ -239,6 +239,13 @@ def test_similar_papers_follow_neighbour_order(documents, topics):
     ).empty
 
 
+def test_known_papers_come_in_the_asked_order_without_unknown_ids_and_first_of_a_repeat():
+    documents = pd.DataFrame({"doc_id": ["a", "b", "c", "b"], "title": ["A", "B", "C", "B again"]})
+    found = paper_table.known_papers(documents, ["c", "nope", "b", "a"])
+    assert [(doc_id, row["title"]) for doc_id, row in found] == [("c", "C"), ("b", "B"), ("a", "A")]
+    assert paper_table.known_papers(documents, []) == []
+
+
 def test_representative_papers_in_topic_order(documents, topics):
     table = paper_table.representative_papers(documents, topics, [1, 0])
     assert table["topic"].tolist() == [1, 0, 0]

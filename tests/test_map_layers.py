@@ -135,6 +135,54 @@ def test_the_legend_and_the_hover_carry_the_subtitle(atlas):
         assert text == expected
 
 
+def test_each_label_points_at_the_densest_cell_of_its_own_matching_papers(atlas):
+    documents, topics = atlas.documents, atlas.topics
+    from dashboard.figures.label_layout import dense_anchor
+
+    topic = int(documents.loc[documents["topic"] != -1, "topic"].mode().iloc[0])
+    theme = int(topics.loc[topics["topic"] == topic, "theme"].iloc[0])
+    ids = frozenset(documents.loc[documents["theme"] == theme, "doc_id"].astype(str))
+    state = topic_map.MapState(level="topics")
+    layers = map_layers.view_layers(documents, ids, topics, state)
+    x, y = map_layers.normalisation(documents).apply(documents["x"], documents["y"])
+    matches = documents["doc_id"].astype(str).isin(ids).to_numpy()
+    assert layers["labels"]
+    for label in layers["labels"]:
+        members = matches & (documents["topic"].map(dict(zip(topics["topic"], topics["label"]))) == label["name"])
+        expected = dense_anchor(x[members.to_numpy()].astype(float), y[members.to_numpy()].astype(float))
+        assert label["anchor"] == list(expected)  # in the component's space, on the papers it names
+
+
+def test_highlights_and_the_selection_are_sent_as_positions_in_the_listing(atlas):
+    documents = atlas.documents
+    doc_ids = documents["doc_id"].astype(str).tolist()
+    marks = topic_map.Highlights(search=(doc_ids[3], "not-a-paper"), chosen=doc_ids[7], similar=(doc_ids[1],))
+    layers = map_layers.view_layers(
+        documents,
+        frozenset(doc_ids),
+        atlas.topics,
+        topic_map.MapState(),
+        highlights=marks,
+        selected_ids=(doc_ids[9], doc_ids[2], "gone"),
+    )
+    assert layers["highlights"] == {"similar": [1], "search": [3], "chosen": 7}
+    assert layers["selected"] == [2, 9]
+    assert map_layers.positions_of(np.asarray(doc_ids, dtype=object), []) == {}
+
+
+def test_subtitles_the_caller_keeps_are_the_legend_s(atlas):
+    documents, topics = atlas.documents, atlas.topics
+    ids = frozenset(documents["doc_id"].astype(str))
+    state = topic_map.MapState(colour_by="topic")
+    own = map_layers.view_layers(documents, ids, topics, state)
+    given = {row["name"]: f"kept {index}" for index, row in enumerate(own["legend"])}
+    kept = map_layers.view_layers(documents, ids, topics, state, legend_subtitles=given)
+    assert [row["subtitle"] for row in kept["legend"]] == [given[row["name"]] for row in own["legend"]]
+    assert {key: value for key, value in kept.items() if key != "legend"} == {
+        key: value for key, value in own.items() if key != "legend"
+    }
+
+
 def test_a_theme_subtitle_names_its_largest_topics_by_their_abbreviations():
     import pandas as pd
 

@@ -20,9 +20,9 @@ import streamlit as st
 
 from dashboard import display
 from dashboard.export import download_bytes
-from dashboard.figures import charts, decision_charts, map_layers, structure_charts, topic_map
+from dashboard.figures import charts, decision_charts, map_layers, structure_charts, subtitles, topic_map
 from dashboard.state import heap, uploads
-from dashboard.tables import analytics, collections, paper_table
+from dashboard.tables import analytics, collections, find, paper_table
 from pipeline.cache import TopicCache, read_cache
 
 if TYPE_CHECKING:
@@ -70,6 +70,39 @@ def listing(cache_key: CacheKey, _atlas: TopicCache) -> pd.DataFrame:
 def links(cache_key: CacheKey, _atlas: TopicCache) -> bool:
     """Whether the corpus uses OpenReview ids, so that its papers get OpenReview links (paper_table.links_enabled)."""
     return paper_table.links_enabled(_atlas.manifest, _atlas.documents)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def has_decisions(cache_key: CacheKey, _documents: pd.DataFrame) -> bool:
+    """analytics.has_decisions of the cache's documents, found once per cache (a pass over every paper: 2 ms at
+    11,660, on every run of every session before)."""
+    return analytics.has_decisions(_documents)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def has_collections(cache_key: CacheKey, _documents: pd.DataFrame) -> bool:
+    """Whether the atlas holds at least two collections, found once per cache."""
+    return "collection" in _documents.columns and _documents["collection"].nunique() > 1
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def similar_ids(cache_key: CacheKey, paper: str, _listing: pd.DataFrame) -> tuple[str, ...]:
+    """The doc_ids the build lists as ``paper``'s nearest neighbours (column neighbor_ids of the listing; () without
+    it or for an id not listed), once per cache and paper rather than a pass over every paper on each run."""
+    if "neighbor_ids" not in _listing.columns:
+        return ()
+    rows = _listing.loc[_listing["doc_id"].astype(str) == paper, "neighbor_ids"]
+    return tuple(display.as_text_list(rows.iloc[0])) if len(rows) else ()
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def search_hits(
+    cache_key: CacheKey, filter_key: tuple[Any, ...], query: str, k: int, _atlas: TopicCache, _matching: pd.DataFrame
+) -> pd.DataFrame:
+    """The ``k`` papers closest in meaning to ``query`` among ``_matching`` (the papers that pass the filters
+    ``filter_key`` names; tables.find.best_hits of :func:`semantic_hits`), once per cache, filters and query
+    rather than a pass over every paper on every run of the session."""
+    return find.best_hits(_matching, semantic_hits(cache_key, query, _atlas), k)
 
 
 @st.cache_resource(max_entries=4, show_spinner=False)
@@ -176,22 +209,39 @@ def map_points(cache_key: CacheKey, _listing: pd.DataFrame, _topics: pd.DataFram
 @st.cache_resource(max_entries=64, show_spinner=False)
 def map_layers_of(
     cache_key: CacheKey,
-    view_key: tuple[Any, ...],
+    view_key: str,
     state: topic_map.MapState,
     _listing: pd.DataFrame,
-    _matching_ids: frozenset[str],
+    _matching: pd.DataFrame,
     _topics: pd.DataFrame,
     _areas: list[str],
     topic_filter: tuple[int, ...],
     _highlights: topic_map.Highlights,
     _selected: tuple[str, ...],
 ) -> dict[str, Any]:
-    """The WebGL map's layers of one view (map_layers.view_layers); ``view_key`` names the filters, highlights and
-    selection behind the underscored arguments."""
+    """The WebGL map's layers of one view (map_layers.view_layers) over the papers ``_matching`` (the set of their
+    ids made only here, on a miss); ``view_key`` names the filters, highlights and selection behind the underscored
+    arguments."""
     groups = colour_groups_of(cache_key, state.colour_by, _listing, _topics, _areas, state.highlight)
     return map_layers.view_layers(
-        _listing, _matching_ids, _topics, state, _areas, topic_filter, _highlights, _selected, groups
+        _listing,
+        frozenset(_matching["doc_id"].astype(str)),
+        _topics,
+        state,
+        _areas,
+        topic_filter,
+        _highlights,
+        _selected,
+        groups,
+        legend_subtitles_of(cache_key, state.colour_by, _topics),
     )
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def legend_subtitles_of(cache_key: CacheKey, colour_by: str, _topics: pd.DataFrame) -> dict[str, str]:
+    """The map legend's subtitles in one colour mode (subtitles.group_subtitles), once per cache and mode rather
+    than on every view (27 ms at 57 topics in 19 themes)."""
+    return subtitles.group_subtitles(_topics, colour_by)
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
@@ -348,8 +398,27 @@ def decision_figures(
     cache_key: CacheKey, _atlas: TopicCache
 ) -> tuple[pd.DataFrame, dict[str, float], go.Figure, go.Figure]:
     """Acceptance table, corpus-wide rate and the two decision charts of one cache, made once."""
-    table = analytics.acceptance_table(_atlas.documents, _atlas.topics)
-    overall = analytics.overall_rate(_atlas.documents)
+    return decision_figures_of(_atlas.documents, _atlas.topics, _atlas.documents)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def shown_decision_figures(
+    cache_key: CacheKey, shown_key: str, _shown: pd.DataFrame, _atlas: TopicCache
+) -> tuple[pd.DataFrame, dict[str, float], go.Figure, go.Figure]:
+    """Acceptance table, corpus-wide rate and the two decision charts of the papers ``_shown`` (named by
+    ``shown_key``: the filters and the map selection), per topic among them; made once per view (120 ms at 11,660
+    papers, on every run of the Decisions tab before)."""
+    topics = _atlas.topics[_atlas.topics["topic"].isin(_shown["topic"].unique())]
+    return decision_figures_of(_shown, topics, _atlas.documents)
+
+
+def decision_figures_of(
+    shown: pd.DataFrame, topics: pd.DataFrame, documents: pd.DataFrame
+) -> tuple[pd.DataFrame, dict[str, float], go.Figure, go.Figure]:
+    """(analytics.acceptance_table of ``shown`` per topic of ``topics``, analytics.overall_rate of all the
+    ``documents``, the acceptance-rate chart, the decision-mix chart)."""
+    table = analytics.acceptance_table(shown, topics)
+    overall = analytics.overall_rate(documents)
     return (
         table,
         overall,

@@ -11,6 +11,12 @@ import pandas as pd
 from dashboard.display import document_heading, escaped_lines, plotly_escape
 
 
+def best_hits(matching: pd.DataFrame, ranked: pd.DataFrame, k: int) -> pd.DataFrame:
+    """The ``k`` first rows of ``ranked`` (papers ranked best first, with doc_id) whose doc_id is among
+    ``matching``'s."""
+    return ranked[ranked["doc_id"].isin(set(matching["doc_id"]))].head(k)
+
+
 def overlay_points(rows: pd.DataFrame, caption: str) -> pd.DataFrame:
     """Columns x, y, doc_id, hover for :func:`dashboard.figures.charts.highlight_points`, one row per row of ``rows``
     (needs x, y; title, abstract, doc_id when present): hover is the escaped heading plus ``caption``."""

@@ -9,23 +9,16 @@ import streamlit as st
 from dashboard.figures import decision_charts
 from dashboard.state import resources
 from dashboard.tables import analytics, paper_table
-from dashboard.views.page import PLOTLY_CONFIG, Page
+from dashboard.views.page import PLOTLY_CONFIG, Page, digest
 from dashboard.views.scope import filters_active, show_scope
 
 
 def filtered_figures(page: Page) -> tuple[pd.DataFrame, dict[str, float], go.Figure, go.Figure]:
     """Acceptance table and charts of the papers the filters and the map selection leave (``page.shown``), per topic
-    among them; the reference rate stays the whole atlas's, so a filtered topic is read against the conference."""
-    shown = page.shown
-    topics = page.atlas.topics[page.atlas.topics["topic"].isin(shown["topic"].unique())]
-    table = analytics.acceptance_table(shown, topics)
-    overall = analytics.overall_rate(page.atlas.documents)
-    return (
-        table,
-        overall,
-        decision_charts.acceptance_rate_figure(table, overall),
-        decision_charts.decision_mix_figure(table),
-    )
+    among them; the reference rate stays the whole atlas's, so a filtered topic is read against the conference.
+    Made once per cache, filters and selection (resources.shown_decision_figures), not on every run."""
+    shown_key = digest(page.filter_key, sorted(page.selected))
+    return resources.shown_decision_figures(page.cache_key, shown_key, page.shown, page.atlas)
 
 
 def render(page: Page) -> None:

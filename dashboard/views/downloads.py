@@ -24,7 +24,7 @@ from dashboard.display import topic_labels
 from dashboard.export import download_bytes, kaleido_images
 from dashboard.figures import decision_charts, publication, structure_charts
 from dashboard.state import resources
-from dashboard.tables import analytics, paper_table
+from dashboard.tables import paper_table
 from dashboard.views import journey as journey_view
 from dashboard.views import map as map_tab
 from dashboard.views import structure as structure_view
@@ -266,7 +266,7 @@ def page_charts(page: Page) -> dict[str, tuple[str, go.Figure | LazyFigure]]:
                 f"areas-{cache_key}-{by}-{normalise}",
             ),
         )
-    if analytics.has_decisions(documents):
+    if resources.has_decisions(cache_key, documents):
         _, _, rate, mix = resources.decision_figures(cache_key, atlas)
         charts["acceptance-rate"] = ("Acceptance rate per topic", rate)
         charts["decision-mix"] = ("Decision mix per topic", mix)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -20,16 +21,14 @@ SEARCH_KEY = "semantic_query"
 N_HITS = 20
 
 
-def best_hits(page_matching: pd.DataFrame, ranked: pd.DataFrame, k: int = N_HITS) -> pd.DataFrame:
-    """The ``k`` best of ``ranked`` (all papers, best first) among the papers that match the paper_table."""
-    return ranked[ranked["doc_id"].isin(set(page_matching["doc_id"]))].head(k)
-
-
-def search_hits(atlas: TopicCache, cache_key: CacheKey, matching: pd.DataFrame, query: str) -> pd.DataFrame:
-    """The semantic search's best papers among ``matching`` (empty without a query or a loadable representation)."""
+def search_hits(
+    atlas: TopicCache, cache_key: CacheKey, matching: pd.DataFrame, query: str, filter_key: tuple[Any, ...]
+) -> pd.DataFrame:
+    """The semantic search's N_HITS best papers among ``matching`` (the papers the filters ``filter_key`` leave),
+    with a score column; empty without a query or a loadable representation."""
     if not query.strip():
         return atlas.documents.iloc[0:0].assign(score=pd.Series(dtype=float))
-    return best_hits(matching, resources.semantic_hits(cache_key, query.strip(), atlas))
+    return resources.search_hits(cache_key, filter_key, query.strip(), N_HITS, atlas, matching)
 
 
 def render(page: Page, base_map: Callable[[], go.Figure]) -> None:

@@ -19,7 +19,7 @@ from dashboard.figures import topic_map
 from dashboard.state import resources
 from dashboard.tables import paper_table
 from dashboard.views import quality_panel
-from dashboard.views.page import MAP_CONFIG, LazyFigure, Page
+from dashboard.views.page import MAP_CONFIG, LazyFigure, Page, digest
 
 MAP_KEY = "map"
 SELECTION_KEY = "map_selection"
@@ -210,10 +210,10 @@ def render_webgl(page: Page) -> None:
         st.session_state[POINTS_SENT_KEY] = cache_key
     layers = resources.map_layers_of(
         page.cache_key,
-        (page.filter_key, page.highlights, tuple(sorted(page.selected))),
+        digest(page.filter_key, page.highlights, sorted(page.selected)),
         page.map_state,
         listing,
-        frozenset(page.matching["doc_id"].astype(str)),
+        page.matching,
         page.atlas.topics,
         page.areas,
         tuple(page.view.topics),

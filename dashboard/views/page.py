@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -77,5 +78,16 @@ class Page:
     @property
     def filter_key(self) -> tuple[Any, ...]:
         """The view's filters as a hashable key (for caches of figures and tables)."""
-        view = self.view
-        return (view.topics, view.query.strip(), view.decisions, view.areas, view.theme, view.collections)
+        return filter_key_of(self.view)
+
+
+def digest(*parts: Any) -> str:
+    """A short stable name (16 hex digits of SHA-256 over their repr) for ``parts``, as a cache key: Streamlit
+    hashes a tuple of hundreds of doc_ids item by item on every call, this string at once."""
+    return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
+
+
+def filter_key_of(view: ViewState) -> tuple[Any, ...]:
+    """``view``'s filters (sidebar and drilled theme) as a hashable key: the papers that pass them are a function
+    of the cache and this key."""
+    return (view.topics, view.query.strip(), view.decisions, view.areas, view.theme, view.collections)

@@ -8,7 +8,6 @@ text (st.text and dataframes), never as Markdown or HTML.
 
 from __future__ import annotations
 
-import hashlib
 from functools import partial
 
 import pandas as pd
@@ -18,7 +17,7 @@ from dashboard import display
 from dashboard.state import resources
 from dashboard.views import journey as journey_view
 from dashboard.views import map as map_view
-from dashboard.views.page import Page
+from dashboard.views.page import Page, digest
 
 PAPER_KEY = "paper"
 # The drawer's width: an abstract at about 90 characters a line, the map still in sight on its left ("large" took
@@ -32,10 +31,7 @@ TABLE_HEIGHT_PX = 420
 
 def table_key(page: Page) -> str:
     """The table's widget key: a new one whenever its rows change, so a row selection never points elsewhere."""
-    return (
-        "papers-"
-        + hashlib.sha256(repr((page.cache_key, page.filter_key, sorted(page.selected))).encode()).hexdigest()[:16]
-    )
+    return "papers-" + digest(page.cache_key, page.filter_key, sorted(page.selected))
 
 
 def on_row_select(key: str, doc_ids: list[str]) -> None:

@@ -14,11 +14,6 @@ from dashboard.views.page import PLOTLY_CONFIG, Page
 from pipeline.quality.coverage import canonical_areas, load_crosswalk
 
 
-def has_collections(documents: pd.DataFrame) -> bool:
-    """True when the atlas holds at least two collections."""
-    return "collection" in documents.columns and documents["collection"].nunique() > 1
-
-
 def grouped(page: Page, level: str) -> tuple[pd.DataFrame, dict[int, str], str]:
     """The atlas's documents with the group column (``theme`` or ``topic``), its labels, and the column's name."""
     documents, topics = page.atlas.documents, page.atlas.topics
