@@ -177,7 +177,7 @@ def has_collections(cache_dir: Path) -> bool:
     """Whether the atlas holds several collections (then it has the Trends and Venues tabs)."""
     import pyarrow.parquet as pq
 
-    from dashboard.views.trends import has_collections as several
+    from dashboard.tables.collections import has_collections as several
 
     path = cache_dir / "documents.parquet"
     if "collection" not in pq.read_schema(path).names:

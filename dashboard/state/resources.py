@@ -81,8 +81,8 @@ def has_decisions(cache_key: CacheKey, _documents: pd.DataFrame) -> bool:
 
 @st.cache_resource(max_entries=4, show_spinner=False)
 def has_collections(cache_key: CacheKey, _documents: pd.DataFrame) -> bool:
-    """Whether the atlas holds at least two collections, found once per cache."""
-    return "collection" in _documents.columns and _documents["collection"].nunique() > 1
+    """collections.has_collections of the cache's documents, found once per cache."""
+    return collections.has_collections(_documents)
 
 
 @st.cache_resource(max_entries=256, show_spinner=False)

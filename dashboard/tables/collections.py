@@ -30,3 +30,8 @@ def in_collections(papers: pd.DataFrame, collections: Sequence[str]) -> pd.DataF
     if not collections or "collection" not in papers.columns:
         return papers
     return papers[papers["collection"].isin(list(collections))]
+
+
+def has_collections(documents: pd.DataFrame) -> bool:
+    """True when the atlas holds at least two collections (then the page has its Trends and Venues tabs)."""
+    return "collection" in documents.columns and documents["collection"].nunique() > 1
