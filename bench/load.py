@@ -258,7 +258,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def report(levels: list[Level], start_rss: int) -> None:
-    """Print the table, the goals, the errors and the median per interaction of one think time's levels."""
+    """Print the table, the goals, the errors and the p50 and p95 per interaction of one think time's levels."""
     print(table(levels))
     print()
     for line in goals(levels, start_rss):
@@ -268,13 +268,19 @@ def report(levels: list[Level], start_rss: int) -> None:
         if distinct:
             print(f"errors at N={level.sessions} ({len(level.record.errors)}): " + "; ".join(distinct[:5]))
     kinds = sorted({kind for level in levels for kind in level.record.reruns})
-    print("median rerun ms per interaction (N=" + ", ".join(str(level.sessions) for level in levels) + "):")
+    print("rerun ms per interaction, p50 and p95 (N=" + ", ".join(str(level.sessions) for level in levels) + "):")
     for kind in kinds:
-        medians = [
-            f"{1000 * statistics.median(level.record.reruns[kind]):.0f}" if level.record.reruns.get(kind) else "-"
-            for level in levels
-        ]
-        print(f"  {kind}: " + " / ".join(medians))
+        figures = [kind_figures(level.record.reruns.get(kind) or []) for level in levels]
+        print(f"  {kind}: " + " / ".join(figures))
+
+
+def kind_figures(latencies: list[float]) -> str:
+    """One interaction's latencies (s) as "p50 (p95)" in ms, "-" when there were none."""
+    if not latencies:
+        return "-"
+    ordered = sorted(latencies)
+    p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+    return f"{1000 * statistics.median(ordered):.0f} ({1000 * p95:.0f})"
 
 
 def main(argv: list[str] | None = None) -> int:

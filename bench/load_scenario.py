@@ -118,7 +118,7 @@ async def tab_steps(client: PageClient, rng: random.Random, step, record: Record
     if tabs is None:
         return
     for name in names:
-        await step("tab", lambda name=name: client.set(tabs, string_value=name))
+        await step(f"tab {name}", lambda name=name: client.set(tabs, string_value=name))
         if name == "Find and place":
             find = client.find("text_input", "Describe")
             if find is not None:
@@ -134,4 +134,4 @@ async def tab_steps(client: PageClient, rng: random.Random, step, record: Record
                     record.exports.append(seconds)
 
                 await step("export", export)
-    await step("tab", lambda: client.set(tabs, string_value=MAP_TAB))
+    await step(f"tab {MAP_TAB}", lambda: client.set(tabs, string_value=MAP_TAB))

@@ -1,5 +1,5 @@
 """bench/load.py's websocket client against a real server: two sessions of the seed cache's page at once, each
-doing a visit (open, filter, search, click, table row, lasso, a tab, the CSV export), with no error.
+doing a visit (open, filter, search, click, table row, lasso, two tabs and back, the CSV export), with no error.
 So the benchmark's client cannot rot silently when the page or Streamlit's protocol changes."""
 
 from __future__ import annotations
@@ -17,8 +17,10 @@ from bench.load_client import PageClient, SessionError
 from bench.load_scenario import Record, visit
 from tests.streamlit_server import streamlit_server
 
-EXPECTED_STEPS = {"open", "filter", "search", "click", "row", "lasso", "tab", "export"}
 TABS = ("Topics", "Downloads")  # a tab switch and the export; the heavier tabs' first draw would triple the time
+EXPECTED_STEPS = {"open", "filter", "search", "click", "row", "lasso", "export"} | {
+    f"tab {name}" for name in (*TABS, "Map and papers")
+}
 
 
 async def two_visits(url: str, n_papers: int) -> list[Record]:
