@@ -22,7 +22,7 @@ import streamlit as st
 
 from dashboard import display
 from dashboard.figures import topic_map
-from dashboard.state import resources, url_state
+from dashboard.state import resources, turns, url_state
 from dashboard.tables import collections, paper_table
 from dashboard.tables import dropped as dropped_table
 from dashboard.views import changes as changes_view
@@ -377,6 +377,7 @@ def main() -> None:
 
 
 try:
-    main()
+    with turns.PAGE.turn():  # one session's run at a time, in the order they came (dashboard.state.turns says why)
+        main()
 except CacheReplaced:  # a writer published a new version mid-run (its embeddings were read): run again on it
     st.rerun()

@@ -21,7 +21,8 @@ import streamlit as st
 from dashboard import display
 from dashboard.export import download_bytes
 from dashboard.figures import charts, decision_charts, map_layers, structure_charts, subtitles, topic_map
-from dashboard.state import heap, uploads
+from dashboard.state import heap, turns, uploads
+from dashboard.state.shared_cache import shared
 from dashboard.tables import analytics, collections, find, paper_table
 from pipeline.cache import TopicCache, read_cache
 
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 CacheKey = tuple[str, int]
 
 
-@st.cache_resource(show_spinner="Reading the topic cache…", max_entries=4)
+@shared(show_spinner="Reading the topic cache…", max_entries=4)
 def load_cache(cache_dir: str, mtime_ns: int) -> TopicCache:
     """The cache folder's tables, cached per (folder, manifest mtime). The topics carry their theme (computed
     here with the build's own function for caches built before themes); the documents their theme and map hover
@@ -52,13 +53,13 @@ def with_listed_sizes(topics: pd.DataFrame, listed: pd.DataFrame) -> pd.DataFram
     return topics.assign(size=topics["topic"].astype(int).map(counts).fillna(0).astype(int))
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
+@shared(max_entries=4, show_spinner=False)
 def cache_embeddings(cache_key: CacheKey, _atlas: TopicCache) -> np.ndarray:
     """The cache's document embeddings (n x dim), read once per cache."""
     return _atlas.embeddings()
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
+@shared(max_entries=4, show_spinner=False)
 def listing(cache_key: CacheKey, _atlas: TopicCache) -> pd.DataFrame:
     """The papers every list shows: the cache's documents, then the surplus copies of duplicate papers (each under its
     own id, title and metadata, at its kept paper's topic and place; paper_table.with_copies), so every input id can
@@ -66,26 +67,26 @@ def listing(cache_key: CacheKey, _atlas: TopicCache) -> pd.DataFrame:
     return paper_table.with_copies(_atlas.documents, _atlas.copies, _atlas.topics)
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
+@shared(max_entries=4, show_spinner=False)
 def links(cache_key: CacheKey, _atlas: TopicCache) -> bool:
     """Whether the corpus uses OpenReview ids, so that its papers get OpenReview links (paper_table.links_enabled)."""
     return paper_table.links_enabled(_atlas.manifest, _atlas.documents)
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
+@shared(max_entries=4, show_spinner=False)
 def has_decisions(cache_key: CacheKey, _documents: pd.DataFrame) -> bool:
     """analytics.has_decisions of the cache's documents, found once per cache (a pass over every paper: 2 ms at
     11,660, on every run of every session before)."""
     return analytics.has_decisions(_documents)
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
+@shared(max_entries=4, show_spinner=False)
 def has_collections(cache_key: CacheKey, _documents: pd.DataFrame) -> bool:
     """collections.has_collections of the cache's documents, found once per cache."""
     return collections.has_collections(_documents)
 
 
-@st.cache_resource(max_entries=256, show_spinner=False)
+@shared(max_entries=256, show_spinner=False)
 def similar_ids(cache_key: CacheKey, paper: str, _listing: pd.DataFrame) -> tuple[str, ...]:
     """The doc_ids the build lists as ``paper``'s nearest neighbours (column neighbor_ids of the listing; () without
     it or for an id not listed), once per cache and paper rather than a pass over every paper on each run."""
@@ -95,7 +96,7 @@ def similar_ids(cache_key: CacheKey, paper: str, _listing: pd.DataFrame) -> tupl
     return tuple(display.as_text_list(rows.iloc[0])) if len(rows) else ()
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@shared(max_entries=64, show_spinner=False)
 def search_hits(
     cache_key: CacheKey, filter_key: tuple[Any, ...], query: str, k: int, _atlas: TopicCache, _matching: pd.DataFrame
 ) -> pd.DataFrame:
@@ -105,38 +106,38 @@ def search_hits(
     return find.best_hits(_matching, semantic_hits(cache_key, query, _atlas), k)
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
+@shared(max_entries=4, show_spinner=False)
 def doc_id_set(cache_key: CacheKey, _listing: pd.DataFrame) -> frozenset[str]:
     """Every doc_id of the cache's :func:`listing` (copies included), as text, for membership tests."""
     return frozenset(_listing["doc_id"].astype(str))
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
+@shared(max_entries=4, show_spinner=False)
 def area_choices(cache_key: CacheKey, _documents: pd.DataFrame) -> list[str]:
     """The primary areas of the corpus, most papers first (empty without the column)."""
     return topic_map.area_order(_documents)
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
+@shared(max_entries=4, show_spinner=False)
 def decision_choices(cache_key: CacheKey, _documents: pd.DataFrame) -> list[str]:
     """The decision filter's options, found once per cache (a pass over every paper: 20 ms at 11,671)."""
     return paper_table.decision_options(_documents)
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
+@shared(max_entries=4, show_spinner=False)
 def collection_choices(cache_key: CacheKey, _documents: pd.DataFrame) -> tuple[list[str], list[int]]:
     """(collection names, years) of an atlas of several collections for the sidebar (dashboard.tables.collections;
     empty lists for one collection), found once per cache."""
     return collections.collection_options(_documents), collections.year_options(_documents)
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
+@shared(max_entries=4, show_spinner=False)
 def topic_choices(cache_key: CacheKey, _topics: pd.DataFrame) -> dict[int, str]:
     """The topic filter's options (paper_table.topic_options), made once per cache, not on every rerun."""
     return paper_table.topic_options(_topics)
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
+@shared(max_entries=4, show_spinner=False)
 def theme_choices(cache_key: CacheKey, _topics: pd.DataFrame) -> dict[int | None, str]:
     """{theme id: "name (papers)"} for the map's drill-down picker, None first ("All themes"), once per cache."""
     real = _topics[_topics["theme"] != topic_map.OUTLIER_THEME]
@@ -147,7 +148,7 @@ def theme_choices(cache_key: CacheKey, _topics: pd.DataFrame) -> dict[int | None
     }
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@shared(max_entries=64, show_spinner=False)
 def query_matches(cache_key: CacheKey, query: str, _haystack: pd.Series) -> pd.Series:
     """Which papers of the listing match a sidebar search (paper_table.matches_query on :func:`search_text`;
     boolean, the listing's index), once per cache and query: every rerun of every session with that search
@@ -155,7 +156,7 @@ def query_matches(cache_key: CacheKey, query: str, _haystack: pd.Series) -> pd.S
     return paper_table.matches_query(_haystack, query)
 
 
-@st.cache_resource(max_entries=256, show_spinner=False)
+@shared(max_entries=256, show_spinner=False)
 def paper_panel(
     cache_key: CacheKey,
     doc_id: str,
@@ -176,13 +177,13 @@ def paper_panel(
     return details, row, paper_table.similar_papers(_papers, _topics, doc_id, links=links)
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
+@shared(max_entries=4, show_spinner=False)
 def search_text(cache_key: CacheKey, _documents: pd.DataFrame) -> pd.Series:
     """Each document's title, abstract and keywords in one string, built once per cache for fast searching."""
     return paper_table.search_haystack(_documents)
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@shared(max_entries=32, show_spinner=False)
 def map_figure(
     cache_key: CacheKey,
     view_key: tuple[Any, ...],
@@ -200,13 +201,13 @@ def map_figure(
     )
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
+@shared(max_entries=4, show_spinner=False)
 def map_points(cache_key: CacheKey, _listing: pd.DataFrame, _topics: pd.DataFrame) -> dict[str, Any]:
     """The points the WebGL map keeps in the browser (map_layers.point_payload), made once per cache."""
     return map_layers.point_payload(_listing, _topics)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@shared(max_entries=64, show_spinner=False)
 def map_layers_of(
     cache_key: CacheKey,
     view_key: str,
@@ -237,14 +238,14 @@ def map_layers_of(
     )
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@shared(max_entries=16, show_spinner=False)
 def legend_subtitles_of(cache_key: CacheKey, colour_by: str, _topics: pd.DataFrame) -> dict[str, str]:
     """The map legend's subtitles in one colour mode (subtitles.group_subtitles), once per cache and mode rather
     than on every view (27 ms at 57 topics in 19 themes)."""
     return subtitles.group_subtitles(_topics, colour_by)
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@shared(max_entries=16, show_spinner=False)
 def colour_groups_of(
     cache_key: CacheKey,
     colour_by: str,
@@ -258,13 +259,14 @@ def colour_groups_of(
     return topic_map.colour_groups(_listing, _topics, colour_by, _areas, highlight)
 
 
-@st.cache_resource(show_spinner="Loading the embedding model…", max_entries=4)
+@shared(show_spinner="Loading the embedding model…", max_entries=4)
 def query_representation(cache_key: CacheKey, _atlas: TopicCache) -> Representation:
     """How the cache turns text into vectors (pipeline.operations.place.query_representation), loaded once per cache,
     with any encoder block it needs loaded too (one text is embedded). Raises when it cannot be loaded offline."""
     from pipeline.operations.place import embed_queries
     from pipeline.operations.place import query_representation as stored_representation
 
+    turns.PAGE.give_up()  # seconds of loading and torch's own threads: the other sessions' runs go on meanwhile
     representation = stored_representation(_atlas)
     embed_queries(["warm-up"], _atlas, representation=representation)
     heap.freeze_long_lived()  # the encoder's libraries (scikit-learn, torch) were just imported: freeze them too
@@ -282,12 +284,13 @@ def representation_or_problem(cache_key: CacheKey, atlas: TopicCache) -> tuple[R
         return None, f"{name} cannot be loaded here: {type(error).__name__}: {error}"
 
 
-@st.cache_resource(max_entries=32, show_spinner="Searching by meaning…")
+@shared(max_entries=32, show_spinner="Searching by meaning…")
 def semantic_hits(cache_key: CacheKey, query: str, _atlas: TopicCache) -> pd.DataFrame:
     """Every paper ranked by cosine similarity to ``query`` (rows of the documents with a leading score), or an
     empty table when the encoder is unavailable. Cached per query; the page keeps the best among the filtered."""
     from pipeline.operations.place import embed_queries, semantic_search
 
+    turns.PAGE.give_up()  # the query is encoded by torch's threads: the other sessions' runs go on meanwhile
     representation, problem = representation_or_problem(cache_key, _atlas)
     if problem:
         return _atlas.documents.iloc[0:0].assign(score=pd.Series(dtype=float))
@@ -302,6 +305,7 @@ def placed_papers(cache_key: CacheKey, file_name: str, data: bytes, _atlas: Topi
     wrong columns, more than MAX_UPLOAD_ROWS papers) and RuntimeError when the representation cannot be loaded."""
     from pipeline.operations.place import place_documents, prepare_new_documents
 
+    turns.PAGE.give_up()  # reading and encoding a file: the other sessions' runs go on meanwhile
     representation, problem = representation_or_problem(cache_key, _atlas)
     if problem:
         raise RuntimeError(problem)
@@ -327,6 +331,7 @@ def placed_abstract(cache_key: CacheKey, text: str, _atlas: TopicCache) -> pd.Da
     from pipeline.ingest.clean import model_text
     from pipeline.operations.place import place_documents
 
+    turns.PAGE.give_up()  # the abstract is encoded by torch's threads: the other sessions' runs go on meanwhile
     representation, problem = representation_or_problem(cache_key, _atlas)
     if problem:
         raise RuntimeError(problem)
@@ -334,25 +339,25 @@ def placed_abstract(cache_key: CacheKey, text: str, _atlas: TopicCache) -> pd.Da
     return place_documents(_atlas, new, embeddings=cache_embeddings(cache_key, _atlas), representation=representation)
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
+@shared(max_entries=4, show_spinner=False)
 def size_figure(cache_key: CacheKey, _topics: pd.DataFrame) -> go.Figure:
     """The topic-size bar chart of one cache."""
     return charts.topic_size_figure(_topics)
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@shared(max_entries=16, show_spinner=False)
 def terms_figure(cache_key: CacheKey, topic_ids: tuple[int, ...], _topics: pd.DataFrame) -> go.Figure:
     """The top-terms small multiples of the chosen topics."""
     return charts.top_terms_figure(_topics, topic_ids)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@shared(max_entries=64, show_spinner=False)
 def representatives_table(cache_key: CacheKey, compared: tuple[int, ...], _atlas: TopicCache) -> pd.DataFrame:
     """The representative papers of the compared topics, made once per cache and choice of topics."""
     return paper_table.representative_papers(_atlas.documents, _atlas.topics, compared, links=links(cache_key, _atlas))
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@shared(max_entries=16, show_spinner=False)
 def papers_table(
     cache_key: CacheKey,
     table_key: str,
@@ -369,7 +374,7 @@ def papers_table(
     return paper_table.papers_table(paper_table.relevance_order(_shown, _query), _topics, links=links)
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@shared(max_entries=16, show_spinner=False)
 def table_arrow(cache_key: CacheKey, table_key: str, _table: pd.DataFrame) -> pa.Table:
     """``_table`` (named by ``table_key``) as an Arrow table, made once: st.dataframe converts a pandas frame to
     Arrow on every call (55 ms for the 11,660-row papers table, on every rerun of the map tab of every session),
@@ -377,7 +382,7 @@ def table_arrow(cache_key: CacheKey, table_key: str, _table: pd.DataFrame) -> pa
     return pa.Table.from_pandas(_table, preserve_index=False)
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
+@shared(max_entries=4, show_spinner=False)
 def papers_csv(cache_key: CacheKey, listing_key: str, _atlas: TopicCache, _shown: pd.DataFrame) -> bytes:
     """The CSV of the listed papers ``_shown`` (paper_table.papers_table with ``full=True``; ``listing_key`` names the
     listed ids), made once per cache and listing and shared by every session: 0.9 s and 19.5 MB for the whole
@@ -393,7 +398,7 @@ def papers_csv(cache_key: CacheKey, listing_key: str, _atlas: TopicCache, _shown
     )
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
+@shared(max_entries=4, show_spinner=False)
 def decision_figures(
     cache_key: CacheKey, _atlas: TopicCache
 ) -> tuple[pd.DataFrame, dict[str, float], go.Figure, go.Figure]:
@@ -401,7 +406,7 @@ def decision_figures(
     return decision_figures_of(_atlas.documents, _atlas.topics, _atlas.documents)
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@shared(max_entries=16, show_spinner=False)
 def shown_decision_figures(
     cache_key: CacheKey, shown_key: str, _shown: pd.DataFrame, _atlas: TopicCache
 ) -> tuple[pd.DataFrame, dict[str, float], go.Figure, go.Figure]:
@@ -427,13 +432,13 @@ def decision_figures_of(
     )
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
+@shared(max_entries=4, show_spinner=False)
 def tree_figure(cache_key: CacheKey, _topics: pd.DataFrame) -> go.Figure:
     """The topic tree (treemap: themes, each a block of its topics) of one cache."""
     return structure_charts.topic_tree_figure(_topics)
 
 
-@st.cache_resource(max_entries=4, show_spinner="Comparing the topics…")
+@shared(max_entries=4, show_spinner="Comparing the topics…")
 def similarity_figure(cache_key: CacheKey, _atlas: TopicCache) -> go.Figure:
     """The topic-similarity heatmap of one cache (topic mean embeddings, tree order)."""
     topic_ids = sorted(int(topic) for topic in _atlas.topics["topic"] if int(topic) != display.OUTLIER_TOPIC)
@@ -441,7 +446,7 @@ def similarity_figure(cache_key: CacheKey, _atlas: TopicCache) -> go.Figure:
     return structure_charts.similarity_figure(_atlas.topics, _atlas.hierarchy, dict(zip(topic_ids, vectors)))
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
+@shared(max_entries=8, show_spinner=False)
 def area_figure(cache_key: CacheKey, by: str, normalise: str, _atlas: TopicCache) -> go.Figure:
     """Topics (or themes) x primary areas as shares, per grouping and normalisation."""
     return structure_charts.area_share_figure(
@@ -449,7 +454,7 @@ def area_figure(cache_key: CacheKey, by: str, normalise: str, _atlas: TopicCache
     )
 
 
-@st.cache_resource(max_entries=4, show_spinner="Finding papers between areas…")
+@shared(max_entries=4, show_spinner="Finding papers between areas…")
 def between_areas(cache_key: CacheKey, _atlas: TopicCache) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(papers whose similar papers mostly carry another primary area, the per-area summary) of one cache."""
     between = structure_charts.papers_between_areas(_atlas.documents, _atlas.topics)

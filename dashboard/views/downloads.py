@@ -23,7 +23,7 @@ from dashboard import display
 from dashboard.display import topic_labels
 from dashboard.export import download_bytes, kaleido_images
 from dashboard.figures import decision_charts, publication, structure_charts
-from dashboard.state import resources
+from dashboard.state import resources, turns
 from dashboard.tables import paper_table
 from dashboard.views import journey as journey_view
 from dashboard.views import map as map_tab
@@ -126,6 +126,7 @@ def _drawn(job_key: str, current_id: str) -> dict[str, Any] | None:
 def _draw(job_key: str, current_id: str, make_images, what: str) -> None:
     """Run ``make_images()`` under a spinner and remember its images or its error message for this view."""
     store = st.session_state.setdefault(STATE_KEY, {})
+    turns.PAGE.give_up()  # a child process draws: the other sessions' runs go on meanwhile
     with st.spinner(f"Drawing the {what} (at most {download_bytes.export_timeout_s():.0f} s)…"):
         try:
             store[job_key] = {"id": current_id, "images": make_images()}
