@@ -132,13 +132,14 @@ def show_header(atlas: TopicCache, n_matching: int, n_papers: int | None = None)
         st.warning(paper_table.markdown_escape(str(warning)))
     messages = paper_table.build_messages(manifest)
     if messages:
-        # The dropped records' table is made only while the notes are open: a dataframe anywhere on a fresh page
-        # made the browser load Streamlit's grid code before the map's frame (bench/map_compare.py).
+        # The notes are made only while open: the dropped records' table anywhere on a fresh page made the browser
+        # load Streamlit's grid code before the map's frame (bench/map_compare.py), and the notes' lines were
+        # elements of every run of every session (bench/server_cpu.py).
         notes = st.sidebar.expander(f"Build notes and warnings ({len(messages)})", key="build_notes", on_change="rerun")
-        with notes:
-            for message in messages:
-                st.text("• " + message)
-            if notes.open is not False:
+        if notes.open is not False:
+            with notes:
+                for message in messages:
+                    st.text("• " + message)
                 show_dropped(manifest)
 
 

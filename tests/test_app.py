@@ -129,9 +129,11 @@ def test_the_header_counts_a_listed_copy_among_the_papers(tmp_path: Path, monkey
     # The build notes list the two dropped notices as copies of one text, and the copy with the paper it repeats
     # (their table is made only while the notes are open).
     assert not [frame for frame in app.dataframe if "copy of" in frame.value.columns]
+    assert not [text for text in app.sidebar.text if text.value.startswith("• ")]  # closed: the notes are not sent
     app.session_state["build_notes"] = True
     app.run()
     no_failure(app)
+    assert any(text.value.startswith("• dropped ") for text in app.sidebar.text)  # open: the notes are there
     dropped = next(frame.value for frame in app.dataframe if "copy of" in frame.value.columns)
     copy_of = dropped.set_index("id")["copy of"].to_dict()
     assert copy_of == {

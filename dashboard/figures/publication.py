@@ -22,6 +22,8 @@ pure function of the view; the page runs them in a child process with a timeout
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import re
 import textwrap
@@ -93,6 +95,15 @@ class MapView:
     legend: list[tuple[str, str]] = field(default_factory=list)
     title: str = "Topic Atlas"
     caption: str = ""
+
+    @functools.cached_property
+    def fingerprint(self) -> str:
+        """A short fingerprint (16 hex digits of SHA-256) of everything the figure shows: points, legend, title and
+        caption; computed once per view. The page's Downloads tab names a drawn figure by it."""
+        digest = hashlib.sha256()
+        digest.update(pd.util.hash_pandas_object(self.points[list(POINT_COLUMNS)], index=False).to_numpy().tobytes())
+        digest.update(repr((self.legend, self.title, self.caption)).encode("utf-8"))
+        return digest.hexdigest()[:16]
 
 
 def check_view(view: MapView) -> None:

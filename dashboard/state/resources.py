@@ -9,6 +9,7 @@ Every function takes the cache key (folder, manifest mtime) first, so a rebuilt 
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,7 @@ from dashboard.tables import analytics, collections, find, paper_table
 from pipeline.cache import TopicCache, read_cache
 
 if TYPE_CHECKING:
+    from dashboard.figures.publication import MapView
     from pipeline.represent.representation import Representation
 
 CacheKey = tuple[str, int]
@@ -396,6 +398,14 @@ def papers_csv(cache_key: CacheKey, listing_key: str, _atlas: TopicCache, _shown
             _shown, _atlas.topics, links=paper_table.links_enabled(_atlas.manifest, _atlas.documents), full=True
         )
     )
+
+
+@shared(max_entries=16, show_spinner=False)
+def publication_view(cache_key: CacheKey, view_key: str, _make: Callable[[], MapView]) -> MapView:
+    """The publication figure's view of the page's map, made by ``_make`` once per cache and map view (``view_key``
+    names the filters, the map's colour, level, theme and highlights) instead of on every run of the Downloads tab:
+    colouring, labelling and fingerprinting every point took about 20 ms a run at 11,660 papers."""
+    return _make()
 
 
 @shared(max_entries=4, show_spinner=False)

@@ -29,7 +29,7 @@ from dashboard.views import journey as journey_view
 from dashboard.views import map as map_tab
 from dashboard.views import structure as structure_view
 from dashboard.views import topics as topics_view
-from dashboard.views.page import LazyFigure, Page
+from dashboard.views.page import LazyFigure, Page, digest
 from pipeline.cache import TopicCache
 
 CHART_FORMATS = ("png", "svg")
@@ -38,16 +38,6 @@ RENDERER_NAMES = {
     "plotly": "plotly (drawn by Chromium)",
 }
 STATE_KEY = "downloads-images"  # session state: {job key: {"id": view id, "images": {...}} | {"id": ..., "error": str}}
-
-
-def view_id(view: publication.MapView) -> str:
-    """A short fingerprint of everything a publication figure shows (points, legend, title, caption)."""
-    digest = hashlib.sha256()
-    digest.update(
-        pd.util.hash_pandas_object(view.points[list(publication.POINT_COLUMNS)], index=False).to_numpy().tobytes()
-    )
-    digest.update(repr((view.legend, view.title, view.caption)).encode("utf-8"))
-    return digest.hexdigest()[:16]
 
 
 def filter_note(topics: pd.DataFrame, state: Mapping[str, Any] | None) -> str:
@@ -113,8 +103,11 @@ def page_map_view(page: Page) -> publication.MapView:
 
 
 def render_page(page: Page) -> None:
-    """The Downloads view of the page: the listed papers, the page's charts and the publication figure of its map."""
-    render(page.atlas, page.shown, page.figures, cache_key=page.cache_key, map_view=page_map_view(page))
+    """The Downloads view of the page: the listed papers, the page's charts and the publication figure of its map
+    (made once per cache and map view: resources.publication_view)."""
+    view_key = digest(page.filter_key, page.map_state, page.highlights)
+    map_view = resources.publication_view(page.cache_key, view_key, lambda: page_map_view(page))
+    render(page.atlas, page.shown, page.figures, cache_key=page.cache_key, map_view=map_view)
 
 
 def _drawn(job_key: str, current_id: str) -> dict[str, Any] | None:
@@ -184,7 +177,7 @@ def show_publication_figure(view: publication.MapView) -> None:
         key="publication-renderer",
         horizontal=True,
     )
-    current = f"{view_id(view)}-{renderer}"
+    current = f"{view.fingerprint}-{renderer}"
     if st.button("Draw the publication figure (PNG, SVG, PDF)", key="publication-draw", type="primary"):
         _draw(
             "publication",
