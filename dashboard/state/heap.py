@@ -1,12 +1,16 @@
 """The server's long-lived objects kept out of Python's full garbage collections (issue 21, many users).
 
-Streamlit runs ``gc.collect(2)`` after every script run of every session (its ``runner.postScriptGC``), and a
-full collection visits every object the collector tracks: after the page's imports (Streamlit, pandas, plotly,
+A full collection visits every object the collector tracks: after the page's imports (Streamlit, pandas, plotly,
 pyarrow, the pipeline) that is about 120,000 objects, and the collection holds the interpreter lock for all of it,
 so every other session's run waits. :func:`freeze_long_lived` collects once, then moves what survives into the
 collector's permanent generation (``gc.freeze``, Python's public API for exactly this), so later collections visit
-only the objects made since: the per-run collection still frees each run's cyclic garbage, at a fraction of the
-cost. Called when something long-lived and large has just been made (the cache read, the embedding model loaded).
+only the objects made since. Called when something long-lived and large has just been made (the cache read, the
+embedding model loaded).
+
+Streamlit would also run ``gc.collect(2)`` after every script run of every session (``runner.postScriptGC``); the
+page's ``.streamlit/config.toml`` turns that off. Even with the freezes, the figures, tables and session state made
+after them made that collection 5-20 ms of a 50-90 ms run (``python -m bench.server_cpu``; docs/benchmarks.md).
+CPython's own generational collections still free the runs' cyclic garbage, when enough of it has accumulated.
 
 The price: a frozen object that later becomes part of unreachable cyclic garbage is never collected (objects
 freed by reference counting, most of them, are freed as usual). What is alive at a freeze is the imported code,
