@@ -5,6 +5,7 @@ On the seed cache (19 abstracts), through AppTest: the real page, its real cache
 from __future__ import annotations
 
 import gc
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -46,8 +47,14 @@ def test_frozen_heap_is_skipped_but_new_cycles_are_still_collected(thawed) -> No
     assert len(kept) == 1000
 
 
-def test_downloads_map_is_made_when_its_html_is_fetched(seed_cache, monkeypatch, deferred_downloads, thawed) -> None:
-    monkeypatch.setenv("ATLAS_CACHE", str(seed_cache))
+def test_downloads_map_is_made_when_its_html_is_fetched(
+    seed_cache, tmp_path, monkeypatch, deferred_downloads, thawed
+) -> None:
+    # A copy in a folder of its own: the page reads it afresh (another test of this worker may have read the seed
+    # cache already, and the cache read is what freezes).
+    cache = tmp_path / "cache"
+    shutil.copytree(seed_cache, cache)
+    monkeypatch.setenv("ATLAS_CACHE", str(cache))
     app = AppTest.from_file(str(APP), default_timeout=120).run()
     app.session_state["tab"] = "Downloads"
     app.run()
