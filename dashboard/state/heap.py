@@ -14,8 +14,9 @@ CPython's own generational collections still free the runs' cyclic garbage, when
 
 The price: a frozen object that later becomes part of unreachable cyclic garbage is never collected (objects
 freed by reference counting, most of them, are freed as usual). What is alive at a freeze is the imported code,
-the cache's tables and the one session whose run made them, so that is what such a leak can hold; the freezes
-happen once per cache read and model load, not per run.
+the cache's tables, the session whose run made them and, at the model load (whose run has given up its turn,
+dashboard.state.turns), whatever other runs were under way; that is what such a leak can hold. The freezes happen
+once per cache read and model load, not per run.
 """
 
 from __future__ import annotations
