@@ -130,3 +130,20 @@ def test_place_says_when_a_paper_fits_no_topic_with_its_similarity(slice_cache: 
     assert "it/s" not in output and "Token indices" not in output and "Traceback" not in output
     lines = [line.split(": ", 1)[-1] for line in output.splitlines() if line.strip()]
     assert len(lines) == len(set(lines)), "a message was printed twice"
+
+
+def test_the_page_s_best_hits_are_semantic_search_s_rows_among_the_matching_papers(slice_cache: Path, encoder):
+    from dashboard.tables.find import best_hits
+    from pipeline.operations.place import semantic_ranking
+
+    topic_cache = cache.read_cache(slice_cache)
+    documents = topic_cache.documents
+    query = embed_queries(["graph neural networks for molecules"], topic_cache, encoder=encoder)[0]
+    rows, scores = semantic_ranking(topic_cache, query, len(documents))
+    ranking = pd.DataFrame({"row": rows, "score": scores.astype(float)})
+    matching = documents.iloc[::3]  # a filter: every third paper
+    hits = best_hits(matching, ranking, documents, 7)
+    everything = semantic_search(topic_cache, query, k=len(documents))
+    expected = everything[everything["doc_id"].isin(set(matching["doc_id"]))].head(7).reset_index(drop=True)
+    pd.testing.assert_frame_equal(hits, expected)
+    assert hits["doc_id"].isin(set(matching["doc_id"])).all() and list(hits.index) == list(range(7))

@@ -104,8 +104,9 @@ def search_hits(
 ) -> pd.DataFrame:
     """The ``k`` papers closest in meaning to ``query`` among ``_matching`` (the papers that pass the filters
     ``filter_key`` names; tables.find.best_hits of :func:`semantic_hits`), once per cache, filters and query
-    rather than a pass over every paper on every run of the session."""
-    return find.best_hits(_matching, semantic_hits(cache_key, query, _atlas), k)
+    rather than a pass over every paper on every run of the session. Rows of the documents with a leading score
+    column, index 0..k-1 (as pipeline.operations.place.semantic_search)."""
+    return find.best_hits(_matching, semantic_hits(cache_key, query, _atlas), _atlas.documents, k)
 
 
 @shared(max_entries=4, show_spinner=False)
@@ -288,16 +289,19 @@ def representation_or_problem(cache_key: CacheKey, atlas: TopicCache) -> tuple[R
 
 @shared(max_entries=32, show_spinner="Searching by meaning…")
 def semantic_hits(cache_key: CacheKey, query: str, _atlas: TopicCache) -> pd.DataFrame:
-    """Every paper ranked by cosine similarity to ``query`` (rows of the documents with a leading score), or an
-    empty table when the encoder is unavailable. Cached per query; the page keeps the best among the filtered."""
-    from pipeline.operations.place import embed_queries, semantic_search
+    """Every paper ranked by cosine similarity to ``query``: columns row (position in the documents, int64) and
+    score (float64), best first; empty when the encoder is unavailable. Cached per query; the page keeps the best
+    among the filtered (:func:`search_hits`). A ranking, not the documents' rows: a copy of every column of
+    every paper was held per query (32 queries kept), where two numbers per paper do."""
+    from pipeline.operations.place import embed_queries, semantic_ranking
 
     turns.PAGE.give_up()  # the query is encoded by torch's threads: the other sessions' runs go on meanwhile
     representation, problem = representation_or_problem(cache_key, _atlas)
     if problem:
-        return _atlas.documents.iloc[0:0].assign(score=pd.Series(dtype=float))
+        return pd.DataFrame({"row": pd.Series(dtype="int64"), "score": pd.Series(dtype=float)})
     vector = embed_queries([query], _atlas, representation=representation)[0]
-    return semantic_search(_atlas, vector, k=len(_atlas.documents), embeddings=cache_embeddings(cache_key, _atlas))
+    rows, scores = semantic_ranking(_atlas, vector, len(_atlas.documents), cache_embeddings(cache_key, _atlas))
+    return pd.DataFrame({"row": rows.astype(np.int64), "score": scores.astype(float)})
 
 
 @st.cache_data(max_entries=8, show_spinner="Placing the papers on the map…")

@@ -11,10 +11,16 @@ import pandas as pd
 from dashboard.display import document_heading, escaped_lines, plotly_escape
 
 
-def best_hits(matching: pd.DataFrame, ranked: pd.DataFrame, k: int) -> pd.DataFrame:
-    """The ``k`` first rows of ``ranked`` (papers ranked best first, with doc_id) whose doc_id is among
-    ``matching``'s."""
-    return ranked[ranked["doc_id"].isin(set(matching["doc_id"]))].head(k)
+def best_hits(matching: pd.DataFrame, ranking: pd.DataFrame, documents: pd.DataFrame, k: int) -> pd.DataFrame:
+    """The rows of ``documents`` of the ``k`` best-ranked papers whose doc_id is among ``matching``'s, best first,
+    with a leading score column and index 0..k-1. ``ranking``: columns row (position in ``documents``) and score,
+    best first (dashboard.state.resources.semantic_hits). The result is a copy of those k rows only, so a cache
+    that keeps it holds nothing of the whole table."""
+    doc_ids = documents["doc_id"].to_numpy()[ranking["row"].to_numpy()]
+    chosen = ranking[pd.Series(doc_ids).isin(set(matching["doc_id"])).to_numpy()].head(k)
+    hits = documents.iloc[chosen["row"].to_numpy()].reset_index(drop=True)
+    hits.insert(0, "score", chosen["score"].to_numpy())
+    return hits
 
 
 def overlay_points(rows: pd.DataFrame, caption: str) -> pd.DataFrame:

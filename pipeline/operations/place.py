@@ -122,11 +122,23 @@ def semantic_search(
     ``embeddings`` (n x dim, unit rows) may pass the cache's embedding matrix when the caller holds it already.
     Raises CacheError when the embeddings must be read and cannot be.
     """
+    indices, scores = semantic_ranking(topic_cache, query_embedding, k, embeddings)
+    result = topic_cache.documents.iloc[indices].copy()
+    result.insert(0, "score", scores.astype(float))
+    return result.reset_index(drop=True)
+
+
+def semantic_ranking(
+    topic_cache: TopicCache, query_embedding: np.ndarray, k: int, embeddings: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """(row positions in ``topic_cache.documents``, int64; cosine similarities, float32) of the ``k`` documents
+    most similar to one query embedding (dim,), best first, ties in document order: what :func:`semantic_search`
+    returns the rows of, for a caller that keeps a ranking of every paper (the page's search by meaning keeps one
+    per query and takes rows only for the best few). ``embeddings`` as for semantic_search; raises CacheError when
+    they must be read and cannot be."""
     matrix = topic_cache.embeddings() if embeddings is None else embeddings
     indices, scores = top_k((matrix @ query_embedding.astype(np.float32))[None, :], k)
-    result = topic_cache.documents.iloc[indices[0]].copy()
-    result.insert(0, "score", scores[0].astype(float))
-    return result.reset_index(drop=True)
+    return indices[0], scores[0]
 
 
 def top_k_blocked(
