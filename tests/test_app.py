@@ -336,6 +336,13 @@ def test_structure_tab_draws_the_tree_the_similarities_and_the_areas(caches, mon
 
     kinds = [json.loads(chart.proto.spec)["data"][0]["type"] for chart in app.get("plotly_chart")]
     assert kinds == ["treemap", "heatmap", "heatmap"]
+    from dashboard.figures.structure_charts import shortened_tree_names
+    from pipeline.cache import read_cache
+
+    shortened = shortened_tree_names(read_cache(caches["iclr"]).topics)
+    named = [caption.value for caption in app.caption if caption.value.startswith("Named in short")]
+    assert len(named) == (1 if shortened else 0), named  # only when some block is too small for its whole name
+    assert not shortened or shortened[-1] in named[0].replace("\\", "")
     between = [frame.value for frame in app.dataframe if "leans_to" in frame.value.columns]
     assert len(between) == 1 and between[0]["papers"].sum() == SLICE_ROWS
     app.radio(key="areas_normalise").set_value("area").run()

@@ -148,3 +148,24 @@ def test_tree_blocks_tile_the_chart_and_keep_each_block_s_smallest_shape():
     theme_of = {0: 0, 1: 0, 2: 1, 3: 2}
     for topic, (w, h) in by_topic.items():  # inside its theme, below the header
         assert 0 < w < by_theme[theme_of[topic]][0] and 0 < h < by_theme[theme_of[topic]][1]
+
+
+def test_the_names_the_tree_shortens_or_hides_are_listed_and_whole_names_are_not():
+    topics = pd.DataFrame(
+        {
+            "topic": [0, 1, 2, 3],
+            "label": ["Differential privacy (DP)", "Knowledge distillation (KD)", "Graph neural networks", "Pruning"],
+            "size": [10_000, 81, 9_000, 12],
+            "theme": [0, 1, 2, 1],
+            "theme_label": ["Big", "Small", "Big too", "Small"],
+        }
+    )
+    tree = structure.topic_tree_figure(topics).data[0]
+    shown = {key: label.replace("<br>", " ") for key, label in zip(tree.ids, tree.labels)}
+    listed = structure.shortened_tree_names(topics)
+    assert "Knowledge distillation (KD)" in listed and not shown["topic:1"].startswith("Knowledge")  # its acronym
+    assert "Pruning" in listed  # 12 papers of 19,093: no room for the word at 10 px
+    assert "Differential privacy (DP)" not in listed and "Graph neural networks" not in listed  # written whole
+    assert listed == [
+        label for label in topics.sort_values(["theme", "size"], ascending=[True, False])["label"] if label in listed
+    ]  # in the tree's order

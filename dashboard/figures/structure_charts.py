@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -49,6 +50,52 @@ def node_topics(node: str, topics: pd.DataFrame) -> tuple[str, list[int]]:
     raise ValueError(f"not a topic-tree node: {node!r}")
 
 
+class TreeText(NamedTuple):
+    """What the topic tree writes in its blocks (:func:`tree_text`)."""
+
+    themes: pd.DataFrame  # per theme id: theme_label, size (papers), n (topics)
+    ordered: pd.DataFrame  # the real topics in drawing order
+    theme_blocks: dict[int, tree_labels.Block]  # each theme's smallest block (px)
+    topic_blocks: dict[int, tree_labels.Block]  # each topic's smallest block (px)
+    lines: dict[int, list[str]]  # each topic's text, tree_labels.topic_lines for its smallest block
+
+
+def tree_text(topics: pd.DataFrame, height: int) -> TreeText:
+    """The topic tree's blocks and texts for a chart ``height`` px tall (tree_labels.tree_blocks at the widths it
+    estimates). ``topics``: topic, label, size, theme, theme_label."""
+    real = topics[topics["topic"] != OUTLIER_TOPIC]
+    themes = real.groupby("theme", sort=True).agg(
+        theme_label=("theme_label", "first"), size=("size", "sum"), n=("topic", "size")
+    )
+    ordered = real.sort_values(["theme", "size"], ascending=[True, False])
+    members = {int(theme): group for theme, group in ordered.groupby("theme", sort=False)}
+    theme_blocks, topic_blocks = tree_labels.tree_blocks(
+        [
+            (int(theme), int(row["size"]), list(zip(members[int(theme)]["topic"], members[int(theme)]["size"])))
+            for theme, row in themes.iterrows()
+        ],
+        height,
+    )
+    lines = {
+        int(row.topic): tree_labels.topic_lines(str(row.label), int(row.size), topic_blocks[int(row.topic)])
+        for row in ordered.itertuples(index=False)
+    }
+    return TreeText(themes, ordered, theme_blocks, topic_blocks, lines)
+
+
+def shortened_tree_names(topics: pd.DataFrame, height: int | None = None) -> list[str]:
+    """The labels of the topics whose tree block may not show the whole name (an acronym, a name cut with "…", or
+    a text that does not fit its estimated block, which plotly hides), in the tree's order: the page lists them under
+    the tree, so every topic can be read without hovering. Plain text (not escaped)."""
+    text = tree_text(topics, height or TREE_HEIGHT_PX)
+
+    def whole(topic: int, label: str) -> bool:
+        written = "".join("".join(text.lines[topic]).split())
+        return "".join(label.split()) in written and tree_labels.fits(text.lines[topic], text.topic_blocks[topic])
+
+    return [str(row.label) for row in text.ordered.itertuples(index=False) if not whole(int(row.topic), str(row.label))]
+
+
 def topic_tree_figure(topics: pd.DataFrame, height: int | None = None) -> go.Figure:
     """A treemap of the topic tree: the themes (cut from the hierarchy), each a block of its topics; areas are paper
     counts, colours the themes'. No "All papers" level: as an icicle's first column it was a blank band of a third of
@@ -56,20 +103,8 @@ def topic_tree_figure(topics: pd.DataFrame, height: int | None = None) -> go.Fig
     click tells which theme or topic was chosen. Labels are chosen to fit their blocks at 10 px
     (:mod:`dashboard.figures.tree_labels`); one that still does not fit is hidden (named on hover), never shrunk to
     micro-text. ``topics``: topic, label, size, theme, theme_label."""
-    real = topics[topics["topic"] != OUTLIER_TOPIC]
     colours = theme_colours(topics)
-    themes = real.groupby("theme", sort=True).agg(
-        theme_label=("theme_label", "first"), size=("size", "sum"), n=("topic", "size")
-    )
-    ordered = real.sort_values(["theme", "size"], ascending=[True, False])
-    members = {int(theme): group for theme, group in ordered.groupby("theme", sort=False)}
-    blocks_of_themes, blocks_of_topics = tree_labels.tree_blocks(
-        [
-            (int(theme), int(row["size"]), list(zip(members[int(theme)]["topic"], members[int(theme)]["size"])))
-            for theme, row in themes.iterrows()
-        ],
-        height or TREE_HEIGHT_PX,
-    )
+    themes, ordered, blocks_of_themes, _, lines_of_topics = tree_text(topics, height or TREE_HEIGHT_PX)
     ids: list[str] = []
     labels: list[str] = []
     parents: list[str] = []
@@ -88,9 +123,8 @@ def topic_tree_figure(topics: pd.DataFrame, height: int | None = None) -> go.Fig
     for row in ordered.itertuples(index=False):
         ids.append(node_id("topic", row.topic))
         # Words stay whole ("Differenti / al privacy" at 1500 px); a label that does not fit its block is hidden
-        # (uniformtext "hide") and named by the hover.
-        lines = tree_labels.topic_lines(str(row.label), int(row.size), blocks_of_topics[int(row.topic)])
-        labels.append("<br>".join(plotly_escape(line) for line in lines))
+        # (uniformtext "hide") and named by the hover and by shortened_tree_names.
+        labels.append("<br>".join(plotly_escape(line) for line in lines_of_topics[int(row.topic)]))
         parents.append(node_id("theme", row.theme))
         values.append(int(row.size))
         colour_list.append(colours.get(int(row.theme), "#9E9E9E"))

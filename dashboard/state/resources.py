@@ -453,6 +453,12 @@ def tree_figure(cache_key: CacheKey, _topics: pd.DataFrame) -> go.Figure:
     return structure_charts.topic_tree_figure(_topics)
 
 
+@shared(max_entries=4, show_spinner=False)
+def shortened_tree_names_of(cache_key: CacheKey, _topics: pd.DataFrame) -> list[str]:
+    """structure_charts.shortened_tree_names of one cache's topics, made once."""
+    return structure_charts.shortened_tree_names(_topics)
+
+
 @shared(max_entries=4, show_spinner="Comparing the topics…")
 def similarity_figure(cache_key: CacheKey, _atlas: TopicCache) -> go.Figure:
     """The topic-similarity heatmap of one cache (topic mean embeddings, tree order)."""

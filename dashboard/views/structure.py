@@ -64,6 +64,12 @@ def render(page: Page) -> None:
         theme=None,
         config=PLOTLY_CONFIG,
     )
+    shortened = resources.shortened_tree_names_of(cache_key, atlas.topics)
+    if shortened:
+        st.caption(
+            "Named in short or not at all in the smaller blocks (hover a block to read it): "
+            + paper_table.markdown_escape(" · ".join(shortened))
+        )
     page.figures["topic-tree"] = ("Topic tree", tree)
     st.subheader("How topics relate")
     st.caption(
