@@ -183,6 +183,27 @@ def test_coherent_term_selection_is_exclusive_and_prefers_co_occurring_terms():
     assert plain == [0, 2, 1]
 
 
+def test_a_sparse_c_tf_idf_chooses_the_same_terms_and_owners_as_its_dense_copy():
+    from pipeline.text.vocabulary import ranked_terms, select_coherent_terms, term_owners
+
+    rng = np.random.default_rng(3)
+    # 6 topics x 400 terms, most weights 0, many ties (weights on a grid of 5 values), some all-zero columns
+    dense = rng.integers(1, 6, size=(6, 400)) * (rng.random((6, 400)) < 0.15) / 5.0
+    sparse = sp.csr_matrix(dense)
+    presence = sp.csc_matrix((rng.random((300, 400)) < 0.05).astype(np.float32))
+    rows = [1, 2, 3, 4, 5]  # row 0 plays the outlier topic
+    dense_owner, sparse_owner = term_owners(dense, rows), term_owners(sparse, rows)
+    weighed = dense[rows].max(axis=0) > 0
+    assert np.array_equal(dense_owner[weighed], sparse_owner[weighed])
+    for row in range(6):
+        for a, b in zip(ranked_terms(dense, row), ranked_terms(sparse, row)):
+            assert np.array_equal(a, b)
+        for exclusive in (True, False):
+            assert select_coherent_terms(dense, presence, row, rows, 12, 30, 3.0, 5, exclusive) == select_coherent_terms(
+                sparse, presence, row, rows, 12, 30, 3.0, 5, exclusive, sparse_owner
+            )
+
+
 def test_boilerplate_words_are_common_everywhere_but_topical_words_are_not():
     from pipeline.text.tokens import count_words
     from pipeline.text.vocabulary import boilerplate_terms

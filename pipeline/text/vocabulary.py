@@ -394,14 +394,46 @@ def cooccurrence_npmi(presence: sp.spmatrix | np.ndarray) -> np.ndarray:
     return np.nan_to_num(npmi, nan=-1.0)
 
 
-def term_owners(weights: np.ndarray, rows: Sequence[int]) -> np.ndarray:
-    """Per term (column of ``weights``, topics x terms), the row among ``rows`` where its weight is highest (int64)."""
+def term_owners(weights: np.ndarray | sp.spmatrix, rows: Sequence[int]) -> np.ndarray:
+    """Per term (column of ``weights``, topics x terms, dense or sparse), the row among ``rows`` where its weight is
+    highest, the first of ``rows`` among equal weights (int64, one entry per column).
+
+    Columns without a positive weight in ``rows`` get ``rows[0]`` (dense) or an unspecified row of ``rows`` (sparse);
+    :func:`select_coherent_terms` reads the owner only of terms a topic weighs above 0. A sparse matrix (BERTopic's
+    c-TF-IDF: 60 topics x 679,077 terms on the six collections, 4% filled) is never made dense.
+    """
     rows = list(rows)
-    return np.asarray(rows)[np.argmax(weights[rows], axis=0)]
+    if not sp.issparse(weights):
+        return np.asarray(rows)[np.argmax(weights[rows], axis=0)]
+    chosen = sp.coo_matrix(sp.csr_matrix(weights)[rows])
+    owner = np.full(weights.shape[1], rows[0], dtype=np.int64)
+    # per column, the largest value first and, among equal values, the first of rows: as np.argmax picks
+    order = np.lexsort((chosen.row, -chosen.data, chosen.col))
+    first = order[np.r_[True, np.diff(chosen.col[order]) != 0]] if len(order) else order
+    owner[chosen.col[first]] = np.asarray(rows, dtype=np.int64)[chosen.row[first]]
+    return owner
+
+
+def ranked_terms(weights: np.ndarray | sp.csr_matrix, row: int) -> tuple[np.ndarray, np.ndarray]:
+    """The terms (column indices, int64) that ``row`` of ``weights`` (topics x terms, dense or CSR) weighs above 0,
+    heaviest first and the lower column first among equal weights, with their weights (float64): what a stable
+    ``argsort`` of the negated row gives, without sorting the row's zeros."""
+    if sp.issparse(weights):
+        start, end = weights.indptr[row], weights.indptr[row + 1]
+        columns = np.asarray(weights.indices[start:end], dtype=np.int64)
+        values = np.asarray(weights.data[start:end], dtype=np.float64)
+        keep = values > 0
+        columns, values = columns[keep], values[keep]
+        order = np.lexsort((columns, -values))
+        return columns[order], values[order]
+    dense = np.asarray(weights[row], dtype=np.float64)
+    order = np.argsort(-dense, kind="stable")
+    positive = order[dense[order] > 0]
+    return positive.astype(np.int64), dense[positive]
 
 
 def select_coherent_terms(
-    weights: np.ndarray,
+    weights: np.ndarray | sp.csr_matrix,
     presence: sp.spmatrix,
     row: int,
     rows: Sequence[int],
@@ -424,12 +456,12 @@ def select_coherent_terms(
     3. The first ``n_leading`` chosen (the terms a label and a coherence score read) and the rest are each put
        back in order of weight, so shown weights decrease within each block.
 
-    Parameters: weights float, topics x terms (c-TF-IDF); presence binary, units x terms; ``owner``: per term, the
-    row of ``rows`` where it weighs most (:func:`term_owners`), computed here when None (pass it when choosing the
-    terms of every topic: it is the same for all of them). Returns at most ``n_terms`` indices.
+    Parameters: weights float, topics x terms (c-TF-IDF), dense or CSR with canonical entries (a CSR matrix gives the
+    same choice as its dense copy); presence binary, units x terms (CSC when it is large: one column slice per topic);
+    ``owner``: per term, the row of ``rows`` where it weighs most (:func:`term_owners`), computed here when None (pass
+    it when choosing the terms of every topic: it is the same for all of them). Returns at most ``n_terms`` indices.
     """
-    order = np.argsort(-weights[row], kind="stable")
-    positive = order[weights[row, order] > 0]
+    positive, positive_weights = ranked_terms(weights, row)
     candidates = positive
     if exclusive and len(rows) > 1:
         owner = term_owners(weights, rows) if owner is None else owner
@@ -439,7 +471,9 @@ def select_coherent_terms(
     if len(candidates) <= 1:
         return candidates.tolist()
     npmi = cooccurrence_npmi(presence[:, candidates])
-    relative = weights[row, candidates] / weights[row, candidates[0]]
+    weight_of = dict(zip(positive.tolist(), positive_weights.tolist()))
+    candidate_weights = np.asarray([weight_of[column] for column in candidates.tolist()], dtype=np.float64)
+    relative = candidate_weights / candidate_weights[0]
     chosen = [0]
     remaining = np.arange(1, len(candidates))
     while len(remaining) and len(chosen) < n_terms:
