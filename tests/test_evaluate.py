@@ -199,9 +199,9 @@ def test_a_sparse_c_tf_idf_chooses_the_same_terms_and_owners_as_its_dense_copy()
         for a, b in zip(ranked_terms(dense, row), ranked_terms(sparse, row)):
             assert np.array_equal(a, b)
         for exclusive in (True, False):
-            assert select_coherent_terms(dense, presence, row, rows, 12, 30, 3.0, 5, exclusive) == select_coherent_terms(
-                sparse, presence, row, rows, 12, 30, 3.0, 5, exclusive, sparse_owner
-            )
+            assert select_coherent_terms(
+                dense, presence, row, rows, 12, 30, 3.0, 5, exclusive
+            ) == select_coherent_terms(sparse, presence, row, rows, 12, 30, 3.0, 5, exclusive, sparse_owner)
 
 
 def test_boilerplate_words_are_common_everywhere_but_topical_words_are_not():

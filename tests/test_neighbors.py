@@ -47,3 +47,33 @@ def test_cosine_knn_puts_each_row_first_even_among_duplicates():
     expected, _ = stable_top_k(exact, 5)
     assert np.array_equal(indices, expected)
     assert (np.diff(similarities, axis=1) <= 1e-6).all()  # descending (a duplicate may read 1 + 1 ulp)
+
+
+def test_the_approximate_search_finds_nearly_every_exact_neighbour_in_cosine_knn_s_order_and_repeats_itself():
+    from pipeline.geometry.neighbors import approximate_cosine_knn
+
+    rng = np.random.default_rng(2)
+    centres = rng.normal(size=(40, 48))
+    embeddings = (centres[rng.integers(0, 40, 3000)] + 0.6 * rng.normal(size=(3000, 48))).astype(np.float32)
+    embeddings[11] = embeddings[10]  # an exact duplicate: each still comes first in its own list
+    embeddings /= np.linalg.norm(embeddings, axis=1, keepdims=True)
+    indices, similarities = approximate_cosine_knn(embeddings, 16)
+    assert indices.shape == (3000, 16) and indices.dtype == np.int64 and similarities.dtype == np.float32
+    assert (indices[:, 0] == np.arange(3000)).all() and (similarities[:, 0] == 1.0).all()
+    assert indices[10, 1] == 11 and indices[11, 1] == 10
+    assert (np.diff(similarities[:, 1:], axis=1) <= 0).all()
+    exact, _ = cosine_knn(embeddings, 16)
+    found = np.mean([len(set(a) & set(b)) / 15 for a, b in zip(indices[:, 1:].tolist(), exact[:, 1:].tolist())])
+    assert found >= 0.9
+    again, _ = approximate_cosine_knn(embeddings, 16)
+    assert np.array_equal(indices, again)
+
+
+def test_self_first_moves_the_document_to_the_front_or_in_front_of_the_last_neighbour():
+    from pipeline.geometry.neighbors import self_first
+
+    indices = np.array([[2, 0, 1], [2, 3, 0]])  # row 0 found itself second; row 1 did not find itself
+    similarities = np.array([[0.9, 1.0, 0.5], [0.8, 0.8, 0.7]], dtype=np.float32)
+    ordered, values = self_first(indices, similarities)
+    assert ordered.tolist() == [[0, 2, 1], [1, 2, 3]]
+    assert values.tolist() == [[1.0, np.float32(0.9), 0.5], [1.0, np.float32(0.8), np.float32(0.8)]]

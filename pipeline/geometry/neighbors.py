@@ -6,9 +6,8 @@
 
 The same neighbour lists feed UMAP (``precomputed_knn``, so both UMAP fits skip their own search), the
 similar-papers list of each document, and the map-faithfulness metrics. Up to EXACT_MAX_DOCUMENTS documents the
-search is exact (brute force, O(n^2): 2 s for the whole conference); above, it is pynndescent's approximate
-nearest-neighbour descent (Dong, Moses & Li 2011; the search UMAP itself runs), which grows about as n^1.14, so
-the build stays near n log n at 50,000 and 100,000 documents.
+search is exact (brute force, O(n^2): 2 s for the whole conference); above, it is approximate: a faiss HNSW graph
+(:func:`approximate_cosine_knn`; docs/decisions/neighbour-search.md), built in O(n log n).
 """
 
 from __future__ import annotations
@@ -100,42 +99,68 @@ def cosine_knn(embeddings: np.ndarray, k: int, block_elements: int = 1 << 23) ->
     return indices, similarities
 
 
-def approximate_cosine_knn(embeddings: np.ndarray, k: int, seed: int = 42) -> tuple[np.ndarray, np.ndarray]:
-    """The ``k`` nearest rows of each row by cosine similarity, found by pynndescent's NNDescent (seeded, one thread;
-    Euclidean on the unit rows, which ranks as cosine does). Same shapes and conventions as :func:`cosine_knn`
-    (the row itself first, similarities descending); a few true neighbours may be missed."""
-    from pynndescent import NNDescent
+# The approximate search's HNSW graph (Malkov & Yashunin 2018, faiss IndexHNSWFlat): links per node, the candidate
+# list while linking and while searching. bench/neighbours.py on the six collections (49,805 x 512, 2026-12-03,
+# docs/decisions/neighbour-search.md): recall@15 0.955 in 15.8 CPU s, where pynndescent found 0.940 in 44.6.
+HNSW_LINKS = 16
+HNSW_EF_CONSTRUCTION = 40
+HNSW_EF_SEARCH = 48
 
-    k = min(k, embeddings.shape[0])
-    index = NNDescent(
-        np.asarray(embeddings, dtype=np.float32),
-        n_neighbors=k,
-        metric="euclidean",
-        random_state=seed,
-        n_jobs=1,
-        low_memory=True,
-        verbose=False,
-    )
-    indices, distances = index.neighbor_graph
-    similarities = (1.0 - distances.astype(np.float32) ** 2 / 2.0).astype(
-        np.float32
-    )  # |a - b|^2 = 2 - 2 cos for unit rows
-    order = np.argsort(-similarities, axis=1, kind="stable")
-    indices, similarities = (
-        np.take_along_axis(indices.astype(np.int64), order, axis=1),
-        np.take_along_axis(similarities, order, axis=1),
-    )
-    rows = np.arange(len(indices))
+
+def approximate_cosine_knn(embeddings: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` nearest rows of each row by cosine similarity, found in a faiss HNSW graph (inner product on the
+    unit rows; HNSW_LINKS, HNSW_EF_CONSTRUCTION, HNSW_EF_SEARCH). Same shapes and conventions as :func:`cosine_knn`
+    (the row itself first, similarities descending); a few true neighbours may be missed (recall above).
+
+    The graph is built with one thread (faiss links nodes in a fixed order then, so the same rows give the same
+    graph and lists in every run); the search, one query per row and independent of the others, uses
+    pipeline.runtime.threads.thread_count threads. Raises ImportError when faiss-cpu is not installed.
+    """
+    import faiss
+
+    from pipeline.runtime.threads import thread_count
+
+    n = embeddings.shape[0]
+    k = min(k, n)
+    vectors = np.ascontiguousarray(embeddings, dtype=np.float32)
+    index = faiss.IndexHNSWFlat(vectors.shape[1], HNSW_LINKS, faiss.METRIC_INNER_PRODUCT)
+    index.hnsw.efConstruction = HNSW_EF_CONSTRUCTION
+    index.hnsw.efSearch = max(HNSW_EF_SEARCH, k)
+    faiss.omp_set_num_threads(1)
+    index.add(vectors)
+    faiss.omp_set_num_threads(thread_count())
+    similarities, indices = index.search(vectors, k)
+    faiss.omp_set_num_threads(1)
+    indices, similarities = indices.astype(np.int64), similarities.astype(np.float32)
+    short = np.flatnonzero((indices < 0).any(axis=1))  # a row the graph gave fewer than k neighbours: searched exactly
+    if len(short):
+        scores = vectors[short] @ vectors.T
+        indices[short], similarities[short] = top_k(scores, k)
+    return self_first(indices, similarities)
+
+
+def self_first(indices: np.ndarray, similarities: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Neighbour lists (int64 and float32, n x k, row i of document i) ordered as :func:`cosine_knn` orders them:
+    the document itself first (similarity 1.0; put in front of the last neighbour when the search missed it), then
+    the others by similarity, the lower index first among equal ones. Returns new arrays."""
+    n = len(indices)
+    rows = np.arange(n)
+    order = np.lexsort((indices, -similarities), axis=1)
+    indices, similarities = np.take_along_axis(indices, order, axis=1), np.take_along_axis(similarities, order, axis=1)
     is_self = indices == rows[:, None]
-    missing = ~is_self.any(axis=1)  # make the row itself come first, as cosine_knn does
+    missing = ~is_self.any(axis=1)
     indices[missing, 1:], similarities[missing, 1:] = indices[missing, :-1], similarities[missing, :-1]
+    is_self[missing] = False
+    is_self[missing, 0] = True
+    front = np.argsort(~is_self, axis=1, kind="stable")  # the document itself first, the others in order
+    indices, similarities = np.take_along_axis(indices, front, axis=1), np.take_along_axis(similarities, front, axis=1)
     indices[:, 0], similarities[:, 0] = rows, 1.0
     return indices, similarities
 
 
 def search_method(n_documents: int) -> str:
-    """ "exact cosine" up to EXACT_MAX_DOCUMENTS documents, else "nndescent"."""
-    return "exact cosine" if n_documents <= EXACT_MAX_DOCUMENTS else "nndescent"
+    """ "exact cosine" up to EXACT_MAX_DOCUMENTS documents, else "hnsw"."""
+    return "exact cosine" if n_documents <= EXACT_MAX_DOCUMENTS else "hnsw"
 
 
 class Neighbours(NamedTuple):
@@ -150,13 +175,13 @@ class Neighbours(NamedTuple):
 
 def neighbours_key(embeddings_key: str, n_documents: int, k: int) -> StageKey:
     """The key of stage "neighbours": the embeddings' fingerprint (pipeline.store.keys.fingerprint), ``min(k, n)``,
-    the search (:func:`search_method`), this module's code, numpy and, for an approximate search, pynndescent."""
+    the search (:func:`search_method`), this module's code, numpy and, for an approximate search, faiss-cpu."""
     method = search_method(n_documents)
     return stage_key(
         "neighbours",
         inputs={"embeddings": embeddings_key},
         params={"k": min(k, n_documents), "method": method},
-        libraries=("numpy", "pynndescent") if method == "nndescent" else ("numpy",),
+        libraries=("numpy", "faiss-cpu") if method == "hnsw" else ("numpy",),
         code=(__name__,),
     )
 

@@ -418,7 +418,7 @@ def ranked_terms(weights: np.ndarray | sp.csr_matrix, row: int) -> tuple[np.ndar
     """The terms (column indices, int64) that ``row`` of ``weights`` (topics x terms, dense or CSR) weighs above 0,
     heaviest first and the lower column first among equal weights, with their weights (float64): what a stable
     ``argsort`` of the negated row gives, without sorting the row's zeros."""
-    if sp.issparse(weights):
+    if isinstance(weights, sp.csr_matrix):
         start, end = weights.indptr[row], weights.indptr[row + 1]
         columns = np.asarray(weights.indices[start:end], dtype=np.int64)
         values = np.asarray(weights.data[start:end], dtype=np.float64)

@@ -144,16 +144,18 @@ class CoherentTerms:
         self, topic_model: Any, documents: pd.DataFrame, c_tf_idf: Any, topics: dict[int, list[tuple[str, float]]]
     ) -> dict[int, list[tuple[str, float]]]:
         """BERTopic's representation hook (see bertopic.representation.BaseRepresentation)."""
-        from pipeline.text.vocabulary import ranked_terms, select_coherent_terms, term_owners
-
         import scipy.sparse as sp
+
+        from pipeline.text.vocabulary import ranked_terms, select_coherent_terms, term_owners
 
         words = topic_model.vectorizer_model.get_feature_names_out()
         labels = sorted(int(label) for label in documents["Topic"].unique())
         # Kept sparse: dense, the six collections' c-TF-IDF is 60 topics x 679,077 terms (326 MB per call).
-        weights = sp.csr_matrix(c_tf_idf, dtype=np.float64, copy=True) if sp.issparse(c_tf_idf) else np.asarray(c_tf_idf)
-        if sp.issparse(weights):
-            weights.sum_duplicates()
+        weights: np.ndarray | sp.csr_matrix = np.asarray(c_tf_idf)
+        if sp.issparse(c_tf_idf):
+            sparse_weights = sp.csr_matrix(c_tf_idf, dtype=np.float64, copy=True)
+            sparse_weights.sum_duplicates()
+            weights = sparse_weights
         # By columns: each topic reads the sentences of its 40 candidate terms (one CSR column slice took 0.1 s there).
         presence = sp.csc_matrix(self._presence_of(topic_model.vectorizer_model, documents["Document"].tolist()))
         real_rows = [row for row, label in enumerate(labels) if label != OUTLIER_TOPIC]
