@@ -207,3 +207,24 @@ def test_trends_and_venues_views_name_their_denominators(
     app.run()
     no_failure(app)
     assert any("Only one collection" in info.value for info in app.info)  # ICLR 2024 and ICML 2025: no shared year
+
+
+def test_collections_cleaned_in_two_processes_equal_those_cleaned_in_one(
+    two_collections: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from pipeline.store import prepared as prepared_module
+    from pipeline.store.layouts import open_store
+
+    collections = read_collection_file(two_collections)
+    raws = [join_side_tables(load_corpus(each.path), each) for each in collections]
+    monkeypatch.setattr(prepared_module, "PARALLEL_MIN_RECORDS", 0)  # the worker process, even for 227 records
+    store = open_store(tmp_path / "layouts")
+    parallel = prepared_module.cached_preparations(store, raws, None)
+    for raw, cleaned in zip(raws, parallel):
+        alone = prepare_documents(raw)
+        pd.testing.assert_frame_equal(cleaned.documents, alone.documents)
+        assert cleaned.dropped_ids == alone.dropped_ids and cleaned.warnings == alone.warnings
+    assert store.manifest_entry()["hits"]["prepared"] is False  # both were cleaned, and kept
+    again = prepared_module.cached_preparations(open_store(tmp_path / "layouts"), raws, None)
+    for first, second in zip(parallel, again):
+        pd.testing.assert_frame_equal(first.documents, second.documents)

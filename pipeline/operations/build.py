@@ -332,6 +332,7 @@ class Fitted:
     per_class: pd.DataFrame | None
     coordinates: np.ndarray
     map_figures: dict[str, float | None] | None = None  # the map metrics, measured in the map thread
+    coherence_figures: dict[str, Any] | None = None  # the terms' metrics, measured while the map thread works
 
 
 def read_and_clean(input_path: Path, encoding: str | None, layouts: StageStore, timer: StageTimer) -> PreparedInput:
@@ -369,15 +370,14 @@ def read_and_clean_collections(
     merged (a paper in two collections stays in both), then the canonical order. Returns the corpus and the
     manifest's ``collections``. Raises InputError and CorpusTooSmallError naming the collection's file."""
     from pipeline.ingest.collections import collections_manifest, combined_raw, join_side_tables, merge_collections
-    from pipeline.store.prepared import cached_preparation
+    from pipeline.store.prepared import cached_preparations
 
-    raws, corpora = [], []
-    for collection in collections:
-        with timer.stage("load"):
-            raws.append(join_side_tables(load_corpus(collection.path, encoding=encoding), collection))
-        with timer.stage("clean"):
-            corpora.append(cached_preparation(layouts, raws[-1], encoding))
-            require_documents(corpora[-1], raws[-1], collection.path)
+    with timer.stage("load"):
+        raws = [join_side_tables(load_corpus(each.path, encoding=encoding), each) for each in collections]
+    with timer.stage("clean"):  # in two processes when the store lacks several collections
+        corpora = cached_preparations(layouts, raws, encoding)
+        for collection, raw, prepared_collection in zip(collections, raws, corpora):
+            require_documents(prepared_collection, raw, collection.path)
     prepared = merge_collections(collections, corpora)
     for warning in prepared.warnings:
         log.warning(warning)
@@ -552,7 +552,8 @@ def fit_topics_and_map(
 ) -> Fitted:
     """Clustering, BERTopic, hierarchy and topics per class in this thread while the 2D map is drawn in a second one
     (pipeline.geometry.umap_layout: UMAP's SGD releases the GIL); the map is joined where the topics' positions are
-    needed. Its stages (map_2d, map_refine) are timed in that thread; map_wait is how long this thread waited for it.
+    needed. Its stages (map_2d, map_refine) are timed in that thread; map_wait is how long this thread waited for it,
+    after measuring the terms' coherence and diversity (stage evaluate_terms), which need no map.
     ``phrases``: the corpus's phrase counts under way (pipeline.topics.naming.stored), for the topics' names."""
     from pipeline.topics.model import fit_topic_model, hierarchy_table
 
@@ -595,11 +596,17 @@ def fit_topics_and_map(
 
             with timer.stage("topics_per_class"):
                 per_class = topics_per_class_table(fit.topic_model, corpus.texts, corpus.documents["decision"].tolist())
+        with timer.stage("evaluate_terms"):  # NPMI and diversity need only the terms: measured before the map is
+            from pipeline.quality.metrics import coherence_metrics  # joined, while the map thread still works
+
+            coherence = coherence_metrics(
+                corpus.texts, {topic: [term for term, _ in pairs] for topic, pairs in fit.topic_terms.items()}
+            )
         with timer.stage("map_wait"):
             coordinates, map_figures = drawn_map.result()
     finally:
         mapper.shutdown(wait=True)
-    return Fitted(cluster_labels, probabilities, fit, hierarchy, per_class, coordinates, map_figures)
+    return Fitted(cluster_labels, probabilities, fit, hierarchy, per_class, coordinates, map_figures, coherence)
 
 
 def document_table(
@@ -731,6 +738,7 @@ def evaluate_build(
         knn_indices=knn.indices,
         map_figures=map_figures,
         references=references,
+        coherence_figures=fitted.coherence_figures,
     )
 
 

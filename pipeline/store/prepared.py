@@ -16,7 +16,9 @@ import logging
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -98,3 +100,58 @@ def cached_preparation(store: StageStore, raw: RawCorpus, encoding: str | None) 
     return store.cached_folder(
         preparation_key(raw.sha256, encoding), lambda: prepare_documents(raw), load_prepared, save_prepared
     )
+
+
+# A second process cleans some of the collections only when those left to clean hold at least this many records:
+# starting it (a fresh interpreter importing pandas and the cleaners) costs about 1.5 s.
+PARALLEL_MIN_RECORDS = 5_000
+
+
+def cached_preparations(store: StageStore, raws: list[RawCorpus], encoding: str | None) -> list[PreparedCorpus]:
+    """:func:`cached_preparation` of each of ``raws`` (the collections of one atlas, in order), the ones the store
+    lacks cleaned by two processes: this one and one ``spawn`` worker, each given about half of the records (the
+    largest collections first, each to the side with fewer so far). Cleaning is a pure function of the records
+    (pipeline.ingest.clean.prepare_documents), so where it runs changes nothing in the result; on the six
+    collections (49,805 papers) it took 23.5 s in one process. A collection the worker failed to clean (its
+    process died, or cleaning raised) is cleaned again here, so an error is raised here as in a one-process build.
+    """
+    from concurrent.futures import Future, ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    missing = [index for index, raw in enumerate(raws) if not store.contains(preparation_key(raw.sha256, encoding))]
+    if len(missing) < 2 or sum(len(raws[index].records) for index in missing) < PARALLEL_MIN_RECORDS:
+        return [cached_preparation(store, raw, encoding) for raw in raws]
+    here, there = 0, 0
+    to_worker: list[int] = []
+    for index in sorted(missing, key=lambda index: -len(raws[index].records)):
+        size = len(raws[index].records)
+        if there < here:
+            to_worker.append(index)
+            there += size
+        else:
+            here += size
+    prepared: dict[int, PreparedCorpus] = {}
+    with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as worker:
+        futures: dict[int, Future[PreparedCorpus]] = {
+            index: worker.submit(prepare_documents, raws[index]) for index in to_worker
+        }
+        for index, raw in enumerate(raws):  # this process's share first, while the worker cleans its own
+            if index not in futures:
+                prepared[index] = cached_preparation(store, raw, encoding)
+        for index, future in futures.items():
+            key = preparation_key(raws[index].sha256, encoding)
+            prepared[index] = store.cached_folder(key, _from_worker(future, raws[index]), load_prepared, save_prepared)
+    return [prepared[index] for index in range(len(raws))]
+
+
+def _from_worker(future: Any, raw: RawCorpus) -> Callable[[], PreparedCorpus]:
+    """The worker's cleaning of ``raw`` when it succeeded, else ``raw`` cleaned in this process (logged)."""
+
+    def result() -> PreparedCorpus:
+        try:
+            return future.result()
+        except Exception as error:  # the worker died or cleaning raised: clean here, where an error is raised as usual
+            log.info("cleaning %s in the build's process: its worker gave %s", raw.path.name, type(error).__name__)
+            return prepare_documents(raw)
+
+    return result
