@@ -225,6 +225,7 @@ def test_collections_cleaned_in_two_processes_equal_those_cleaned_in_one(
         pd.testing.assert_frame_equal(cleaned.documents, alone.documents)
         assert cleaned.dropped_ids == alone.dropped_ids and cleaned.warnings == alone.warnings
     assert store.manifest_entry()["hits"]["prepared"] is False  # both were cleaned, and kept
+    assert all(store.contains(prepared_module.preparation_key(raw.sha256, None)) for raw in raws)  # no worker again
     again = prepared_module.cached_preparations(open_store(tmp_path / "layouts"), raws, None)
     for first, second in zip(parallel, again):
         pd.testing.assert_frame_equal(first.documents, second.documents)

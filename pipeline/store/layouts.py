@@ -92,8 +92,9 @@ class LayoutStore:
             return None
 
     def contains(self, key: StageKey) -> bool:
-        """Whether an entry is stored under ``key`` (a file exists; it is read, and checked, by ``get``)."""
-        return (self.folder / f"{key.digest}.npz").is_file()
+        """Whether an entry is stored under ``key``: an array file (``cached``) or a folder (``cached_folder``) exists;
+        it is read, and checked, when it is asked for."""
+        return (self.folder / f"{key.digest}.npz").is_file() or (self.folder / key.stage / key.digest).is_dir()
 
     def put(self, key: StageKey, arrays: Arrays) -> None:
         """Store arrays under ``key`` (atomic rename). A failure to write is logged, never raised."""
