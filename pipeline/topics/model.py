@@ -146,7 +146,7 @@ class CoherentTerms:
         """BERTopic's representation hook (see bertopic.representation.BaseRepresentation)."""
         import scipy.sparse as sp
 
-        from pipeline.text.vocabulary import ranked_terms, select_coherent_terms, term_owners
+        from pipeline.text.vocabulary import select_coherent_terms, term_owners
 
         words = topic_model.vectorizer_model.get_feature_names_out()
         labels = sorted(int(label) for label in documents["Topic"].unique())
@@ -179,8 +179,7 @@ class CoherentTerms:
                 owner,
             )
             # A topic without any positive weight (its papers hold only stop words) keeps BERTopic's placeholder list.
-            weight_of = dict(zip(*ranked_terms(weights, row))) if chosen else {}
-            result[label] = [(str(words[index]), float(weight_of[index])) for index in chosen] or list(
+            result[label] = [(str(words[index]), float(weights[row, index])) for index in chosen] or list(
                 topics.get(label, [])
             )[: self.n_terms]
         return result
