@@ -52,3 +52,27 @@ def test_npmi_equals_gensim_on_real_abstracts():
     }
     ours = npmi_coherence(topics, tokens)
     assert list(ours.per_topic.values()) == pytest.approx(gensim_npmi(topics, tokens), abs=1e-9)
+
+
+def test_the_stored_reference_corpus_gives_the_figures_of_the_token_lists(tmp_path):
+    needs_shared(PAPERS)
+    from pipeline.quality.npmi import cached_reference_documents
+    from pipeline.store.layouts import LayoutStore
+
+    texts = pd.read_parquet(PAPERS)["abstract"].head(300).tolist() + [""]
+    tokens = reference_tokens(texts)
+    store = LayoutStore(tmp_path / "layouts")
+    first = cached_reference_documents(texts, store)
+    assert store.hits["reference_tokens"] is False
+    stored = cached_reference_documents(texts, store)
+    assert store.hits["reference_tokens"] is True
+    for encoded in (first, stored):
+        assert [encoded.words[encoded.ids[a:b]].tolist() for a, b in zip(encoded.starts[:-1], encoded.starts[1:])] == (
+            tokens
+        )
+    topics = {0: ["model", "language", "large", "the"], 1: ["graph", "neural", "node", "absentword"], 2: ["learning"]}
+    from_lists, from_store = npmi_coherence(topics, tokens), npmi_coherence(topics, stored)
+    assert from_store.per_topic == from_lists.per_topic and from_store.skipped == from_lists.skipped == [2]
+    words = ["model", "graph", "model", "absentword"]
+    for expected, found in zip(window_counts(tokens, words), window_counts(stored, words)):
+        assert (expected != found).nnz == 0 if hasattr(expected, "nnz") else np.array_equal(expected, found)

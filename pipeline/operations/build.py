@@ -600,7 +600,7 @@ def fit_topics_and_map(
             from pipeline.quality.metrics import coherence_metrics  # joined, while the map thread still works
 
             coherence = coherence_metrics(
-                corpus.texts, {topic: [term for term, _ in pairs] for topic, pairs in fit.topic_terms.items()}
+                corpus.texts, {topic: [term for term, _ in pairs] for topic, pairs in fit.topic_terms.items()}, layouts
             )
         with timer.stage("map_wait"):
             coordinates, map_figures = drawn_map.result()

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import logging
 import math
-import re
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -45,7 +44,9 @@ import numpy as np
 import pandas as pd
 
 from pipeline.cache import OUTLIER_TOPIC, TopicCache
+from pipeline.quality.npmi import EncodedDocuments
 from pipeline.represent.encoders import normalise_rows
+from pipeline.store.layouts import NULL_STORE, StageStore
 
 log = logging.getLogger(__name__)
 
@@ -89,14 +90,14 @@ TABLE_ROWS = (
 # ---------------------------------------------------------------------------------------------- topic terms
 
 
-_REFERENCE_TOKEN = re.compile(r"(?u)\b\w\w+\b")  # scikit-learn's default token_pattern
-
-
 def reference_tokens(texts: Sequence[str]) -> list[list[str]]:
     """Tokenise texts as scikit-learn's default ``CountVectorizer()`` analyzer does (lower case, runs of 2+ word
     characters, stop words kept), with its token pattern applied directly. Returns one token list per text; the
-    reference corpus for :func:`npmi_coherence`."""
-    return [_REFERENCE_TOKEN.findall((text or "").lower()) for text in texts]
+    reference corpus for :func:`npmi_coherence` (which also takes it encoded: pipeline.quality.npmi
+    ``reference_documents``)."""
+    from pipeline.quality.npmi import REFERENCE_TOKEN
+
+    return [REFERENCE_TOKEN.findall((text or "").lower()) for text in texts]
 
 
 @dataclass
@@ -124,23 +125,25 @@ def _real_topics(topic_terms: Mapping[int, Sequence[str]]) -> dict[int, list[str
 
 
 def npmi_coherence(
-    topic_terms: Mapping[int, Sequence[str]], tokens: list[list[str]], top_n: int = NPMI_TOP_N
+    topic_terms: Mapping[int, Sequence[str]], tokens: list[list[str]] | EncodedDocuments, top_n: int = NPMI_TOP_N
 ) -> Coherence:
     """NPMI coherence (gensim ``c_npmi``, sliding window 10) of each topic's first ``top_n`` terms.
 
     Parameters
     ----------
     topic_terms : {topic: terms, best first}; topic -1 is ignored.
-    tokens : the reference corpus, from :func:`reference_tokens`.
+    tokens : the reference corpus, from :func:`reference_tokens`, or encoded (pipeline.quality.npmi
+        ``reference_documents``, ``cached_reference_documents``).
     top_n : how many leading terms of each topic are scored.
 
     Terms absent from ``tokens`` (multi-word terms, words the reference tokeniser splits) are skipped; a topic
     with fewer than 2 terms left is skipped and listed in ``Coherence.skipped``. Source: Röder, Both & Hinneburg
     (2015); the figures are gensim's (pipeline.quality.npmi computes them without its per-window Python loop).
     """
-    from pipeline.quality.npmi import topic_npmi
+    from pipeline.quality.npmi import encode_documents, topic_npmi
 
-    vocabulary = set().union(*map(set, tokens)) if tokens else set()
+    encoded = tokens if isinstance(tokens, EncodedDocuments) else encode_documents(tokens)
+    vocabulary = set(encoded.words.tolist())
     scorable: dict[int, list[str]] = {}
     skipped: list[int] = []
     for topic, terms in sorted(_real_topics(topic_terms).items()):
@@ -151,7 +154,7 @@ def npmi_coherence(
             skipped.append(topic)
     if not scorable:
         return Coherence(float("nan"), {}, skipped)
-    per_topic = topic_npmi(scorable, tokens)
+    per_topic = topic_npmi(scorable, encoded)
     terms_scored = float(np.mean([len(terms) for terms in scorable.values()]))
     return Coherence(float(np.mean(list(per_topic.values()))), per_topic, skipped, terms_scored)
 
@@ -368,11 +371,16 @@ def _rounded(value: Any) -> Any:
     return value
 
 
-def coherence_metrics(texts: Sequence[str], topic_terms: Mapping[int, Sequence[str]]) -> dict[str, Any]:
+def coherence_metrics(
+    texts: Sequence[str], topic_terms: Mapping[int, Sequence[str]], store: StageStore = NULL_STORE
+) -> dict[str, Any]:
     """The metrics of the topics' terms alone: npmi (mean NPMI of the top terms over ``texts`` as the reference
     corpus, :func:`npmi_coherence`), npmi_topics_skipped, npmi_terms_scored_mean, topic_diversity and npmi_by_topic
-    ({topic id as str: NPMI rounded to 4 places}). They need neither the map nor the embeddings."""
-    coherence = npmi_coherence(topic_terms, reference_tokens(texts))
+    ({topic id as str: NPMI rounded to 4 places}). They need neither the map nor the embeddings. ``store``
+    (pipeline.store.layouts) keeps the tokenised reference corpus for a rebuild over the same texts."""
+    from pipeline.quality.npmi import cached_reference_documents
+
+    coherence = npmi_coherence(topic_terms, cached_reference_documents(texts, store))
     return {
         "npmi": coherence.mean,
         "npmi_topics_skipped": len(coherence.skipped),
