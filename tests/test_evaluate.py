@@ -17,6 +17,8 @@ from sklearn.metrics import adjusted_rand_score
 
 from pipeline import cache
 from pipeline.quality.metrics import (
+    EVALUATION_SAMPLE,
+    TRUSTWORTHINESS_SAMPLE,
     drop_self,
     evaluate_cache,
     evaluate_topics,
@@ -30,6 +32,8 @@ from pipeline.quality.metrics import (
     topic_diversity,
     topic_shares,
     trustworthiness,
+    trustworthiness_penalties,
+    trustworthiness_sample,
 )
 
 # ------------------------------------------------------------------------------------------------ topic terms
@@ -103,6 +107,20 @@ def test_trustworthiness_equals_scikit_learn():
     assert trustworthiness(embeddings, coordinates, k=10, block_rows=37) == pytest.approx(expected, abs=1e-6)
     with pytest.raises(ValueError):
         trustworthiness(embeddings[:15], coordinates[:15], k=10)
+    rows = np.array([3, 40, 41, 99, 149])
+    penalties = trustworthiness_penalties(embeddings, coordinates, 10, rows=rows, block_rows=2)
+    every = trustworthiness_penalties(embeddings, coordinates, 10)
+    assert penalties.tolist() == every[rows].tolist() and (every > 0).all()
+    scale = 2.0 / (10 * (2.0 * 150 - 31.0))
+    assert trustworthiness(embeddings, coordinates, 10, rows=rows) == pytest.approx(1 - penalties.mean() * scale)
+
+
+def test_trustworthiness_ranks_a_seeded_sample_only_above_the_evaluation_sample():
+    assert trustworthiness_sample(EVALUATION_SAMPLE) is None
+    sample = trustworthiness_sample(EVALUATION_SAMPLE + 1)
+    assert len(np.unique(sample)) == TRUSTWORTHINESS_SAMPLE < EVALUATION_SAMPLE
+    assert np.array_equal(sample, np.sort(sample)) and sample.max() <= EVALUATION_SAMPLE
+    assert np.array_equal(sample, trustworthiness_sample(EVALUATION_SAMPLE + 1))
 
 
 def test_drop_self_removes_each_row_wherever_it_sits():
