@@ -65,11 +65,13 @@ def umap_layout(
     min_dist: float,
     random_state: int,
     negative_sample_rate: int = 5,
+    n_epochs: int | None = None,
 ) -> np.ndarray:
     """Fit UMAP (cosine) on ``embeddings`` with the given neighbour lists; returns float32, n x n_components.
 
     ``negative_sample_rate`` is UMAP's (default 5); the 2D map uses more (config.map_negative_sample_rate), which
-    pushes unrelated papers apart and raises the map's trustworthiness.
+    pushes unrelated papers apart and raises the map's trustworthiness. ``n_epochs``: UMAP's (None = its default,
+    500 epochs up to 10,000 documents and 200 above).
 
     ``knn_indices``/``knn_similarities`` are n x k from :func:`pipeline.geometry.neighbors.cosine_knn` with k >=
     n_neighbors. ``low_memory=True`` (UMAP's default) only affects UMAP's own neighbour search, which precomputed_knn
@@ -92,6 +94,7 @@ def umap_layout(
         n_components=n_components,
         min_dist=min_dist,
         negative_sample_rate=negative_sample_rate,
+        n_epochs=n_epochs,
         metric="cosine",
         random_state=random_state,
         init=init_method(n),
