@@ -73,6 +73,31 @@ def test_sentence_presence_equals_scikit_learn_per_sentence():
     assert np.array_equal(sentence_presence(tokenize(texts), vocabulary, extra).toarray(), expected)
 
 
+def test_terms_of_words_sharing_a_prefix_are_ordered_and_counted_as_scikit_learn():
+    """Term names sort by text, not by word ids: "graph x" comes between "graph" and "graph2", "graphs"."""
+    texts = [
+        "graph graphs graph-based graph neural. graphs x graph x.",
+        "graph-based graph x graph2 graph. graph graphs",
+        "Graphs of graph neural nets: graph graph x; 图表",
+    ] + HOSTILE
+    for extra in ([], ["neural"]):
+        names, expected = sklearn_counts(texts, extra, 2)
+        terms, matrix = ngram_counts(tokenize(texts), extra)
+        assert terms.tolist() == names.tolist() and np.array_equal(matrix.toarray(), expected)
+        assert matrix.has_canonical_format
+    vectorizer = CountVectorizer(
+        vocabulary=names.tolist()[::-1],
+        preprocessor=separate_cjk,
+        token_pattern=TOKEN_PATTERN,
+        stop_words=sorted(set(STOP_WORDS) | {"neural"}),
+        ngram_range=(1, 2),
+    )
+    sentences = [sentence for text in texts for sentence in split_sentences(text)]
+    expected_presence = (vectorizer.transform(sentences) > 0).astype(np.float32).toarray()
+    presence = sentence_presence(tokenize(texts), names.tolist()[::-1], ["neural"])
+    assert np.array_equal(presence.toarray(), expected_presence) and presence.has_canonical_format
+
+
 def test_the_remembering_vectorizer_counts_as_scikit_learn_in_any_mix_and_order():
     """FixedVocabularyVectorizer.transform: remembered documents, joins of them (as BERTopic joins a topic's papers)
     and unseen texts, interleaved, give CountVectorizer's counts row for row."""

@@ -167,19 +167,83 @@ def count_words(texts: Iterable[str]) -> WordCounts:
     return word_counts(tokenize(texts))
 
 
-def _kept_tokens(corpus: TokenizedCorpus, extra_stop_words: Iterable[str]) -> np.ndarray:
-    """Positions of the tokens that are not among ``extra_stop_words``."""
-    extra = np.flatnonzero(np.isin(corpus.words, list(extra_stop_words)))
-    return np.flatnonzero(~np.isin(corpus.ids, extra)) if len(extra) else np.arange(len(corpus.ids))
+def _kept_words(
+    corpus: TokenizedCorpus, extra_stop_words: Iterable[str], starts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(word ids of the tokens not among ``extra_stop_words``, int32; where each unit starts among them, int64,
+    U + 1) for units (documents or sentences) starting at ``starts``."""
+    is_extra = np.isin(corpus.words, list(extra_stop_words))
+    if not is_extra.any():
+        return corpus.ids, starts
+    kept = ~is_extra[corpus.ids]
+    kept_before = np.zeros(len(kept) + 1, dtype=np.int64)
+    np.cumsum(kept, out=kept_before[1:])
+    return corpus.ids[kept], kept_before[starts]
 
 
-def _pair_codes(corpus: TokenizedCorpus, kept: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(unit of each pair, pair code a * W + b) for consecutive kept tokens inside the same unit (document or
-    sentence)."""
-    units = unit_of_tokens(starts)[kept]
-    same = units[1:] == units[:-1]
-    first, second = corpus.ids[kept[:-1]][same].astype(np.int64), corpus.ids[kept[1:]][same].astype(np.int64)
-    return units[1:][same], first * len(corpus.words) + second
+def _term_entries(
+    corpus: TokenizedCorpus, extra_stop_words: Iterable[str], starts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Single words and word pairs inside units (documents or sentences) starting at ``starts``, ``extra_stop_words``
+    removed before pairs are formed: (codes of the distinct terms, sorted, int64, D; how many units hold each term,
+    int64, D; the units holding each, term after term, each term's sorted, int32, E; how often the term occurs in
+    each of those units, int64, E).
+
+    A term's code sorts as its name does: word a is a * (W + 1), pair "a b" a * (W + 1) + 1 + b. Word ids are ranks
+    among the sorted words, and no token holds a character below the space, so "a b" sorts after "a", before any
+    longer word starting with "a" (which is a later word), and pairs of the same first word sort by their second.
+    """
+    ids, kept_starts = _kept_words(corpus, extra_stop_words, starts)
+    n_units, n_words = len(starts) - 1, len(corpus.words)
+    lengths = np.diff(kept_starts)
+    boundaries = kept_starts[1:-1]
+    inside = np.ones(max(len(ids) - 1, 0), dtype=bool)
+    inside[boundaries[(boundaries > 0) & (boundaries < len(ids))] - 1] = False
+    pair_starts = np.concatenate([[0], np.cumsum(np.maximum(lengths - 1, 0))])
+    # Two stable counting sorts instead of a sort of the codes (the 12.7 million of the largest corpus: 1 s of CPU,
+    # these 0.2 s): scipy's CSR to CSC transposition keeps the order of each row's entries, so sorting the pairs (rows:
+    # units) by second word, then the words (second "word" 0) and those pairs (rows: second word + 1) by first word
+    # orders them by code, then unit.
+    by_second = sp.csr_matrix((ids[:-1][inside], ids[1:][inside], pair_starts), shape=(n_units, n_words)).tocsc()
+    by_first = sp.csr_matrix(
+        (
+            np.concatenate([np.repeat(np.arange(n_units, dtype=np.int32), lengths), by_second.indices]),
+            np.concatenate([ids, by_second.data]),
+            np.concatenate([[0], len(ids) + by_second.indptr.astype(np.int64)]),
+        ),
+        shape=(n_words + 1, n_words),
+    ).tocsc()
+    seconds, units, first_starts = by_first.indices, by_first.data, by_first.indptr
+    new_term = np.ones(len(units), dtype=bool)
+    np.not_equal(seconds[1:], seconds[:-1], out=new_term[1:])
+    new_term[first_starts[:-1][np.diff(first_starts) > 0]] = True
+    new_entry = new_term.copy()
+    new_entry[1:] |= units[1:] != units[:-1]
+    entry_starts = np.flatnonzero(new_entry)
+    first_entries = np.flatnonzero(new_term[entry_starts])
+    term_starts = entry_starts[first_entries]
+    codes = (np.searchsorted(first_starts, term_starts, side="right") - 1) * (n_words + 1) + seconds[term_starts]
+    return (
+        codes,
+        _run_lengths(first_entries, len(entry_starts)),
+        units[entry_starts],
+        _run_lengths(entry_starts, len(units)),
+    )
+
+
+def _run_lengths(starts: np.ndarray, total: int) -> np.ndarray:
+    """Lengths of the runs that start at ``starts`` (increasing positions, the first 0) in ``total`` items."""
+    return np.diff(starts, append=total)
+
+
+def _term_names(words: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Terms' names (str array) from their codes (:func:`_term_entries`)."""
+    if not len(codes):
+        return np.zeros(0, dtype=str)
+    first, second = np.divmod(codes, len(words) + 1)
+    word_list = words.tolist()
+    endings = [""] + [f" {word}" for word in word_list]
+    return np.asarray([word_list[a] + endings[b] for a, b in zip(first.tolist(), second.tolist())], dtype=str)
 
 
 def ngram_counts(
@@ -187,103 +251,54 @@ def ngram_counts(
 ) -> tuple[np.ndarray, sp.csr_matrix]:
     """(terms, counts) of single words and word pairs in at least ``min_df`` and at most ``max_df`` (a share) of the
     documents, ``extra_stop_words`` removed like stop words before pairs are formed: what
-    CountVectorizer(ngram_range=(1, 2), min_df=..., max_df=...) ``fit_transform`` gives (sorted vocabulary,
-    documents x terms counts, CSR int64)."""
-    kept = _kept_tokens(corpus, extra_stop_words)
-    n_words, n = len(corpus.words), corpus.n_documents
-    documents = unit_of_tokens(corpus.document_starts)[kept]
-    pair_documents, codes = _pair_codes(corpus, kept, corpus.document_starts)
-    # Single words get codes 0..W-1 and pairs W + a * W + b, so both kinds are counted and pruned alike.
-    all_codes = np.concatenate([corpus.ids[kept].astype(np.int64), n_words + codes])
-    all_documents = np.concatenate([documents, pair_documents])
-    span = n_words + n_words * n_words
-    distinct, frequency = sorted_counts(sorted_unique(all_documents * span + all_codes) % span)
-    chosen = distinct[(frequency >= min_df) & (frequency <= max_df * n)]
-    names = (
-        np.asarray([_term_name(corpus.words, code) for code in chosen.tolist()], dtype=str)
-        if len(chosen)
-        else np.zeros(0, dtype=str)
+    CountVectorizer(ngram_range=(1, 2), min_df=..., max_df=...) ``fit_transform`` gives (sorted vocabulary, str array
+    of C terms; documents x terms counts, CSR int64, n x C, sorted indices)."""
+    n = corpus.n_documents
+    codes, frequency, documents, occurrences = _term_entries(corpus, extra_stop_words, corpus.document_starts)
+    chosen = (frequency >= min_df) & (frequency <= max_df * n)
+    in_chosen = np.repeat(chosen, frequency)
+    # The entries, term after term (in name order), are the matrix in compressed columns; its transpose to rows comes
+    # out with sorted indices.
+    by_term = sp.csc_matrix(
+        (occurrences[in_chosen], documents[in_chosen], np.concatenate([[0], np.cumsum(frequency[chosen])])),
+        shape=(n, int(chosen.sum())),
     )
-    order = np.argsort(names, kind="stable")
-    column_of = np.empty(len(chosen), dtype=np.int64)
-    column_of[order] = np.arange(len(chosen))
-    position = np.minimum(np.searchsorted(chosen, all_codes), max(len(chosen) - 1, 0))
-    found = chosen[position] == all_codes if len(chosen) else np.zeros(len(all_codes), dtype=bool)
-    matrix = sp.csr_matrix(
-        (np.ones(int(found.sum()), dtype=np.int64), (all_documents[found], column_of[position[found]])),
-        shape=(n, len(chosen)),
-    )
-    matrix.sum_duplicates()
-    return names[order], matrix
+    return _term_names(corpus.words, codes[chosen]), by_term.tocsr()
 
 
-def sorted_unique(values: np.ndarray) -> np.ndarray:
-    """The distinct values of an int64 array, sorted (a sort and a comparison: numpy's hash-based ``unique`` took
-    1.2 s for the whole conference's 2.6 million codes, this 0.2 s)."""
-    ordered = np.sort(values, kind="stable")
-    return ordered[np.concatenate([[True], ordered[1:] != ordered[:-1]])] if len(ordered) else ordered
-
-
-def sorted_counts(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(distinct values sorted, how often each occurs) of an int64 array, like ``np.unique(...,
-    return_counts=True)``."""
-    ordered = np.sort(values, kind="stable")
-    if not len(ordered):
-        return ordered, np.zeros(0, dtype=np.int64)
-    starts = np.flatnonzero(np.concatenate([[True], ordered[1:] != ordered[:-1]]))
-    return ordered[starts], np.diff(np.concatenate([starts, [len(ordered)]]))
-
-
-def _term_name(words: np.ndarray, code: int) -> str:
-    """A term's text from its code (single word: its id; pair: W + a * W + b)."""
-    if code < len(words):
-        return str(words[code])
-    first, second = divmod(code - len(words), len(words))
-    return f"{words[first]} {words[second]}"
-
-
-def term_columns(corpus: TokenizedCorpus, vocabulary: list[str]) -> tuple[np.ndarray, dict[int, int]]:
-    """How a vocabulary of single words and word pairs maps onto the corpus's word ids: (column of each word id or -1,
-    {pair code: column})."""
-    single = np.full(len(corpus.words), -1, dtype=np.int64)
-    position = {word: index for index, word in enumerate(corpus.words.tolist())}
-    pairs: dict[int, int] = {}
+def _vocabulary_codes(words: np.ndarray, vocabulary: list[str]) -> np.ndarray:
+    """Each vocabulary term's code (:func:`_term_entries`), or -1 for a term that is neither a known word nor a pair of
+    known words (int64, V)."""
+    index = {word: position for position, word in enumerate(words.tolist())}
+    width = len(words) + 1
+    codes = np.full(len(vocabulary), -1, dtype=np.int64)
     for column, term in enumerate(vocabulary):
-        parts = term.split(" ")
-        if len(parts) == 1 and parts[0] in position:
-            single[position[parts[0]]] = column
-        elif len(parts) == 2 and parts[0] in position and parts[1] in position:
-            pairs[position[parts[0]] * len(corpus.words) + position[parts[1]]] = column
-    return single, pairs
+        first, space, second = term.partition(" ")
+        if first in index and not space:
+            codes[column] = index[first] * width
+        elif first in index and second in index:
+            codes[column] = index[first] * width + 1 + index[second]
+    return codes
 
 
 def sentence_presence(
     corpus: TokenizedCorpus, vocabulary: list[str], extra_stop_words: Iterable[str] = ()
 ) -> sp.csr_matrix:
-    """Binary sentences x vocabulary (CSR float32): which terms (single words, and word pairs inside the sentence) each
-    sentence holds; the same as CountVectorizer(vocabulary=...) on each sentence, binarised."""
-    single, pairs = term_columns(corpus, vocabulary)
-    kept = _kept_tokens(corpus, extra_stop_words)
-    sentences = unit_of_tokens(corpus.sentence_starts)[kept]
-    word_columns = single[corpus.ids[kept]]
-    pair_sentences, codes = _pair_codes(corpus, kept, corpus.sentence_starts)
-    if pairs:
-        known_codes = np.fromiter(pairs.keys(), dtype=np.int64, count=len(pairs))
-        known_columns = np.fromiter(pairs.values(), dtype=np.int64, count=len(pairs))
-        order = np.argsort(known_codes)
-        known_codes, known_columns = known_codes[order], known_columns[order]
-        found = np.clip(np.searchsorted(known_codes, codes), 0, len(known_codes) - 1)
-        hit = known_codes[found] == codes
-        pair_columns = np.where(hit, known_columns[found], -1)
-    else:
-        pair_columns = np.full(len(codes), -1, dtype=np.int64)
-    rows = np.concatenate([sentences, pair_sentences])
-    columns = np.concatenate([word_columns, pair_columns])
-    valid = columns >= 0
-    matrix = sp.csr_matrix(
-        (np.ones(int(valid.sum()), dtype=np.float32), (rows[valid], columns[valid])),
-        shape=(len(corpus.sentence_documents), len(vocabulary)),
+    """Binary sentences x vocabulary (CSR float32, S x V, sorted indices): which terms (single words, and word pairs
+    inside the sentence) each sentence holds; the same as CountVectorizer(vocabulary=...) on each sentence, binarised.
+    A term that is not a word or a pair of words of the corpus has an empty column."""
+    known = _vocabulary_codes(corpus.words, vocabulary)
+    codes, frequency, sentences, _ = _term_entries(corpus, extra_stop_words, corpus.sentence_starts)
+    # The entries are the matrix in compressed columns, one column per term in code order and an empty last one for
+    # the vocabulary's terms that no sentence holds.
+    by_term = sp.csc_matrix(
+        (
+            np.ones(len(sentences), dtype=np.float32),
+            sentences,
+            np.concatenate([[0], np.cumsum(frequency), [len(sentences)]]),
+        ),
+        shape=(len(corpus.sentence_documents), len(codes) + 1),
     )
-    matrix.sum_duplicates()
-    matrix.data[:] = 1.0
-    return matrix
+    position = np.searchsorted(codes, known)
+    held = (known >= 0) & (np.append(codes, -1)[position] == known)  # position len(codes) reads the -1
+    return by_term[:, np.where(held, position, len(codes))].tocsr()
