@@ -19,6 +19,26 @@ HOSTILE = [
 ]
 
 
+# Edge cases of sentences and tokens: no sentence end, white space only, trailing white space after a sentence end,
+# digits and underscores, CJK after a "." without a space, final sigma, a capital that lower-cases to two characters,
+# newlines and tabs, superscripts, Arabic-Indic digits, ligatures.
+EDGE_TEXTS = [
+    " ",
+    "\n\t  \n",
+    "a. ",
+    ". . .",
+    "no sentence end",
+    "12345 678 90. 2023!",
+    "__init__ _x x_ ___ a_b 1_2 _1",
+    "中文English混合without空格.Next",
+    "end.中文 start. 日本語です",
+    "ΑΣ. ΟΔΟΣ! σΣ ΣΑ.Σ",
+    "İstanbul DİYARBAKIR.",
+    "line one.\nline two!\ttab? \x0bvt.\u00a0nbsp",
+    "²³ ٣٤ ١٢abc ﬁnance",
+]
+
+
 def sklearn_counts(
     texts: list[str], extra: list[str], ngram_max: int, min_df: int = 1, max_df: float = 1.0
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -123,3 +143,19 @@ def test_the_remembering_vectorizer_counts_as_scikit_learn_in_any_mix_and_order(
     ]
     for batch in (documents, texts[20:40], [texts[7]], []):
         assert np.array_equal(ours.transform(batch).toarray(), reference.transform(batch).toarray())
+
+
+def test_edge_texts_tokenise_as_scikit_learn_sentence_by_sentence():
+    texts = HOSTILE + EDGE_TEXTS
+    corpus = tokenize(texts)
+    names, expected = sklearn_counts(texts, [], 1)
+    counts = word_counts(corpus)
+    assert counts.words.tolist() == names.tolist() and np.array_equal(counts.matrix.toarray(), expected)
+    sentences = [split_sentences(text) for text in texts]
+    assert corpus.sentence_documents.tolist() == [d for d, parts in enumerate(sentences) for _ in parts]
+    analyzer = CountVectorizer(
+        preprocessor=separate_cjk, token_pattern=TOKEN_PATTERN, stop_words=STOP_WORDS
+    ).build_analyzer()
+    starts = corpus.sentence_starts.tolist()
+    found = [corpus.words[corpus.ids[a:b]].tolist() for a, b in zip(starts[:-1], starts[1:])]
+    assert found == [analyzer(sentence) for parts in sentences for sentence in parts]

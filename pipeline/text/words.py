@@ -33,7 +33,7 @@ STOP_WORDS = sorted(ENGLISH_STOP_WORDS | CJK_FUNCTION_CHARACTERS)  # CJK particl
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 
 
-_CJK_CHARACTER = re.compile(f"([{_CJK}])")
+CJK_CHARACTER = re.compile(f"([{_CJK}])")
 
 
 TOKEN_PATTERN = rf"(?u)\b(?=\w*[^\W\d_])(?:(?![{_CJK}])\w){{2,}}\b|[{_CJK}]"
@@ -41,7 +41,7 @@ TOKEN_PATTERN = rf"(?u)\b(?=\w*[^\W\d_])(?:(?![{_CJK}])\w){{2,}}\b|[{_CJK}]"
 
 def separate_cjk(text: str) -> str:
     """Lower-case and put spaces around CJK characters so each is its own token."""
-    return _CJK_CHARACTER.sub(r" \1 ", text.lower())
+    return CJK_CHARACTER.sub(r" \1 ", text.lower())
 
 
 class WordCounts:
