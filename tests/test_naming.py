@@ -68,6 +68,23 @@ def test_a_phrase_cut_before_its_head_noun_never_names_a_group():
     assert names[1].name == "Graph neural networks"
 
 
+def test_phrase_counts_do_not_depend_on_how_many_words_get_codes_at_once(monkeypatch):
+    from pipeline.topics.naming import phrases
+
+    texts = [
+        "Graph neural networks (GNNs) for multi-task learning ' of the state-of-the-art.",
+        "A sparse mixture-of-experts (MoE) layer - Multi task learning with GNNs; x' y.",
+        "Mixture of experts (MoE) routing and GNN message passing, multi-task-learning.",
+    ] * 3
+    titles = ["Graph Neural Networks", "Mixture of Experts", "Multi-task learning"] * 3
+    expected = count_phrases(texts, titles)
+    assert "multi task learning" in expected.keys and expected.abbreviations["mixture of expert"] == "MoE"
+    monkeypatch.setattr(phrases, "_CODES", 12)  # a new epoch of word codes for every text
+    found = count_phrases(texts, titles)
+    assert (found.keys, found.written, found.abbreviations) == (expected.keys, expected.written, expected.abbreviations)
+    assert (found.matrix != expected.matrix).nnz == 0 and (found.in_title != expected.in_title).nnz == 0
+
+
 def test_stems():
     assert (
         same_stem("fairness", "fair") and same_stem("equivariant", "equivariance") and same_stem("Networks", "network")
