@@ -23,7 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, required=True, help="a build's cache folder (embeddings, documents)")
     parser.add_argument("--sizes", type=int, nargs="+", default=[20_000, 10_000, 5_000, 2_000])
     args = parser.parse_args(argv)
-    from pipeline.quality.metrics import NEIGHBOURS, evaluation_sample, trustworthiness_penalties
+    from pipeline.quality.metrics import NEIGHBOURS, evaluation_sample, map_neighbours, trustworthiness_penalties
 
     embeddings = np.load(args.cache / "embeddings.npy")
     coordinates = pd.read_parquet(args.cache / "documents.parquet", columns=["x", "y"]).to_numpy(np.float32)
@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     sample = evaluation_sample(n, max(args.sizes))
     rows = np.arange(n) if sample is None else sample
     cpu = time.process_time()
-    penalties = trustworthiness_penalties(embeddings, coordinates, k, rows=rows)
+    penalties = trustworthiness_penalties(embeddings, map_neighbours(coordinates, k), rows=rows)
     cpu_per_row = (time.process_time() - cpu) / len(rows)
     per_row = 1.0 - penalties * 2.0 / (k * (2.0 * n - 3.0 * k - 1.0))
     print(f"{args.cache}: {n:,} documents, k = {k}; {len(rows):,} rows ranked against all\n")

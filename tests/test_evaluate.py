@@ -26,6 +26,7 @@ from pipeline.quality.metrics import (
     knn_accuracy,
     knn_recall,
     map_metrics,
+    map_neighbours,
     npmi_coherence,
     reference_agreement,
     reference_tokens,
@@ -108,8 +109,9 @@ def test_trustworthiness_equals_scikit_learn():
     with pytest.raises(ValueError):
         trustworthiness(embeddings[:15], coordinates[:15], k=10)
     rows = np.array([3, 40, 41, 99, 149])
-    penalties = trustworthiness_penalties(embeddings, coordinates, 10, rows=rows, block_rows=2)
-    every = trustworthiness_penalties(embeddings, coordinates, 10)
+    map_knn = map_neighbours(coordinates, 10)
+    penalties = trustworthiness_penalties(embeddings, map_knn, rows=rows, block_rows=2)
+    every = trustworthiness_penalties(embeddings, map_knn)
     assert penalties.tolist() == every[rows].tolist() and (every > 0).all()
     scale = 2.0 / (10 * (2.0 * 150 - 31.0))
     assert trustworthiness(embeddings, coordinates, 10, rows=rows) == pytest.approx(1 - penalties.mean() * scale)

@@ -252,35 +252,29 @@ def trustworthiness(
     Returns a float in [0, 1]. Raises ValueError when k >= n / 2 (as scikit-learn does).
     """
     n = len(embeddings)
-    penalties = trustworthiness_penalties(embeddings, coordinates, k, map_knn, block_rows, rows)
+    if k >= n / 2:
+        raise ValueError(f"k ({k}) must be less than n / 2 ({n / 2})")
+    low = map_knn if map_knn is not None else map_neighbours(coordinates, k)
+    penalties = trustworthiness_penalties(embeddings, low, rows, block_rows)
     return 1.0 - int(penalties.sum()) * 2.0 / (len(penalties) * k * (2.0 * n - 3.0 * k - 1.0))
 
 
 def trustworthiness_penalties(
-    embeddings: np.ndarray,
-    coordinates: np.ndarray,
-    k: int = NEIGHBOURS,
-    map_knn: np.ndarray | None = None,
-    block_rows: int = 512,
-    rows: np.ndarray | None = None,
+    embeddings: np.ndarray, map_knn: np.ndarray, rows: np.ndarray | None = None, block_rows: int = 512
 ) -> np.ndarray:
-    """Per evaluated point i (``rows``, or every point), sum_{j in U_k(i)} (r(i, j) - k) of :func:`trustworthiness`
-    (same parameters): int64, one per row, 0 where the map's k neighbours are the embedding's. Their spread gives a
-    sampled figure's standard error (bench/trust_sample.py).
-
-    Raises ValueError when k >= n / 2."""
-    n = len(embeddings)
-    if k >= n / 2:
-        raise ValueError(f"k ({k}) must be less than n / 2 ({n / 2})")
+    """Per evaluated point i (``rows``, or every point), sum_{j in U_k(i)} (r(i, j) - k) of :func:`trustworthiness`,
+    k being ``map_knn``'s width (the map's k nearest neighbours, n x k, from :func:`map_neighbours`): int64, one per
+    row, 0 where the map's k neighbours are the embedding's. Their spread gives a sampled figure's standard error
+    (bench/trust_sample.py)."""
+    n, k = len(embeddings), map_knn.shape[1]
     unit = normalise_rows(embeddings)
-    low = map_knn if map_knn is not None else map_neighbours(coordinates, k)
     evaluated = np.arange(n) if rows is None else np.asarray(rows, dtype=np.int64)
     penalties = np.zeros(len(evaluated), dtype=np.int64)
     for start in range(0, len(evaluated), block_rows):
         block = evaluated[start : start + block_rows]
         distances = 1.0 - unit[block] @ unit.T
         distances[np.arange(len(block)), block] = np.inf  # a point is not its own neighbour
-        chosen = np.take_along_axis(distances, low[block], axis=1)
+        chosen = np.take_along_axis(distances, map_knn[block], axis=1)
         # rank of j = 1 + how many points are strictly closer to i than j is; one map neighbour at a time, not as
         # one block x k x n comparison array (256 MB per block at n = 49,805)
         ranks = np.empty(chosen.shape, dtype=np.int64)
