@@ -68,6 +68,7 @@ def test_cold_build_embeds_everything_and_names_its_encoder(first_build):
         "map_refine": False,
         "map_metrics": False,
         "phrases": False,
+        "reference_tokens": False,
     }
 
 
@@ -101,6 +102,7 @@ def test_changing_only_hdbscan_parameters_reuses_the_layouts(first_build, corpus
         "map_refine": True,
         "map_metrics": True,
         "phrases": True,
+        "reference_tokens": True,
     }
     assert again["params"]["min_cluster_size"] == smaller
     reseeded = run_build(path, tmp_path / "cache2", replace(STATIC, random_state=7), embedding_store=store).manifest
@@ -113,6 +115,7 @@ def test_changing_only_hdbscan_parameters_reuses_the_layouts(first_build, corpus
         "map_refine": False,
         "map_metrics": False,
         "phrases": True,
+        "reference_tokens": True,
     }
 
 
