@@ -44,7 +44,13 @@ import numpy as np
 import pandas as pd
 
 from pipeline.cache import OUTLIER_TOPIC, TopicCache
-from pipeline.quality.npmi import EncodedDocuments
+from pipeline.quality.npmi import (
+    REFERENCE_TOKEN,
+    EncodedDocuments,
+    cached_reference_documents,
+    encode_documents,
+    topic_npmi,
+)
 from pipeline.represent.encoders import normalise_rows
 from pipeline.store.layouts import NULL_STORE, StageStore
 
@@ -99,8 +105,6 @@ def reference_tokens(texts: Sequence[str]) -> list[list[str]]:
     characters, stop words kept), with its token pattern applied directly. Returns one token list per text; the
     reference corpus for :func:`npmi_coherence` (which also takes it encoded: pipeline.quality.npmi
     ``reference_documents``)."""
-    from pipeline.quality.npmi import REFERENCE_TOKEN
-
     return [REFERENCE_TOKEN.findall((text or "").lower()) for text in texts]
 
 
@@ -144,8 +148,6 @@ def npmi_coherence(
     with fewer than 2 terms left is skipped and listed in ``Coherence.skipped``. Source: Röder, Both & Hinneburg
     (2015); the figures are gensim's (pipeline.quality.npmi computes them without its per-window Python loop).
     """
-    from pipeline.quality.npmi import encode_documents, topic_npmi
-
     encoded = tokens if isinstance(tokens, EncodedDocuments) else encode_documents(tokens)
     vocabulary = set(encoded.words.tolist())
     scorable: dict[int, list[str]] = {}
@@ -393,8 +395,6 @@ def coherence_metrics(
     corpus, :func:`npmi_coherence`), npmi_topics_skipped, npmi_terms_scored_mean, topic_diversity and npmi_by_topic
     ({topic id as str: NPMI rounded to 4 places}). They need neither the map nor the embeddings. ``store``
     (pipeline.store.layouts) keeps the tokenised reference corpus for a rebuild over the same texts."""
-    from pipeline.quality.npmi import cached_reference_documents
-
     coherence = npmi_coherence(topic_terms, cached_reference_documents(texts, store))
     return {
         "npmi": coherence.mean,
