@@ -94,6 +94,9 @@ def main(argv: list[str] | None = None) -> int:
     from pipeline.runtime.threads import limit_threads_of_this_process
 
     limit_threads_of_this_process()  # before numpy loads its BLAS (pipeline.runtime.threads)
+    from pipeline.runtime.allocator import keep_freed_memory
+
+    keep_freed_memory()  # a batch process: large temporary arrays reuse freed pages (pipeline.runtime.allocator)
     command = next((arg for arg in argv if arg in COMMAND_MODULES), "")
     from pipeline.runtime.console import configure_output
 
