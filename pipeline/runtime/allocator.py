@@ -2,14 +2,14 @@
 asking the kernel for fresh ones.
 
 By default glibc's ``malloc`` serves every block above its mmap threshold (128 KiB, growing to at most 32 MiB) with a
-fresh ``mmap`` and returns it to the kernel on ``free``. A build makes thousands of temporary arrays of tens to
-hundreds of MiB (49,805 × 512 float32 is 97 MiB), so each one is faulted in and zeroed by the kernel again: on the six
-collections the kernel's share of a warm build's CPU was 10-15 s of about 45 s. ``mallopt(M_MMAP_MAX, 0)`` serves
+fresh ``mmap`` and returns it to the kernel on ``free``. A build makes many temporary arrays of tens to hundreds
+of MiB (49,805 × 512 float32 is 97 MiB), so each one is faulted in and zeroed by the kernel again: on the six
+collections the kernel's share of a warm build's CPU was 14-17 s of 49-62 s. ``mallopt(M_MMAP_MAX, 0)`` serves
 every block from the heap and a large ``M_TRIM_THRESHOLD`` keeps freed heap memory in the process, where the next
 array reuses it (mallopt(3); the same settings as the ``MALLOC_MMAP_MAX_`` and ``MALLOC_TRIM_THRESHOLD_``
 environment variables, which act only when set before the process starts). The price is a higher resident set: freed
 memory is not given back until the process exits, so only the command line's batch commands call it, never the
-dashboard's server. Measured in docs/benchmarks.md (six collections, issue 22).
+dashboard's server. Measured in docs/decisions/freed-memory.md (six collections and ICLR 2025).
 """
 
 from __future__ import annotations
