@@ -11,10 +11,17 @@ Two comparisons, both on caches already built (``topic-atlas build --collections
   (data/collections/iclr_primary_areas.csv), each year's papers scored against neighbours of every year.
 - **AMI of one collection's topics**: scikit-learn's adjusted mutual information between the topics its papers
   have in the combined atlas and in its own atlas, over the papers in both (an outlier is its own label, -1).
+
+bench/quality.py prints both with ``--collections FILE --ours-cache DIR``. Run alone,
+``python -m bench.atlas_agreement --collections FILE --cache DIR [--own 'ICLR 2025=caches/default'] --seeds 10``
+prints the first over that many seeds of the cross-validation split: how far the combined atlas's accuracy is from
+each year's own, against how much one split moves it.
 """
 
 from __future__ import annotations
 
+import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +66,25 @@ def plain_id(doc_id: str, collection: Collection) -> str:
     return doc_id[len(prefix) :] if doc_id.startswith(prefix) else doc_id
 
 
+def year_rows(
+    combined_documents: pd.DataFrame, own_documents: pd.DataFrame, collection: Collection
+) -> tuple[np.ndarray, np.ndarray, list[Any]]:
+    """The papers of one ICLR collection that have a primary area and are in both atlases: their rows in the
+    combined atlas, their rows in the collection's own atlas (the same papers, in the same order) and their areas."""
+    iclr = combined_documents["venue"].astype(str).eq("ICLR").to_numpy()
+    in_year = (
+        iclr
+        & combined_documents["primary_area"].notna().to_numpy()
+        & combined_documents["collection"].astype(str).eq(collection.name).to_numpy()
+    )
+    ids = [plain_id(doc_id, collection) for doc_id in combined_documents.loc[in_year, "doc_id"]]
+    own_rows = pd.Series(np.arange(len(own_documents)), index=own_documents["doc_id"].astype(str))
+    shared = [doc_id in own_rows.index for doc_id in ids]
+    combined_rows = np.flatnonzero(in_year)[shared]
+    own_index = own_rows.loc[[doc_id for doc_id, kept in zip(ids, shared) if kept]].to_numpy()
+    return combined_rows, own_index, list(combined_documents["primary_area"].to_numpy()[combined_rows])
+
+
 def knn_by_year(
     combined: tuple[pd.DataFrame, np.ndarray],
     own: dict[str, tuple[pd.DataFrame, np.ndarray]],
@@ -78,22 +104,62 @@ def knn_by_year(
         if collection.name not in own:
             continue
         own_documents, own_embeddings = own[collection.name]
-        in_year = iclr & documents["collection"].astype(str).eq(collection.name).to_numpy()
-        ids = [plain_id(doc_id, collection) for doc_id in documents.loc[in_year, "doc_id"]]
-        own_rows = pd.Series(np.arange(len(own_documents)), index=own_documents["doc_id"].astype(str))
-        shared = [doc_id in own_rows.index for doc_id in ids]
-        combined_rows = np.flatnonzero(in_year)[shared]
-        own_index = own_rows.loc[[doc_id for doc_id, kept in zip(ids, shared) if kept]].to_numpy()
-        areas = documents["primary_area"].to_numpy()[combined_rows]
+        combined_rows, own_index, areas = year_rows(documents, own_documents, collection)
         rows.append(
             {
                 "collection": collection.name,
                 "papers": len(combined_rows),
-                "own atlas": knn_accuracy(own_embeddings[own_index], list(areas), "cosine"),
-                "combined atlas": knn_accuracy(embeddings[combined_rows], list(areas), "cosine"),
+                "own atlas": knn_accuracy(own_embeddings[own_index], areas, "cosine"),
+                "combined atlas": knn_accuracy(embeddings[combined_rows], areas, "cosine"),
                 "combined, all ICLR years pooled (crosswalk)": pooled_accuracy(
                     embeddings, pooled_areas, iclr, combined_rows
                 ),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def knn_split_spread(
+    combined: tuple[pd.DataFrame, np.ndarray],
+    own: dict[str, tuple[pd.DataFrame, np.ndarray]],
+    collections: list[Collection],
+    seeds: int,
+) -> pd.DataFrame:
+    """The kNN accuracy of :func:`knn_by_year` (own atlas and combined atlas) over ``seeds`` seeds of the stratified
+    10-fold split (0 .. seeds - 1), one row per ICLR collection in ``own``: each side's mean and standard deviation,
+    and the paired difference combined - own (the same split for both): its mean, standard deviation, range and in how
+    many splits it is negative. Raises ValueError when ``seeds`` < 2 (no spread)."""
+    from pipeline.quality.metrics import knn_accuracy
+
+    if seeds < 2:
+        raise ValueError(f"seeds must be at least 2, not {seeds}")
+    documents, embeddings = combined
+    rows = []
+    for collection in collections:
+        if collection.name not in own:
+            continue
+        own_documents, own_embeddings = own[collection.name]
+        combined_rows, own_index, areas = year_rows(documents, own_documents, collection)
+        own_scores = np.array(
+            [knn_accuracy(own_embeddings[own_index], areas, "cosine", seed=seed) for seed in range(seeds)]
+        )
+        combined_scores = np.array(
+            [knn_accuracy(embeddings[combined_rows], areas, "cosine", seed=seed) for seed in range(seeds)]
+        )
+        difference = combined_scores - own_scores
+        rows.append(
+            {
+                "collection": collection.name,
+                "papers": len(combined_rows),
+                "own mean": own_scores.mean(),
+                "own sd": own_scores.std(ddof=1),
+                "combined mean": combined_scores.mean(),
+                "combined sd": combined_scores.std(ddof=1),
+                "combined - own": difference.mean(),
+                "difference sd": difference.std(ddof=1),
+                "difference min": difference.min(),
+                "difference max": difference.max(),
+                "splits lower": int((difference < 0).sum()),
             }
         )
     return pd.DataFrame(rows)
@@ -139,3 +205,42 @@ def topic_agreement(combined_dir: Path, own_dir: Path, collection: Collection) -
         "AMI": adjusted_mutual_info_score(b, a),
         "ARI": adjusted_rand_score(b, a),
     }
+
+
+def own_atlases(
+    collections: list[Collection], own_caches: dict[str, str], config: BuildConfig
+) -> dict[str, tuple[pd.DataFrame, np.ndarray]]:
+    """Each ICLR collection's own atlas: the cache named for it in ``own_caches`` (name -> folder), else the build's
+    representation fitted on its papers alone (:func:`own_vectors`)."""
+    return {
+        collection.name: atlas_vectors(Path(own_caches[collection.name]))
+        if collection.name in own_caches
+        else own_vectors(collection, config)
+        for collection in collections
+        if collection.venue == "ICLR"
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print :func:`knn_split_spread` for the combined atlas ``--cache`` of ``--collections``. Returns 0."""
+    from pipeline.ingest.collections import read_collection_file
+    from pipeline.runtime.threads import limit_threads
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--collections", type=Path, required=True, help="the collection file the atlas was built from")
+    parser.add_argument("--cache", type=Path, required=True, help="the combined atlas's cache folder")
+    parser.add_argument("--own", action="append", default=[], help="'NAME=FOLDER': a collection's own atlas")
+    parser.add_argument("--seeds", type=int, default=10, help="seeds of the 10-fold split (default 10)")
+    args = parser.parse_args(argv)
+    limit_threads()
+    collections = read_collection_file(args.collections)
+    own = own_atlases(collections, dict(entry.split("=", 1) for entry in args.own), BuildConfig())
+    table = knn_split_spread(atlas_vectors(args.cache), own, collections, args.seeds)
+    print(f"kNN accuracy on primary areas (k=10, cosine, 10-fold CV) over {args.seeds} seeds of the split:")
+    with pd.option_context("display.width", 200, "display.max_columns", 12):
+        print(table.round(4).to_string(index=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -338,21 +338,18 @@ def collection_tables(source: Source, ours_cache: Path, own: list[str], config: 
     atlas, and the AMI of each collection given an own atlas (bench.atlas_agreement)."""
     import pandas as pd
 
-    from bench.atlas_agreement import atlas_vectors, knn_by_year, own_vectors, topic_agreement
+    from bench.atlas_agreement import atlas_vectors, knn_by_year, own_atlases, topic_agreement
     from pipeline.ingest.collections import read_collection_file
 
     collections = read_collection_file(source.path)
     caches = dict(entry.split("=", 1) for entry in own)
-    own_atlases = {
-        collection.name: atlas_vectors(Path(caches[collection.name]))
-        if collection.name in caches
-        else own_vectors(collection, config)
-        for collection in collections
-        if collection.venue == "ICLR"
-    }
     with pd.option_context("display.width", 200, "display.max_columns", 10):
         print("kNN accuracy on primary areas (k=10, cosine, 10-fold CV), the combined atlas against each year's own:")
-        print(knn_by_year(atlas_vectors(ours_cache), own_atlases, collections).round(3).to_string(index=False))
+        print(
+            knn_by_year(atlas_vectors(ours_cache), own_atlases(collections, caches, config), collections)
+            .round(3)
+            .to_string(index=False)
+        )
         agreement = [
             topic_agreement(ours_cache, Path(caches[collection.name]), collection)
             for collection in collections
