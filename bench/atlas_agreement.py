@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +86,21 @@ def year_rows(
     return combined_rows, own_index, list(combined_documents["primary_area"].to_numpy()[combined_rows])
 
 
+def matched_years(
+    combined: tuple[pd.DataFrame, np.ndarray],
+    own: dict[str, tuple[pd.DataFrame, np.ndarray]],
+    collections: list[Collection],
+) -> Iterator[tuple[Collection, np.ndarray, np.ndarray, list[Any]]]:
+    """For each ICLR collection with its own atlas in ``own``, in ``collections``' order: the collection, the rows of
+    its papers (with a primary area, in both atlases) in the combined atlas, the same papers' vectors in its own
+    atlas (one row each, in the same order) and their areas (:func:`year_rows`)."""
+    for collection in collections:
+        if collection.name in own:
+            own_documents, own_embeddings = own[collection.name]
+            combined_rows, own_index, areas = year_rows(combined[0], own_documents, collection)
+            yield collection, combined_rows, own_embeddings[own_index], areas
+
+
 def knn_by_year(
     combined: tuple[pd.DataFrame, np.ndarray],
     own: dict[str, tuple[pd.DataFrame, np.ndarray]],
@@ -100,16 +116,12 @@ def knn_by_year(
     iclr = documents["venue"].astype(str).eq("ICLR").to_numpy() & documents["primary_area"].notna().to_numpy()
     pooled_areas = canonical_areas(documents, load_crosswalk())
     rows = []
-    for collection in collections:
-        if collection.name not in own:
-            continue
-        own_documents, own_embeddings = own[collection.name]
-        combined_rows, own_index, areas = year_rows(documents, own_documents, collection)
+    for collection, combined_rows, own_vectors_of_year, areas in matched_years(combined, own, collections):
         rows.append(
             {
                 "collection": collection.name,
                 "papers": len(combined_rows),
-                "own atlas": knn_accuracy(own_embeddings[own_index], areas, "cosine"),
+                "own atlas": knn_accuracy(own_vectors_of_year, areas, "cosine"),
                 "combined atlas": knn_accuracy(embeddings[combined_rows], areas, "cosine"),
                 "combined, all ICLR years pooled (crosswalk)": pooled_accuracy(
                     embeddings, pooled_areas, iclr, combined_rows
@@ -133,16 +145,10 @@ def knn_split_spread(
 
     if seeds < 2:
         raise ValueError(f"seeds must be at least 2, not {seeds}")
-    documents, embeddings = combined
+    embeddings = combined[1]
     rows = []
-    for collection in collections:
-        if collection.name not in own:
-            continue
-        own_documents, own_embeddings = own[collection.name]
-        combined_rows, own_index, areas = year_rows(documents, own_documents, collection)
-        own_scores = np.array(
-            [knn_accuracy(own_embeddings[own_index], areas, "cosine", seed=seed) for seed in range(seeds)]
-        )
+    for collection, combined_rows, own_vectors_of_year, areas in matched_years(combined, own, collections):
+        own_scores = np.array([knn_accuracy(own_vectors_of_year, areas, "cosine", seed=seed) for seed in range(seeds)])
         combined_scores = np.array(
             [knn_accuracy(embeddings[combined_rows], areas, "cosine", seed=seed) for seed in range(seeds)]
         )
