@@ -290,10 +290,12 @@ def test_the_wheel_scrolls_the_page_and_ctrl_wheel_or_keys_zoom(browser, server_
         # a busy machine may take a while to draw the frame: wait for the zoom (up to 5 s) instead of a fixed pause
         frame.wait_for_function("(scale) => window.__atlas.cameraView()[0] > scale", arg=before[0], timeout=5000)
         zoomed = frame.evaluate("() => window.__atlas.cameraView()")
+        assert zoomed[0] > before[0]
         page.keyboard.down("Control")
         page.mouse.wheel(0, -300)
         page.keyboard.up("Control")
         frame.wait_for_function("(scale) => window.__atlas.cameraView()[0] !== scale", arg=zoomed[0], timeout=5000)
+        assert frame.evaluate("() => window.__atlas.cameraView()")[0] != zoomed[0]
     finally:
         page.close()
 
