@@ -19,6 +19,7 @@ from pipeline import cache
 from pipeline.quality.metrics import (
     EVALUATION_SAMPLE,
     TRUSTWORTHINESS_SAMPLE,
+    PenaltyBlocks,
     drop_self,
     evaluate_cache,
     evaluate_topics,
@@ -30,6 +31,7 @@ from pipeline.quality.metrics import (
     npmi_coherence,
     reference_agreement,
     reference_tokens,
+    run_tasks,
     topic_diversity,
     topic_shares,
     trustworthiness,
@@ -115,6 +117,43 @@ def test_trustworthiness_equals_scikit_learn():
     assert penalties.tolist() == every[rows].tolist() and (every > 0).all()
     scale = 2.0 / (10 * (2.0 * 150 - 31.0))
     assert trustworthiness(embeddings, coordinates, 10, rows=rows) == pytest.approx(1 - penalties.mean() * scale)
+
+
+def test_threads_sharing_the_penalty_blocks_count_each_row_once():
+    """Four threads running the 3-row blocks of one PenaltyBlocks give the single thread's penalties, row for row."""
+    rng = np.random.default_rng(2)
+    embeddings = rng.normal(size=(400, 24))
+    map_knn = map_neighbours(embeddings[:, :2] + 0.5 * rng.normal(size=(400, 2)), 10)
+    rows = np.sort(rng.choice(400, size=101, replace=False))
+    alone = trustworthiness_penalties(embeddings, map_knn, rows=rows)
+    shared = PenaltyBlocks(embeddings, map_knn, rows=rows, block_rows=3)
+    assert len(shared.tasks()) == 34 and run_tasks(shared.tasks(), 4) == [None] * 34
+    assert shared.penalties.tolist() == alone.tolist() and alone.sum() > 0
+
+
+def test_map_metrics_in_two_threads_equal_those_in_one(slice_cache: Path):
+    """The build measures its map with two threads (MAP_METRICS_THREADS): every figure as one thread gives it."""
+    topic_cache = cache.read_cache(slice_cache)
+    documents = topic_cache.documents
+    arguments = (topic_cache.embeddings(), documents[["x", "y"]].to_numpy(), documents["decision"].tolist())
+    references = {"decision": arguments[2], "title": documents["title"].str.len().gt(80).tolist(), "none": None}
+    one = map_metrics(*arguments, references=references)
+    two = map_metrics(*arguments, references=references, threads=2)
+    assert two == one and one["trustworthiness_2d"] > 0.5 and None not in one.values()
+    assert list(one) == [
+        "trustworthiness_2d",
+        "knn_recall_2d",
+        "knn_accuracy_embedding",
+        "knn_accuracy_2d",
+        "decision:knn_accuracy_embedding",
+        "decision:knn_accuracy_2d",
+        "title:knn_accuracy_embedding",
+        "title:knn_accuracy_2d",
+    ]
+    assert one["decision:knn_accuracy_2d"] == one["knn_accuracy_2d"] != one["title:knn_accuracy_2d"]
+    assert map_metrics(None, arguments[1], None, references=references)["knn_accuracy_embedding"] is None
+    with pytest.raises(ValueError, match="threads"):
+        map_metrics(*arguments, threads=0)
 
 
 def test_trustworthiness_ranks_a_seeded_sample_only_above_the_evaluation_sample():

@@ -70,6 +70,9 @@ log = logging.getLogger("pipeline.operations.build")
 
 # Below this many documents UMAP cannot build a neighbour graph worth the name: one topic, PCA map.
 MIN_DOCUMENTS_FOR_UMAP = 5
+# The map's metrics count the trustworthiness's blocks in this many threads (pipeline.quality.metrics.map_metrics):
+# the map thread measures them last, while the main thread soon waits for it (map_wait), so a second core is free.
+MAP_METRICS_THREADS = 2
 VERSIONED_PACKAGES = (
     "bertopic",
     "umap-learn",
@@ -237,12 +240,19 @@ def cached_map_metrics(
     knn: Neighbours,
     compute: Callable[..., dict[str, float | None]],
 ) -> dict[str, float | None]:
-    """``compute(embeddings, coordinates, reference, knn_indices=..., references=...)``
+    """``compute(embeddings, coordinates, reference, knn_indices=..., references=..., threads=MAP_METRICS_THREADS)``
     (pipeline.quality.metrics.map_metrics), through the layout store under :func:`map_metrics_key` (a None figure is
     stored as NaN). ``coordinates``: the map, float32 n x 2; ``knn``: the build's neighbour lists."""
 
     def run() -> dict[str, np.ndarray]:
-        figures = compute(embeddings, coordinates, reference, knn_indices=knn.indices, references=references)
+        figures = compute(
+            embeddings,
+            coordinates,
+            reference,
+            knn_indices=knn.indices,
+            references=references,
+            threads=MAP_METRICS_THREADS,
+        )
         return {name: np.asarray(np.nan if value is None else value, dtype=float) for name, value in figures.items()}
 
     key = map_metrics_key(embeddings_key, coordinates, knn.key, reference, references)

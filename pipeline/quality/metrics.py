@@ -36,8 +36,10 @@ from __future__ import annotations
 import logging
 import math
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, TypeGuard
 
 import numpy as np
@@ -69,6 +71,8 @@ EVALUATION_SAMPLE = 20_000
 # rows against 0.0003 at 20,000 (bench/trust_sample.py).
 TRUSTWORTHINESS_SAMPLE = 10_000
 METRICS_FILE = "metrics.json"
+# scikit-learn's StratifiedKFold warns when a class has fewer members than folds; the kNN accuracies keep such classes.
+LEAST_POPULATED_CLASS = ".*least populated class.*"
 REFERENCE_COLUMNS = ("decision",)  # the flat nmi_reference, knn_accuracy_* ... keys
 # Every categorical column the topics and the map are compared with, in metrics["references"][column].
 AGREEMENT_COLUMNS = ("primary_area", "decision")
@@ -257,7 +261,13 @@ def trustworthiness(
     if k >= n / 2:
         raise ValueError(f"k ({k}) must be less than n / 2 ({n / 2})")
     low = map_knn if map_knn is not None else map_neighbours(coordinates, k)
-    penalties = trustworthiness_penalties(embeddings, low, rows, block_rows)
+    return penalties_trustworthiness(trustworthiness_penalties(embeddings, low, rows, block_rows), n, k)
+
+
+def penalties_trustworthiness(penalties: np.ndarray, n: int, k: int) -> float:
+    """T(k) of :func:`trustworthiness` from the penalties of the evaluated rows (:func:`trustworthiness_penalties`)
+    of an n-point map: 1 - 2 / (m k (2n - 3k - 1)) * sum(penalties), m the evaluated rows (m = n: Venna & Kaski's
+    normalisation)."""
     return 1.0 - int(penalties.sum()) * 2.0 / (len(penalties) * k * (2.0 * n - 3.0 * k - 1.0))
 
 
@@ -268,22 +278,59 @@ def trustworthiness_penalties(
     k being ``map_knn``'s width (the map's k nearest neighbours, n x k, from :func:`map_neighbours`): int64, one per
     row, 0 where the map's k neighbours are the embedding's. Their spread gives a sampled figure's standard error
     (bench/trust_sample.py)."""
-    n, k = len(embeddings), map_knn.shape[1]
-    unit = normalise_rows(embeddings)
-    evaluated = np.arange(n) if rows is None else np.asarray(rows, dtype=np.int64)
-    penalties = np.zeros(len(evaluated), dtype=np.int64)
-    for start in range(0, len(evaluated), block_rows):
-        block = evaluated[start : start + block_rows]
-        distances = 1.0 - unit[block] @ unit.T
+    blocks = PenaltyBlocks(embeddings, map_knn, rows, block_rows)
+    run_tasks(blocks.tasks(), 1)
+    return blocks.penalties
+
+
+class PenaltyBlocks:
+    """The row blocks of :func:`trustworthiness_penalties` as separate tasks (:meth:`tasks`), so that several threads
+    can share one trustworthiness (:func:`run_tasks`): each block is one ``block_rows x n`` matrix product (numpy
+    releases the GIL in it) and writes only its own rows of ``penalties``, so the counts do not depend on which thread
+    ran which block.
+
+    Attributes
+    ----------
+    penalties : int64, one per evaluated row; complete once every task has run.
+    """
+
+    def __init__(
+        self, embeddings: np.ndarray, map_knn: np.ndarray, rows: np.ndarray | None = None, block_rows: int = 512
+    ) -> None:
+        self.unit = normalise_rows(embeddings)
+        self.map_knn = map_knn
+        self.evaluated = np.arange(len(embeddings)) if rows is None else np.asarray(rows, dtype=np.int64)
+        self.penalties = np.zeros(len(self.evaluated), dtype=np.int64)
+        self._block_rows = block_rows
+
+    def tasks(self) -> list[Callable[[], None]]:
+        """One task per block of rows, in row order; each fills that block's ``penalties``."""
+        return [
+            partial(self._count, slice(start, start + self._block_rows))
+            for start in range(0, len(self.evaluated), self._block_rows)
+        ]
+
+    def _count(self, part: slice) -> None:
+        block, k = self.evaluated[part], self.map_knn.shape[1]
+        distances = 1.0 - self.unit[block] @ self.unit.T
         distances[np.arange(len(block)), block] = np.inf  # a point is not its own neighbour
-        chosen = np.take_along_axis(distances, map_knn[block], axis=1)
+        chosen = np.take_along_axis(distances, self.map_knn[block], axis=1)
         # rank of j = 1 + how many points are strictly closer to i than j is; one map neighbour at a time, not as
         # one block x k x n comparison array (256 MB per block at n = 49,805)
         ranks = np.empty(chosen.shape, dtype=np.int64)
         for column in range(chosen.shape[1]):
             ranks[:, column] = 1 + np.count_nonzero(distances < chosen[:, column : column + 1], axis=1)
-        penalties[start : start + len(block)] = np.clip(ranks - k, 0, None).sum(axis=1)
-    return penalties
+        self.penalties[part] = np.clip(ranks - k, 0, None).sum(axis=1)
+
+
+def run_tasks(tasks: Sequence[Callable[[], Any]], threads: int) -> list[Any]:
+    """Each task's result, in the tasks' order: run in this thread when ``threads`` is 1, else by that many worker
+    threads, each taking the next task as it finishes one (so long tasks listed first balance best). Raises what a
+    task raised."""
+    if threads <= 1:
+        return [task() for task in tasks]
+    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="atlas-metrics") as workers:
+        return list(workers.map(lambda task: task(), tasks))
 
 
 def knn_recall(
@@ -357,6 +404,14 @@ def knn_accuracy(
     Returns the mean fold accuracy, or NaN when there are fewer than ``folds`` usable documents or only one class.
     Classes rarer than ``folds`` are kept (scikit-learn warns; the warning is silenced).
     """
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=LEAST_POPULATED_CLASS)
+        return _knn_accuracy(features, reference, metric, k, folds, seed)
+
+
+def _knn_accuracy(features: np.ndarray, reference: Sequence[Any], metric: str, k: int, folds: int, seed: int) -> float:
+    """:func:`knn_accuracy` without silencing scikit-learn's warning about rare classes: for threads, whose caller
+    silences it once (``warnings.catch_warnings`` changes the whole process's filters, so threads must not nest it)."""
     from sklearn.model_selection import StratifiedKFold, cross_val_score
     from sklearn.neighbors import KNeighborsClassifier
 
@@ -367,9 +422,7 @@ def knn_accuracy(
         return float("nan")
     classifier = KNeighborsClassifier(n_neighbors=k, metric=metric, algorithm="brute")
     splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*least populated class.*")
-        scores = cross_val_score(classifier, np.asarray(features, dtype=np.float32)[usable], truth, cv=splitter)
+    scores = cross_val_score(classifier, np.asarray(features, dtype=np.float32)[usable], truth, cv=splitter)
     return float(np.mean(scores))
 
 
@@ -513,6 +566,7 @@ def map_metrics(
     k: int = NEIGHBOURS,
     knn_indices: np.ndarray | None = None,
     references: Mapping[str, Sequence[Any]] | None = None,
+    threads: int = 1,
 ) -> dict[str, float | None]:
     """The metrics that depend only on the embeddings, the map and the reference columns, not on the topics:
     trustworthiness_2d, knn_recall_2d, knn_accuracy_embedding, knn_accuracy_2d (of ``reference``), and for each of
@@ -520,54 +574,80 @@ def map_metrics(
     be computed).
 
     They are most of the evaluation's time (about 5 s of 8 on 11,672 titles), so the build caches them with the
-    layouts: a rebuild that changes only clustering or topic parameters reuses them.
+    layouts: a rebuild that changes only clustering or topic parameters reuses them. ``threads`` > 1 runs the kNN
+    accuracies and the trustworthiness's row blocks (:class:`PenaltyBlocks`), nearly all of the time, in that many
+    threads (:func:`run_tasks`): the same figures, sooner when a core is free (the build's map thread passes 2: the
+    main thread waits for it at the end). Raises ValueError when ``threads`` < 1.
     """
+    if threads < 1:
+        raise ValueError(f"threads must be at least 1, not {threads}")
     n = 0 if embeddings is None else len(embeddings)
-    figures: dict[str, float | None] = {
-        "trustworthiness_2d": None,
-        "knn_recall_2d": None,
-        "knn_accuracy_embedding": None,
-        "knn_accuracy_2d": None,
-    }
+    figures: dict[str, float | None] = {"trustworthiness_2d": None, "knn_recall_2d": None}
     sample = evaluation_sample(n)
+    chosen = np.arange(n) if sample is None else sample
+    blocks = None
     if embeddings is not None and coordinates is not None and k < n / 2:
         map_knn = map_neighbours(coordinates, k)
+        blocks = PenaltyBlocks(embeddings, map_knn, None if sample is None else trustworthiness_sample(n))
         if knn_indices is not None and knn_indices.shape[1] > k:
             embedding_knn = drop_self(knn_indices, k)
         else:
             embedding_knn = embedding_neighbours(embeddings, k)
-        figures["trustworthiness_2d"] = trustworthiness(
-            embeddings, coordinates, k, map_knn=map_knn, rows=None if sample is None else trustworthiness_sample(n)
-        )
-        rows = np.arange(n) if sample is None else sample
         figures["knn_recall_2d"] = knn_recall(
-            embeddings[rows], coordinates[rows], k, embedding_knn=embedding_knn[rows], map_knn=map_knn[rows]
+            embeddings[chosen], coordinates[chosen], k, embedding_knn=embedding_knn[chosen], map_knn=map_knn[chosen]
         )
-    computed: dict[tuple[str, ...], tuple[float | None, float | None]] = {}
-    chosen = np.arange(n) if sample is None else sample
-
-    def accuracies(values: Sequence[Any]) -> tuple[float | None, float | None]:
-        key = tuple("" if value is None else str(value) for value in values)
-        if key not in computed:
-            picked = [values[i] for i in chosen.tolist()]
-            # Euclidean on unit rows ranks neighbours as cosine does (|a - b|^2 = 2 - 2 cos) and takes scikit-learn's
-            # matrix-product path: the same accuracy (0.3743 on the titles) in 1.6 s instead of 3.0.
-            computed[key] = (
-                knn_accuracy(normalise_rows(embeddings[chosen]), picked, "euclidean", k)
-                if embeddings is not None
-                else None,
-                knn_accuracy(np.asarray(coordinates)[chosen], picked, "euclidean", k)
-                if coordinates is not None
-                else None,
-            )
-        return computed[key]
-
-    if has_reference(reference):
-        figures["knn_accuracy_embedding"], figures["knn_accuracy_2d"] = accuracies(reference)
-    for name, values in (references or {}).items():
-        if has_reference(values):
-            figures[f"{name}:knn_accuracy_embedding"], figures[f"{name}:knn_accuracy_2d"] = accuracies(values)
+    columns = {"": reference, **(references or {})}  # "": the flat knn_accuracy_* keys of ``reference``
+    accuracy_keys, accuracy_tasks = reference_accuracy_tasks(embeddings, coordinates, columns, chosen, k)
+    with warnings.catch_warnings():  # here, not in the threads (see _knn_accuracy)
+        warnings.filterwarnings("ignore", message=LEAST_POPULATED_CLASS)
+        results = run_tasks([*accuracy_tasks, *(blocks.tasks() if blocks is not None else [])], threads)
+    figures |= {key: None if index is None else results[index] for key, index in accuracy_keys.items()}
+    if blocks is not None:
+        figures["trustworthiness_2d"] = penalties_trustworthiness(blocks.penalties, n, k)
     return figures
+
+
+def reference_accuracy_tasks(
+    embeddings: np.ndarray | None,
+    coordinates: np.ndarray | None,
+    columns: Mapping[str, Sequence[Any] | None],
+    chosen: np.ndarray,
+    k: int = NEIGHBOURS,
+) -> tuple[dict[str, int | None], list[Callable[[], float]]]:
+    """The kNN accuracies of :func:`map_metrics` as tasks for :func:`run_tasks`: ({figure key: index of its task, or
+    None for a figure that cannot be computed}, the tasks).
+
+    ``columns``: name -> values (n); the name "" gives the keys knn_accuracy_embedding and knn_accuracy_2d, any other
+    ``"<name>:knn_accuracy_embedding"`` and ``"<name>:knn_accuracy_2d"``. Each is cross-validated over the rows
+    ``chosen``, on the unit embeddings and on the map (Euclidean). A column without two distinct values gets no
+    ``<name>:`` keys (and "" None figures); a column with the values of one listed before shares its tasks. The tasks
+    call the unsilenced _knn_accuracy: run them under a warnings filter for LEAST_POPULATED_CLASS.
+    """
+    # Euclidean on unit rows ranks neighbours as cosine does (|a - b|^2 = 2 - 2 cos) and takes scikit-learn's
+    # matrix-product path: the same accuracy (0.3743 on the titles) in 1.6 s instead of 3.0.
+    spaces = {
+        "embedding": None if embeddings is None else normalise_rows(embeddings[chosen]),
+        "2d": None if coordinates is None else np.asarray(coordinates)[chosen],
+    }
+    keys: dict[str, int | None] = {}
+    tasks: list[Callable[[], float]] = []
+    seen: dict[tuple[str, ...], dict[str, int | None]] = {}
+    for name, values in columns.items():
+        prefix = f"{name}:" if name else ""
+        if not has_reference(values):
+            if not name:
+                keys |= {"knn_accuracy_embedding": None, "knn_accuracy_2d": None}
+            continue
+        signature = tuple("" if value is None else str(value) for value in values)
+        if signature not in seen:
+            picked = [values[i] for i in chosen.tolist()]
+            seen[signature] = {}
+            for space, features in spaces.items():
+                seen[signature][space] = None if features is None else len(tasks)
+                if features is not None:
+                    tasks.append(partial(_knn_accuracy, features, picked, "euclidean", k, CV_FOLDS, 0))
+        keys |= {f"{prefix}knn_accuracy_{space}": index for space, index in seen[signature].items()}
+    return keys, tasks
 
 
 def trustworthiness_sample(n: int) -> np.ndarray | None:
