@@ -15,7 +15,13 @@ Two comparisons, both on caches already built (``topic-atlas build --collections
 bench/quality.py prints both with ``--collections FILE --ours-cache DIR``. Run alone,
 ``python -m bench.atlas_agreement --collections FILE --cache DIR [--own 'ICLR 2025=caches/default'] --seeds 10``
 prints the first over that many seeds of the cross-validation split: how far the combined atlas's accuracy is from
-each year's own, against how much one split moves it.
+each year's own, against how much one split moves it. With ``--refit-dims D [D ...]`` and/or ``--svd-seeds S
+[S ...]`` it fits both representations again instead (the combined one on the cache's model texts, in its order; each
+year's own on its papers alone): for each SVD seed, each year's own atlas with the build's dimensions and that seed,
+and the combined atlas with each of the dimensions and that seed (the cache's own vectors where both are the
+build's), and prints the same per-year accuracies, averaged over ``--seeds`` splits: whether the combined atlas's
+gap to a year's own atlas depends on the lexical dimensions, and how much the randomized SVD's seed alone moves each
+side.
 """
 
 from __future__ import annotations
@@ -227,6 +233,54 @@ def own_atlases(
     }
 
 
+def refit_table(
+    combined_documents: pd.DataFrame,
+    cached_embeddings: np.ndarray,
+    collections: list[Collection],
+    dims: list[int],
+    svd_seeds: list[int],
+    split_seeds: int,
+) -> pd.DataFrame:
+    """One row per (SVD seed, combined dimensions, ICLR collection): the mean kNN accuracy over ``split_seeds`` splits
+    in the year's own atlas (the build's lexical dimensions, that seed) and in the combined atlas (those dimensions,
+    that seed; fitted on pipeline.quality.metrics.cache_texts of ``combined_documents``, which are in the order the
+    build fitted them, or ``cached_embeddings`` where dimensions and seed are the build's). The build's settings are
+    BuildConfig's, the seed its random_state."""
+    from pipeline.quality.metrics import cache_texts, knn_accuracy
+    from pipeline.represent.representation import represent_corpus
+
+    texts, build = cache_texts(combined_documents), BuildConfig()
+    rows = []
+    for seed in svd_seeds:
+        own = own_atlases(collections, {}, BuildConfig(random_state=seed))
+        for dim in dims:
+            config = BuildConfig(lexical_dims=dim, random_state=seed).resolved_for(len(texts))
+            if (dim, seed) == (build.lexical_dims, build.random_state):
+                vectors = cached_embeddings
+            else:
+                vectors = represent_corpus(
+                    texts, config.embedding_model, None, params=config.lexical_params()
+                ).embeddings
+            for collection, combined_rows, own_of_year, areas in matched_years(
+                (combined_documents, vectors), own, collections
+            ):
+                own_score, combined_score = (
+                    np.mean([knn_accuracy(side, areas, "cosine", seed=split) for split in range(split_seeds)])
+                    for side in (own_of_year, vectors[combined_rows])
+                )
+                rows.append(
+                    {
+                        "SVD seed": seed,
+                        "combined dims": dim,
+                        "collection": collection.name,
+                        "own atlas": own_score,
+                        "combined atlas": combined_score,
+                        "combined - own": combined_score - own_score,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print :func:`knn_split_spread` for the combined atlas ``--cache`` of ``--collections``. Returns 0."""
     from pipeline.ingest.collections import read_collection_file
@@ -237,9 +291,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, required=True, help="the combined atlas's cache folder")
     parser.add_argument("--own", action="append", default=[], help="'NAME=FOLDER': a collection's own atlas")
     parser.add_argument("--seeds", type=int, default=10, help="seeds of the 10-fold split (default 10)")
+    parser.add_argument("--refit-dims", type=int, nargs="+", help="fit the combined atlas again with these dimensions")
+    parser.add_argument("--svd-seeds", type=int, nargs="+", help="fit both atlases again with these SVD seeds")
     args = parser.parse_args(argv)
     limit_threads()
     collections = read_collection_file(args.collections)
+    if args.refit_dims or args.svd_seeds:
+        build = BuildConfig()
+        refits = refit_table(
+            *atlas_vectors(args.cache),
+            collections,
+            args.refit_dims or [build.lexical_dims],
+            args.svd_seeds or [build.random_state],
+            args.seeds,
+        )
+        print(f"kNN accuracy on primary areas (k=10, cosine, 10-fold CV, mean of {args.seeds} splits), refitted:")
+        print(refits.round(4).to_string(index=False))
+        return 0
     own = own_atlases(collections, dict(entry.split("=", 1) for entry in args.own), BuildConfig())
     table = knn_split_spread(atlas_vectors(args.cache), own, collections, args.seeds)
     print(f"kNN accuracy on primary areas (k=10, cosine, 10-fold CV) over {args.seeds} seeds of the split:")

@@ -14,6 +14,10 @@ build fits them (pipeline.geometry.umap_layout.umap_layout):
 
 Each fit's CPU seconds are this process's (user + sys; UMAP's seeded SGD runs on one thread). The build keeps
 UMAP's default epochs; docs/decisions/map-umap-settings.md holds the table and why.
+
+``--map-negative-rates 15 10 5`` fits only the map instead, at UMAP's default epochs, once per
+``negative_sample_rate`` and seed (the first rate is the build's; each negative sample costs the SGD about as much
+as a positive one, so the rate sets most of the map's fit time): its CPU seconds and the same three map figures.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ import pandas as pd
 
 
 def timed_fit(
-    embeddings: np.ndarray, knn, components: int, negative_rate: int, epochs: int, seed_offset: int = 0
+    embeddings: np.ndarray, knn, components: int, negative_rate: int, epochs: int | None, seed_offset: int = 0
 ) -> tuple[np.ndarray, float]:
     """(layout float32 n x components, CPU s) of one seeded UMAP fit as the build runs it (its seed plus
     ``seed_offset``)."""
@@ -95,6 +99,14 @@ def measured_row(
     ]
 
 
+def negative_rate_row(embeddings: np.ndarray, knn, areas: list, rate: int, seed_offset: int) -> list[str]:
+    """The map alone at UMAP's default epochs with ``negative_sample_rate`` ``rate`` (seed + ``seed_offset``): the
+    table's cells after the first (fit CPU s, trustworthiness, kNN recall, area kNN accuracy)."""
+    coordinates, map_cpu = timed_fit(embeddings, knn, 2, rate, None, seed_offset)
+    figures = map_figures(embeddings, coordinates, knn, areas)
+    return [f"{map_cpu:.1f}"] + [f"{figures[name]:.4f}" for name in ("trustworthiness", "recall", "area accuracy")]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, required=True, help="a build's cache folder (embeddings, documents)")
@@ -103,6 +115,9 @@ def main(argv: list[str] | None = None) -> int:
         "--seeds", type=int, default=2, help="seeds per epoch count (the build's, then the next ones): the spread"
     )
     parser.add_argument("--store", type=Path, default=Path(".cache/layouts"), help="the layout store (neighbours)")
+    parser.add_argument(
+        "--map-negative-rates", type=int, nargs="+", help="fit only the map, once per negative_sample_rate (and seed)"
+    )
     args = parser.parse_args(argv)
     from pipeline.config import BuildConfig
     from pipeline.geometry.neighbors import cached_cosine_knn
@@ -123,6 +138,14 @@ def main(argv: list[str] | None = None) -> int:
         f"min_samples {config.min_samples}; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}",
         flush=True,
     )
+    if args.map_negative_rates:
+        print("| map negative_sample_rate | 2D fit CPU s | trustworthiness | kNN recall | area kNN accuracy (map) |")
+        print("|---|---|---|---|---|", flush=True)
+        for rate in args.map_negative_rates:
+            for offset in range(args.seeds):
+                cells = negative_rate_row(embeddings, knn, areas, rate, offset)
+                print(f"| {rate}{f' (seed +{offset})' if offset else ''} | " + " | ".join(cells) + " |", flush=True)
+        return 0
     print(
         "| epochs | 5D fit CPU s | clusters | outliers | AMI vs first | ARI vs first | 2D fit CPU s | "
         "trustworthiness | kNN recall | area kNN accuracy (map) |\n|---|---|---|---|---|---|---|---|---|---|",
