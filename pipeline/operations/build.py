@@ -70,8 +70,9 @@ log = logging.getLogger("pipeline.operations.build")
 
 # Below this many documents UMAP cannot build a neighbour graph worth the name: one topic, PCA map.
 MIN_DOCUMENTS_FOR_UMAP = 5
-# The map's metrics count the trustworthiness's blocks in this many threads (pipeline.quality.metrics.map_metrics):
-# the map thread measures them last, while the main thread soon waits for it (map_wait), so a second core is free.
+# The map's metrics (their kNN accuracies and trustworthiness blocks) run in this many threads
+# (pipeline.quality.metrics.map_metrics): the map thread measures them last, while the main thread soon waits for it
+# (map_wait), so a second core is free (docs/decisions/map-metrics-threads.md).
 MAP_METRICS_THREADS = 2
 VERSIONED_PACKAGES = (
     "bertopic",
