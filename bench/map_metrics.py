@@ -30,11 +30,8 @@ def main(argv: list[str] | None = None) -> int:
     import numpy as np
     import pandas as pd
 
-    from pipeline.config import BuildConfig
-    from pipeline.geometry.neighbors import cached_cosine_knn
+    from bench.umap_epochs import build_neighbours
     from pipeline.quality.metrics import agreement_references, map_metrics, reference_column
-    from pipeline.store.keys import fingerprint
-    from pipeline.store.layouts import LayoutStore
 
     limit_threads()
     embeddings = np.ascontiguousarray(np.load(args.cache / "embeddings.npy"), dtype=np.float32)
@@ -42,13 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     coordinates = documents[["x", "y"]].to_numpy(dtype=np.float32)
     column = reference_column(documents)
     reference = documents[column].tolist() if column else None
-    config = BuildConfig().resolved_for(len(embeddings))
-    knn = cached_cosine_knn(
-        embeddings,
-        max(config.umap_n_neighbors, config.n_neighbors_similar + 1),
-        LayoutStore(args.store),
-        fingerprint(embeddings),
-    )
+    knn = build_neighbours(embeddings, args.store)
     print(f"{args.cache}: {len(embeddings):,} documents; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}")
     print("| round | threads | wall s | CPU s | figures as the first run's |\n|---|---|---|---|---|", flush=True)
     first = None

@@ -107,6 +107,20 @@ def negative_rate_row(embeddings: np.ndarray, knn, areas: list, rate: int, seed_
     return [f"{map_cpu:.1f}"] + [f"{figures[name]:.4f}" for name in ("trustworthiness", "recall", "area accuracy")]
 
 
+def build_neighbours(embeddings: np.ndarray, store: Path):
+    """The neighbour lists a build of ``embeddings`` (float32, n x dim) finds (pipeline.geometry.neighbors
+    .cached_cosine_knn, as many per row as the build asks for), through the layout store folder ``store``: a second
+    run reads them."""
+    from pipeline.config import BuildConfig
+    from pipeline.geometry.neighbors import cached_cosine_knn
+    from pipeline.store.keys import fingerprint
+    from pipeline.store.layouts import LayoutStore
+
+    config = BuildConfig().resolved_for(len(embeddings))
+    wanted = max(config.umap_n_neighbors, config.n_neighbors_similar + 1)
+    return cached_cosine_knn(embeddings, wanted, LayoutStore(store), fingerprint(embeddings))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, required=True, help="a build's cache folder (embeddings, documents)")
@@ -120,19 +134,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     from pipeline.config import BuildConfig
-    from pipeline.geometry.neighbors import cached_cosine_knn
-    from pipeline.store.keys import fingerprint
-    from pipeline.store.layouts import LayoutStore
 
     embeddings = np.ascontiguousarray(np.load(args.cache / "embeddings.npy"), dtype=np.float32)
     areas = pd.read_parquet(args.cache / "documents.parquet", columns=["primary_area"])["primary_area"].tolist()
     config = BuildConfig().resolved_for(len(embeddings))
-    knn = cached_cosine_knn(
-        embeddings,
-        max(config.umap_n_neighbors, config.n_neighbors_similar + 1),
-        LayoutStore(args.store),
-        fingerprint(embeddings),
-    )
+    knn = build_neighbours(embeddings, args.store)
     print(
         f"{args.cache}: {len(embeddings):,} documents; HDBSCAN min_cluster_size {config.min_cluster_size}, "
         f"min_samples {config.min_samples}; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}",
