@@ -249,10 +249,14 @@ def refit_table(
     from pipeline.quality.metrics import cache_texts, knn_accuracy
     from pipeline.represent.representation import represent_corpus
 
+    def split_mean(features: np.ndarray, areas: list[Any]) -> float:
+        return float(np.mean([knn_accuracy(features, areas, "cosine", seed=split) for split in range(split_seeds)]))
+
     texts, build = cache_texts(combined_documents), BuildConfig()
     rows = []
     for seed in svd_seeds:
         own = own_atlases(collections, {}, BuildConfig(random_state=seed))
+        own_scores: dict[str, float] = {}  # a year's own atlas depends on the seed, not on the combined dimensions
         for dim in dims:
             config = BuildConfig(lexical_dims=dim, random_state=seed).resolved_for(len(texts))
             if (dim, seed) == (build.lexical_dims, build.random_state):
@@ -264,10 +268,9 @@ def refit_table(
             for collection, combined_rows, own_of_year, areas in matched_years(
                 (combined_documents, vectors), own, collections
             ):
-                own_score, combined_score = (
-                    np.mean([knn_accuracy(side, areas, "cosine", seed=split) for split in range(split_seeds)])
-                    for side in (own_of_year, vectors[combined_rows])
-                )
+                if collection.name not in own_scores:
+                    own_scores[collection.name] = split_mean(own_of_year, areas)
+                own_score, combined_score = own_scores[collection.name], split_mean(vectors[combined_rows], areas)
                 rows.append(
                     {
                         "SVD seed": seed,
