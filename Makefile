@@ -21,6 +21,11 @@ endif
 PORT ?= 8501
 # pytest-xdist workers for `make test` (tests of one file share a worker and its fixtures); 0 runs them in this process.
 TEST_WORKERS ?= 2
+# More pytest arguments for the test targets, e.g. PYTEST_ARGS="-k lineage" or "--atlas-seed 7 --atlas-threads 2".
+PYTEST_ARGS ?=
+# The settings `make test-sweep` runs the suite under: another seed and thread count stand in for another CPU, whose
+# floating-point results differ as theirs do (tests/conftest.py).
+SWEEP_SETTINGS ?= "--atlas-seed 7 --atlas-threads 2" "--atlas-seed 2026 --atlas-threads 1"
 # Every module of the pipeline, in every subfolder: a change to any of them rebuilds the cache.
 PIPELINE_SOURCES := $(shell find pipeline -name '*.py' -not -path '*/__pycache__/*')
 export HF_HUB_OFFLINE := 1
@@ -28,7 +33,7 @@ export TRANSFORMERS_OFFLINE := 1
 export ATLAS_EMBEDDING_CACHE ?= $(CURDIR)/.cache/embeddings.sqlite
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.cache/numba
 
-.PHONY: setup run cache lint test clean
+.PHONY: setup run cache lint test test-fast test-sweep clean
 
 setup: $(VENV)/.installed
 
@@ -56,7 +61,18 @@ lint: setup
 	$(BIN)/lint-imports
 
 test: lint
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
+
+# The edit loop: unit and small-corpus tests, none that builds a real cache or drives Chromium (tests/conftest.py).
+test-fast: setup
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile -m "not slow" $(PYTEST_ARGS)
+
+# The whole suite under each of SWEEP_SETTINGS in turn; any failure is a test that holds on one machine only.
+test-sweep: setup
+	@for setting in $(SWEEP_SETTINGS); do \
+		echo "== make test-sweep: $$setting"; \
+		$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile $$setting $(PYTEST_ARGS) || exit 1; \
+	done
 
 clean:
 	rm -rf $(CACHE) .pytest_cache

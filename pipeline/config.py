@@ -8,9 +8,28 @@ copy with concrete values and a list of what it adapted (tiny corpora must never
 from __future__ import annotations
 
 import math
+import os
 import re
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
+
+from pipeline.runtime.errors import AtlasError
+
+DEFAULT_SEED = 42
+
+
+def default_seed() -> int:
+    """The seed a build uses unless it is given one: ``ATLAS_SEED`` when set to an integer, else DEFAULT_SEED.
+
+    Raises AtlasError (a one-line message) when ``ATLAS_SEED`` is set but is not an integer. The test suite sets it
+    to run every build under another seed (tests/conftest.py, ``make test-sweep``)."""
+    value = os.environ.get("ATLAS_SEED", "").strip()
+    if not value:
+        return DEFAULT_SEED
+    try:
+        return int(value)
+    except ValueError:
+        raise AtlasError(f"ATLAS_SEED must be an integer seed, got {value!r}: unset it or give a number") from None
 
 
 @dataclass(frozen=True)
@@ -58,7 +77,7 @@ class BuildConfig:
     map_refine_recall_weight: float = 0.3
     map_refine_alpha: float = 2.0
     map_refine_steps: int = 400
-    random_state: int = 42
+    random_state: int = field(default_factory=default_seed)  # ATLAS_SEED, else 42
 
     # HDBSCAN. min_cluster_size None = scaled with n; min_samples None = about a third of it (see resolved_for).
     min_cluster_size: int | None = None

@@ -1,13 +1,25 @@
-"""Shared fixtures: paths to the real corpora, one loaded encoder, one embedding cache, built caches.
+"""Shared fixtures: paths to the real corpora, one loaded encoder, one embedding cache, built caches; the suite's
+options and tiers.
 
 Builds are real (BERTopic, UMAP, HDBSCAN, all-MiniLM-L6-v2) and shared per session, since each costs tens
 of seconds on two cores. The embedding cache lives in ATLAS_EMBEDDING_CACHE when set (the Makefile sets it to
 .cache/embeddings.sqlite, so a second run re-embeds nothing), else in a temporary folder.
+
+Another CPU changes a build's floating-point results as another seed or thread count does, so the suite can run
+under other ones: ``--atlas-seed N`` and ``--atlas-threads N`` set ``ATLAS_SEED`` (every build's default seed,
+pipeline.config.default_seed) and ``ATLAS_THREADS`` (each library pool's threads, pipeline.runtime.threads) for
+every build of the session, in this process and in the commands it starts. A test asserts what holds for any
+of them (``make test-sweep`` runs the suite under two other settings).
+
+Tiers: a test is marked ``slow`` when its file says so, when it uses a fixture that builds a cache from a real
+corpus (:data:`BUILDING_FIXTURES`), or when it drives headless Chromium (``browser``, by file); ``make test-fast``
+runs the rest.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,10 +43,71 @@ SEED = ROOT / "data" / "sample" / "iclr2025_seed_abstracts.txt"
 SEED_TEXT = " ".join(SEED.read_text(encoding="utf-8").split())
 
 
+# Fixtures that build a cache from a real corpus: a test that uses one, directly or through another fixture, is slow.
+BUILDING_FIXTURES = frozenset({"build_cache", "slice_cache", "seed_cache"})
+# Files whose tests drive headless Chromium (Playwright): marked ``browser`` and ``slow``.
+BROWSER_FILES = frozenset(
+    {"test_browser.py", "test_browser_map.py", "test_browser_faults.py", "test_uploads.py", "test_changes_page.py"}
+)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--atlas-seed", type=int, default=None, help="every build's seed (sets ATLAS_SEED; default 42)")
+    parser.addoption(
+        "--atlas-threads", type=int, default=None, help="threads per library pool in builds (sets ATLAS_THREADS)"
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Hand --atlas-seed/--atlas-threads to every build through the environment (pytest-xdist's workers run this
+    too, with the same options)."""
+    for option, variable in (("--atlas-seed", "ATLAS_SEED"), ("--atlas-threads", "ATLAS_THREADS")):
+        value = config.getoption(option)
+        if value is not None:
+            os.environ[variable] = str(value)
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return f"atlas builds: seed {os.environ.get('ATLAS_SEED', '42 (default)')}, threads per pool " + os.environ.get(
+        "ATLAS_THREADS", "1 (default)"
+    )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark ``slow`` every test that builds a real cache or drives Chromium; ``browser`` the latter."""
+    for item in items:
+        if Path(str(item.fspath)).name in BROWSER_FILES:
+            item.add_marker(pytest.mark.browser)
+            item.add_marker(pytest.mark.slow)
+        elif BUILDING_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
 def needs_shared(path: Path) -> None:
-    """Skip the calling test when a file of ../shared is absent (a bare checkout)."""
+    """Fail the calling test, in one line, when a file of ../shared is absent: the suite needs the shared data."""
     if not path.exists():
-        pytest.skip(f"{path} is not present in this checkout's ../shared")
+        pytest.fail(
+            f"{path} is missing: the tests read the project's shared data from ../shared beside the checkout "
+            f"(put the shared/ folder at {SHARED})",
+            pytrace=False,
+        )
+
+
+def needs_program(path: str, package: str) -> str:
+    """The full path of ``path`` (an absolute path or a command on PATH); fails the calling test in one line naming
+    the Debian package to install when it is absent (.ci/run installs them all)."""
+    found = path if Path(path).is_file() else shutil.which(path)
+    if not found:
+        pytest.fail(f"{path} is not installed: apt-get install {package} (.ci/run installs it)", pytrace=False)
+    return found
+
+
+@pytest.fixture
+def chromium() -> str:
+    """Debian's Chromium, which the browser tests and the image export drive; fails in one line when absent."""
+    from tests.streamlit_server import chromium_path
+
+    return chromium_path()
 
 
 @pytest.fixture(scope="session")
