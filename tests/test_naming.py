@@ -11,6 +11,7 @@ from pipeline.cache import read_cache
 from pipeline.topics.naming.assign import name_themes, name_topics
 from pipeline.topics.naming.names import choose_names, has_repeated_stem, same_stem, stems_overlap
 from pipeline.topics.naming.phrases import abbreviation_definitions, candidate_phrases, count_phrases, phrase_key
+from tests.conftest import needs_shared
 
 CASE_19_CSV = Path("/work/shared/cases/19-placeholders-and-latex-from-real-venues/papers.csv")
 
@@ -131,8 +132,7 @@ def test_theme_of_several_topics_is_named_by_what_they_share(named_slice):
 
 
 def test_latex_in_real_abstracts_never_reaches_a_name():
-    if not CASE_19_CSV.exists():
-        pytest.skip("../shared cases are absent")
+    needs_shared(CASE_19_CSV)
     papers = pd.read_csv(CASE_19_CSV)
     texts = (papers["title"].fillna("") + ". " + papers["abstract"].fillna("")).tolist()
     counts = count_phrases(texts * 3)  # three copies: every phrase reaches the corpus's minimum frequency

@@ -105,7 +105,10 @@ def test_changing_only_hdbscan_parameters_reuses_the_layouts(first_build, corpus
         "reference_tokens": True,
     }
     assert again["params"]["min_cluster_size"] == smaller
-    reseeded = run_build(path, tmp_path / "cache2", replace(STATIC, random_state=7), embedding_store=store).manifest
+    other_seed = manifest["params"]["random_state"] + 1  # another seed than the first build's, whatever that was
+    reseeded = run_build(
+        path, tmp_path / "cache2", replace(STATIC, random_state=other_seed), embedding_store=store
+    ).manifest
     assert layout_hits(reseeded) == {
         "prepared": True,
         "tokens": True,

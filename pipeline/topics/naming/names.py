@@ -236,7 +236,9 @@ def subtitle(name: str, keys: Sequence[str], counts: PhraseCounts) -> list[str]:
         written = counts.written.get(key, key)
         short = counts.abbreviations.get(key)
         shown = short if short and len(short.rstrip("s")) >= 3 else written
-        if has_repeated_stem(written) or stems_overlap(written, name) or (short and short.lower() in name.lower()):
+        if has_repeated_stem(written) or stems_overlap(written, name) or stems_overlap(shown, name):
+            continue  # neither the phrase nor the abbreviation shown for it ("LLMs" beside "LLM inference")
+        if short and short.lower() in name.lower():
             continue
         if any(stems_overlap(written, term) or stems_overlap(shown, term) for term in terms):
             continue
