@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import io
 import os
-import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -21,6 +20,7 @@ from streamlit.testing.v1 import AppTest
 
 from pipeline.config import BuildConfig
 from pipeline.operations.build import run_build
+from tests.conftest import needs_shared
 
 REPO = Path(__file__).resolve().parent.parent
 APP = REPO / "dashboard" / "app.py"
@@ -40,8 +40,8 @@ def embedding_store(tmp_dir: Path) -> Path:
 @pytest.fixture(scope="module")
 def caches(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """{"iclr": 120-paper cache with an injection title, "outliers": all-outlier cache}, built once for the module."""
-    if not ICLR_PAPERS.is_file() or not ALL_OUTLIERS.is_file():
-        pytest.skip(f"test corpora missing: {ICLR_PAPERS} or {ALL_OUTLIERS}")
+    needs_shared(ICLR_PAPERS)
+    needs_shared(ALL_OUTLIERS)
     root = tmp_path_factory.mktemp("app-caches")
     store = embedding_store(root)
     papers = pd.read_parquet(ICLR_PAPERS).head(SLICE_ROWS).copy()
@@ -112,8 +112,7 @@ def test_the_header_counts_a_listed_copy_among_the_papers(tmp_path: Path, monkey
     """A copy (the same abstract under another title) is one modelled document but a listed paper: the header's
     paper count includes it, so "matching the filters" never exceeds the papers (the whole conference: 11,661 of
     11,660 before)."""
-    if not ICLR_PAPERS.is_file():
-        pytest.skip(f"test corpus missing: {ICLR_PAPERS}")
+    needs_shared(ICLR_PAPERS)
     papers = pd.read_parquet(ICLR_PAPERS).head(40)
     copy = papers.iloc[[3]].assign(openreview_id="copy0000001", title="The same abstract, renamed")
     notices = papers.iloc[[5, 6]].assign(
@@ -247,11 +246,21 @@ def test_all_outlier_cache_says_no_topics_and_exports_outliers(caches, monkeypat
 
 
 def test_reruns_reuse_the_loaded_cache(caches, monkeypatch):
+    """A rerun of the page reads no file of the cache again: the folder is read once and kept."""
+    from dashboard.state import resources
+
     app = run_app(caches["iclr"], monkeypatch)
-    started = time.perf_counter()
+    reads: list[str] = []
+    read_cache = resources.read_cache
+
+    def counted_read(cache_dir, *args, **kwargs):
+        reads.append(str(cache_dir))
+        return read_cache(cache_dir, *args, **kwargs)
+
+    monkeypatch.setattr(resources, "read_cache", counted_read)
     app.run()
-    assert time.perf_counter() - started < 5
     no_failure(app)
+    assert reads == []
 
 
 def test_the_view_round_trips_through_the_address(caches, monkeypatch):

@@ -43,7 +43,9 @@ async def closed_socket_is_an_error(url: str) -> None:
         assert tabs is not None, "the client read no tabs from the page's deltas"
         assert client._connection is not None
         client._connection.close()  # as if the server dropped it: the next interaction must fail, not hang
-        await asyncio.sleep(0.5)
+        assert client._reader is not None
+        await asyncio.wait([client._reader], timeout=30)  # the client's reader has seen the socket close
+        assert client._reader.done()
         with pytest.raises(SessionError):
             await client.set(tabs, string_value="Topics")
     finally:

@@ -1,11 +1,15 @@
 """Finding and killing the processes a process started (Chromium runs in a session of its own, so its tree is found
-with psutil's parent links, not by process group)."""
+with psutil's parent links, not by process group, and, once its parent has died and it was handed to init, by the
+job tag it inherited in its environment)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 KILL_WAIT_S = 5.0
+# The environment variable a render child sets to its job folder before it starts a browser; every process it starts
+# inherits it, so they can be found after the child has died and its descendants were re-parented.
+JOB_TAG = "ATLAS_RENDER_JOB"
 
 
 def descendants(pid: int) -> list[Any]:
@@ -16,6 +20,21 @@ def descendants(pid: int) -> list[Any]:
         return psutil.Process(pid).children(recursive=True)
     except psutil.NoSuchProcess:
         return []
+
+
+def tagged(job: str) -> list[Any]:
+    """psutil.Process objects of every running process of this user whose environment has JOB_TAG == ``job``
+    (processes whose environment cannot be read are left out)."""
+    import psutil
+
+    found = []
+    for process in psutil.process_iter():
+        try:
+            if process.environ().get(JOB_TAG) == job:
+                found.append(process)
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess, OSError):
+            continue
+    return found
 
 
 def kill_all(processes: list[Any]) -> None:

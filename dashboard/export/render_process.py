@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from dashboard.export.errors import ExportFailed, ExportTimedOut, ImageExportUnavailable
-from dashboard.export.process_tree import descendants, kill_all, kill_tree
+from dashboard.export.process_tree import descendants, kill_all, kill_tree, tagged
 from pipeline.runtime.paths import PROJECT_ROOT
 
 REPO_ROOT = PROJECT_ROOT
@@ -239,7 +239,9 @@ def run_job(job: dict[str, Any], write_inputs: Callable[[Path], None], what: str
         polls = 0
         while not (folder / DONE_FILE).exists():
             if not _alive(pid):
-                kill_all(started_by_child)  # the child died on its own: what it started (Chromium) would be orphaned
+                # the child died on its own: what it started (Chromium) would be orphaned; what the last look at its
+                # tree missed is found by the job tag it inherited
+                kill_all(started_by_child + [p for p in tagged(str(folder)) if p not in started_by_child])
                 break
             if time.monotonic() > deadline:
                 started_by_child = descendants(pid) or started_by_child

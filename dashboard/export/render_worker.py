@@ -26,6 +26,7 @@ os.environ.setdefault("MPLBACKEND", "Agg")  # never a display in a server
 import plotly.io  # noqa: E402
 
 from dashboard.export import download_bytes, kaleido_images, publication_images  # noqa: E402
+from dashboard.export.process_tree import JOB_TAG  # noqa: E402
 from dashboard.export.render_process import DONE_FILE, ERROR_FILE, JOB_FILE, output_path  # noqa: E402
 from dashboard.figures import publication  # noqa: E402
 
@@ -80,11 +81,13 @@ def run(folder: str) -> None:
 
 def _child(folder: str) -> None:
     """In a freshly forked child: default signals, stdin from /dev/null, stdout onto stderr (stdout is the
-    server's answer channel), a deadline of its own, then the job; never returns."""
+    server's answer channel), the job tag in the environment (process_tree.JOB_TAG, inherited by the browser), a
+    deadline of its own, then the job; never returns."""
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the job starts processes (Chromium) and waits for them
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
     os.dup2(2, 1)
+    os.environ[JOB_TAG] = folder
     try:
         timeout_s = float(json.loads((Path(folder) / JOB_FILE).read_text(encoding="utf-8")).get("timeout_s") or 0)
         if timeout_s > 0:
