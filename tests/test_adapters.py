@@ -422,7 +422,8 @@ def test_urllib3_retry_gives_the_fetch_its_schedule_and_obeys_retry_after():
 
 
 def test_kaleido_errors_are_the_ones_the_export_matches():
-    errors = pytest.importorskip("kaleido.errors")
+    import kaleido.errors as errors
+
     from dashboard.export.errors import ExportFailed, ImageExportUnavailable
     from dashboard.export.kaleido_images import _browser_error
 

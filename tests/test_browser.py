@@ -1,6 +1,7 @@
 """The dashboard in a real browser: `streamlit run` as a subprocess, driven by Debian's Chromium through playwright.
 
-Never runs `playwright install`: it uses /usr/bin/chromium and skips when that is absent.
+Never runs `playwright install`: it uses /usr/bin/chromium and fails in one line when that is absent. Every wait is
+for a state of the page (a finished script run, plotly done drawing, a hovered point), never a fixed pause.
 """
 
 from __future__ import annotations
@@ -13,18 +14,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
+import playwright.sync_api as playwright_api
 import pytest
 
-CHROMIUM = Path("/usr/bin/chromium")
-if not CHROMIUM.is_file():
-    pytest.skip(
-        "/usr/bin/chromium is not installed (apt-get install chromium); the browser test needs it",
-        allow_module_level=True,
-    )
-playwright_api = pytest.importorskip("playwright.sync_api", reason="python playwright is not installed")
-
-from pipeline.operations.build import run_build  # noqa: E402
-from tests.streamlit_server import streamlit_server  # noqa: E402
+from pipeline.operations.build import run_build
+from tests.conftest import needs_shared
+from tests.streamlit_server import PLOTS_DRAWN, RUN_TRACKER, chromium_path, rerun, streamlit_server, wait_until_run
 
 REPO = Path(__file__).resolve().parent.parent
 ICLR_PAPERS = REPO.parent / "shared" / "data" / "iclr2025" / "papers.parquet"
@@ -70,8 +65,9 @@ def server_url(cache_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
+    executable = chromium_path()
     with playwright_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        chromium = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
 
@@ -79,12 +75,14 @@ def browser() -> Iterator[object]:
 def open_dashboard(browser, url: str, dialogs: list[str]):
     page = browser.new_page(viewport={"width": 1440, "height": 1400}, accept_downloads=True)
     page.set_default_timeout(120_000)  # clicks on a busy machine
+    page.add_init_script(RUN_TRACKER)
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     page.goto(url, wait_until="domcontentloaded", timeout=120_000)
     page.wait_for_selector(".js-plotly-plot", timeout=120_000)
     page.wait_for_selector(".js-plotly-plot canvas", state="attached", timeout=90_000)
     page.wait_for_selector('[data-testid="stDataFrame"]', timeout=90_000)
-    page.wait_for_timeout(1500)  # let WebGL draw the points
+    wait_until_run(page)  # the page's run has ended
+    page.wait_for_function(PLOTS_DRAWN, timeout=90_000)  # and plotly has drawn the map, its points through WebGL
     return page
 
 
@@ -174,8 +172,9 @@ def test_labels_never_overlap_never_cover_a_point_and_let_the_hover_through(brow
     for level in ("Themes", "Topics"):
         if level == "Topics":
             page.locator('[data-testid="stSelectbox"]').filter(has_text="Label").click()
-            page.get_by_role("option", name="Topics").click()
-            page.wait_for_timeout(3000)
+            with rerun(page):
+                page.get_by_role("option", name="Topics").click()
+            page.wait_for_function(PLOTS_DRAWN, timeout=90_000)  # the map with the topics' labels
         boxes = label_boxes(page)
         assert boxes, "the map has no labels"
         for i, a in enumerate(boxes):
@@ -207,7 +206,12 @@ def test_a_click_on_a_point_opens_its_paper_at_once(browser, server_url):
     page = open_dashboard(browser, server_url, [])
     x, y, doc_id = point_positions(page)[0]
     page.mouse.move(x, y)
-    page.wait_for_timeout(400)
+    # plotly sends a click for the point it hovers: wait until the hover has found this one
+    page.wait_for_function(
+        "(doc) => (document.querySelector('.js-plotly-plot')._hoverdata || []).some((p) => p.customdata === doc)",
+        arg=doc_id,
+        timeout=30_000,
+    )
     page.mouse.click(x, y)
     page.locator(".st-key-paper-panel").wait_for(timeout=90_000)
     # the chosen paper is part of the shared view (the address follows the panel within a rerun)
@@ -227,12 +231,14 @@ def test_a_click_on_a_point_opens_its_paper_at_once(browser, server_url):
 def test_a_shared_address_reopens_the_same_view_in_a_fresh_browser(browser, server_url, tmp_path):
     page = open_dashboard(browser, server_url, [])
     page.locator('[data-testid="stSelectbox"]').filter(has_text="Drill into a theme").click()
-    page.get_by_role("option").nth(1).click()  # the largest theme
+    with rerun(page):
+        page.get_by_role("option").nth(1).click()  # the largest theme
     page.wait_for_function("() => location.search.includes('theme=')", timeout=90_000)
     page.locator('[data-testid="stSelectbox"]').filter(has_text="Colour points by").click()
-    page.get_by_role("option", name="Topic", exact=True).click()
+    with rerun(page):
+        page.get_by_role("option", name="Topic", exact=True).click()
     page.wait_for_function("() => location.search.includes('colour=topic')", timeout=90_000)
-    page.wait_for_timeout(2500)
+    page.wait_for_function(PLOTS_DRAWN, timeout=90_000)
     shared, labels, heading = (
         page.url,
         sorted(box.text_content() for box in page.locator(".js-plotly-plot .annotation-text").all()),
@@ -240,14 +246,16 @@ def test_a_shared_address_reopens_the_same_view_in_a_fresh_browser(browser, serv
     )
     page.close()
     fresh = browser.browser_type.launch(
-        executable_path=str(CHROMIUM), args=CHROMIUM_ARGS
+        executable_path=chromium_path(), args=CHROMIUM_ARGS
     )  # another browser: a new session
     try:
         again = fresh.new_page(viewport={"width": 1440, "height": 1400})
         again.set_default_timeout(120_000)  # clicks on a busy machine
+        again.add_init_script(RUN_TRACKER)
         again.goto(shared, wait_until="domcontentloaded", timeout=120_000)
         again.wait_for_selector(".js-plotly-plot .annotation", timeout=120_000)
-        again.wait_for_timeout(2500)
+        wait_until_run(again)  # the shared view's run has ended
+        again.wait_for_function(PLOTS_DRAWN, timeout=90_000)
         assert shown_papers(again) == heading
         assert sorted(box.text_content() for box in again.locator(".js-plotly-plot .annotation-text").all()) == labels
         again.screenshot(path=str(tmp_path / "shared-view.png"))
@@ -256,15 +264,14 @@ def test_a_shared_address_reopens_the_same_view_in_a_fresh_browser(browser, serv
 
 
 def choose_first_row(page) -> None:
+    """Click the row-selection checkbox of the table's first data row. Playwright scrolls the table into view and
+    clicks once it holds still (the same box over two animation frames) and takes the pointer there."""
     grid = page.locator('[data-testid="stDataFrame"]').first
-    grid.scroll_into_view_if_needed()
-    page.wait_for_timeout(300)
-    box = grid.bounding_box()
-    page.mouse.click(box["x"] + 12, box["y"] + 35 + 17)  # the row-selection checkbox of the first data row
+    grid.click(position={"x": 12, "y": 35 + 17})  # below the 35 px header, in the middle of the row
 
 
-@pytest.mark.skipif(not ICLR_PAPERS.is_file(), reason="the ICLR corpus with titles is not available")
 def test_injection_title_is_shown_as_text_and_downloads_work(browser, server_url, tmp_path):
+    needs_shared(ICLR_PAPERS)  # the titles of the real corpus (the first one made an injection)
     dialogs: list[str] = []
     page = open_dashboard(browser, server_url, dialogs)
     search = page.get_by_label("Search titles, abstracts and keywords")

@@ -10,18 +10,18 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import sync_playwright
 from streamlit.testing.v1 import AppTest
 
 from pipeline import cache
 from pipeline.config import BuildConfig
 from pipeline.operations.build import run_build
 from tests.conftest import ROOT
-from tests.streamlit_server import streamlit_server
+from tests.streamlit_server import PLOTS_DRAWN, RUN_TRACKER, rerun, streamlit_server
 
 pytestmark = pytest.mark.slow
 
 APP = ROOT / "dashboard" / "app.py"
-CHROMIUM = Path("/usr/bin/chromium")
 
 
 @pytest.fixture(scope="module")
@@ -87,23 +87,23 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-@pytest.mark.skipif(not CHROMIUM.is_file(), reason="/usr/bin/chromium is not installed")
-def test_the_tab_in_a_real_browser(aligned_cache: Path, tmp_path: Path):
-    playwright_api = pytest.importorskip("playwright.sync_api")
+def test_the_tab_in_a_real_browser(aligned_cache: Path, tmp_path: Path, chromium: str):
     from PIL import Image, ImageStat
 
     with (
         streamlit_server(aligned_cache, tmp_path / "server.log") as (url, _),
-        playwright_api.sync_playwright() as playwright,
+        sync_playwright() as playwright,
     ):
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu"])
+        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
         page = browser.new_page(viewport={"width": 1440, "height": 1500})
         page.set_default_timeout(120_000)  # clicks on a busy machine
+        page.add_init_script(RUN_TRACKER)
         page.goto(url, wait_until="domcontentloaded", timeout=120_000)
         page.get_by_role("tab", name="What changed").wait_for(timeout=120_000)  # the page is up
-        page.get_by_role("tab", name="What changed").click()
+        with rerun(page):  # the tab's run has ended
+            page.get_by_role("tab", name="What changed").click()
         page.wait_for_selector(".sankey .sankey-node", timeout=120_000)
-        page.wait_for_timeout(1500)
+        page.wait_for_function(PLOTS_DRAWN, timeout=90_000)  # plotly has drawn the flow
         shot = tmp_path / "what-changed.png"
         page.screenshot(path=str(shot))
         assert page.locator(".sankey .sankey-node").count() >= 4

@@ -17,9 +17,7 @@ from dashboard.export import download_bytes, kaleido_images
 from dashboard.tables import paper_table
 
 CHROMIUM = Path("/usr/bin/chromium")
-needs_chromium = pytest.mark.skipif(
-    not CHROMIUM.is_file(), reason="/usr/bin/chromium is not installed (apt-get install chromium)"
-)
+needs_chromium = pytest.mark.usefixtures("chromium")  # fails in one line when Chromium is absent
 
 
 def parse_csv(data: bytes) -> list[list[str]]:

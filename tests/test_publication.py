@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import re
-import shutil
 import subprocess
 import warnings
 from datetime import date
@@ -17,11 +16,10 @@ import pytest
 from dashboard.display import OUTLIER_COLOUR, topic_colour
 from dashboard.export import publication_images
 from dashboard.figures import publication, publication_layout
+from tests.conftest import needs_program
 
 CHROMIUM = Path("/usr/bin/chromium")
-needs_chromium = pytest.mark.skipif(
-    not CHROMIUM.is_file(), reason="/usr/bin/chromium is not installed (apt-get install chromium)"
-)
+needs_chromium = pytest.mark.usefixtures("chromium")  # fails in one line when Chromium is absent
 
 
 def clustered_view(n_per_cluster: int = 100, legend: list[tuple[str, str]] | None = None) -> publication.MapView:
@@ -298,11 +296,10 @@ def test_matplotlib_svg_keeps_text_as_text_and_rasterises_the_points(matplotlib_
 def test_matplotlib_pdf_renders_to_a_page_with_content(matplotlib_images, tmp_path):
     pdf = matplotlib_images["pdf"]
     assert pdf.startswith(b"%PDF")
-    if shutil.which("pdftoppm") is None:
-        pytest.skip("pdftoppm (poppler-utils) is not installed")
+    pdftoppm = needs_program("pdftoppm", "poppler-utils")
     (tmp_path / "figure.pdf").write_bytes(pdf)
     subprocess.run(
-        ["pdftoppm", "-png", "-r", "50", "-singlefile", str(tmp_path / "figure.pdf"), str(tmp_path / "page")],
+        [pdftoppm, "-png", "-r", "50", "-singlefile", str(tmp_path / "figure.pdf"), str(tmp_path / "page")],
         check=True,
     )
     assert pixel_spread((tmp_path / "page.png").read_bytes()) > 10
@@ -328,11 +325,12 @@ def test_matplotlib_draws_tiny_unlabelled_and_one_label_maps(labels):
     assert pixel_spread(png) > 3  # title and caption at least, whatever the points
 
 
-@pytest.mark.skipif(
-    not any(path.is_file() for path in publication.CJK_FONT_FILES), reason="fonts-noto-cjk is not installed"
-)
 def test_matplotlib_draws_cjk_labels_with_their_glyphs():
     """Case 06: Chinese and Japanese labels drew as missing-glyph boxes with DejaVu Sans alone."""
+    if not any(path.is_file() for path in publication.CJK_FONT_FILES):
+        pytest.fail(
+            "fonts-noto-cjk is not installed: apt-get install fonts-noto-cjk (.ci/run installs it)", pytrace=False
+        )
     import matplotlib.pyplot as plt
 
     view = clustered_view(40)

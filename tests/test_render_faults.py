@@ -71,7 +71,7 @@ for timeout_s in (0.01, 0.3, 1.0):
 """
 
 
-@pytest.mark.skipif(not kaleido_images.image_export_available(), reason="no Chromium for kaleido")
+@pytest.mark.usefixtures("chromium")
 def test_the_in_process_render_has_a_timeout_that_names_the_browser_and_leaves_nothing_running():
     """Cancelled while Chromium starts, or while it draws; after each the process can still exit (a render that
     skipped the browser's close left a non-daemon thread reading Chromium's log, and the process never ended)."""
