@@ -4,6 +4,7 @@
     python -m bench.add_year --steps add          # only the add again (the builds' folders and times are kept)
     python -m bench.add_year --reuse              # the folders of an earlier run, their recorded times; tables only
     python -m bench.add_year --rules              # also: candidate topics under other misfit rules
+    python -m bench.add_year --base B.toml --new N.toml --all A.toml   # other collection files (a small smoke run)
 
 Three child processes of the command line, each timed (wall, CPU, peak RSS from os.wait4):
 
@@ -22,6 +23,10 @@ share, Jaccard against that topic's 2026 papers) and whether that topic is *new*
 mostly 2026 papers (at least MOSTLY_2026 of them) or its share of 2026's papers at least twice its share of
 2025's. Recall: the new refit topics that some candidate found (its best match, with precision at least
 FOUND_PRECISION), of all new ones and of those new in 2026.
+
+``--base``, ``--new`` and ``--all`` name other collection files for the three runs (default the three above); the
+tables need the new collection named "ICLR 2026" and the previous one "ICLR 2025" (the test suite's smoke run gives
+them small slices of the same conferences).
 
 ``--rules`` recomputes the candidates (pipeline.topics.candidates.group_flagged on the stored vectors, no names)
 under other rules for which added papers to group (bench/add_year_rules.py) and prints the same figures per rule.
@@ -64,18 +69,21 @@ STEPS = ("build", "add", "refit")
 RUN_NAMES = {"build": "build 2024-2025", "add": "add 2026", "refit": "refit 2024-2026"}
 
 
-def run_steps(work: Path, store: Path, steps: tuple[str, ...] = STEPS) -> dict[str, dict[str, Any]]:
+def run_steps(
+    work: Path, store: Path, steps: tuple[str, ...] = STEPS, files: tuple[Path, Path, Path] = (BASE, NEW, ALL)
+) -> dict[str, dict[str, Any]]:
     """The runs of the module docstring named in ``steps``, into WORK/base, WORK/added, WORK/refit (a step not run
-    keeps its folder and record: the add and the refit need WORK/base). Each run's usage, date, load average and
-    commit go to WORK/runs.json, which is returned."""
+    keeps its folder and record: the add and the refit need WORK/base), from the collection files ``files`` (base,
+    new, all). Each run's usage, date, load average and commit go to WORK/runs.json, which is returned."""
+    base, new, every = files
     work.mkdir(parents=True, exist_ok=True)
     path = work / "runs.json"
     runs: dict[str, dict[str, Any]] = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     store_args = ["--embedding-cache", str(store)]
     commands = {
-        "build": (["build", "--collections", str(BASE), "--cache", str(work / "base"), *store_args], "base"),
-        "add": (["add", "--cache", str(work / "added"), "--collections", str(NEW)], "added"),
-        "refit": (["build", "--collections", str(ALL), "--cache", str(work / "refit"), *store_args], "refit"),
+        "build": (["build", "--collections", str(base), "--cache", str(work / "base"), *store_args], "base"),
+        "add": (["add", "--cache", str(work / "added"), "--collections", str(new)], "added"),
+        "refit": (["build", "--collections", str(every), "--cache", str(work / "refit"), *store_args], "refit"),
     }
     for step in STEPS:
         if step not in steps:
@@ -233,12 +241,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--reuse", action="store_true", help="run nothing: the tables from WORK's atlases")
     parser.add_argument("--rules", action="store_true", help="also compare rules for the candidates' papers")
+    parser.add_argument("--base", type=Path, default=BASE, help="collection file of the base atlas (ICLR 2024-2025)")
+    parser.add_argument("--new", type=Path, default=NEW, help="collection file of the year added (ICLR 2026)")
+    parser.add_argument("--all", type=Path, default=ALL, help="collection file of the refit (ICLR 2024-2026)")
     args = parser.parse_args(argv)
     steps = () if args.reuse else tuple(step.strip() for step in args.steps.split(",") if step.strip())
     unknown = sorted(set(steps) - set(STEPS))
     if unknown:
         parser.error(f"unknown steps {unknown}; choose from {', '.join(STEPS)}")
-    runs = run_steps(args.work, args.embedding_cache, steps)
+    runs = run_steps(args.work, args.embedding_cache, steps, (args.base, args.new, args.all))
     pd.set_option("display.width", 250, "display.max_columns", 20, "display.max_colwidth", 60)
     print(usage_table(runs, args.work).to_string(index=False))
     report(args.work, args.rules)

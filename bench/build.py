@@ -293,7 +293,9 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
         default=None,
         help="keep the runs' files in this folder (default: a temporary one, deleted)",
     )
-    parser.add_argument("--child-stock", nargs=2, metavar=("OPTION", "OUT"), help=argparse.SUPPRESS)
+    # The stock child's output folder, always passed as ``--child-stock=OUT`` (one token: argparse cannot take it for
+    # an option); the child reads the same --input / --collections as its parent.
+    parser.add_argument("--child-stock", type=Path, metavar="OUT", help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
 
@@ -306,9 +308,7 @@ def stock_run(source: Source, work: Path, env: dict[str, str], repetition: int) 
             sys.executable,
             str(Path(__file__).resolve()),
             *source.build_arguments(),
-            "--child-stock",
-            source.option,
-            str(out),
+            f"--child-stock={out}",
         ],
         env,
         work / f"stock-{repetition}.log",
@@ -391,7 +391,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_arguments(argv)
     source = source_of(args)
     if args.child_stock:
-        child_stock(Source(source.path, args.child_stock[0]), Path(args.child_stock[1]))
+        child_stock(source, args.child_stock)
         return 0
     work = Path(tempfile.mkdtemp(prefix="atlas-bench-")) if args.keep is None else args.keep
     work.mkdir(parents=True, exist_ok=True)

@@ -2,7 +2,9 @@
 2024 (or 2026) area, the areas of its papers' nearest ICLR 2025 papers (cosine of TF-IDF vectors of "title.
 abstract", scikit-learn's public API), and whether the most common one is the crosswalk's canonical name.
 
-    python -m bench.crosswalk [--year 2024] [--k 10]
+    python -m bench.crosswalk [--year 2024] [--k 10] [--sample N]
+
+``--sample N`` reads N papers of each year (seeded) instead of all of them: a quick run (the test suite's smoke run).
 """
 
 from __future__ import annotations
@@ -18,10 +20,14 @@ from pipeline.runtime.paths import PROJECT_ROOT
 DATA = PROJECT_ROOT.parent / "shared" / "data"
 
 
-def papers(year: int) -> pd.DataFrame:
+def papers(year: int, sample: int | None = None) -> pd.DataFrame:
+    """ICLR ``year``'s papers (title, abstract, primary area, venue, year, "title. abstract" text); ``sample``: that
+    many of them (seeded), else all."""
     frame = pd.read_parquet(
         DATA / f"iclr{year}" / f"iclr{year}_abstracts.parquet", columns=["title", "abstract", "primary_area"]
     )
+    if sample is not None and sample < len(frame):
+        frame = frame.sample(n=sample, random_state=0).reset_index(drop=True)
     return frame.assign(venue="ICLR", year=year, text=frame["title"].fillna("") + ". " + frame["abstract"].fillna(""))
 
 
@@ -29,10 +35,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--year", type=int, default=2024, help="the year checked against ICLR 2025 (default 2024)")
     parser.add_argument("--k", type=int, default=10, help="nearest 2025 papers per paper (default 10)")
+    parser.add_argument("--sample", type=int, default=None, help="papers per year, seeded (default: all)")
     args = parser.parse_args()
     from sklearn.feature_extraction.text import TfidfVectorizer
 
-    old, new = papers(args.year), papers(2025)
+    old, new = papers(args.year, args.sample), papers(2025, args.sample)
     vectors = TfidfVectorizer(stop_words="english", min_df=3, sublinear_tf=True).fit(pd.concat([old, new])["text"])
     similarity = (vectors.transform(old["text"]) @ vectors.transform(new["text"]).T).toarray()
     nearest = np.argpartition(-similarity, args.k, axis=1)[:, : args.k]

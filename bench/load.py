@@ -1,7 +1,8 @@
 """Many users at once: N concurrent sessions of the real page against one Streamlit server (issue 21).
 
     python -m bench.load --cache /tmp/final_cache [--sessions 1,5,10,20] [--seconds 60] [--think 3[,0]]
-                         [--settle 30] [--malloc-arenas 2] [--calibrate] [--seed 0]
+                         [--settle 30] [--malloc-arenas 2] [--calibrate [--calibrate-repeats 5]] [--seed 0]
+                         [--warm-up-wait 15]
 
 It starts ``streamlit run dashboard/app.py`` on a free port of 127.0.0.1 over the cache (the repository's
 ``.streamlit/config.toml`` applies), opens one warm-up session (the cache read and the shared tables built, as on
@@ -12,7 +13,10 @@ every tab, a semantic search, the CSV export, back to the map, close) with ``--t
 times (``--think 3,0``) every level runs once per think time, in that order. Users are light
 clients of Streamlit's own websocket protocol (bench/load_client.py), so 20 of them cost the 2-core machine
 little beside the server. ``--calibrate`` first runs the same interactions in one headless Chromium page and
-then with one client (bench/load_browser.py), to show that the client's rerun latency is what a browser sees.
+then with one client (bench/load_browser.py), to show that the client's rerun latency is what a browser sees,
+each interaction ``--calibrate-repeats`` times (default 5). ``--warm-up-wait`` is the pause after the warm-up visit
+(default 15 s: the page starts its render server 5 s after the Downloads tab opened, and the RSS at the start is
+taken once it is steady); the test suite's smoke run shortens both.
 
 Printed, one row per N: visits and reruns done; p50 and p95 rerun latency (ms, from the interaction sent to the
 ``script_finished`` of its run); CSV exports and their p95 (ms, the request sent until the file fetched);
@@ -254,6 +258,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--malloc-arenas", default="2", help='MALLOC_ARENA_MAX for the server ("": glibc default)')
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--calibrate", action="store_true", help="compare with one headless Chromium page first")
+    parser.add_argument(
+        "--calibrate-repeats", type=int, default=5, help="repetitions of each calibration interaction (default 5)"
+    )
+    parser.add_argument(
+        "--warm-up-wait",
+        type=float,
+        default=WARM_UP_WAIT_S,
+        help=f"pause after the warm-up (default {WARM_UP_WAIT_S:g} s)",
+    )
     return parser.parse_args(argv)
 
 
@@ -295,11 +308,11 @@ def main(argv: list[str] | None = None) -> int:
         asyncio.run(visit(url, random.Random(args.seed), 0.0, n_papers, warm, time.monotonic() + 600))
         if warm.errors:
             print("warm-up errors: " + "; ".join(warm.errors[:5]), flush=True)
-        time.sleep(WARM_UP_WAIT_S)  # the page starts its render server 5 s after the Downloads tab opened
+        time.sleep(args.warm_up_wait)  # the page starts its render server 5 s after the Downloads tab opened
         if args.calibrate:
             from bench.load_browser import calibrate
 
-            print(calibrate(url), flush=True)
+            print(calibrate(url, args.calibrate_repeats), flush=True)
         start_rss = steady_rss(server)
         print(
             f"server RSS after a warm-up visit, once steady: {start_rss / MIB:.0f} MiB ({rss_by_process(server)})",

@@ -5,10 +5,13 @@ rows) and finds each row's ``--k`` nearest rows (itself included, as the build a
 
 - the exact search (pipeline.geometry.neighbors.cosine_knn), the truth the others are scored against;
 - pynndescent's NNDescent as the build ran it until 2026-12-03 (euclidean on the unit rows, seed 42, one thread,
-  low memory); its first call in a process compiles its numba kernels, as it did in every build;
+  low memory); its first call in a process compiles its numba kernels, as it did in every build (about 25 CPU
+  seconds: ``--no-nndescent`` leaves it out, for a quick run such as the test suite's smoke run);
 - faiss HNSW graphs (IndexHNSWFlat, inner product; built with one thread, searched with ``--threads``) for a grid of
   links per node (M), efConstruction and efSearch;
-- faiss IVF-Flat (a k-means coarse quantiser of ``nlist`` cells, ``nprobe`` cells searched), for comparison.
+- faiss IVF-Flat (a k-means coarse quantiser of ``nlist`` cells, ``nprobe`` cells searched), for comparison;
+  ``--ivf NLIST:NPROBE [...]`` sets its grid (default 256:16 512:32; k-means needs at least NLIST rows, so a small
+  atlas, as in the test suite's smoke run, needs a smaller grid).
 
 Each line: CPU seconds of this process (user + sys, every thread), wall seconds, and recall@(k-1): the share of
 the exact search's k-1 neighbours (the row itself left out) that the search found. The build's default
@@ -26,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 Search = Callable[[np.ndarray, int], np.ndarray]
+IVF_GRID = ["256:16", "512:32"]  # nlist:nprobe of the IVF-Flat rows
 
 
 def recall(found: np.ndarray, exact: np.ndarray) -> float:
@@ -89,6 +93,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, required=True, help="a cache folder (its embeddings.npy)")
     parser.add_argument("--k", type=int, default=16, help="neighbours per row, the row itself included (default 16)")
     parser.add_argument("--threads", type=int, default=1, help="faiss search threads (default 1, as the build)")
+    parser.add_argument("--no-nndescent", action="store_true", help="leave out pynndescent (its compile)")
+    parser.add_argument(
+        "--ivf",
+        nargs="+",
+        default=IVF_GRID,
+        metavar="NLIST:NPROBE",
+        help=f"IVF-Flat grid (default {' '.join(IVF_GRID)})",
+    )
     args = parser.parse_args(argv)
     from pipeline.geometry.neighbors import cosine_knn
 
@@ -101,12 +113,15 @@ def main(argv: list[str] | None = None) -> int:
     exact, cpu, wall = timed(lambda e, k: cosine_knn(e, k)[0], embeddings, args.k)
     print(f"| search | CPU s | wall s | recall@{args.k - 1} |\n|---|---|---|---|", flush=True)
     print(f"| exact (blocked matrix products) | {cpu:.1f} | {wall:.1f} | 1.000 |", flush=True)
-    searches: list[tuple[str, Search]] = [("pynndescent NNDescent (compile included)", nndescent)]
+    searches: list[tuple[str, Search]] = (
+        [] if args.no_nndescent else [("pynndescent NNDescent (compile included)", nndescent)]
+    )
     searches += [
         (f"faiss HNSW M={m} efConstruction={c} efSearch={s}", hnsw(m, c, s, args.threads))
         for m, c, s in [(12, 32, 32), (16, 40, 32), (16, 40, 48), (16, 40, 64), (32, 40, 48)]
     ]
-    searches += [(f"faiss IVF-Flat nlist={c} nprobe={p}", ivf(c, p, args.threads)) for c, p in [(256, 16), (512, 32)]]
+    grid = [tuple(int(value) for value in cell.split(":")) for cell in args.ivf]
+    searches += [(f"faiss IVF-Flat nlist={c} nprobe={p}", ivf(c, p, args.threads)) for c, p in grid]
     for name, search in searches:
         found, cpu, wall = timed(search, embeddings, args.k)
         print(f"| {name} | {cpu:.1f} | {wall:.1f} | {recall(found, exact):.3f} |", flush=True)
