@@ -163,7 +163,7 @@ def label_boxes(page) -> list[dict]:
     return page.eval_on_selector_all(
         ".js-plotly-plot .annotation .bg",
         "els => els.map(e => { const r = e.getBoundingClientRect(); "
-        "return {x: r.x, y: r.y, w: r.width, h: r.height}; })",
+        "return {x: r.x, y: r.y, w: r.width, h: r.height, text: e.parentNode.textContent}; })",
     )
 
 
@@ -189,11 +189,11 @@ def test_labels_never_overlap_never_cover_a_point_and_let_the_hover_through(brow
         points = point_positions(page)
         for box in boxes:
             inside = [
-                doc
+                (doc, round(x, 1), round(y, 1))
                 for x, y, doc in points
                 if box["x"] <= x <= box["x"] + box["w"] and box["y"] <= y <= box["y"] + box["h"]
             ]
-            assert not inside, f"{level}: a label covers points {inside[:3]}"
+            assert not inside, f"{level}: the label {box} covers points {inside[:3]}"
             hit = page.evaluate(
                 f"() => document.elementFromPoint({box['x'] + box['w'] / 2}, "
                 f"{box['y'] + box['h'] / 2}).getAttribute('class')"
