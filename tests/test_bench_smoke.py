@@ -70,6 +70,7 @@ SMOKE_RUNS = {
     "session_open": "test_session_open_times_a_first_run",
     "sources": "test_build_compares_stock_bertopic_with_ours",
     "stability": "test_stability_rebuilds_and_adds",
+    "theme_cuts": "test_theme_cuts_scores_the_cuts",
     "theme_grouping": "test_theme_grouping_measures_themes_and_topics",
     "themes": "test_themes_compares_the_cuts",
     "topic_membership": "test_topic_membership_measures_a_corpus",
@@ -335,6 +336,13 @@ def test_theme_grouping_measures_themes_and_topics(slice_cache: Path, bench_env:
     """bench.theme_grouping prints its table of the themes and topics of an atlas."""
     output = run_bench("theme_grouping", "--cache", slice_cache, env=bench_env)
     assert_printed(output, f"{slice_cache}: ", "in topics", "measure", "themes", "topics")
+
+
+def test_theme_cuts_scores_the_cuts(slice_cache: Path, bench_env: dict[str, str]) -> None:
+    """bench.theme_cuts prints its table of today's themes, the other cuts and random themes, and each cut's themes."""
+    output = run_bench("theme_cuts", "--cache", slice_cache, "--random", 3, env=bench_env)
+    assert_printed(output, f"{slice_cache}: ", "measure", "today", "ward-representation", "ward-map", "combined")
+    assert_printed(output, "random themes", "ward-map: ", "combined: ")
 
 
 def test_compare_caches_tells_same_from_different(
