@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -45,6 +44,8 @@ from bench.theme_grouping import (
     RANDOM_REPEATS,
     REGION_EPS_SCALE,
     ROWS,
+    add_cache_options,
+    cell_text,
     level_figures,
     map_spacing,
     neighbour_indices,
@@ -52,6 +53,7 @@ from bench.theme_grouping import (
     shuffled_themes,
     split_groups,
     theme_ids,
+    themed_caches,
     topic_centroids,
     unit_rows,
 )
@@ -300,19 +302,8 @@ def table(figures: dict[str, dict[str, float]], k: int = K_NEIGHBOURS) -> str:
     widths = [max(13, len(column)) for column in columns]
     lines = [f"{'measure':44} " + " ".join(f"{column:>{width}}" for column, width in zip(columns, widths))]
     for key, title, form in table_rows():
-        cells = []
-        for column, width in zip(columns, widths):
-            value = figures[column].get(key)
-            if key == "centroid_within_pairs" and value is not None:
-                text = f"{value:.0f} | {figures[column]['centroid_between_pairs']:.0f}"
-            elif value is None:
-                text = "-"
-            elif np.isnan(value):
-                text = "n/a"
-            else:
-                text = form.format(value)
-            cells.append(f"{text:>{width}}")
-        lines.append(f"{title.replace('15-NN', f'{k}-NN'):44} " + " ".join(cells))
+        cells = " ".join(f"{cell_text(figures[column], key, form):>{width}}" for column, width in zip(columns, widths))
+        lines.append(f"{title.replace('15-NN', f'{k}-NN'):44} {cells}")
     return "\n".join(lines)
 
 
@@ -338,23 +329,14 @@ def theme_lines(atlas: Atlas, name: str, topics: pd.DataFrame) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cache", type=Path, action="append", required=True, help="a cache folder (repeatable)")
+    add_cache_options(parser)
     parser.add_argument("--themes", type=int, default=None, help="themes per cut (default: the cache's own count)")
     parser.add_argument("--linkage", choices=LINKAGES, default="ward", help="agglomerative linkage (default ward)")
     parser.add_argument(
         "--cap", type=float, default=SHARE_CAP, help="size guard: largest theme's share of papers (default 0.15)"
     )
-    parser.add_argument("--k", type=int, default=K_NEIGHBOURS, help="neighbours on the map (default 15)")
-    parser.add_argument(
-        "--random", type=int, default=RANDOM_REPEATS, help="random themes to average (default 20; 0: none)"
-    )
     args = parser.parse_args()
-    from pipeline.cache import read_cache
-    from pipeline.topics.themes import assign_themes, has_themes
-
-    for folder in args.cache:
-        cache = read_cache(folder)
-        topics = cache.topics if has_themes(cache.topics) else assign_themes(cache.topics, cache.hierarchy)
+    for folder, cache, topics in themed_caches(args.cache):
         documents = cache.documents
         atlas = prepare(documents, cache.embeddings(), k=args.k)
         figures, cuts = measure_cuts(atlas, topics, args.themes, args.linkage, args.cap, args.random)

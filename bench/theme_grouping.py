@@ -34,8 +34,9 @@ The functions are pure (arrays in, numbers out), so tests and other benchmarks c
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -349,42 +350,53 @@ ROWS = (
 )
 
 
+def cell_text(column: dict[str, float], key: str, form: str) -> str:
+    """One cell of a printed table: ``column[key]`` in ``form``; the pair counts as "within | between"; "-" where
+    the column has no such figure, "n/a" for nan."""
+    value = column.get(key)
+    if key == "centroid_within_pairs" and value is not None:
+        return f"{value:.0f} | {column['centroid_between_pairs']:.0f}"
+    if value is None:
+        return "-"
+    return "n/a" if np.isnan(value) else form.format(value)
+
+
 def table(figures: dict[str, dict[str, float]], k: int = K_NEIGHBOURS) -> str:
     """The printed table of :func:`measure`'s figures: one row per measure, one column per level (themes, random
     themes when measured, topics)."""
     levels = [level for level in ("themes", "random themes", "topics") if level in figures]
     lines = [f"{'measure':44} " + " ".join(f"{level:>13}" for level in levels)]
     for key, title, form in ROWS:
-        cells = []
-        for level in levels:
-            value = figures[level].get(key)
-            if key == "centroid_within_pairs" and value is not None:
-                text = f"{value:.0f} | {figures[level]['centroid_between_pairs']:.0f}"
-            elif value is None:
-                text = "-"
-            elif np.isnan(value):
-                text = "n/a"
-            else:
-                text = form.format(value)
-            cells.append(f"{text:>13}")
-        lines.append(f"{title.replace('15-NN', f'{k}-NN'):44} " + " ".join(cells))
+        cells = " ".join(f"{cell_text(figures[level], key, form):>13}" for level in levels)
+        lines.append(f"{title.replace('15-NN', f'{k}-NN'):44} {cells}")
     return "\n".join(lines)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_cache_options(parser: argparse.ArgumentParser) -> None:
+    """The options every theme benchmark takes: --cache (repeatable), --k and --random."""
     parser.add_argument("--cache", type=Path, action="append", required=True, help="a cache folder (repeatable)")
     parser.add_argument("--k", type=int, default=K_NEIGHBOURS, help="neighbours on the map (default 15)")
     parser.add_argument(
         "--random", type=int, default=RANDOM_REPEATS, help="random themes to average (default 20; 0: none)"
     )
-    args = parser.parse_args()
+
+
+def themed_caches(folders: list[Path]) -> Iterator[tuple[Path, Any, pd.DataFrame]]:
+    """(folder, its TopicCache, its topics with their themes) per folder; a cache built before themes gets the
+    build's own theme cut (pipeline.topics.themes.assign_themes). Raises CacheError for a folder that is no cache."""
     from pipeline.cache import read_cache
     from pipeline.topics.themes import assign_themes, has_themes
 
-    for folder in args.cache:
+    for folder in folders:
         atlas = read_cache(folder)
-        topics = atlas.topics if has_themes(atlas.topics) else assign_themes(atlas.topics, atlas.hierarchy)
+        yield folder, atlas, atlas.topics if has_themes(atlas.topics) else assign_themes(atlas.topics, atlas.hierarchy)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_cache_options(parser)
+    args = parser.parse_args()
+    for folder, atlas, topics in themed_caches(args.cache):
         documents = atlas.documents
         figures = measure(documents, topics, atlas.embeddings(), k=args.k, random_repeats=args.random)
         in_topics = int((documents["topic"] != OUTLIER).sum())
