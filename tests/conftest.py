@@ -35,6 +35,7 @@ SHARED = ROOT.parent / "shared"
 # The shared collections the multi-collection tests read (test_collections, test_journeys).
 ICLR2024 = SHARED / "data" / "iclr2024" / "iclr2024_abstracts.parquet"
 ICLR2025 = SHARED / "data" / "iclr2025" / "iclr2025_abstracts.parquet"
+ICLR2026 = SHARED / "data" / "iclr2026" / "iclr2026_abstracts.parquet"
 ICML2025 = SHARED / "data" / "icml2025" / "icml2025_abstracts.parquet"
 PAPERS = SHARED / "data" / "iclr2025" / "papers.parquet"
 ALL_TITLES = SHARED / "data" / "iclr2025" / "all_submissions_titles_decisions.parquet"

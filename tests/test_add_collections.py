@@ -23,11 +23,10 @@ from pipeline.ingest.collections import Collection, read_collection_file
 from pipeline.operations.add import run_add
 from pipeline.runtime.errors import CorpusTooSmallError, InputError
 from pipeline.topics.candidates import candidate_refit_reason, group_flagged, in_new_territory
-from tests.conftest import ICLR2024, ICLR2025, ICML2025, ROOT, needs_shared
+from tests.conftest import ICLR2024, ICLR2025, ICLR2026, ICML2025, ROOT, needs_shared
 
 pytestmark = pytest.mark.slow
 
-ICLR2026 = ICLR2025.parent.parent / "iclr2026" / "iclr2026_abstracts.parquet"
 MINILM = replace(BuildConfig(), embedding_model="all-MiniLM-L6-v2")
 COOKING = [
     "Braising short ribs in red wine for four hours renders the collagen into gelatin; we compare oven and stovetop "

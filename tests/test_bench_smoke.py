@@ -25,12 +25,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tests.conftest import CASES, ICLR2024, ICLR2025, ICML2025, ROOT, needs_shared
+from tests.conftest import CASES, ICLR2024, ICLR2025, ICLR2026, ICML2025, ROOT, needs_shared
+from tests.streamlit_server import chromium_path
 
 pytestmark = pytest.mark.slow
 
-ICLR2026 = ICLR2024.parent.parent / "iclr2026" / "iclr2026_abstracts.parquet"
-CHROMIUM = Path("/usr/bin/chromium")
 BENCH_TIMEOUT_S = 600
 SLICE_ROWS = 150  # papers per collection of the small atlases of several collections
 
@@ -103,12 +102,6 @@ def assert_printed(output: str, *expected: str) -> None:
     """Each of ``expected`` occurs in the benchmark's output."""
     missing = [text for text in expected if text not in output]
     assert not missing, f"missing {missing} in:\n{output[-3000:]}"
-
-
-def needs_chromium() -> None:
-    """Fail the calling test in one line when Debian's Chromium, which the browser benchmarks drive, is absent."""
-    if not CHROMIUM.is_file():
-        pytest.fail(f"{CHROMIUM} is not installed: apt-get install chromium", pytrace=False)
 
 
 def write_slice(source: Path, rows: int, target: Path) -> Path:
@@ -486,7 +479,7 @@ def test_atlas_agreement_compares_each_year_with_the_combined_atlas(
 @pytest.mark.browser
 def test_dashboard_times_server_and_browser(slice_cache: Path, bench_env: dict[str, str]) -> None:
     """bench.dashboard times each rerun on the server (AppTest) and each interaction in headless Chromium."""
-    needs_chromium()
+    chromium_path()  # fails in one line when Debian's Chromium is absent
     output = run_bench("dashboard", "--cache", slice_cache, "--repeats", 1, env=bench_env)
     assert_printed(output, "server  first render", "server  decision filter", "click on a point -> paper shown")
     assert_printed(output, "filter change -> map redrawn", "dashboard: first render")
@@ -495,7 +488,7 @@ def test_dashboard_times_server_and_browser(slice_cache: Path, bench_env: dict[s
 @pytest.mark.browser
 def test_dashboard_compares_the_map_renderers(slice_cache: Path, bench_env: dict[str, str]) -> None:
     """bench.dashboard --renderers (bench.map_compare) times the WebGL and the plotly map side by side."""
-    needs_chromium()
+    chromium_path()  # fails in one line when Debian's Chromium is absent
     output = run_bench("dashboard", "--cache", slice_cache, "--renderers", "--repeats", 1, env=bench_env)
     assert_printed(output, "map renderers at 1500x1000", "first paint of a fresh page", "click on a point -> paper")
     assert " plotly " in output and " webgl " in output, output
@@ -504,7 +497,7 @@ def test_dashboard_compares_the_map_renderers(slice_cache: Path, bench_env: dict
 @pytest.mark.browser
 def test_screenshots_shoots_a_view(slice_cache: Path, tmp_path: Path, bench_env: dict[str, str]) -> None:
     """bench.screenshots shoots a view at a window size and prints what it found."""
-    needs_chromium()
+    chromium_path()  # fails in one line when Debian's Chromium is absent
     output = run_bench(
         "screenshots", "--cache", slice_cache, "--out", tmp_path, "--sizes", "900x1000", "--views", "map-themes",
         env=bench_env,
@@ -516,7 +509,7 @@ def test_screenshots_shoots_a_view(slice_cache: Path, tmp_path: Path, bench_env:
 @pytest.mark.browser
 def test_map_screenshots_shoots_the_map(slice_cache: Path, tmp_path: Path, bench_env: dict[str, str]) -> None:
     """bench.map_screenshots shoots the map at both levels, its legend and a hover at a window size."""
-    needs_chromium()
+    chromium_path()  # fails in one line when Debian's Chromium is absent
     output = run_bench(
         "map_screenshots", "--cache", slice_cache, "--out", tmp_path, "--sizes", "900x1000", env=bench_env
     )
@@ -527,7 +520,7 @@ def test_map_screenshots_shoots_the_map(slice_cache: Path, tmp_path: Path, bench
 def test_load_runs_one_user_and_calibrates(seed_cache: Path, bench_env: dict[str, str]) -> None:
     """bench.load calibrates its websocket client against Chromium (bench.load_browser), runs one user's visits
     (bench.load_scenario, bench.load_client) and prints the table and the goals."""
-    needs_chromium()
+    chromium_path()  # fails in one line when Debian's Chromium is absent
     output = run_bench(
         "load", "--cache", seed_cache, "--sessions", 1, "--seconds", 1, "--think", 0, "--settle", 0,
         "--warm-up-wait", 0, "--calibrate", "--calibrate-repeats", 1, env=bench_env,
