@@ -57,9 +57,8 @@ from bench.theme_grouping import (
     topic_centroids,
     unit_rows,
 )
+from pipeline.topics.themes import SHARE_CAP, combined_features, guarded_cut, numbered
 
-# The size guard: no theme over this share of the papers in topics, where splitting can achieve it.
-SHARE_CAP = 0.15
 LINKAGES = ("ward", "average")
 TODAY = "today"
 RANDOM = "random themes"
@@ -88,22 +87,6 @@ def map_centroids(points: np.ndarray, topics: Sequence[int] | np.ndarray) -> tup
     return ids, np.stack([np.median(xy[labels == topic], axis=0) for topic in ids])
 
 
-def standardised(block: np.ndarray) -> np.ndarray:
-    """``block`` (t x d) centred on its column means and scaled so the mean squared length of its rows is 1 (its
-    total variance 1): the block scaling of multiblock methods (cf. Westerhuis, Kourti & MacGregor 1998), so two
-    blocks side by side weigh alike in squared Euclidean distances whatever their dimensions. A block without
-    spread stays all zero."""
-    centred = np.asarray(block, dtype=np.float64) - np.asarray(block, dtype=np.float64).mean(axis=0)
-    spread = float(np.sqrt((centred * centred).sum(axis=1).mean())) if len(centred) else 0.0
-    return centred / spread if spread > 0 else np.zeros_like(centred)
-
-
-def combined_features(representation: np.ndarray, positions: np.ndarray) -> np.ndarray:
-    """The ``combined`` cut's features: t x (d + 2), the two blocks (t x d centroids, t x 2 map positions) each
-    :func:`standardised`, side by side."""
-    return np.hstack([standardised(representation), standardised(positions)])
-
-
 def topic_linkage(features: np.ndarray, method: str = "ward") -> np.ndarray:
     """scipy's agglomerative linkage matrix ((t - 1) x 4) of ``features`` (t x d, t >= 2), Euclidean distance;
     ``method`` "ward" (Ward 1963) or "average" (UPGMA)."""
@@ -112,45 +95,6 @@ def topic_linkage(features: np.ndarray, method: str = "ward") -> np.ndarray:
     if method not in LINKAGES:
         raise ValueError(f"linkage {method!r}: one of {LINKAGES}")
     return linkage(np.asarray(features, dtype=np.float64), method=method, metric="euclidean")
-
-
-def numbered(groups: Sequence[Sequence[int]], sizes: Sequence[int] | np.ndarray) -> np.ndarray:
-    """A theme id per topic (shape t) from ``groups`` (lists of topic row indices covering 0..t-1): themes numbered
-    0, 1, ... from the most papers (``sizes``, t) to the fewest, ties by their smallest row (as assign_themes)."""
-    weights = np.asarray(sizes, dtype=np.float64)
-    order = sorted(groups, key=lambda rows: (-float(weights[list(rows)].sum()), min(rows)))
-    themes = np.full(len(weights), OUTLIER, dtype=np.int64)
-    for theme, rows in enumerate(order):
-        themes[list(rows)] = theme
-    return themes
-
-
-def guarded_cut(
-    linkage_matrix: np.ndarray, sizes: Sequence[int] | np.ndarray, n_themes: int, cap: float = SHARE_CAP
-) -> np.ndarray:
-    """Cut a linkage tree (``linkage_matrix`` of t >= 2 topics) into ``n_themes`` themes, from the root down:
-    while a theme holds more than ``cap`` of the papers (``sizes``, t) and can be split, the largest such theme is
-    split; otherwise the theme whose merge is highest. With ``cap`` >= 1 this is the usual cut into k clusters
-    (scipy's ``fcluster(..., criterion="maxclust")`` for a monotone linkage). Returns a theme id per topic (t),
-    numbered by :func:`numbered`; fewer themes only when every theme is one topic."""
-    from scipy.cluster.hierarchy import ClusterNode, to_tree
-
-    weights = np.asarray(sizes, dtype=np.float64)
-    limit = cap * float(weights.sum())
-
-    def papers(node: ClusterNode) -> float:
-        return float(weights[node.pre_order()].sum())
-
-    themes: list[ClusterNode] = [to_tree(np.asarray(linkage_matrix, dtype=np.float64))]
-    while len(themes) < n_themes:
-        splittable = [node for node in themes if not node.is_leaf()]
-        if not splittable:
-            break
-        oversized = [node for node in splittable if papers(node) > limit]
-        chosen = max(oversized, key=papers) if oversized else max(splittable, key=lambda node: node.dist)
-        # ClusterNode compares by height (==), so the chosen node is removed by identity.
-        themes = [node for node in themes if node is not chosen] + [chosen.get_left(), chosen.get_right()]
-    return numbered([node.pre_order() for node in themes], weights)
 
 
 def cut_topics(

@@ -42,6 +42,7 @@ LINEAGE_FILE = "lineage.parquet"  # optional: only when the atlas was aligned to
 COPIES_FILE = "copies.parquet"  # optional: only for corpora with duplicate abstracts
 JOURNEYS_FILE = "journeys.parquet"  # optional: atlases of several collections with papers found in two of them
 CANDIDATES_FILE = "candidates.parquet"  # optional: candidate new topics found by `add` (pipeline.topics.candidates)
+SUBTOPICS_FILE = "subtopics.parquet"  # optional: the third level, parts of the large topics (pipeline.topics.subtopics)
 MODEL_DIR = "model"
 REPRESENTATION_DIR = "representation"  # how texts become vectors: pipeline.represent.representation (JSON + .npy)
 
@@ -53,6 +54,8 @@ DOCUMENT_COLUMNS = ["doc_id", "title", "abstract", "topic", "probability", "x", 
 # and the similarity to its nearest topic centroid that the build's fit check found. Caches built before lack them.
 OUTLIER_REASON_COLUMN = "outlier_reason"
 FIT_SIMILARITY_COLUMN = "fit_similarity"
+# Optional: the paper's subtopic (int64, -1 = none: an outlier, or a topic too small to have subtopics).
+SUBTOPIC_COLUMN = "subtopic"
 FITS_NO_TOPIC = "fits no topic"  # the build's fit check moved it out of its topic
 NO_DENSE_CLUSTER = "no dense cluster"  # HDBSCAN left it out of every cluster; outlier reduction found it no topic
 CLUSTER_DISSOLVED = "cluster dissolved"  # its cluster's papers shared no words (pipeline.topics.membership)
@@ -92,6 +95,9 @@ CANDIDATE_COLUMNS = [
     "x",
     "y",
 ]
+# Subtopics (pipeline.topics.subtopics): per subtopic its id (unique in the atlas), its topic, name, subtitle (list of
+# phrases), papers and the median map position of its papers.
+SUBTOPIC_COLUMNS = ["subtopic", "topic", "label", "subtitle", "size", "x", "y"]
 # Per paper of this atlas or of the previous one: its topic id before and after (nullable Int64: <NA> = not in that
 # atlas). Both ids are in the same id space (pipeline.topics.align keeps matched topics' ids).
 LINEAGE_COLUMNS = ["doc_id", "title", "previous_topic", "topic"]
@@ -151,6 +157,8 @@ class TopicCache:
     journeys : papers found again in another collection (JOURNEY_COLUMNS); empty (with its columns) when absent.
     candidates : candidate new topics of the adds since the build (CANDIDATE_COLUMNS; ``top_terms`` [term, score]
         lists, ``doc_ids`` and ``representative_doc_ids`` lists); empty (with its columns) when absent.
+    subtopics : the large topics' parts (SUBTOPIC_COLUMNS, ``subtitle`` a list of str); the documents' ``subtopic``
+        column says each paper's. Empty (with its columns) for caches built before subtopics.
     """
 
     path: Path
@@ -163,6 +171,7 @@ class TopicCache:
     copies: pd.DataFrame = field(default_factory=pd.DataFrame)
     journeys: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=JOURNEY_COLUMNS))
     candidates: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=CANDIDATE_COLUMNS))
+    subtopics: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=SUBTOPIC_COLUMNS))
     identity: tuple[int, int, int] | None = None  # the manifest's identity when the tables were read
 
     def embeddings(self) -> np.ndarray:
@@ -326,6 +335,13 @@ def _read_cache_once(cache_dir: Path) -> TopicCache:
         if (cache_dir / CANDIDATES_FILE).exists()
         else pd.DataFrame(columns=CANDIDATE_COLUMNS)
     )
+    subtopics = (
+        _read_table(cache_dir, SUBTOPICS_FILE, SUBTOPIC_COLUMNS)
+        if (cache_dir / SUBTOPICS_FILE).exists()
+        else pd.DataFrame(columns=SUBTOPIC_COLUMNS)
+    )
+    if len(subtopics):
+        subtopics["subtitle"] = subtopics["subtitle"].map(lambda terms: [str(term) for term in terms])
     if len(documents) != manifest["n_documents"]:
         raise CacheError(
             cache_dir, f"{DOCUMENTS_FILE} has {len(documents)} rows but the manifest says {manifest['n_documents']}"
@@ -352,6 +368,7 @@ def _read_cache_once(cache_dir: Path) -> TopicCache:
         copies=copies,
         journeys=journeys,
         candidates=candidates,
+        subtopics=subtopics,
     )
 
 
@@ -582,11 +599,13 @@ def write_tables(
     copies: pd.DataFrame | None = None,
     journeys: pd.DataFrame | None = None,
     candidates: pd.DataFrame | None = None,
+    subtopics: pd.DataFrame | None = None,
 ) -> None:
     """Write the cache files into ``folder`` (normally the staging folder of :func:`staged_cache`).
 
     ``topics_per_class``, ``lineage`` (LINEAGE_COLUMNS), ``copies`` (COPY_COLUMNS first), ``journeys``
-    (JOURNEY_COLUMNS) and ``candidates`` (CANDIDATE_COLUMNS) are written only when given and not empty.
+    (JOURNEY_COLUMNS), ``candidates`` (CANDIDATE_COLUMNS) and ``subtopics`` (SUBTOPIC_COLUMNS) are written only when
+    given and not empty.
 
     ``manifest`` must hold MANIFEST_KEYS except ``kind`` and ``schema_version``, which are set here.
     ``embeddings`` is float32, n_documents x dim. The manifest is written last, so a folder without one is partial.
@@ -631,6 +650,11 @@ def write_tables(
         candidates.assign(top_terms=_term_structs(candidates["top_terms"])).to_parquet(
             folder / CANDIDATES_FILE, index=False
         )
+    if subtopics is not None and not subtopics.empty:
+        missing = [column for column in SUBTOPIC_COLUMNS if column not in subtopics.columns]
+        if missing:
+            raise ValueError(f"{SUBTOPICS_FILE} lacks columns {missing}")
+        subtopics[SUBTOPIC_COLUMNS].to_parquet(folder / SUBTOPICS_FILE, index=False)
     np.save(folder / EMBEDDINGS_FILE, embeddings.astype(np.float32), allow_pickle=False)
     full_manifest = {"kind": CACHE_KIND, "schema_version": SCHEMA_VERSION, **manifest}
     missing_keys = [key for key in MANIFEST_KEYS if key not in full_manifest]

@@ -16,21 +16,18 @@ from bench.theme_cuts import (
     TODAY,
     TOPICS,
     clustered_cuts,
-    combined_features,
     cut_names,
     cut_topics,
-    guarded_cut,
     main,
     map_centroids,
     measure_cuts,
-    numbered,
     prepare,
-    standardised,
     table,
     topic_linkage,
     with_themes,
 )
 from pipeline.cache import read_cache
+from pipeline.topics.themes import combined_features, guarded_cut, numbered, standardised
 
 GROUPS = 3
 TOPICS_PER_GROUP = 3

@@ -1,15 +1,19 @@
-"""Themes cut from the topic hierarchy (pipeline.topics.themes): tree reading, the cut, names, odd topic ids, old
-caches."""
+"""Themes (pipeline.topics.themes): the build's Ward cut of the topics' centroids and map positions, and the
+hierarchy's cut for caches built before themes (tree reading, the cut, names, odd topic ids)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from pipeline.cache import HIERARCHY_COLUMNS
 from pipeline.topics.themes import (
     OUTLIER_THEME,
+    assign_cut_themes,
     assign_themes,
+    combined_features,
+    cut_themes,
     cut_tree,
     has_themes,
     merge_tree,
@@ -123,7 +127,9 @@ def test_a_cache_without_a_hierarchy_gets_one_theme_per_topic():
     assert themed["theme_label"].tolist() == ["Outliers", "term0, more0"]
 
 
-def test_a_build_writes_themes_cut_from_its_own_hierarchy(slice_cache):
+def test_a_build_writes_themes_cut_from_its_topics_place(slice_cache):
+    """The build's themes are the Ward cut of its topics' centroids and map positions (recomputed here from the
+    cache's own papers, vectors and map), not the hierarchy's cut, which stays for caches built before themes."""
     from pipeline.cache import read_cache
 
     atlas = read_cache(slice_cache)
@@ -136,8 +142,43 @@ def test_a_build_writes_themes_cut_from_its_own_hierarchy(slice_cache):
         real.groupby("theme")["theme_label"].nunique().eq(1).all()
         and real.drop_duplicates("theme")["theme_label"].is_unique
     )
-    recomputed = assign_themes(topics.drop(columns=["theme", "theme_label"]), atlas.hierarchy)
-    assert recomputed["theme"].tolist() == topics["theme"].tolist()  # what the dashboard computes for an older cache
+    documents = atlas.documents
+    recomputed = assign_cut_themes(
+        topics.drop(columns=["theme", "theme_label"]),
+        documents["topic"].to_numpy(),
+        atlas.embeddings(),
+        documents[["x", "y"]].to_numpy(),
+    )
+    assert recomputed["theme"].tolist() == topics["theme"].tolist()
+    older = assign_themes(topics.drop(columns=["theme", "theme_label"]), atlas.hierarchy)  # a cache without themes
+    assert older.loc[older["topic"] != -1, "theme"].nunique() == theme_count(len(real))
+
+
+def test_cut_themes_groups_topics_that_lie_together_in_both_blocks():
+    """Nine topics in three groups, each group near in the representation and on the map: the cut finds the groups,
+    numbered by papers; the size guard splits a group that would hold most papers."""
+    rng = np.random.default_rng(0)
+    centres = np.eye(3)
+    vectors = np.vstack([centres[group] + 0.05 * rng.normal(size=3) for group in range(3) for _ in range(3)])
+    positions = np.vstack([10.0 * centres[group, :2] + rng.normal(size=2) for group in range(3) for _ in range(3)])
+    sizes = np.array([5, 5, 5, 20, 20, 20, 9, 9, 9])
+    themes = cut_themes(combined_features(vectors, positions), sizes, 3, cap=1.0)
+    assert [set(np.flatnonzero(themes == theme)) for theme in range(3)] == [{3, 4, 5}, {6, 7, 8}, {0, 1, 2}]
+    guarded = cut_themes(combined_features(vectors, positions), sizes, 3, cap=0.3)
+    assert max(sizes[guarded == theme].sum() for theme in range(3)) <= 0.3 * sizes.sum() + max(sizes)
+    assert len(set(guarded.tolist())) == 3
+
+
+def test_assign_cut_themes_numbers_by_papers_and_keeps_outliers_apart():
+    topics = topics_of({-1: 2, 0: 3, 1: 3, 2: 4, 3: 4}, {-1: "Outliers", 0: "A", 1: "B", 2: "C", 3: "D"})
+    papers = np.array([-1, -1, 0, 0, 0, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3])
+    vectors = np.array([[1.0, 0.0], [0.0, 1.0]])[[0, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1]]
+    points = np.where(papers[:, None] >= 2, 5.0, 0.0) + np.arange(16)[:, None] * 0.01
+    themed = assign_cut_themes(topics, papers, vectors, points, n_themes=2)
+    theme_of = dict(zip(themed["topic"], themed["theme"]))
+    assert theme_of[-1] == OUTLIER_THEME and theme_of[0] == theme_of[1] and theme_of[2] == theme_of[3]
+    assert theme_of[2] == 0  # 8 papers against 6
+    assert themed["topic"].tolist() == topics["topic"].tolist()
 
 
 def test_leaf_order_keeps_each_subtree_together():

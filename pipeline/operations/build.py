@@ -658,6 +658,25 @@ def document_table(
     ]
 
 
+def with_subtopics(
+    documents: pd.DataFrame, topics: pd.DataFrame, embeddings: np.ndarray, fitted: Fitted, config: BuildConfig
+) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """(``documents`` with its ``subtopic`` column, subtopics.parquet's table): the large topics cut and named by
+    pipeline.topics.subtopics. ``documents``: the aligned document table in canonical order (its ``topic`` the
+    written ids); ``topics``: the aligned topics table (topic, label); ``embeddings`` and ``fitted`` in the same
+    order. Without phrase counts (a corpus of a few documents) the subtopics are left out."""
+    from pipeline.topics.subtopics import cut_subtopics, name_subtopics, subtopic_table
+
+    topic_ids = documents["topic"].to_numpy(dtype=np.int64)
+    parts = cut_subtopics(topic_ids, embeddings, fitted.coordinates, config.random_state)
+    if fitted.fit.phrases is None or not (parts >= 0).any():
+        return documents.assign(**{cache.SUBTOPIC_COLUMN: np.full(len(documents), -1, dtype=np.int64)}), None
+    labels = dict(zip(topics["topic"].astype(int), topics["label"].astype(str)))
+    names = name_subtopics(fitted.fit.phrases, topic_ids, parts, labels)
+    table = subtopic_table(parts, topic_ids, fitted.coordinates, names)
+    return documents.assign(**{cache.SUBTOPIC_COLUMN: parts}), table
+
+
 def build_manifest(
     input_path: Path,
     corpus: PreparedInput,
@@ -829,7 +848,7 @@ def run_build(
     from pipeline.topics.model import representative_documents, save_topic_model, topic_table
     from pipeline.topics.naming.assign import name_themes, with_llm_names
     from pipeline.topics.naming.stored import BACKGROUND_MIN_DOCUMENTS, PhraseCountsJob
-    from pipeline.topics.themes import assign_themes
+    from pipeline.topics.themes import assign_cut_themes
 
     limit_threads()  # the same thread counts, so the same floats, whoever calls (pipeline.runtime.threads)
     input_path, cache_dir = check_paths(Path(input_path), Path(cache_dir), force)
@@ -871,9 +890,12 @@ def run_build(
         representatives = representative_documents(
             embeddings, fitted.fit.topics, corpus.doc_ids, config.n_representative
         )
-        topics_frame = assign_themes(
-            topic_table(fitted.fit, representatives, fitted.coordinates), fitted.hierarchy
-        )  # theme, theme_label: the map's top level
+        topics_frame = assign_cut_themes(  # theme, theme_label: the map's top level
+            topic_table(fitted.fit, representatives, fitted.coordinates),
+            fitted.fit.topics,
+            embeddings,
+            fitted.coordinates,
+        )
         if fitted.fit.phrases is not None:  # themes named by what their topics share (pipeline.topics.naming)
             topics_frame = name_themes(fitted.fit.phrases, fitted.fit.topics, topics_frame)
         if config.namer_url:  # the optional language-model namer: names stored beside the computed ones
@@ -914,6 +936,8 @@ def run_build(
                 AtlasTables(output, topics_frame, fitted.hierarchy, fitted.per_class, manifest),
                 embeddings,
             )
+        with timer.stage("subtopics"):  # after align: a subtopic's topic id is the one written
+            documents, subtopics = with_subtopics(aligned.documents, aligned.topics, embeddings, fitted, config)
         with cache.staged_cache(cache_dir) as staging:
             with timer.stage("save_model"):
                 save_topic_model(fitted.fit.topic_model, staging / cache.MODEL_DIR, represented.representation.name)
@@ -926,7 +950,7 @@ def run_build(
                 peak_rss_mb(),
             )
             restore = np.argsort(corpus.order)  # back to input order
-            written = aligned.documents.iloc[restore].reset_index(drop=True)
+            written = documents.iloc[restore].reset_index(drop=True)
             cache.write_tables(
                 staging,
                 manifest,
@@ -938,6 +962,7 @@ def run_build(
                 aligned.lineage,
                 copies=copy_table(corpus.prepared.copies, written),
                 journeys=links,
+                subtopics=subtopics,
             )
     log.info(
         "wrote %s: %s, %s, %.1f%% outliers, peak memory %.0f MiB",

@@ -1,18 +1,23 @@
-"""Themes: the top level of the topic map, cut from BERTopic's topic hierarchy and named from their topics.
+"""Themes: the top level of the topic map, grouped from the topics' place in the representation and on the map.
 
-BERTopic's ``hierarchical_topics`` (the cache's ``hierarchy.parquet``, see :mod:`pipeline.cache`) is a binary
-merge tree over the topics: each row merges two nodes into a parent whose ``topics`` lists every topic below it,
-at a ``distance`` (the linkage distance of the topics' c-TF-IDF vectors). A **theme** is a node of that tree: the
-tree is cut into about 10-20 themes by splitting, from the root down, the theme that holds the most papers (see
-:func:`cut_tree`), so every theme is a subtree of the dendrogram and no theme dwarfs the others; this differs from the
-usual cut of a dendrogram at a distance (Müllner 2011, "Modern hierarchical, agglomerative clustering algorithms",
-sec. 2), which can leave one theme with half of the papers (docs/decisions/themes.md).
+A **theme** is a group of topics. The build groups them by agglomerative clustering (Ward 1963, scipy's
+``linkage``; Müllner 2011's algorithms) of one row per topic: its centroid in the document representation (the
+unit-length mean of its papers' unit vectors) beside its map position (the median x, y of its papers), each block
+centred and scaled to a total variance of 1 (:func:`standardised`), so the 2 map columns weigh as much as the
+representation's hundreds: topics a reader would put in one session, and that sit together on the map
+(docs/decisions/theme-measures.md, section 4 and 5: within/between 1.43 against 1.27 for BERTopic's c-TF-IDF tree on
+ICLR 2025, the map's 15-NN share 0.863 against 0.856, 8 themes in 2+ map regions against 10). The tree is cut by
+:func:`guarded_cut` (the **size guard**: a theme of more than SHARE_CAP of the papers is split first, else the highest
+merge) into :func:`theme_count` themes (:func:`cut_themes`, :func:`assign_cut_themes`).
 
-The tree is read through the ``topics`` lists only, never through node ids: topic ids may be any integers (a
-rebuild can keep old ids), so a merged node's id may equal a topic id. Nothing here indexes an array by topic id.
+Caches built before (without theme columns) get themes from BERTopic's ``hierarchical_topics`` (the cache's
+``hierarchy.parquet``, see :mod:`pipeline.cache`), a binary merge tree over the topics whose nodes list every topic
+below them at a ``distance`` (the linkage of the topics' c-TF-IDF vectors): :func:`assign_themes` cuts it by
+splitting, from the root down, the theme that holds the most papers (:func:`cut_tree`). The dashboard reads no
+centroids, so that cut stays for them. The tree is read through the ``topics`` lists only, never through node ids:
+topic ids may be any integers (a rebuild can keep old ids), so a merged node's id may equal a topic id.
 
-Numpy and pandas only, so the dashboard imports this module too (to give themes to caches built before themes
-existed, with the same function the build uses).
+Numpy, pandas and scipy only, so the dashboard imports this module too.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 OUTLIER_TOPIC = -1
@@ -36,6 +42,9 @@ MIN_THEMES = 10
 MAX_THEMES = 20
 # A theme is named by the first term of each of its largest topics' labels (up to this many terms).
 THEME_NAME_TERMS = 3
+# The size guard: no theme over this share of the papers in topics, where splitting can achieve it (section 4 of
+# docs/decisions/theme-measures.md: every cut of ICLR 2024 and 2025 then ends under 15%).
+SHARE_CAP = 0.15
 
 
 @dataclass(frozen=True)
@@ -204,3 +213,122 @@ def leaf_order(hierarchy: pd.DataFrame, topic_ids: Iterable[int]) -> list[int]:
     present = set(wanted)
     ordered = [topic for topic in order if topic in present]
     return ordered + sorted(present - set(ordered))
+
+
+def standardised(block: np.ndarray) -> np.ndarray:
+    """``block`` (t x d) centred on its column means and scaled so the mean squared length of its rows is 1 (its
+    total variance 1): the block scaling of multiblock methods (Westerhuis, Kourti & MacGregor 1998), so two blocks
+    side by side weigh alike in squared Euclidean distances whatever their dimensions. A block without spread stays
+    all zero."""
+    centred = np.asarray(block, dtype=np.float64) - np.asarray(block, dtype=np.float64).mean(axis=0)
+    spread = float(np.sqrt((centred * centred).sum(axis=1).mean())) if len(centred) else 0.0
+    return centred / spread if spread > 0 else np.zeros_like(centred)
+
+
+def combined_features(representation: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """t x (d + 2): the two blocks (t x d centroids, t x 2 map positions) each :func:`standardised`, side by side."""
+    return np.hstack([standardised(representation), standardised(positions)])
+
+
+def numbered(groups: Sequence[Sequence[int]], sizes: Sequence[int] | np.ndarray) -> np.ndarray:
+    """A theme id per topic (shape t) from ``groups`` (lists of topic row indices covering 0..t-1): themes numbered
+    0, 1, ... from the most papers (``sizes``, t) to the fewest, ties by their smallest row."""
+    weights = np.asarray(sizes, dtype=np.float64)
+    order = sorted(groups, key=lambda rows: (-float(weights[list(rows)].sum()), min(rows)))
+    themes = np.full(len(weights), OUTLIER_THEME, dtype=np.int64)
+    for theme, rows in enumerate(order):
+        themes[list(rows)] = theme
+    return themes
+
+
+def guarded_cut(
+    linkage_matrix: np.ndarray, sizes: Sequence[int] | np.ndarray, n_themes: int, cap: float = SHARE_CAP
+) -> np.ndarray:
+    """Cut a linkage tree (scipy's ``linkage_matrix`` of t >= 2 topics) into ``n_themes`` themes, from the root
+    down: while a theme holds more than ``cap`` of the papers (``sizes``, t) and can be split, the largest such theme
+    is split; otherwise the theme whose merge is highest. With ``cap`` >= 1 this is the usual cut into k clusters
+    (scipy's ``fcluster(..., criterion="maxclust")`` for a monotone linkage). Returns a theme id per topic (t),
+    numbered by :func:`numbered`; fewer themes only when every theme is one topic."""
+    from scipy.cluster.hierarchy import ClusterNode, to_tree
+
+    weights = np.asarray(sizes, dtype=np.float64)
+    limit = cap * float(weights.sum())
+
+    def papers(node: ClusterNode) -> float:
+        return float(weights[node.pre_order()].sum())
+
+    themes: list[ClusterNode] = [to_tree(np.asarray(linkage_matrix, dtype=np.float64))]
+    while len(themes) < n_themes:
+        splittable = [node for node in themes if not node.is_leaf()]
+        if not splittable:
+            break
+        oversized = [node for node in splittable if papers(node) > limit]
+        chosen = max(oversized, key=papers) if oversized else max(splittable, key=lambda node: node.dist)
+        # ClusterNode compares by height (==), so the chosen node is removed by identity.
+        themes = [node for node in themes if node is not chosen] + [chosen.get_left(), chosen.get_right()]
+    return numbered([node.pre_order() for node in themes], weights)
+
+
+def cut_themes(
+    features: np.ndarray, sizes: Sequence[int] | np.ndarray, n_themes: int, cap: float = SHARE_CAP
+) -> np.ndarray:
+    """A theme id per topic (t) for topics described by ``features`` (t x d, e.g. :func:`combined_features`) of
+    ``sizes`` papers: Ward linkage (Euclidean) cut by :func:`guarded_cut`. Every topic its own theme when
+    ``n_themes`` >= t; one theme when ``n_themes`` <= 1."""
+    from scipy.cluster.hierarchy import linkage
+
+    count = len(np.asarray(sizes))
+    if count == 0:
+        return np.zeros(0, dtype=np.int64)
+    if n_themes >= count:
+        return numbered([[row] for row in range(count)], sizes)
+    if n_themes <= 1:
+        return np.zeros(count, dtype=np.int64)
+    return guarded_cut(linkage(np.asarray(features, dtype=np.float64), method="ward"), sizes, n_themes, cap)
+
+
+def topic_positions(
+    topics: np.ndarray, vectors: np.ndarray, points: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(ids t, sizes t, centroids t x d, map positions t x 2) of the real topics of ``topics`` (n topic ids, -1
+    left out): each topic's unit-length mean of its papers' unit ``vectors`` (n x d) and the median of its papers'
+    ``points`` (n x 2, where its label sits). Ids ascending."""
+    labels = np.asarray(topics, dtype=np.int64)
+    unit = np.asarray(vectors, dtype=np.float64)
+    unit = unit / np.maximum(np.linalg.norm(unit, axis=1, keepdims=True), 1e-12)
+    xy = np.asarray(points, dtype=np.float64)
+    ids = np.unique(labels[labels != OUTLIER_TOPIC])
+    sizes = np.array([int((labels == topic).sum()) for topic in ids], dtype=np.int64)
+    means = (
+        np.stack([unit[labels == topic].mean(axis=0) for topic in ids]) if len(ids) else np.zeros((0, unit.shape[1]))
+    )
+    centroids = means / np.maximum(np.linalg.norm(means, axis=1, keepdims=True), 1e-12)
+    positions = np.stack([np.median(xy[labels == topic], axis=0) for topic in ids]) if len(ids) else np.zeros((0, 2))
+    return ids, sizes, centroids, positions
+
+
+def assign_cut_themes(
+    frame: pd.DataFrame, topics: np.ndarray, vectors: np.ndarray, points: np.ndarray, n_themes: int | None = None
+) -> pd.DataFrame:
+    """The build's themes: a copy of ``frame`` (a topics table with topic, label, size) with ``theme`` (int) and
+    ``theme_label`` (the first terms of its largest topics, :func:`theme_name`; the build then names it from its
+    phrases) cut by :func:`cut_themes` from :func:`topic_positions` of the papers' ``topics`` (n), ``vectors``
+    (n x d) and map ``points`` (n x 2). ``n_themes``: default :func:`theme_count`. The outlier topic gets theme -1,
+    "Outliers"; row order and other columns are kept."""
+    ids, sizes, centroids, positions = topic_positions(topics, vectors, points)
+    wanted = theme_count(len(ids)) if n_themes is None else int(n_themes)
+    themes = cut_themes(combined_features(centroids, positions), sizes, wanted)
+    theme_of = {int(topic): int(theme) for topic, theme in zip(ids, themes)}
+    labels = {int(topic): str(label) for topic, label in zip(frame["topic"], frame["label"])}
+    members: dict[int, list[tuple[str, int]]] = {}
+    for topic, theme, size in zip(ids, themes, sizes):
+        members.setdefault(int(theme), []).append((labels.get(int(topic), f"Topic {int(topic)}"), int(size)))
+    order = sorted(members)
+    names = dict(
+        zip(order, _unique_names([theme_name(members[theme]) for theme in order], [members[t] for t in order]))
+    )
+    column = [theme_of.get(int(topic), OUTLIER_THEME) for topic in frame["topic"]]
+    return frame.assign(
+        theme=pd.Series(column, index=frame.index, dtype="int64"),
+        theme_label=[names.get(theme, OUTLIER_LABEL) for theme in column],
+    )

@@ -1,0 +1,171 @@
+"""Subtopics: the third level of the atlas, each large topic's papers cut into 3-10 named parts.
+
+A topic of at least MIN_TOPIC_PAPERS papers is cut into :func:`subtopic_count` parts by k-means (Lloyd 1982,
+scikit-learn's ``KMeans``, seeded, a fixed number of restarts) on its papers' rows of two blocks side by side, each
+centred and scaled to a total variance of 1 (:func:`pipeline.topics.themes.standardised`): their vectors in the
+document representation and their map positions. So a subtopic's papers say alike things *and* lie together on the
+map, where its label sits when the map is zoomed in (the themes are cut from the same two blocks, one row per
+topic). k-means rather than Ward: its cost grows linearly with a topic's papers (a topic of the field's 290,000
+papers can hold tens of thousands; Ward's needs their square in memory).
+
+Each subtopic is named against its siblings (:func:`name_subtopics`): the topic's papers alone are the corpus
+(``pipeline.topics.naming.names`` on the phrase counts of its rows), so a phrase's precision is its share *within
+the topic*, and the topic's own name, written by most of its papers, scores low everywhere; a subtopic is never
+named as its topic. Subtopic ids are unique in the atlas: 0, 1, ... by topic id, then by papers (most first).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from pipeline.cache import SUBTOPIC_COLUMNS
+from pipeline.topics.naming.names import Breadth, choose_names, common_phrases, name_phrases
+from pipeline.topics.naming.phrases import PhraseCounts, phrase_key
+from pipeline.topics.themes import standardised
+
+OUTLIER = -1
+# A subtopic's name is ranked as a topic's (count x precision above chance, within the topic), but never a phrase that
+# more than COMMON_WORD_SHARE (one word) or COMMON_PHRASE_SHARE (longer) of the corpus writes: "Models",
+# "Generation", "Large language models" named the general rest of a topic, too broad for readers
+# (docs/decisions/theme-measures.md, section 6). Precision counted twice named parts by rare techniques readers found
+# too narrow ("Theory of mind", "ReLU").
+COMMON_WORD_SHARE = 0.08
+COMMON_PHRASE_SHARE = 0.15
+SIBLING_CONTRAST = Breadth()
+# A topic needs this many papers to have subtopics: 3 of about 20 papers at least, a page of titles each.
+MIN_TOPIC_PAPERS = 60
+MIN_SUBTOPICS = 3
+MAX_SUBTOPICS = 10
+# Papers per subtopic grow with the topic: k = sqrt(n / PAPERS_SCALE) (60 papers -> 3, 200 -> 5, 500 -> 8, 800+ -> 10),
+# so a large topic is not cut into crumbs nor a small one into halves.
+PAPERS_SCALE = 8.0
+KMEANS_RESTARTS = 4
+# A subtopic holds at least this share of its topic's papers, and this many papers.
+MIN_PART_SHARE = 0.04
+MIN_PART_PAPERS = 10
+
+
+def subtopic_count(papers: int) -> int:
+    """How many subtopics a topic of ``papers`` papers gets: 0 under MIN_TOPIC_PAPERS, else sqrt(papers /
+    PAPERS_SCALE) rounded, within [MIN_SUBTOPICS, MAX_SUBTOPICS]."""
+    if papers < MIN_TOPIC_PAPERS:
+        return 0
+    return int(min(max(round(math.sqrt(papers / PAPERS_SCALE)), MIN_SUBTOPICS), MAX_SUBTOPICS))
+
+
+def cut_topic(vectors: np.ndarray, points: np.ndarray, parts: int, seed: int) -> np.ndarray:
+    """A part 0..p-1 per paper of one topic (m): k-means into ``parts`` of its ``vectors`` (m x d) and map
+    ``points`` (m x 2), each block standardised; a part of fewer than :func:`smallest_part` papers (a few papers
+    the map put far from the rest, which k-means gives a part of their own) is dissolved into the nearest other part.
+    Parts are numbered by papers, most first (ties: first paper); p <= ``parts``, 1 when nothing else is left."""
+    from sklearn.cluster import KMeans
+
+    features = np.hstack([standardised(vectors), standardised(points)])
+    model = KMeans(n_clusters=parts, n_init=KMEANS_RESTARTS, random_state=seed).fit(features)
+    found = model.labels_.copy()
+    counts = np.bincount(found, minlength=parts)
+    kept = np.flatnonzero(counts >= smallest_part(len(found)))
+    if not len(kept):
+        return np.zeros(len(found), dtype=np.int64)
+    stray = ~np.isin(found, kept)
+    if stray.any():
+        distances = ((features[stray, None, :] - model.cluster_centers_[None, kept, :]) ** 2).sum(axis=2)
+        found[stray] = kept[np.argmin(distances, axis=1)]
+    order = sorted(kept, key=lambda part: (-int((found == part).sum()), int(np.argmax(found == part))))
+    renumber = np.full(parts, -1, dtype=np.int64)
+    renumber[order] = np.arange(len(order))
+    return renumber[found]
+
+
+def smallest_part(papers: int) -> int:
+    """The fewest papers a subtopic of a topic of ``papers`` papers may hold: MIN_PART_SHARE of them, at least
+    MIN_PART_PAPERS (a page of titles to read)."""
+    return max(MIN_PART_PAPERS, math.ceil(MIN_PART_SHARE * papers))
+
+
+def cut_subtopics(topics: np.ndarray, vectors: np.ndarray, points: np.ndarray, seed: int) -> np.ndarray:
+    """A subtopic id per paper (n, int64; -1 for outliers and papers of topics without subtopics) from the papers'
+    ``topics`` (n), ``vectors`` (n x d) and map ``points`` (n x 2); ids as the module docstring says."""
+    labels = np.asarray(topics, dtype=np.int64)
+    result = np.full(len(labels), OUTLIER, dtype=np.int64)
+    next_id = 0
+    for topic in np.unique(labels[labels != OUTLIER]):
+        rows = np.flatnonzero(labels == topic)
+        parts = subtopic_count(len(rows))
+        if not parts:
+            continue
+        found = cut_topic(vectors[rows], points[rows], parts, seed)
+        if found.max() < 1:  # one part left: no subtopics
+            continue
+        result[rows] = next_id + found
+        next_id += int(found.max()) + 1
+    return result
+
+
+def rows_of(counts: PhraseCounts, rows: np.ndarray) -> PhraseCounts:
+    """The phrase counts of some documents only (``rows``, positions in ``counts``): the same phrases, fewer rows."""
+    return PhraseCounts(
+        counts.matrix[rows],
+        counts.keys,
+        counts.written,
+        counts.abbreviations,
+        counts.in_title[rows] if counts.in_title is not None else None,
+    )
+
+
+def name_subtopics(
+    counts: PhraseCounts, topics: np.ndarray, subtopics: np.ndarray, topic_names: Mapping[int, str]
+) -> dict[int, tuple[str, list[str]]]:
+    """{subtopic: (name, subtitle)} for every subtopic of ``subtopics`` (n, -1 none), named within its topic
+    (``topics``, n) as the module docstring says, never as ``topic_names[topic]``. ``counts``: the phrase counts
+    of the same n documents. A subtopic without a candidate phrase is called "<topic name> (part i)"."""
+    labels, parts = np.asarray(topics, dtype=np.int64), np.asarray(subtopics, dtype=np.int64)
+    common = common_phrases(counts, COMMON_WORD_SHARE, COMMON_PHRASE_SHARE)
+    names: dict[int, tuple[str, list[str]]] = {}
+    for topic in np.unique(labels[parts != OUTLIER]):
+        rows = np.flatnonzero((labels == topic) & (parts != OUTLIER))
+        own = parts[rows]
+        ids = sorted(set(own.tolist()))
+        parent = topic_names.get(int(topic), f"Topic {int(topic)}")
+        fallback = {int(part): f"{parent} (part {number + 1})" for number, part in enumerate(ids)}
+        chosen = choose_names(
+            rows_of(counts, rows),
+            own.tolist(),
+            taken=[parent],
+            fallback=fallback,
+            avoid=part_of_name(parent, common),
+            breadth=SIBLING_CONTRAST,
+        )
+        names.update({int(part): (name.name, list(name.subtitle)) for part, name in chosen.items()})
+    return names
+
+
+def part_of_name(parent: str, common: set[str]) -> Callable[[int, str, float], bool]:
+    """avoid(subtopic, key, coverage) for choose_names: True for a phrase inside the topic's name ``parent`` (as
+    whole words: "augmented generation" of "Retrieval-augmented generation (RAG)"), which says nothing that the
+    topic's name does not say already, and for the ``common`` phrases."""
+    parts = [phrase_key(part) for part in name_phrases(parent)]
+
+    def avoid(subtopic: int, key: str, coverage: float) -> bool:
+        return key in common or any(f" {key} " in f" {part} " for part in parts)
+
+    return avoid
+
+
+def subtopic_table(
+    subtopics: np.ndarray, topics: np.ndarray, points: np.ndarray, names: Mapping[int, tuple[str, list[str]]]
+) -> pd.DataFrame:
+    """subtopics.parquet's rows (pipeline.cache.SUBTOPIC_COLUMNS), one per subtopic id of ``subtopics`` (n): its
+    topic, name, subtitle, papers and the median map position of its papers (``points``, n x 2)."""
+    parts, labels = np.asarray(subtopics, dtype=np.int64), np.asarray(topics, dtype=np.int64)
+    rows = []
+    for part in np.unique(parts[parts != OUTLIER]):
+        members = parts == part
+        name, subtitle = names.get(int(part), (f"Subtopic {int(part)}", []))
+        x, y = np.median(np.asarray(points, dtype=np.float64)[members], axis=0)
+        rows.append((int(part), int(labels[members][0]), name, subtitle, int(members.sum()), float(x), float(y)))
+    return pd.DataFrame(rows, columns=SUBTOPIC_COLUMNS).astype({"subtopic": "int64", "topic": "int64", "size": "int64"})
