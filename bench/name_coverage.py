@@ -89,9 +89,14 @@ def folded_text(text: str) -> str:
 
 def name_phrases(name: str) -> list[str]:
     """The phrases ``name`` stands for: its first phrase without a parenthesised abbreviation, and that abbreviation
-    ("Graph neural networks (GNNs)" -> ["Graph neural networks", "GNNs"]; "the, of, graph" -> ["the"])."""
-    phrase, short = first_phrase(name)
-    return [part.strip() for part in (phrase, short) if part and part.strip()]
+    ("Graph neural networks (GNNs)" -> ["Graph neural networks", "GNNs"]; "the, of, graph" -> ["the"]); a paired
+    name stands for each of its phrases ("Diffusion models (DMs) and flow matching" -> ["Diffusion models", "DMs",
+    "flow matching"]): a paper that writes either is described by the name."""
+    phrases: list[str] = []
+    for part in str(name).split(" and ") if " and " in str(name) and ", " not in str(name) else [name]:
+        phrase, short = first_phrase(part)
+        phrases += [text.strip() for text in (phrase, short) if text and text.strip()]
+    return phrases
 
 
 def short_forms(counts: PhraseCounts) -> dict[str, str]:

@@ -1,14 +1,17 @@
 """The readers' blind test of names: packets of names and titles for readers, and the score of their verdicts.
 
-    python -m bench.name_packets write --cache ATLAS [--cache ATLAS ...] --level topics|themes --out FOLDER
-        [--stock] [--keybert] [--items N] [--seed S] [--force]
+    python -m bench.name_packets write --cache ATLAS [--cache ATLAS ...] --level topics|themes|subtopics
+        --out FOLDER [--previous ATLAS ...] [--stock] [--keybert] [--items N] [--seed S] [--force]
     python -m bench.name_packets score --key FOLDER/key.json --verdicts VERDICTS.csv
 
-``write`` makes a packet for one level (topics or themes) of one or more atlases: each **item** is a name and
-TITLES_PER_ITEM titles drawn at random (seeded) from the papers of the topic or theme it names (all of them when it
-has fewer). The names come from several namers:
+``write`` makes a packet for one level (topics, themes or subtopics) of one or more atlases: each **item** is a name
+and TITLES_PER_ITEM titles drawn at random (seeded) from the papers of the topic, theme or subtopic it names (all of
+them when it has fewer). The names come from several namers:
 
-- ``ours``: the atlas's own name (topics.parquet ``label`` for topics, ``theme_label`` for themes);
+- ``ours``: the atlas's own name (topics.parquet ``label`` for topics, ``theme_label`` for themes, subtopics.parquet
+  ``label`` for subtopics);
+- ``previous`` (``--previous ATLAS``): the names of an atlas of the previous release (built by an earlier commit),
+  each over its own groups (the same topics when the clustering did not change; its own themes);
 - ``stock`` (``--stock``): stock BERTopic's default name for the same papers: its c-TF-IDF with its default
   ``CountVectorizer()``, the first four words, as BERTopic's ``Name`` shows them (bench.labels.peer_names, fitted on
   the atlas's own assignment: per topic for topics, per theme for themes);
@@ -49,8 +52,8 @@ import pandas as pd
 KIND = "topic-atlas-name-packet"
 VERSION = 1
 TITLES_PER_ITEM = 8
-LEVELS = ("topics", "themes")
-SYSTEMS = ("ours", "stock", "keybert")
+LEVELS = ("topics", "themes", "subtopics")
+SYSTEMS = ("ours", "previous", "stock", "keybert")
 # bench.labels.peer_names's namers, by our system ids.
 PEER_NAMES = {"stock": "stock BERTopic", "keybert": "KeyBERTInspired + MMR"}
 MARKS = ("fit", "form")
@@ -91,16 +94,26 @@ def theme_table(topics: pd.DataFrame, hierarchy: pd.DataFrame) -> pd.DataFrame:
 
 
 def group_ids(documents: pd.DataFrame, topics: pd.DataFrame, level: str) -> np.ndarray:
-    """Each paper's topic (``level`` "topics") or theme ("themes") id, -1 for the outlier topic; shape n."""
+    """Each paper's topic (``level`` "topics"), theme ("themes") or subtopic ("subtopics") id, -1 for the outlier
+    topic (and, for subtopics, for papers of topics without subtopics or caches without them); shape n."""
     topic_of = documents["topic"].astype(int).to_numpy()
     if level == "topics":
         return topic_of
+    if level == "subtopics":
+        if "subtopic" not in documents:
+            return np.full(len(documents), OUTLIER, dtype=np.int64)
+        return documents["subtopic"].fillna(OUTLIER).astype(int).to_numpy()
     theme_of = {int(topic): int(theme) for topic, theme in zip(topics["topic"], topics["theme"])}
     return np.array([theme_of.get(topic, OUTLIER) if topic != OUTLIER else OUTLIER for topic in topic_of])
 
 
-def our_names(topics: pd.DataFrame, level: str) -> dict[int, str]:
-    """{topic or theme id: the atlas's name}, the outlier topic left out."""
+def our_names(topics: pd.DataFrame, level: str, subtopics: pd.DataFrame | None = None) -> dict[int, str]:
+    """{topic, theme or subtopic id: the atlas's name}, the outlier topic left out; ``subtopics``: the cache's
+    subtopics table (level "subtopics")."""
+    if level == "subtopics":
+        if subtopics is None or subtopics.empty:
+            return {}
+        return {int(part): str(label) for part, label in zip(subtopics["subtopic"], subtopics["label"])}
     real = topics[topics["topic"].astype(int) != OUTLIER]
     if level == "topics":
         return {int(topic): str(label) for topic, label in zip(real["topic"], real["label"])}
@@ -147,19 +160,21 @@ def build_items(
     """The packet's items, numbered and shuffled.
 
     ``atlases``: per atlas {"cache": its path as given, "titles": {group id: [non-empty titles]}, "names": {system:
-    {group id: name}}}. Per atlas, every group that has a name of ``ours`` (or ``items`` of them drawn at random) gets
-    one item per system of ``systems``, each drawing its own titles; then all items are shuffled. Deterministic for a
+    {group id: name}}}. Per atlas, every group that has a name of its first system of ``systems`` (``ours``, or
+    ``previous`` for a previous release's atlas; or ``items`` of them drawn at random) gets one item per system of
+    ``systems`` that the atlas has, each drawing its own titles; then all items are shuffled. Deterministic for a
     ``seed``. Returns [{"item", "system", "level", "cache", "id", "name", "papers", "titles"}], by item number.
     """
     rng = np.random.default_rng(seed)
     drawn: list[dict[str, Any]] = []
     for atlas in atlases:
-        ids = sorted(atlas["names"]["ours"])
+        present = [system for system in systems if system in atlas["names"]]
+        ids = sorted(atlas["names"][present[0]]) if present else []
         if items is not None and items < len(ids):
             ids = sorted(int(group) for group in rng.choice(ids, size=items, replace=False))
         for group in ids:
             titles = atlas["titles"].get(group, [])
-            for system in systems:
+            for system in present:
                 drawn.append(
                     {
                         "system": system,
@@ -206,8 +221,11 @@ def verdicts_form(items: Sequence[dict[str, Any]]) -> str:
     return "item,fit,form\n" + "".join(f"{item['item']},,\n" for item in items)
 
 
-def load_atlas(folder: Path, level: str, systems: Sequence[str]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(the atlas as :func:`build_items` takes it, its entry in the key) of the cache ``folder``."""
+def load_atlas(
+    folder: Path, level: str, systems: Sequence[str], own: str = "ours"
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the atlas as :func:`build_items` takes it, its entry in the key) of the cache ``folder``; its own names are
+    those of the system ``own`` ("previous" for an atlas of the previous release, which gets no peer names)."""
     from pipeline.cache import read_cache
 
     atlas = read_cache(folder)
@@ -218,16 +236,17 @@ def load_atlas(folder: Path, level: str, systems: Sequence[str]) -> tuple[dict[s
     for group, title in zip(groups, documents["title"]):
         if group != OUTLIER and isinstance(title, str) and title.strip():
             titles.setdefault(int(group), []).append(one_line(title))
-    names = {"ours": our_names(topics, level)}
-    peers = [system for system in systems if system != "ours"]
-    if peers:
+    names = {own: our_names(topics, level, atlas.subtopics)}
+    peers = [system for system in systems if system in PEER_NAMES]
+    if peers and own == "ours":
         names |= peer_system_names(documents, groups, atlas.embeddings(), peers)
     entry = {
         "cache": str(folder),
         "input_path": atlas.manifest.get("input_path"),
         "created_at": atlas.manifest.get("created_at"),
         "n_documents": int(len(documents)),
-        "groups": len(names["ours"]),
+        "groups": len(names[own]),
+        "system": own,
     }
     return {"cache": str(folder), "titles": titles, "names": names}, entry
 
@@ -240,9 +259,11 @@ def write_packet(
     items: int | None = None,
     seed: int = 0,
     force: bool = False,
+    previous: Sequence[Path] = (),
 ) -> list[dict[str, Any]]:
     """Write ``packet.md``, ``verdicts.csv`` and ``key.json`` into ``out`` (see the module docstring); returns the
-    items. Raises FileExistsError when ``out`` already holds a packet's file (a reader's verdicts), unless ``force``."""
+    items. ``previous``: atlases of the previous release, whose own names are the system "previous". Raises
+    FileExistsError when ``out`` already holds a packet's file (a reader's verdicts), unless ``force``."""
     if level not in LEVELS:
         raise ValueError(f"level {level!r} is not one of {LEVELS}")
     unknown = [system for system in systems if system not in SYSTEMS]
@@ -253,6 +274,7 @@ def write_packet(
     if present and not force:
         raise FileExistsError(f"{out} already holds {', '.join(present)}; choose another --out or pass --force")
     loaded = [load_atlas(Path(folder), level, systems) for folder in caches]
+    loaded += [load_atlas(Path(folder), level, ("previous",), own="previous") for folder in previous]
     drawn = build_items([atlas for atlas, _ in loaded], systems, level, items, seed)
     out.mkdir(parents=True, exist_ok=True)
     (out / "packet.md").write_text(packet_text(drawn), encoding="utf-8")
@@ -411,6 +433,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     write.add_argument("--cache", type=Path, action="append", required=True, help="an atlas (repeatable)")
     write.add_argument("--level", choices=LEVELS, required=True)
     write.add_argument("--out", type=Path, required=True, help="the packet's folder")
+    write.add_argument(
+        "--previous", type=Path, action="append", default=[], help="an atlas of the previous release (repeatable)"
+    )
     write.add_argument("--stock", action="store_true", help="also stock BERTopic's names")
     write.add_argument("--keybert", action="store_true", help="also KeyBERTInspired + MMR's names (minutes)")
     write.add_argument("--items", type=int, default=None, help="topics (themes) per atlas, drawn at random")
@@ -423,9 +448,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.command == "write":
         if args.items is not None and args.items < 1:
             parser.exit(2, "error: --items must be at least 1\n")
-        systems = ["ours"] + ["stock"] * args.stock + ["keybert"] * args.keybert
+        systems = ["ours"] + ["previous"] * bool(args.previous) + ["stock"] * args.stock + ["keybert"] * args.keybert
         try:
-            drawn = write_packet(args.cache, args.level, args.out, systems, args.items, args.seed, args.force)
+            drawn = write_packet(
+                args.cache, args.level, args.out, systems, args.items, args.seed, args.force, args.previous
+            )
         except (FileExistsError, ValueError) as error:
             parser.exit(2, f"error: {one_line(error)}\n")
         print(

@@ -9,7 +9,7 @@ import pytest
 
 from pipeline.cache import read_cache
 from pipeline.topics.naming.assign import name_themes, name_topics
-from pipeline.topics.naming.names import choose_names, has_repeated_stem, same_stem, stems_overlap
+from pipeline.topics.naming.names import choose_names, has_repeated_stem, name_phrases, same_stem, stems_overlap
 from pipeline.topics.naming.phrases import abbreviation_definitions, candidate_phrases, count_phrases, phrase_key
 from tests.conftest import needs_shared
 
@@ -111,11 +111,13 @@ def test_built_names_are_short_unique_phrases_with_subtitles(slice_cache: Path):
     names = real["label"].tolist()
     assert len({name.casefold() for name in names}) == len(names)
     for name, subtitle in zip(real["label"], real["subtitle"]):
-        assert ", " not in name and 1 <= len(name.split(" (")[0].split()) <= 4 and len(name) <= 44, name
-        assert not has_repeated_stem(name.split(" (")[0]), name
+        phrases = name_phrases(name)  # "A (AB) and B" -> ["A", "B"]: one phrase, or two joined by "and"
+        assert ", " not in name and 1 <= len(phrases) <= 2 and len(name) <= 44, name
+        assert 1 <= sum(len(phrase.split()) for phrase in phrases) <= 4, name
+        assert not has_repeated_stem(" ".join(phrases)), name
         terms = [term for term in subtitle.split(", ") if term]
         assert 0 < len(terms) <= 4, (name, subtitle)
-        assert not any(stems_overlap(term, name.split(" (")[0]) for term in terms), (name, subtitle)
+        assert not any(stems_overlap(term, phrase) for term in terms for phrase in phrases), (name, subtitle)
     themes = real.drop_duplicates("theme")
     assert themes["theme_label"].str.contains(", ").sum() == 0  # a phrase, not a join of topic names
     assert themes["theme_label"].str.casefold().nunique() == len(themes)
@@ -190,3 +192,33 @@ def test_llm_namer_against_a_fake_server_and_without_one():
     names, notes = llm_names(url, {3: brief})  # the server is gone: no name, one note, no exception
     assert names == {} and "failed" in notes[0]
     assert clean_answer(r"\textbf{GNN}") is None and clean_answer("one two three four five six seven") is None
+
+
+def paired_corpus() -> tuple[list[str], list[str], list[int]]:
+    """Group 0: 9 papers on diffusion models, 7 on flow matching, 4 on consistency training (titles say so); group 1:
+    graph neural networks throughout. (texts, titles, group per text)."""
+    titles = (
+        [f"Diffusion models for sampling {i}" for i in range(9)]
+        + [f"Flow matching with straight paths {i}" for i in range(7)]
+        + [f"Consistency training at scale {i}" for i in range(4)]
+        + [f"Graph neural networks on molecules {i}" for i in range(20)]
+    )
+    texts = [f"{title}. We report results on benchmarks." for title in titles]
+    return texts, titles, [0] * 20 + [1] * 20
+
+
+def test_a_group_that_one_phrase_covers_half_of_is_named_by_two():
+    texts, titles, groups = paired_corpus()
+    names = choose_names(count_phrases(texts, titles), groups)
+    assert name_phrases(names[0].name) == ["Diffusion models", "flow matching"]  # 9 of 20, then 7 more
+    assert " and " not in names[1].name  # one phrase covers the whole group
+
+
+def test_a_theme_is_not_named_by_a_part_of_one_topics_name():
+    from pipeline.topics.naming.assign import one_members_phrase
+
+    avoid = one_members_phrase({0: ["Low-rank adaptation (LoRA)", "Quantization", "Backdoor attacks"]})
+    assert avoid(0, "low rank", 0.2) and avoid(0, "low rank adaptation", 0.3)  # a member's modifier, its name
+    assert not avoid(0, "attack", 0.2)  # the head noun of a member's name: what it is a kind of
+    assert not avoid(0, "low rank adaptation", 0.6)  # most of the theme writes it: what the members share
+    assert not avoid(0, "model compression", 0.2)

@@ -8,17 +8,30 @@ share, not the largest topic's name), and never with a topic's name.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from pipeline.topics.naming.names import TITLE_WEIGHT, Name, choose_names
-from pipeline.topics.naming.phrases import PhraseCounts, count_phrases
+from pipeline.topics.naming.names import (
+    PAIR_BELOW,
+    TITLE_WEIGHT,
+    Breadth,
+    Name,
+    choose_names,
+    common_phrases,
+    name_phrases,
+)
+from pipeline.topics.naming.phrases import PhraseCounts, count_phrases, phrase_key
 
 OUTLIER_TOPIC = -1
 SUBTITLE_SEPARATOR = ", "
+THEME_BREADTH = Breadth(part_share=0.1)
+# A one-word phrase written by more than this share of the corpus's documents never names a theme (common_phrases):
+# a reader's verdict on "Learning", "Image", "Time".
+COMMON_WORD_SHARE = 0.08
 
 
 def name_topics(
@@ -59,18 +72,48 @@ def name_themes(
     themes = [theme_of.get(int(topic), OUTLIER_TOPIC) for topic in topics]
     wanted = [theme if theme not in single else OUTLIER_TOPIC for theme in themes]
     fallback = dict(zip(frame["theme"].astype(int), frame["theme_label"].astype(str)))
+    member_phrase = one_members_phrase(
+        {theme: [label_of[topic] for topic in found] for theme, found in members.items()}
+    )
+    common = common_phrases(counts, COMMON_WORD_SHARE)
     names = choose_names(
-        counts,
+        replace(counts, abbreviations={}),  # a theme's name is written out: "Language models", not "... (LMs)"
         wanted,
         taken=list(label_of.values()),
         fallback=fallback,
         parts=[int(topic) for topic in topics],
         title_weight=title_weight,
+        avoid=lambda theme, key, coverage: key in common or member_phrase(theme, key, coverage),
+        breadth=THEME_BREADTH,
     )
     labels = {**{theme: name.name for theme, name in names.items()}, **single}
     return frame.assign(
         theme_label=[labels.get(int(theme), label) for theme, label in zip(frame["theme"], frame["theme_label"])]
     )
+
+
+def one_members_phrase(labels: Mapping[int, Sequence[str]]) -> Callable[[int, str, float], bool]:
+    """avoid(theme, key, coverage) for :func:`pipeline.topics.naming.names.choose_names`: True when the phrase
+    ``key`` covers less than PAIR_BELOW of the theme's papers and is one of its topics' names or a part of one
+    ("Low-rank" of "Low-rank adaptation" beside "Quantization" and "Pruning"; "In-context" of "In-context
+    learning"; "series forecasting" of "time series forecasting"): it names a member, not what the members share. A
+    last word of a member's name (not the whole name) is its head noun, the kind of thing the member is ("Attacks" of
+    "Backdoor attacks", "Optimization" of "Bayesian optimization"), and may name the theme; so may a member's
+    phrase that most of the theme's papers write ("Large language models" over RAG, agents and reasoning).
+    ``labels``: {theme: its topics' names}."""
+    keys = {
+        theme: [phrase_key(part) for name in names for part in name_phrases(name)] for theme, names in labels.items()
+    }
+
+    def avoid(theme: int, key: str, coverage: float) -> bool:
+        if coverage >= PAIR_BELOW:
+            return False
+        head = " " not in key  # one word ending a member's name: its head noun
+        return any(
+            f" {key} " in f" {part} " and not (head and part.endswith(" " + key)) for part in keys.get(theme, [])
+        )
+
+    return avoid
 
 
 def with_llm_names(url: str, frame: pd.DataFrame, corpus: Any, topics: np.ndarray, notes: list[str]) -> pd.DataFrame:

@@ -17,7 +17,7 @@ The subtitle is the group's next SUBTITLE_TERMS phrases that share no word stem 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,8 +27,10 @@ from pipeline.topics.naming.phrases import PhraseCounts, phrase_key
 
 # Set by reading the names of ICLR 2024 and 2025 beside their author keywords (bench/labels.py), not tuned to it.
 WORD_BONUS = 0.35
-# Chosen from `python -m bench.labels --title-weights 0,0.5,1,2,4` on ICLR 2024 and 2025 (docs/decisions/names.md).
-TITLE_WEIGHT = 2.0
+# Raised from 2 (`python -m bench.labels --title-weights 0,0.5,1,2,4`, docs/decisions/names.md) to 6 when blind
+# readers' FIT followed how many of the titles they saw write the name (correlation 0.44; docs/decisions/
+# theme-measures.md, section 6): 6 names 4 of ICLR 2025's 56 topics otherwise, each with a phrase titles write.
+TITLE_WEIGHT = 6.0
 EXTEND_SHARE = 0.5
 # A phrase nearly always written inside one longer phrase is a fragment of it (see _fragment).
 FRAGMENT_SHARE = 0.9
@@ -38,6 +40,27 @@ SUBTITLE_TERMS = 3
 MAX_NAME_CHARACTERS = 44
 # A phrase must be written by at least this share of a group's documents to name it (and by two documents).
 MIN_COVERAGE = 0.03
+# A group whose name covers less than PAIR_BELOW of its documents is named by two phrases when the second adds at least
+# PAIR_GAIN of them (paired_name); a name has at most MAX_NAME_WORDS words (issue 38: 1-4).
+PAIR_BELOW = 0.5
+PAIR_GAIN = 0.12
+PAIR_CANDIDATES = 12
+# B's score is at least this share of the group's best: a phrase the group barely characterises adds noise, not sense.
+PAIR_SCORE_SHARE = 0.35
+PAIR_TITLE_SHARE = 0.1
+MAX_NAME_WORDS = 4
+
+
+@dataclass(frozen=True)
+class Breadth:
+    """How broad or specific a name must be: a phrase's score is multiplied by its coverage of the group to the
+    power ``coverage_exponent`` - 1 and by its precision above chance to the power ``precision_exponent`` - 1, and
+    a part (a theme's topic) counts as writing a phrase when at least ``part_share`` of its documents write it. The
+    defaults change nothing (topics)."""
+
+    coverage_exponent: float = 1.0
+    part_share: float = MIN_COVERAGE
+    precision_exponent: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -97,6 +120,7 @@ def ranked_phrases(
     members: Sequence[int],
     parts: Sequence[int] | None = None,
     title_weight: float = TITLE_WEIGHT,
+    breadth: Breadth | None = None,
 ) -> dict[int, list[tuple[str, float, int]]]:
     """{group: [(phrase key, score, documents in the group), ...]} best first, CANDIDATES per group, for
     ``members`` (group id per document, -1 left out); scores as the module docstring says (``title_weight``: the
@@ -109,7 +133,8 @@ def ranked_phrases(
     if counts.in_title is not None and title_weight:
         weighted = counts.matrix + title_weight * counts.in_title
     mentions = (indicator @ weighted).toarray() if weighted is not counts.matrix else in_group
-    spread = _spread(counts, members, parts, ids) if parts is not None else None
+    breadth = breadth or Breadth()
+    spread = _spread(counts, members, parts, ids, breadth.part_share) if parts is not None else None
     frequency = np.maximum(np.asarray(weighted.sum(axis=0)).ravel(), 1)
     sizes = np.asarray(indicator.sum(axis=1)).ravel()
     words = np.asarray([len(key.split()) for key in counts.keys])
@@ -118,20 +143,38 @@ def ranked_phrases(
     for index, group in enumerate(ids):
         documents = in_group[index]
         weight = mentions[index]
-        score = weight * (weight / frequency) * bonus * (spread[index] if spread is not None else 1.0)
+        precision = above_chance(weight / frequency, sizes[index] / max(len(members), 1))
+        score = weight * precision * bonus * (spread[index] if spread is not None else 1.0)
+        if breadth.precision_exponent != 1.0:
+            score = score * precision ** (breadth.precision_exponent - 1.0)
+        if breadth.coverage_exponent != 1.0:
+            score = score * (documents / max(sizes[index], 1)) ** (breadth.coverage_exponent - 1.0)
         score[(documents < 2) | (documents < MIN_COVERAGE * sizes[index])] = 0.0
         best = np.argsort(-score, kind="stable")[: CANDIDATES * 3]
         ranked[group] = [(counts.keys[j], float(score[j]), int(documents[j])) for j in best if score[j] > 0]
     return ranked
 
 
-def _spread(counts: PhraseCounts, members: Sequence[int], parts: Sequence[int], ids: list[int]) -> np.ndarray:
+def above_chance(precision: np.ndarray, base: float) -> np.ndarray:
+    """How far ``precision`` (a phrase's share of mentions in the group, per phrase) stands above ``base`` (the
+    group's share of the documents: what a phrase written everywhere alike gets), rescaled to [0, 1]:
+    (p - b) / (1 - b), 0 below chance (the kappa-like correction of Cohen 1960 for agreement by chance). A topic is a
+    few percent of a corpus, so its names barely change; a subtopic is a third of its topic, so a phrase written all
+    over the topic ("large language models" in every part of "Jailbreak attacks") no longer names its largest part."""
+    if base >= 1.0:
+        return np.ones_like(precision)
+    return np.clip((precision - base) / (1.0 - base), 0.0, 1.0)
+
+
+def _spread(
+    counts: PhraseCounts, members: Sequence[int], parts: Sequence[int], ids: list[int], part_share: float = MIN_COVERAGE
+) -> np.ndarray:
     """n_groups x n_phrases: the share of each group's parts whose documents write the phrase in at least
-    MIN_COVERAGE of them (and at least twice)."""
+    ``part_share`` of them (and at least twice)."""
     part_indicator, part_ids = group_matrix(parts, parts)
     in_part = (part_indicator @ counts.matrix).toarray()
     sizes = np.asarray(part_indicator.sum(axis=1)).ravel()[:, None]
-    writes = (in_part >= np.maximum(MIN_COVERAGE * sizes, 2)).astype(float)
+    writes = (in_part >= np.maximum(part_share * sizes, 2)).astype(float)
     group_of_part: dict[int, int] = {}
     for member, part in zip(members, parts):
         group_of_part.setdefault(int(part), int(member))
@@ -196,37 +239,137 @@ def choose_names(
     fallback: Mapping[int, str] | None = None,
     parts: Sequence[int] | None = None,
     title_weight: float = TITLE_WEIGHT,
+    avoid: Callable[[int, str, float], bool] | None = None,
+    breadth: Breadth | None = None,
 ) -> dict[int, Name]:
     """A :class:`Name` per group of ``members`` (group id per document; -1, the outliers, gets none), unique among
     themselves and ``taken`` (names ignoring case). A group without a candidate gets ``fallback[group]`` or
-    "Topic N". ``parts``, ``title_weight``: see :func:`ranked_phrases`."""
-    ranked = ranked_phrases(counts, members, parts, title_weight)
+    "Topic N"; a group whose best phrase covers less than PAIR_BELOW of its documents is named by two phrases
+    (:func:`paired_name`). ``parts``, ``title_weight``: see :func:`ranked_phrases`. ``avoid(group, key, coverage)``:
+    True for a phrase the group must not be named by (coverage: the share of the group's documents that write it)."""
+    ranked = ranked_phrases(counts, members, parts, title_weight, breadth)
+    rows_of = _group_rows(members)
+    if avoid is not None:
+        ranked = {
+            group: [entry for entry in found if not avoid(group, entry[0], entry[2] / max(len(rows_of[group]), 1))]
+            for group, found in ranked.items()
+        }
     used = {name.casefold() for name in taken}
     used_keys: set[str] = set()
     names: dict[int, Name] = {}
     order = sorted(ranked, key=lambda group: -(ranked[group][0][1] if ranked[group] else 0.0))
     for group in order:
         candidates = ranked[group]
-        chosen = None
-        for key, _, _ in candidates[:CANDIDATES]:
-            extended = _extended(key, candidates)
-            for option in (extended, key):
-                if option not in used_keys and _acceptable_name(option, counts) and not _fragment(option, candidates):
-                    if display(option, counts).casefold() not in used:
-                        chosen = option
-                        break
-            if chosen:
-                break
+        chosen = _first_free(candidates, counts, used_keys, used)
         if chosen is None:
             label = (fallback or {}).get(group, f"Topic {group}")
             names[group] = Name(label, [])
             used.add(label.casefold())
             continue
         used_keys.add(chosen)
-        name = display(chosen, counts)
+        name = paired_name(chosen, candidates, counts, rows_of[group])
+        if name.casefold() in used:
+            name = display(chosen, counts)
         used.add(name.casefold())
         names[group] = Name(name, subtitle(name, [key for key, _, _ in candidates], counts))
     return names
+
+
+def common_phrases(counts: PhraseCounts, word_share: float, phrase_share: float = 1.0) -> set[str]:
+    """The phrases too common to name a group: one-word phrases that more than ``word_share`` of all documents write
+    ("learning", "image", "graph" in a machine-learning corpus), and longer ones that more than ``phrase_share``
+    write ("large language models")."""
+    frequency = counts.document_frequency / max(counts.matrix.shape[0], 1)
+    return {
+        key for key, share in zip(counts.keys, frequency) if share > (word_share if " " not in key else phrase_share)
+    }
+
+
+def _group_rows(members: Sequence[int]) -> dict[int, np.ndarray]:
+    """{group: its documents' positions} for ``members`` (group per document)."""
+    labels = np.asarray(members, dtype=np.int64)
+    order = np.argsort(labels, kind="stable")
+    groups, starts = np.unique(labels[order], return_index=True)
+    return {int(group): block for group, block in zip(groups, np.split(order, starts[1:]))}
+
+
+def _first_free(
+    candidates: Sequence[tuple[str, float, int]], counts: PhraseCounts, used_keys: set[str], used: set[str]
+) -> str | None:
+    """The best candidate (or the longer phrase extending it, :func:`_extended`) that is no other group's name,
+    not a fragment and of an acceptable form; None when none is."""
+    for key, _, _ in candidates[:CANDIDATES]:
+        extended = _extended(key, candidates)
+        for option in (extended, key):
+            if option not in used_keys and _acceptable_name(option, counts) and not _fragment(option, candidates):
+                if display(option, counts).casefold() not in used:
+                    return option
+    return None
+
+
+def paired_name(key: str, candidates: Sequence[tuple[str, float, int]], counts: PhraseCounts, rows: np.ndarray) -> str:
+    """The name of a group whose documents are ``rows`` and whose chosen phrase is ``key``: ``key`` alone when it
+    covers at least PAIR_BELOW of them; else "A and B", B the best-scoring candidate (among the PAIR_CANDIDATES best)
+    whose documents that do not write A are at least PAIR_GAIN of the group, that scores at least PAIR_SCORE_SHARE
+    of the best score and shares no stem with A, when the pair keeps to MAX_NAME_WORDS words (B's abbreviation in
+    place of a long B; A's abbreviation kept when it fits) and MAX_NAME_CHARACTERS. A conference session is named
+    so ("Diffusion and flow matching"): one phrase of a topic's many rarely covers half of it
+    (docs/decisions/theme-measures.md, section 6)."""
+    columns = {phrase: index for index, phrase in enumerate(counts.keys)}
+    group = counts.matrix[rows]
+    writes = np.asarray(group[:, columns[key]].todense()).ravel() > 0
+    if not len(rows) or writes.mean() >= PAIR_BELOW:
+        return display(key, counts)
+    floor = PAIR_SCORE_SHARE * max((score for _, score, _ in candidates[:1]), default=0.0)
+    for other, score, _ in candidates[:PAIR_CANDIDATES]:  # best score first: the most characteristic that adds enough
+        if score < floor:
+            break
+        other = _extended(other, candidates)
+        if stems_overlap(other, key) or not _acceptable_name(other, counts) or _fragment(other, candidates):
+            continue
+        gain = float((np.asarray(group[:, columns[other]].todense()).ravel() > 0)[~writes].sum())
+        if gain >= PAIR_GAIN * len(rows) and _titled(other, counts, rows, columns):
+            return _pair_text(key, other, counts)
+    return display(key, counts)
+
+
+def _titled(key: str, counts: PhraseCounts, rows: np.ndarray, columns: Mapping[str, int]) -> bool:
+    """Whether ``key`` may end a paired name: a phrase of several words, or one word that at least PAIR_TITLE_SHARE
+    of the group's titles write (readers marked down one-word tails that only abstracts write: "... and labels",
+    "... and scene", "... and bound"; a title names what a paper is about)."""
+    if " " in key or counts.in_title is None:
+        return True
+    in_titles = np.asarray(counts.in_title[rows][:, columns[key]].todense()).ravel() > 0
+    return bool(in_titles.mean() >= PAIR_TITLE_SHARE)
+
+
+def _pair_text(first: str, second: str, counts: PhraseCounts) -> str:
+    """ "A and B" as shown: the first of these forms that keeps to MAX_NAME_WORDS words (an abbreviation in
+    brackets not counted) and MAX_NAME_CHARACTERS: A with its abbreviation and B written out, A and B written out,
+    A's abbreviation and B, A and B's abbreviation, both abbreviations; A alone when none fits. B keeps the case the
+    corpus writes it in ("English", "transformers")."""
+    a_written, b_written = counts.written.get(first, first), counts.written.get(second, second)
+    a_short, b_short = counts.abbreviations.get(first), counts.abbreviations.get(second)
+    forms = [
+        (display(first, counts), a_written, b_written),
+        (a_written, a_written, b_written),
+        (a_short, a_short, b_written),
+        (a_written, a_written, b_short),
+        (a_short, a_short, b_short),
+    ]
+    for a_text, a_words, b_text in forms:
+        if not a_text or not b_text:
+            continue
+        text = f"{a_text[:1].upper() + a_text[1:]} and {b_text}"
+        if len(a_words.split()) + len(b_text.split()) <= MAX_NAME_WORDS and len(text) <= MAX_NAME_CHARACTERS:
+            return text
+    return display(first, counts)
+
+
+def name_phrases(name: str) -> list[str]:
+    """The phrases a name is made of, written as shown, without abbreviations in brackets: "Diffusion models (DMs)
+    and flow matching" -> ["Diffusion models", "flow matching"] (the inverse of :func:`paired_name`)."""
+    return [part.strip() for part in re.sub(r"\s*\([^)]*\)", "", name).split(" and ") if part.strip()]
 
 
 def subtitle(name: str, keys: Sequence[str], counts: PhraseCounts) -> list[str]:
