@@ -222,3 +222,20 @@ def test_a_theme_is_not_named_by_a_part_of_one_topics_name():
     assert not avoid(0, "attack", 0.2)  # the head noun of a member's name: what it is a kind of
     assert not avoid(0, "low rank adaptation", 0.6)  # most of the theme writes it: what the members share
     assert not avoid(0, "model compression", 0.2)
+
+
+def test_a_short_form_the_corpus_writes_as_an_ordinary_word_does_not_stand_for_its_expansion():
+    """ "NODEs" (neural ordinary differential equations) is defined, but the corpus writes graph "nodes" far more:
+    a paper on nodes does not write the expansion; "GNNs" keeps standing for graph neural networks."""
+    texts = [
+        "Neural ordinary differential equations (NODEs) model continuous depth. NODEs are slow.",
+        "We study neural ordinary differential equations (NODEs) and their stability.",
+        "Stable neural ordinary differential equations (NODEs) for control.",
+    ] + [
+        f"Graph neural networks (GNNs) classify nodes and edges of graph {i}. Each node has features." for i in range(6)
+    ]
+    definitions = abbreviation_definitions(texts)
+    assert "node" not in definitions and "gnn" in definitions
+    counts = count_phrases(texts)
+    column = counts.keys.index("neural ordinary differential equation")
+    assert counts.matrix[:, column].sum() == 3  # the three papers that write it, not the six on graph nodes

@@ -39,7 +39,14 @@ import numpy as np
 import pandas as pd
 
 from pipeline import cache
-from pipeline.cache import ADDED_AMONG_OUTLIERS, FIT_SIMILARITY_COLUMN, OUTLIER_REASON_COLUMN, OUTLIER_TOPIC, TopicCache
+from pipeline.cache import (
+    ADDED_AMONG_OUTLIERS,
+    FIT_SIMILARITY_COLUMN,
+    OUTLIER_REASON_COLUMN,
+    OUTLIER_TOPIC,
+    SUBTOPIC_COLUMN,
+    TopicCache,
+)
 from pipeline.geometry.centroids import topic_centroids
 from pipeline.geometry.grown_neighbours import NearestLists, nearest_lists
 from pipeline.ingest.collections import LINK_COLUMN
@@ -160,12 +167,16 @@ def added_documents(
         rows[OUTLIER_REASON_COLUMN] = np.where(rows["topic"].to_numpy() == OUTLIER_TOPIC, ADDED_AMONG_OUTLIERS, "")
     if FIT_SIMILARITY_COLUMN in atlas.documents.columns and "topic_similarity" in placed.columns:
         rows[FIT_SIMILARITY_COLUMN] = placed["topic_similarity"].to_numpy(dtype=float)
+    if SUBTOPIC_COLUMN in atlas.documents.columns:  # subtopics are cut by a build: an added paper joins none till then
+        rows[SUBTOPIC_COLUMN] = -1
     if "word_pieces" in atlas.documents.columns:  # lengths are known for a build's papers only: unknown (0) here
         rows["word_pieces"], rows["truncated"] = 0, False
     old = (atlas.documents if old is None else old).copy()
     old["added"] = old["added"].fillna(False).astype(bool) if "added" in old.columns else False
     combined = pd.concat([old, rows], ignore_index=True)
     combined["topic"] = combined["topic"].astype(np.int64)
+    if SUBTOPIC_COLUMN in combined.columns:
+        combined[SUBTOPIC_COLUMN] = combined[SUBTOPIC_COLUMN].fillna(-1).astype(np.int64)
     return combined
 
 

@@ -233,6 +233,8 @@ def _initials_match(words: Sequence[str], letters: str) -> bool:
     return match(0, 0)
 
 
+# A word as ordinary_words counts it: letters and digits, no hyphen (so "node-level" is not "node").
+_PLAIN_WORD = re.compile(r"[A-Za-z0-9]+")
 # Deleting these from a short form (letters, digits and hyphens) leaves its capitals and digits.
 _NOT_CAPITALS = str.maketrans("", "", "abcdefghijklmnopqrstuvwxyz-")
 
@@ -266,10 +268,33 @@ def abbreviation_definitions(texts: Sequence[str]) -> dict[str, tuple[str, str, 
     for (short, long_key), times in seen.items():
         if times >= MIN_DEFINITIONS and times > best.get(short, ("", 0))[1]:
             best[short] = (long_key, times)
+    shown = {short: surfaces["(" + short].most_common(1)[0][0] for short in best}
+    for short in ordinary_words(shown, texts):
+        del best[short]
     return {
         short: (long_key, _written(surfaces[long_key].most_common(1)[0][0]), surfaces["(" + short].most_common(1)[0][0])
         for short, (long_key, _) in best.items()
     }
+
+
+def ordinary_words(shorts: dict[str, str], texts: Sequence[str]) -> set[str]:
+    """The short forms (keys of ``shorts``: {short form key: the short form as written}) that the texts write more
+    often as an ordinary lower-case word than as the short form: "nodes" of a graph against "NODEs" (neural
+    ordinary differential equations), "map" against "MAP" (maximum a posteriori). Their short form must not stand
+    for their expansion: every paper on graph nodes would write "neural ordinary differential equations" (a theme
+    of ICLR 2025 was so named). Case-sensitive whole words, a plural "s" allowed, counted in one pass over the
+    joined texts."""
+    lower = {short: short for short in shorts if short.isalpha() and short.islower()}
+    written = {short: shorts[short][:-1] if shorts[short].endswith("s") else shorts[short] for short in lower}
+    written = {short: form for short, form in written.items() if form != form.lower()}
+    if not written:
+        return set()
+    words = Counter(_PLAIN_WORD.findall("\n".join(texts)))
+
+    def times(form: str) -> int:
+        return words[form] + words[form + "s"]
+
+    return {short for short in written if times(lower[short]) > times(written[short])}
 
 
 def _long_form(before: Sequence[str], letters: str) -> tuple[str, str] | None:
