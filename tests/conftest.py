@@ -48,7 +48,14 @@ SEED_TEXT = " ".join(SEED.read_text(encoding="utf-8").split())
 BUILDING_FIXTURES = frozenset({"build_cache", "slice_cache", "seed_cache"})
 # Files whose tests drive headless Chromium (Playwright): marked ``browser`` and ``slow``.
 BROWSER_FILES = frozenset(
-    {"test_browser.py", "test_browser_map.py", "test_browser_faults.py", "test_uploads.py", "test_changes_page.py"}
+    {
+        "test_browser.py",
+        "test_browser_map.py",
+        "test_browser_faults.py",
+        "test_browser_zoom_labels.py",
+        "test_uploads.py",
+        "test_changes_page.py",
+    }
 )
 
 

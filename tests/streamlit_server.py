@@ -17,6 +17,9 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 CHROMIUM = Path("/usr/bin/chromium")
+# The papers table's grid: any dataframe but the map tab's table of contents (dashboard.views.contents, keyed
+# "contents-..."; Streamlit gives a keyed element's container the class st-key-<key>).
+PAPERS_GRID = '[data-testid="stDataFrame"]:not([class*="st-key-contents-"] [data-testid="stDataFrame"])'
 
 
 def chromium_path() -> str:

@@ -19,7 +19,15 @@ import pytest
 
 from pipeline.operations.build import run_build
 from tests.conftest import needs_shared
-from tests.streamlit_server import PLOTS_DRAWN, RUN_TRACKER, chromium_path, rerun, streamlit_server, wait_until_run
+from tests.streamlit_server import (
+    PAPERS_GRID,
+    PLOTS_DRAWN,
+    RUN_TRACKER,
+    chromium_path,
+    rerun,
+    streamlit_server,
+    wait_until_run,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 ICLR_PAPERS = REPO.parent / "shared" / "data" / "iclr2025" / "papers.parquet"
@@ -80,7 +88,7 @@ def open_dashboard(browser, url: str, dialogs: list[str]):
     page.goto(url, wait_until="domcontentloaded", timeout=120_000)
     page.wait_for_selector(".js-plotly-plot", timeout=120_000)
     page.wait_for_selector(".js-plotly-plot canvas", state="attached", timeout=90_000)
-    page.wait_for_selector('[data-testid="stDataFrame"]', timeout=90_000)
+    page.wait_for_selector(PAPERS_GRID, timeout=90_000)
     wait_until_run(page)  # the page's run has ended
     page.wait_for_function(PLOTS_DRAWN, timeout=90_000)  # and plotly has drawn the map, its points through WebGL
     return page
@@ -266,7 +274,7 @@ def test_a_shared_address_reopens_the_same_view_in_a_fresh_browser(browser, serv
 def choose_first_row(page) -> None:
     """Click the row-selection checkbox of the table's first data row. Playwright scrolls the table into view and
     clicks once it holds still (the same box over two animation frames) and takes the pointer there."""
-    grid = page.locator('[data-testid="stDataFrame"]').first
+    grid = page.locator(PAPERS_GRID).first
     grid.click(position={"x": 12, "y": 35 + 17})  # below the 35 px header, in the middle of the row
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import playwright.sync_api as playwright_api
 import pytest
 
-from tests.streamlit_server import RUN_TRACKER, chromium_path, rerun, streamlit_server
+from tests.streamlit_server import PAPERS_GRID, RUN_TRACKER, chromium_path, rerun, streamlit_server
 
 CHROMIUM_ARGS = ["--no-sandbox", "--enable-unsafe-swiftshader", "--disable-background-networking", "--no-first-run"]
 MAP_FRAME = "iframe[title*='atlas_scatter']"
@@ -101,7 +101,8 @@ def settle_camera(frame, timeout_ms: float = 60_000) -> None:
 # For failure reports, in every frame: the mouse presses and clicks it received (window.__presses: type, the
 # element's id or tag, position, buttons, detail) and, in the page, every value the map sent to Streamlit
 # (window.__posted: [epoch ms, the value as JSON, the requests for a run sent before it], with RUN_TRACKER).
-RECORD_POSTS = """window.__presses = [];
+RECORD_POSTS = (
+    """window.__presses = [];
 for (const type of ['mousedown', 'mouseup', 'click']) {
   window.addEventListener(type, (event) => window.__presses.push(
     [type, event.target.id || event.target.tagName, Math.round(event.clientX), Math.round(event.clientY),
@@ -116,12 +117,15 @@ if (window === window.top) {
     }
   });
   document.addEventListener('DOMContentLoaded', () => new MutationObserver((changes, observer) => {
-    if (document.querySelector('[data-testid="stDataFrame"]')) {
+    if (document.querySelector('"""
+    + PAPERS_GRID
+    + """')) {
       window.__firstTableAt = Date.now();
       observer.disconnect();
     }
   }).observe(document.body, {childList: true, subtree: true}));
 }"""
+)
 
 
 # The page has run every value the map sent (RECORD_POSTS with RUN_TRACKER): no run is under way, and the latest
@@ -175,7 +179,7 @@ def open_map(browser, url: str, width: int = 1500, height: int = 1000, blocked: 
     page.goto(url, wait_until="domcontentloaded", timeout=120_000)
     frame = page.wait_for_selector(MAP_FRAME, timeout=90_000).content_frame()
     frame.wait_for_selector("body[data-drawn]", state="attached", timeout=90_000)
-    page.wait_for_selector('[data-testid="stDataFrame"]', timeout=90_000)  # the papers table, after the map's draw
+    page.wait_for_selector(PAPERS_GRID, timeout=90_000)  # the papers table, after the map's draw
     page.wait_for_function(POSTS_TAKEN, timeout=90_000)  # the run the map's "shown" made has ended
     settle_camera(frame)  # the page's layout with the table has reached the map, and its view holds still
     return page, frame
@@ -408,10 +412,14 @@ POINT_TITLES = """() => {
 }"""
 
 # The texts of the first column (the title) of the papers table's rows on screen, from the grid's accessible table.
-TABLE_TITLES = """() => [...document.querySelectorAll('[data-testid="stDataFrame"] table tbody tr')]
+TABLE_TITLES = (
+    """() => [...document.querySelectorAll('"""
+    + PAPERS_GRID
+    + """ table tbody tr')]
   .map((row) => row.querySelector('td'))
   .filter((cell) => cell)
   .map((cell) => cell.innerText)"""
+)
 
 # The papers table shows rows, and every one's title is among the argument's (whitespace collapsed, 200 characters).
 ROWS_AMONG = (

@@ -207,3 +207,78 @@ def test_the_labels_bench_judges_cuts_with_the_maps_own_lines():
     name = "Multimodal large language models (MLLMs)"  # three lines at 22 characters: cut by the old measure
     assert map_lines(name) == map_layers.two_lines(name, map_layers.TOPIC_LINE_CHARS)
     assert not cut(name) and not cut(name, map_layers.THEME_LINE_CHARS)
+
+
+@pytest.fixture(scope="module")
+def parted(atlas):
+    """(the atlas's documents with subtopics, the subtopics table): tests.test_contents.with_subtopics."""
+    from tests.test_contents import with_subtopics
+
+    return with_subtopics(atlas.documents)
+
+
+def levels_of(layers: dict) -> list[int]:
+    return [label["level"] for label in layers["labels"]]
+
+
+def test_by_zoom_the_labels_carry_every_level_each_sized_by_its_papers(atlas, parted):
+    documents, subtopics = parted
+    ids = frozenset(documents["doc_id"].astype(str))
+    layers = map_layers.view_layers(documents, ids, atlas.topics, topic_map.MapState(level="zoom"), subtopics=subtopics)
+    assert layers["label_mode"] == "zoom"
+    levels = levels_of(layers)
+    assert set(levels) == {0, 1, 2} and levels == sorted(levels)  # shallowest first
+    for level, column in enumerate(("theme", "topic", "subtopic")):
+        sizes = [label["size"] for label in layers["labels"] if label["level"] == level]
+        assert sizes == sorted(sizes, reverse=True) and sum(sizes) == int((documents[column] != -1).sum())
+    assert {label["name"] for label in layers["labels"] if label["level"] == 2} == set(subtopics["label"])
+    from dashboard.figures.label_layout import dense_anchor
+
+    x, y = map_layers.normalisation(documents).apply(documents["x"], documents["y"])
+    name_of = dict(zip(subtopics["subtopic"], subtopics["label"]))
+    for label in (label for label in layers["labels"] if label["level"] == 2):
+        members = (documents["subtopic"].map(name_of) == label["name"]).to_numpy()
+        assert label["anchor"] == list(dense_anchor(x[members].astype(float), y[members].astype(float)))
+    for level, number in (("themes", 0), ("topics", 1), ("subtopics", 2)):
+        fixed = map_layers.view_layers(
+            documents, ids, atlas.topics, topic_map.MapState(level=level), subtopics=subtopics
+        )
+        assert fixed["label_mode"] == "fixed" and set(levels_of(fixed)) == {number}
+
+
+def test_a_drilled_theme_starts_at_topics_and_a_drilled_topic_at_its_subtopics(atlas, parted):
+    documents, subtopics = parted
+    topics = atlas.topics
+    topic = int(subtopics["topic"].value_counts().index[0])
+    theme = int(topics.loc[topics["topic"] == topic, "theme"].iloc[0])
+    in_theme = frozenset(documents.loc[documents["theme"] == theme, "doc_id"].astype(str))
+    state = topic_map.MapState(level="zoom", theme=theme)
+    layers = map_layers.view_layers(documents, in_theme, topics, state, subtopics=subtopics)
+    assert set(levels_of(layers)) == {1, 2}
+    theme_topics = set(topics.loc[topics["theme"] == theme, "label"])
+    assert {label["name"] for label in layers["labels"] if label["level"] == 1} <= theme_topics
+    in_topic = frozenset(documents.loc[documents["topic"] == topic, "doc_id"].astype(str))
+    drilled = map_layers.view_layers(
+        documents, in_topic, topics, topic_map.MapState(level="zoom", theme=theme, topic=topic), subtopics=subtopics
+    )
+    assert set(levels_of(drilled)) == {2}
+    assert {label["name"] for label in drilled["labels"]} == set(subtopics.loc[subtopics["topic"] == topic, "label"])
+    assert drilled["frame_key"] != layers["frame_key"]
+    lone = int(subtopics["topic"].iloc[-1])  # as if too small to have subtopics: its own label stays
+    subtopics = subtopics[subtopics["topic"] != lone]
+    documents = documents.assign(subtopic=documents["subtopic"].where(documents["topic"] != lone, -1))
+    lone_ids = frozenset(documents.loc[documents["topic"] == lone, "doc_id"].astype(str))
+    lone_theme = int(topics.loc[topics["topic"] == lone, "theme"].iloc[0])
+    state = topic_map.MapState(level="zoom", theme=lone_theme, topic=lone)
+    labels = map_layers.view_layers(documents, lone_ids, topics, state, subtopics=subtopics)["labels"]
+    assert [(label["name"], label["level"]) for label in labels] == [
+        (str(topics.loc[topics["topic"] == lone, "label"].iloc[0]), 1)
+    ]
+
+
+def test_without_subtopics_the_labels_stop_at_topics(atlas):
+    documents = atlas.documents.drop(columns=[c for c in ("subtopic",) if c in atlas.documents.columns])
+    ids = frozenset(documents["doc_id"].astype(str))
+    layers = map_layers.view_layers(documents, ids, atlas.topics, topic_map.MapState(level="zoom"))
+    assert set(levels_of(layers)) == {0, 1}
+    assert all(isinstance(label["size"], int) and label["size"] > 0 for label in layers["labels"])

@@ -215,3 +215,29 @@ def test_the_view_is_described_in_one_line_for_a_caption():
         '· search: "agents" · decision: Oral · primary area: optimization · 5 selected on the map'
     )
     assert topic_map.view_description(130, TOPICS) == "130 papers"
+
+
+def parted_documents() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """documents() with topic 5 split in two subtopics at its median x, and the subtopics table."""
+    docs = documents()
+    in_five = (docs["topic"] == 5).to_numpy()
+    right = docs["x"].to_numpy() > docs.loc[in_five, "x"].median()
+    docs["subtopic"] = np.where(in_five, np.where(right, 1, 0), -1)
+    subtopics = pd.DataFrame(
+        {"subtopic": [0, 1], "topic": [5, 5], "label": ["left <graphs>", "right graphs"], "size": [15, 15]}
+    )
+    return docs, subtopics
+
+
+def test_by_zoom_the_plotly_map_labels_the_first_level_and_a_drilled_topic_its_subtopics():
+    docs, subtopics = parted_documents()
+    themes = shown_labels(topic_map.map_figure(docs, TOPICS, MapState()))
+    assert shown_labels(topic_map.map_figure(docs, TOPICS, MapState(level="zoom"), subtopics=subtopics)) == themes
+    in_five = docs[docs["topic"] == 5]
+    state = MapState(level="zoom", theme=1, topic=5)
+    figure = topic_map.map_figure(in_five, TOPICS, state, context=docs[docs["topic"] != 5], subtopics=subtopics)
+    assert sorted(shown_labels(figure)) == ["left &lt;graphs&gt;", "right graphs"]
+    assert shown_labels(topic_map.map_figure(in_five, TOPICS, state)) == ["graphs, nodes"]  # no subtopics given
+    points = topic_map.publication_points(docs, TOPICS, MapState(level="subtopics"), subtopics=subtopics)
+    assert set(points["label"]) == {"", "left <graphs>", "right graphs"}
+    assert (points["label"] != "").sum() == 30

@@ -54,7 +54,7 @@ def test_values_the_cache_does_not_have_are_dropped():
     }
     view = from_query(asked, CHOICES)
     assert view.topics == (3, 12, 0) and view.decisions == ("Oral",) and view.areas == ()
-    assert (view.theme, view.colour, view.level, view.paper, view.tab) == (None, "theme", "themes", None, None)
+    assert (view.theme, view.colour, view.level, view.paper, view.tab) == (None, "theme", "zoom", None, None)
 
 
 def test_single_strings_and_long_texts_are_read_safely():

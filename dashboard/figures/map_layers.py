@@ -25,13 +25,15 @@ from dashboard.figures.subtitles import group_subtitles, point_hovers
 from dashboard.figures.topic_map import (
     COLOUR_MODES,
     CONTEXT_COLOUR,
+    LEVEL_COLUMNS,
     OTHER_YEARS,
     UNKNOWN,
     Highlights,
     MapState,
     colour_groups,
-    label_column,
     label_groups,
+    label_levels,
+    level_keys,
     point_labels,
 )
 from pipeline.ingest.readable import readable_title
@@ -133,6 +135,7 @@ def view_layers(
     selected_ids: Sequence[str] | set[str] = (),
     point_groups: tuple[np.ndarray, dict[str, str]] | None = None,
     legend_subtitles: dict[str, str] | None = None,
+    subtopics: pd.DataFrame | None = None,
 ) -> dict[str, Any]:
     """The component's arguments for one view, without the points.
 
@@ -141,12 +144,14 @@ def view_layers(
     ``legend_subtitles``: subtitles.group_subtitles of ``topics`` in this colour mode when the caller keeps it (it
     depends on the topics and the mode alone; 27 ms at 57 topics in 19 themes), else computed here.
 
-    ``listing``: every point (doc_id, x, y, topic, theme, title, decision, primary_area as present), in the order
-    the browser keeps them. ``matching_ids``: the doc_ids that pass the filters and the drilled theme; the rest are
-    drawn small and grey beneath as context. Labels go only where the matches are, at the topic level when a
-    theme is drilled, topics are filtered or the level says so. Returns {colours, emphasis (base64 uint8, n),
-    palette, point_sizes, opacities, legend [{name, colour, count, subtitle}] largest first, legend_title,
-    labels [{name, lines, font_px, anchor, colour}] largest first, highlights {chosen, similar, search}
+    ``listing``: every point (doc_id, x, y, topic, theme, subtopic, title, decision, primary_area as present), in
+    the order the browser keeps them. ``matching_ids``: the doc_ids that pass the filters and the drilled theme or
+    topic; the rest are drawn small and grey beneath as context. ``subtopics``: the cache's subtopics
+    (TopicCache.subtopics; None or empty: two levels). Labels go only where the matches are (:func:`view_labels`).
+    Returns {colours, emphasis (base64 uint8, n), palette, point_sizes, opacities, legend [{name, colour, count,
+    subtitle}] largest first, legend_title, labels [{name, lines, font_px, anchor, colour, level, size}] by level,
+    each level largest first, label_mode ("zoom": the component shows the shallowest level sent at the fitted view
+    and deeper ones as the user zooms in; "fixed": every label sent), highlights {chosen, similar, search}
     (positions), selected (positions), frame (x0, y0, x1, y1), frame_key, empty_message}.
     """
     doc_ids = listing["doc_id"].astype(str).to_numpy()
@@ -182,33 +187,7 @@ def view_layers(
     ]
     norm = normalisation(listing)
     x, y = norm.apply(listing["x"], listing["y"])
-    label_state = MapState(state.colour_by, "topics", state.theme, state.highlight) if topic_filter else state
-    column = label_column(label_state)
-    # The columns the labels need, with the coordinates already in the component's space (so label_groups' anchors
-    # are the ones sent), not a copy of every column of the matches: 40 ms less per view at 11,660 papers.
-    slim = pd.DataFrame(
-        {name: listing[name].to_numpy() for name in dict.fromkeys((column, "theme")) if name in listing}
-    )
-    slim["x"], slim["y"] = x.astype(float), y.astype(float)
-    labelled = slim[matches & (point_labels(slim, topics, label_state) != "")]
-    groups = label_groups(labelled, topics, label_state)
-    names_of = (
-        dict(zip(topics["theme"].astype(int), topics["theme_label"].astype(str)))
-        if column == "theme"
-        else dict(zip(topics["topic"].astype(int), topics["label"].astype(str)))
-    )
-    labels = []
-    for key, font, anchor, colour in zip(groups.keys, groups.font_px, groups.anchors, groups.colours):
-        name = names_of.get(key, str(key))
-        labels.append(
-            {
-                "name": name,
-                "lines": two_lines(name, THEME_LINE_CHARS if column == "theme" else TOPIC_LINE_CHARS),
-                "font_px": font,
-                "anchor": list(anchor),
-                "colour": colour,
-            }
-        )
+    labels = view_labels(listing, matches, x, y, topics, state, subtopics, topics_filtered=bool(topic_filter))
     marks = (highlights or Highlights()).kinds()
     position_of = positions_of(doc_ids, [*marks["similar"], *marks["search"], *marks["chosen"], *selected_ids])
     sizes, opacities = _sizes(len(listing))
@@ -222,6 +201,7 @@ def view_layers(
         "legend": legend_rows,
         "legend_title": COLOUR_MODES[state.colour_by] + ":",
         "labels": labels,
+        "label_mode": "zoom" if state.level == "zoom" else "fixed",
         "highlights": {
             "similar": [position_of[d] for d in marks["similar"] if d in position_of],
             "search": [position_of[d] for d in marks["search"] if d in position_of],
@@ -229,6 +209,51 @@ def view_layers(
         },
         "selected": sorted(position_of[d] for d in selected_ids if d in position_of),
         "frame": list(frame_of(np.flatnonzero(matches), x, y, tight=filtered)),
-        "frame_key": f"{state.theme}|{int(matches.sum())}|{hash(tuple(doc_ids[matches][:50]))}",
+        "frame_key": f"{state.theme}|{state.topic}|{int(matches.sum())}|{hash(tuple(doc_ids[matches][:50]))}",
         "empty_message": "" if matches.any() else "No papers match the filters",
     }
+
+
+def view_labels(
+    listing: pd.DataFrame,
+    matches: np.ndarray,
+    x: np.ndarray,
+    y: np.ndarray,
+    topics: pd.DataFrame,
+    state: MapState,
+    subtopics: pd.DataFrame | None = None,
+    topics_filtered: bool = False,
+) -> list[dict[str, Any]]:
+    """The labels of one view: [{name, lines, font_px, anchor (in the component's space), colour, level (0 theme,
+    1 topic, 2 subtopic), size (its matching papers)}], shallowest level first, each level largest first.
+
+    ``matches``: bool (n) over ``listing``; ``x``, ``y``: the listing's positions in the component's space (n).
+    The levels are topic_map.label_levels': by zoom, every level from the first one (themes on the whole map,
+    topics in a drilled theme or when ``topics_filtered``, subtopics in a drilled topic that has them) down to
+    subtopics when the cache has them; a fixed level alone otherwise. Each label names its papers among the
+    matches and points at their densest cell (topic_map.label_groups)."""
+    columns = [LEVEL_COLUMNS[level] for level in label_levels(state, subtopics, topics_filtered)]
+    # The columns the labels need, with the coordinates already in the component's space (so label_groups' anchors
+    # are the ones sent), not a copy of every column of the matches: 40 ms less per view at 11,660 papers.
+    slim = pd.DataFrame({name: level_keys(listing, name) for name in dict.fromkeys(("theme", "topic", *columns))})
+    slim["x"], slim["y"] = x.astype(float), y.astype(float)
+    labels = []
+    for column in columns:
+        labelled = slim[matches & (point_labels(slim, topics, state, subtopics, column) != "")]
+        groups = label_groups(labelled, topics, state, subtopics=subtopics, column=column)
+        width = THEME_LINE_CHARS if column == "theme" else TOPIC_LINE_CHARS
+        for name, font, anchor, colour, size in zip(
+            groups.names, groups.font_px, groups.anchors, groups.colours, groups.sizes
+        ):
+            labels.append(
+                {
+                    "name": name,
+                    "lines": two_lines(name, width),
+                    "font_px": font,
+                    "anchor": list(anchor),
+                    "colour": colour,
+                    "level": LEVEL_COLUMNS.index(column),
+                    "size": size,
+                }
+            )
+    return labels

@@ -51,7 +51,7 @@ class ViewState:
     theme: int | None = None
     colour: str = "theme"
     highlight: int | None = None
-    level: str = "themes"
+    level: str = "zoom"
     paper: str | None = None
     find: str = ""
     tab: str | None = None
@@ -70,7 +70,7 @@ class Choices:
     collections: frozenset[str] = frozenset()
     years: frozenset[int] = frozenset()
     colours: tuple[str, ...] = ("theme", "topic")
-    levels: tuple[str, ...] = ("themes", "topics")
+    levels: tuple[str, ...] = ("zoom", "themes", "topics", "subtopics")
     tabs: tuple[str, ...] = ()
     is_paper: Callable[[str], bool] = field(default=lambda doc_id: False)
 

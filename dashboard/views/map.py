@@ -1,4 +1,5 @@
-"""The map view: colour, label level and theme controls, the map itself, and what a click or lasso does.
+"""The map view: colour, label level and theme controls, the map itself, what a click or lasso does, and the table
+of contents under it (dashboard.views.contents), which drills the map into a theme or a topic.
 
 A click on one point opens that paper (the sidebar shows it at once); a box or lasso narrows the papers table.
 Both are kept in session state by the chart's selection callback, not read from the chart: the map's figure
@@ -9,8 +10,10 @@ page then draws the kept lasso selection itself (``selectedpoints``). A new lass
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
+from collections.abc import Iterable
 
 import streamlit as st
 
@@ -18,6 +21,7 @@ from dashboard.components import scatter
 from dashboard.figures import topic_map
 from dashboard.state import resources
 from dashboard.tables import paper_table
+from dashboard.views import contents as contents_view
 from dashboard.views import quality_panel
 from dashboard.views.page import MAP_CONFIG, LazyFigure, Page, digest
 
@@ -25,6 +29,10 @@ MAP_KEY = "map"
 SELECTION_KEY = "map_selection"
 GENERATION_KEY = "map_generation"
 PAPER_KEY = "paper"
+THEME_KEY = "theme"  # the "Drill into a theme" picker's value (and the address's ``theme``)
+LEVEL_KEY = "level"  # the "Label" picker's value (and the address's ``level``)
+TOPIC_KEY = "map_topic"  # the drilled topic (None: none); it holds only while its theme is the drilled one
+LEVEL_SET_KEY = "_map_level_set"  # the session's first run has put the label level the address asks for
 
 
 def map_key() -> str:
@@ -81,6 +89,71 @@ def colour_options(page: Page) -> list[str]:
     return options
 
 
+def level_options(page: Page) -> list[str]:
+    """The label levels this cache offers (keys of topic_map.LEVELS): by zoom (the default, so it leaves the address
+    bare), themes, topics, and subtopics when the cache has them."""
+    return ["zoom", "themes", "topics"] + (["subtopics"] if resources.subtopics(page.atlas) is not None else [])
+
+
+def settle_level(page: Page) -> None:
+    """Put a label level this cache offers into the session and the page's view before the picker is drawn: on
+    the session's first run the one the address names (url_state parsed it), later the picker's; by zoom for a level
+    the cache lacks (subtopics in a cache built before them)."""
+    options = level_options(page)
+    if LEVEL_SET_KEY not in st.session_state:
+        st.session_state[LEVEL_SET_KEY] = True
+        st.session_state[LEVEL_KEY] = page.view.level
+    if st.session_state.get(LEVEL_KEY) not in options:
+        st.session_state[LEVEL_KEY] = "zoom"
+    level = st.session_state[LEVEL_KEY]
+    if page.view.level != level:
+        page.view = dataclasses.replace(page.view, level=level)
+
+
+def topic_theme(page: Page, topic: object) -> int | None:
+    """The theme of ``topic`` in this cache (None: no such topic)."""
+    themes = resources.topic_themes(page.cache_key, page.atlas.topics)
+    return themes.get(int(topic)) if isinstance(topic, int) else None
+
+
+def settle_drill(page: Page) -> None:
+    """Narrow the page to the drilled topic (Page.drill_topic) while its theme is the drilled one; forget it
+    otherwise (the theme picker moved on, or an address or a rebuild left a topic the cache lacks)."""
+    topic = st.session_state.get(TOPIC_KEY)
+    if topic is None or page.topic is not None:
+        return
+    if page.view.theme is None or topic_theme(page, topic) != page.view.theme:
+        st.session_state[TOPIC_KEY] = None
+        return
+    inside, rest = resources.topic_parts(
+        page.cache_key, digest(page.filter_key), int(topic), page.matching, page.context
+    )
+    page.drill_topic(int(topic), inside, rest)
+
+
+def prepare(page: Page) -> None:
+    """What the map tab settles before anything of the page is drawn: the label level and the drilled topic. The
+    map tab runs first on every run (drawn or kept), so every view of the run sees the same page."""
+    settle_level(page)
+    settle_drill(page)
+
+
+def drill(theme: int | None, topic: int | None = None, selection: Iterable[str] | None = None) -> None:
+    """Drill the map (a callback: it runs before the script, so it may set the pickers' values): into ``theme``
+    (None: the whole map) and ``topic`` of it, with ``selection`` as the map's selection (None: cleared)."""
+    st.session_state[THEME_KEY] = theme
+    st.session_state[TOPIC_KEY] = topic
+    if selection:
+        st.session_state[SELECTION_KEY] = sorted(selection)
+    else:
+        clear_selection()
+
+
+def on_theme_pick() -> None:
+    """The theme picker's callback: another theme (or the whole map) leaves the drilled topic."""
+    st.session_state[TOPIC_KEY] = None
+
+
 def render_controls(page: Page) -> None:
     """Colour mode, label level and the drilled theme, on one row above the map."""
     columns = st.columns([3, 3, 5])  # at 900 px with the sidebar open, [2, 2, 5] cut "Themes" and wrapped labels
@@ -93,19 +166,29 @@ def render_controls(page: Page) -> None:
     )
     columns[1].selectbox(
         "Label",
-        list(topic_map.LEVELS),
+        level_options(page),
         format_func=topic_map.LEVELS.__getitem__,
-        key="level",
+        key=LEVEL_KEY,
         persist_state="session",
-        help=(
-            "Themes: the 10-20 groups cut from the topic hierarchy. "
-            "Topics: every topic. Drilling into a theme labels its topics."
-        ),
+        help=LEVEL_HELP,
     )
     options = theme_options(page)
     columns[2].selectbox(
-        "Drill into a theme", list(options), format_func=options.__getitem__, key="theme", persist_state="session"
+        "Drill into a theme",
+        list(options),
+        format_func=options.__getitem__,
+        key=THEME_KEY,
+        persist_state="session",
+        on_change=on_theme_pick,
+        placeholder=options[None],  # after "Whole map" (None set in the session): its name, not "Choose an option"
     )
+
+
+LEVEL_HELP = (
+    "By zoom: the themes (the 10-20 groups of topics that lie together in meaning and on the map) at first, their topics as you zoom in, "
+    "then the topics' subtopics. Themes, Topics, Subtopics: that level only. Drilling into a theme starts at its "
+    "topics, into a topic at its subtopics. The map's downloads label the first level."
+)
 
 
 def figure_of(page: Page) -> object:
@@ -122,6 +205,7 @@ def figure_of(page: Page) -> object:
         drawn_selection(page),
         page.atlas.topics,
         page.areas,
+        resources.subtopics(page.atlas),
     )
 
 
@@ -132,6 +216,7 @@ def lazy_figure_of(page: Page) -> LazyFigure:
     selected = drawn_selection(page)
     documents, matching, context, topics = page.atlas.documents, page.matching, page.context, page.atlas.topics
     highlights, state, areas = page.highlights, page.map_state, page.areas
+    subtopics = resources.subtopics(page.atlas)
 
     def make() -> object:
         return topic_map.map_figure(
@@ -142,6 +227,7 @@ def lazy_figure_of(page: Page) -> LazyFigure:
             selected_ids=selected,
             context=context,
             areas=areas,
+            subtopics=subtopics,
         )
 
     content = repr((page.cache_key, page.filter_key, state, highlights, selected))
@@ -219,6 +305,7 @@ def render_webgl(page: Page) -> None:
         tuple(page.view.topics),
         page.highlights,
         tuple(sorted(page.selected)),
+        resources.subtopics(page.atlas),
     )
     scatter.scatter(layers, cache_key, points, key=WEBGL_KEY, on_change=on_webgl_event)
 
@@ -228,14 +315,16 @@ def render_kept(page: Page) -> None:
     :func:`render` puts them, so the browser keeps the map's frame (hidden with its tab) and a switch back shows it
     without making the frame and drawing the points again (1.1-3.7 s on the whole conference). Nothing when the
     plotly map is drawn (it is remade either way)."""
+    prepare(page)
     if use_webgl():
         render_controls(page)
         render_webgl(page)
 
 
 def render(page: Page) -> object:
-    """Draw the controls and the map (the WebGL component, or plotly when it cannot load); returns the plotly map
-    when that was drawn, else None (the Downloads tab builds it itself)."""
+    """Draw the controls, the map (the WebGL component, or plotly when it cannot load) and the table of contents;
+    returns the plotly map when that was drawn, else None (the Downloads tab builds it itself)."""
+    prepare(page)
     render_controls(page)
     figure = None
     if use_webgl():
@@ -271,6 +360,8 @@ def render(page: Page) -> object:
             )
         )
     right.button("Clear selection", on_click=clear_selection, disabled=not page.selected, width="stretch")
+    if not table_waits_for_map():  # a dataframe, held back as the papers table is (table_waits_for_map says why)
+        contents_view.render(page, drill)
     if figure is not None:
         page.figures["map"] = ("Topic map", figure)
     return figure

@@ -32,11 +32,12 @@ class LazyFigure:
 class Page:
     """One run's state of the page.
 
-    ``matching``: the papers that pass the sidebar filters and the drilled theme; ``context``: the other papers
-    that pass the sidebar filters, drawn in grey around a drilled theme (None on the whole map); ``selected``:
-    doc_ids of the map's box or lasso selection; ``shown``: ``matching`` narrowed to the selection (what the table
-    lists); ``search_hits``: the semantic search's best papers among ``matching`` (with a score column);
-    ``figures``: {key: (name, figure)} the views made, for the downloads.
+    ``matching``: the papers that pass the sidebar filters and the drilled theme (and topic); ``context``: the
+    other papers that pass the sidebar filters, drawn in grey around a drilled theme or topic (None on the whole
+    map); ``selected``: doc_ids of the map's box or lasso selection; ``shown``: ``matching`` narrowed to the
+    selection (what the table lists); ``search_hits``: the semantic search's best papers among ``matching`` (with a
+    score column); ``figures``: {key: (name, figure)} the views made, for the downloads; ``topic``: the drilled
+    topic (None: none), set by :meth:`drill_topic`.
     """
 
     atlas: TopicCache
@@ -50,13 +51,29 @@ class Page:
     search_hits: pd.DataFrame
     highlights: Highlights = field(default_factory=Highlights)
     figures: dict[str, tuple[str, Any]] = field(default_factory=dict)
+    topic: int | None = None
 
     @property
     def map_state(self) -> MapState:
-        """The map part of the view."""
+        """The map part of the view (the view's level None: by zoom)."""
         return MapState(
-            colour_by=self.view.colour, level=self.view.level, theme=self.view.theme, highlight=self.view.highlight
+            colour_by=self.view.colour,
+            level=self.view.level,
+            theme=self.view.theme,
+            highlight=self.view.highlight,
+            topic=self.topic,
         )
+
+    def drill_topic(self, topic: int, matching: pd.DataFrame, context: pd.DataFrame) -> None:
+        """Narrow this run's page to one topic of the drilled theme, in place: ``matching`` becomes the topic's
+        papers (and ``shown`` and the kept selection with it), ``context`` the rest of the papers that pass the
+        filters (both from tables.contents.topic_parts of the page's own, which the page caches). The page is built
+        before the views run, so the map view calls this before anything of the page is drawn
+        (dashboard.views.map.prepare); every view after it sees the topic's papers."""
+        self.matching, self.context, self.topic = matching, context, topic
+        if self.selected:
+            self.selected &= set(matching["doc_id"].astype(str))
+        self.shown = matching[matching["doc_id"].astype(str).isin(self.selected)] if self.selected else matching
 
     def description(self) -> str:
         """One line naming the corpus, the papers shown and every filter in use (a publication figure's caption)."""
@@ -73,12 +90,13 @@ class Page:
             len(self.selected),
             view.collections,
             view.highlight,
+            self.topic,
         )
 
     @property
     def filter_key(self) -> tuple[Any, ...]:
-        """The view's filters as a hashable key (for caches of figures and tables)."""
-        return filter_key_of(self.view)
+        """The view's filters (the drilled topic too) as a hashable key (for caches of figures and tables)."""
+        return filter_key_of(self.view) + ((("topic", self.topic),) if self.topic is not None else ())
 
 
 def digest(*parts: Any) -> str:

@@ -6,6 +6,11 @@ the latest event: {kind: "click", index} (a paper, sent at once), {kind: "double
 of a double-click: take back click ``cancels``), {kind: "lasso", indices} (positions in the listing),
 {kind: "need_points"} (the browser lost the points: send them again), {kind: "shown"} (once a frame, after its
 first draw: the page may send what waits for the map), each with a sequence number ``seq``.
+
+Labels: each label may carry ``level`` (0 theme, 1 topic, 2 subtopic) and ``size`` (papers); with ``label_mode``
+"zoom" the browser shows the shallowest level sent at the fitted view and the deeper ones as the user zooms in
+(``frontend/src/labels.js``: from 1.8x and 4x the fitted scale), else ("fixed", or no ``label_mode``) every label
+sent that fits. Either way labels never overlap and stay at their anchors as the camera moves.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@
 // (colours, emphasis, labels, highlights, selection, frame) is a small message. Events go back to Python as
 // {kind: "click" | "double_click" | "lasso" | "need_points" | "shown", ...} with a sequence number.
 import createScatterplot from "regl-scatterplot";
+import { labelOrder, markCovered, placeLabels } from "./labels.js";
 
 const send = (type, extra) => window.parent.postMessage({ isStreamlitMessage: true, type, ...extra }, "*");
 let seq = 0;
@@ -57,7 +58,10 @@ const tooltip = document.getElementById("tooltip");
 let scatterplot = null;
 let data = null; // {key, x: Float32Array, y, titles, topicOf: Uint16Array | null, topicTexts}
 let view = null; // the latest args without points
-let labelNodes = [];
+let labelNodes = []; // {el, name, level, size, anchor, w, h, covered, at: [x, y] or null when hidden}
+let labelMode = "fixed"; // "zoom": the level shown follows the zoom; "fixed": every label sent
+let laidOut = null; // what the labels were last laid out for (camera, size, labels): a frame without a change skips it
+let drawnView = null; // the camera of the latest frame the scatterplot drew (window.__atlasProject)
 let lastFrameKey = null;
 let hovered = null; // the point under the mouse (regl-scatterplot's pointOver), else null
 let pressedAt = null; // where the latest press on the map was, [clientX, clientY]
@@ -86,7 +90,11 @@ const parentHeight = () => {
 const plotHeight = () => Math.round(Math.max(360, Math.min(820, parentHeight() - 250, plot.clientWidth * 1.05)));
 
 function toScreen(x, y) {
-  const m = scatterplot.get("cameraView");
+  return project(scatterplot.get("cameraView"), x, y);
+}
+
+// A point of the data space ([-1, 1]) in CSS pixels of the plot under camera view matrix m.
+function project(m, x, y) {
   const aspect = width / height;
   const vx = (m[0] * x + m[4] * y + m[12]) / aspect;
   const vy = m[1] * x + m[5] * y + m[13];
@@ -136,10 +144,14 @@ function ensurePlot() {
     pointColorActive: "#111111",
     backgroundColor: "#FFFFFF",
   });
-  scatterplot.subscribe("view", () => layoutOverlay());
+  // "drawing" is published in the animation frame that drew the points, before the browser paints it ("view" and
+  // "draw" come a task later): labels and marks laid out here move with the points, never a frame behind them.
+  scatterplot.subscribe("drawing", () => {
+    drawnView = Array.from(scatterplot.get("cameraView"));
+    layoutOverlay();
+  });
   scatterplot.subscribe("draw", () => {
     framesDrawn += 1;
-    layoutOverlay();
   });
   scatterplot.subscribe("lassoStart", () => (lassoing = true));
   scatterplot.subscribe("select", ({ points }) => {
@@ -212,6 +224,7 @@ function ensurePlot() {
   window.__atlas = {
     cameraView: () => Array.from(scatterplot.get("cameraView")),
     screen: (index) => toScreen(data.x[index], data.y[index]),
+    toScreen: (x, y) => toScreen(x, y), // a place of the data space, as labels' anchors are given
     count: () => data.x.length,
     state: () => ({
       pointsDrawn: scatterplot.get("isPointsDrawn"),
@@ -225,6 +238,8 @@ function ensurePlot() {
     }),
     args: () => view,
   };
+  window.__atlasLabels = shownLabels;
+  window.__atlasProject = (index) => project(drawnView, data.x[index], data.y[index]);
 }
 
 // The wheel scrolls the page unless Ctrl (or a pinch, which Chromium reports as Ctrl+wheel) is held: stop the
@@ -238,12 +253,14 @@ window.addEventListener(
   { capture: true },
 );
 
+// The camera changes at once, but regl-scatterplot draws a frame only when asked (its frame loop skips frames
+// without its "draw" flag; a wheel or drag sets it, a camera call does not, and refresh() only polls the canvas
+// size): without redraw() the points stayed where they were until the next pan, and the labels floated. The labels
+// follow in the frame that draws the points ("drawing" above).
 function zoomBy(factor) {
   userMoved = true;
-  const camera = scatterplot.get("camera");
-  camera.scale(factor, [0, 0]);
-  scatterplot.refresh();
-  layoutOverlay();
+  scatterplot.get("camera").scale(factor, [0, 0]);
+  scatterplot.redraw();
 }
 
 // A click opens its paper at once (no wait for a second click). A double-click fits the view: its second press (the
@@ -287,39 +304,58 @@ window.addEventListener("keydown", (event) => {
   else if (event.key === "0") fit(true);
 });
 
-const overlaps = (a, b) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+// How far the camera is zoomed in from the fitted view of the render's frame: 1 there, 2 when the frame spans twice
+// the plot. Read from the camera alone (no state kept at the fit), so a fit's transition, a resize and a zoom by the
+// wheel all count. zoomToArea fits the frame's longer side: its height fills the plot at scale 2 / height (in data
+// units), its width at 2 * width / (height * frame width) (toScreen divides x by the plot's aspect).
+function relativeZoom() {
+  const f = view && view.frame;
+  if (!f || !width || !height) return 1;
+  const fitted = Math.min((2 * width) / (height * Math.max(f[2] - f[0], 1e-9)), 2 / Math.max(f[3] - f[1], 1e-9));
+  return scatterplot.get("cameraView")[0] / fitted;
+}
 
-// Labels at their anchors, largest group first; a label that would overlap a placed one or leave the plot is
-// tried above, below, left and right of its anchor, else hidden until the user zooms in (hover still names it).
-function placeLabels() {
-  const placed = [];
-  const pad = 3;
+// Shows the labels that placeLabels (labels.js) chose, moving only those whose place changed: the camera moves every
+// frame of a pan, and rewriting hundreds of styles each frame would make the browser restyle them all.
+function showLabels() {
+  const ordered = labelOrder(labelNodes, labelMode, relativeZoom());
+  const shown = placeLabels(ordered, toScreen, width, height);
   for (const node of labelNodes) {
-    const [sx, sy] = toScreen(node.anchor[0], node.anchor[1]);
-    const w = node.w;
-    const h = node.h;
-    const candidates = [
-      [sx - w / 2, sy - h / 2],
-      [sx - w / 2, sy - h - 6],
-      [sx - w / 2, sy + 6],
-      [sx + 8, sy - h / 2],
-      [sx - w - 8, sy - h / 2],
-    ];
-    let box = null;
-    for (const [x, y] of candidates) {
-      const candidate = { x: x - pad, y: y - pad, w: w + 2 * pad, h: h + 2 * pad };
-      const inside = x >= 2 && y >= 2 && x + w <= width - 2 && y + h <= height - 2;
-      if (inside && !placed.some((other) => overlaps(candidate, other))) {
-        box = { x, y, candidate };
-        break;
-      }
+    const at = shown.get(node) || null;
+    if (at && (!node.at || node.at[0] !== at[0] || node.at[1] !== at[1])) {
+      node.el.style.transform = `translate(${at[0]}px, ${at[1]}px)`;
     }
-    if (box) {
-      placed.push(box.candidate);
-      node.el.style.display = "block";
-      node.el.style.transform = `translate(${Math.round(box.x)}px, ${Math.round(box.y)}px)`;
-    } else node.el.style.display = "none";
+    if (!at !== !node.at) node.el.style.display = at ? "block" : "none";
+    node.at = at;
   }
+}
+
+// For the browser tests: the labels shown ({name, level, rect} in the frame's CSS pixels, as getBoundingClientRect
+// gives them; anchor: where the label's group lies), the zoom over the fitted view, the camera's scale, the label
+// mode, the names of the labels that deeper ones replace, the toolbar's, the legend's and the plot's rects.
+function shownLabels() {
+  const plotBox = plot.getBoundingClientRect();
+  const rectOf = (box) => ({ x: box.x, y: box.y, width: box.width, height: box.height });
+  return {
+    zoom: relativeZoom(),
+    cameraScale: scatterplot.get("cameraView")[0],
+    mode: labelMode,
+    covered: labelNodes.filter((node) => node.covered).map((node) => ({ name: node.name, level: node.level })),
+    labels: labelNodes
+      .filter((node) => node.at)
+      .map((node) => {
+        const [sx, sy] = toScreen(node.anchor[0], node.anchor[1]);
+        return {
+          name: node.name,
+          level: node.level,
+          rect: { x: plotBox.x + node.at[0], y: plotBox.y + node.at[1], width: node.w, height: node.h },
+          anchor: [plotBox.x + sx, plotBox.y + sy],
+        };
+      }),
+    toolbar: rectOf(document.getElementById("toolbar").getBoundingClientRect()),
+    legend: rectOf(document.getElementById("legend").getBoundingClientRect()),
+    plot: rectOf(plotBox),
+  };
 }
 
 function drawMarks() {
@@ -350,17 +386,58 @@ function showSelection() {
   else scatterplot.deselect({ preventEvent: true });
 }
 
-function layoutOverlay() {
+// Labels and marks for the camera now. A frame drawn for a hover or a selection leaves the camera, the size and the
+// labels as they were: then nothing is laid out again.
+function layoutOverlay(force = false) {
   if (!scatterplot || !data) return;
-  placeLabels();
+  const key = [...scatterplot.get("cameraView"), width, height];
+  const same = laidOut && laidOut.nodes === labelNodes && laidOut.view === view;
+  if (!force && same && key.every((value, i) => value === laidOut.key[i])) return;
+  laidOut = { key, nodes: labelNodes, view };
+  showLabels();
   drawMarks();
 }
 
-function renderLabels(labels) {
+// The topic a label's anchor lies in: the topic (an index of data.topicTexts) of most of the NEAREST papers nearest
+// it; null without the points' topics. markCovered (labels.js) reads it to tell which topics have subtopic labels.
+// Kept per anchor: a render for a click or a highlight sends the same labels again (a pass over every point each).
+const NEAREST = 15;
+const anchorTopics = new Map();
+
+function topicAt(label) {
+  if (!data || !data.topicOf) return null;
+  const key = `${data.key}|${label.anchor[0]}|${label.anchor[1]}`;
+  if (!anchorTopics.has(key)) {
+    if (anchorTopics.size > 5000) anchorTopics.clear();
+    anchorTopics.set(key, nearestTopic(label.anchor[0], label.anchor[1]));
+  }
+  return anchorTopics.get(key);
+}
+
+function nearestTopic(ax, ay) {
+  const nearest = []; // [squared distance, point], nearest first
+  for (let i = 0; i < data.x.length; i += 1) {
+    const d = (data.x[i] - ax) ** 2 + (data.y[i] - ay) ** 2;
+    if (nearest.length === NEAREST && d >= nearest[NEAREST - 1][0]) continue;
+    if (nearest.length === NEAREST) nearest.pop();
+    let at = nearest.length;
+    while (at > 0 && nearest[at - 1][0] > d) at -= 1;
+    nearest.splice(at, 0, [d, i]);
+  }
+  const votes = new Map();
+  for (const [, i] of nearest) votes.set(data.topicOf[i], (votes.get(data.topicOf[i]) || 0) + 1);
+  return [...votes.entries()].reduce((best, entry) => (entry[1] > best[1] ? entry : best), [null, 0])[0];
+}
+
+// One element per label sent, measured once here (all appended first, then read, so the browser lays them out once),
+// then hidden until showLabels places it on the next camera change or layout.
+function renderLabels(labels, mode) {
   labelLayer.innerHTML = "";
-  labelNodes = labels.map((label) => {
+  labelMode = mode === "zoom" ? "zoom" : "fixed";
+  labelNodes = labels.map((label, order) => {
+    const level = Number.isInteger(label.level) ? label.level : 0; // a render without levels: one level, as before
     const el = document.createElement("div");
-    el.className = "atlas-label";
+    el.className = Number.isInteger(label.level) ? `atlas-label level-${Math.min(level, 2)}` : "atlas-label";
     el.style.fontSize = `${label.font_px}px`;
     el.style.borderColor = label.colour;
     for (const line of label.lines) {
@@ -370,8 +447,11 @@ function renderLabels(labels) {
     }
     el.title = label.name;
     labelLayer.appendChild(el);
-    return { el, anchor: label.anchor, w: el.offsetWidth, h: el.offsetHeight };
+    return { el, name: label.name, level, size: Number(label.size) || 0, order, anchor: label.anchor, at: null };
   });
+  for (const node of labelNodes) [node.w, node.h] = [node.el.offsetWidth, node.el.offsetHeight];
+  for (const node of labelNodes) node.el.style.display = "none";
+  markCovered(labelNodes, topicAt);
 }
 
 function renderLegend(legend, title) {
@@ -496,9 +576,9 @@ async function drawRender(args) {
     fit(false);
   }
   await redraw();
-  renderLabels(args.labels);
+  renderLabels(args.labels, args.label_mode);
   showSelection();
-  layoutOverlay();
+  layoutOverlay(true);
   renders += 1;
   document.body.dataset.drawn = String(renders);
   document.body.dataset.drawnAt = String(Date.now()); // wall-clock ms, for bench/dashboard.py
