@@ -239,3 +239,15 @@ def test_a_short_form_the_corpus_writes_as_an_ordinary_word_does_not_stand_for_i
     counts = count_phrases(texts)
     column = counts.keys.index("neural ordinary differential equation")
     assert counts.matrix[:, column].sum() == 3  # the three papers that write it, not the six on graph nodes
+
+
+def test_a_theme_whose_topics_share_no_phrase_is_named_by_its_two_largest_subjects():
+    from pipeline.topics.naming.assign import members_name
+
+    texts, titles, _ = paired_corpus()
+    counts = count_phrases(texts, titles)
+    labels = ["Diffusion models (DMs)", "Flow matching and straight paths", "Graph neural networks"]
+    assert members_name(counts, labels) == "Diffusion models and flow matching"
+    assert members_name(counts, ["Diffusion models", "Graph neural networks"]) is None  # five words
+    assert members_name(counts, ["Video generation and motion", "Video"]) is None  # "video" twice
+    assert members_name(counts, ["Diffusion models"]) is None

@@ -16,12 +16,15 @@ import numpy as np
 import pandas as pd
 
 from pipeline.topics.naming.names import (
+    MAX_NAME_CHARACTERS,
+    MAX_NAME_WORDS,
     PAIR_BELOW,
     TITLE_WEIGHT,
     Breadth,
     Name,
     choose_names,
     common_phrases,
+    has_repeated_stem,
     name_phrases,
 )
 from pipeline.topics.naming.phrases import PhraseCounts, count_phrases, phrase_key
@@ -86,10 +89,46 @@ def name_themes(
         avoid=lambda theme, key, coverage: key in common or member_phrase(theme, key, coverage),
         breadth=THEME_BREADTH,
     )
+    sizes = dict(zip(frame["topic"].astype(int), frame["size"].astype(int)))
     labels = {**{theme: name.name for theme, name in names.items()}, **single}
+    for theme, found in members.items():
+        if theme in single:
+            continue
+        rows = np.flatnonzero(np.asarray(themes) == theme)
+        if name_coverage(counts, labels.get(theme, ""), rows) < PAIR_BELOW:  # no phrase the topics share
+            largest = sorted(found, key=lambda topic: -sizes.get(topic, 0))
+            labels[theme] = members_name(counts, [label_of[topic] for topic in largest]) or labels.get(theme, "")
     return frame.assign(
         theme_label=[labels.get(int(theme), label) for theme, label in zip(frame["theme"], frame["theme_label"])]
     )
+
+
+def name_coverage(counts: PhraseCounts, name: str, rows: np.ndarray) -> float:
+    """The share of the documents ``rows`` that write one of the phrases of ``name`` (name_phrases; 0 for a phrase
+    the counts do not hold)."""
+    columns = [counts.keys.index(key) for key in map(phrase_key, name_phrases(name)) if key in counts.keys]
+    if not columns or not len(rows):
+        return 0.0
+    return float((counts.matrix[rows][:, columns].sum(axis=1) > 0).mean())
+
+
+def members_name(counts: PhraseCounts, labels: Sequence[str]) -> str | None:
+    """The name of a theme whose topics share no phrase: its two largest topics' subjects ("Diffusion models and
+    time series forecasting", from "Diffusion models (DMs)" and "Time series forecasting (TSF) and ..."), each the
+    first phrase of the topic's name as the corpus writes it, an abbreviation in place of a phrase when the pair
+    would pass MAX_NAME_WORDS words; a session that holds two subjects is printed so. None when no form fits."""
+    subjects = [name_phrases(label)[0] for label in labels[:2] if name_phrases(label)]
+    if len(subjects) < 2 or phrase_key(subjects[0]) == phrase_key(subjects[1]):
+        return None
+    keys = [phrase_key(subject) for subject in subjects]
+    written = [counts.written.get(key, subject) for key, subject in zip(keys, subjects)]
+    shorts = [counts.abbreviations.get(key) or written[i] for i, key in enumerate(keys)]
+    for first, second in ((written[0], written[1]), (written[0], shorts[1]), (shorts[0], written[1]), tuple(shorts)):
+        text = f"{first[:1].upper() + first[1:]} and {second}"
+        fits = len(first.split()) + len(second.split()) <= MAX_NAME_WORDS and len(text) <= MAX_NAME_CHARACTERS
+        if fits and not has_repeated_stem(f"{first} {second}"):  # not "Video generation and video"
+            return text
+    return None
 
 
 def one_members_phrase(labels: Mapping[int, Sequence[str]]) -> Callable[[int, str, float], bool]:
