@@ -253,9 +253,11 @@ def label_level(state: MapState, subtopics: pd.DataFrame | None = None, topics_f
     level chosen ("By zoom": 0), never shallower than :func:`first_level`. Subtopics (2) only with ``subtopics``,
     and for a drilled topic only when it has some (a topic under ~60 papers has none: its own label stays)."""
     level = max(FIXED_LEVELS.get(state.level, 0), first_level(state, topics_filtered))
-    if level == 2 and not has_subtopics(subtopics):
+    if level != 2:
+        return level
+    if not has_subtopics(subtopics):
         return 1
-    if level == 2 and state.topic is not None and not (subtopics["topic"].astype(int) == state.topic).any():
+    if state.topic is not None and not (subtopics["topic"].astype(int) == state.topic).any():
         return 1
     return level
 

@@ -10,6 +10,7 @@ Three steps, so the page can cache each on what it depends on: :func:`contents_t
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeGuard
 
 import numpy as np
 import pandas as pd
@@ -26,7 +27,7 @@ DRILLED_MARK = "▶ "  # the drilled theme and topic, and the subtopic whose pap
 TREE_COLUMNS = ["level", "theme", "topic", "subtopic", "name", "size"]
 
 
-def has_subtopics(subtopics: pd.DataFrame | None) -> bool:
+def has_subtopics(subtopics: pd.DataFrame | None) -> TypeGuard[pd.DataFrame]:
     """Whether ``subtopics`` (TopicCache.subtopics; None or empty for caches built before them) has any row."""
     return subtopics is not None and len(subtopics) > 0
 

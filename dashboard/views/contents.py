@@ -87,7 +87,9 @@ def breadcrumb(page: Page, tree: pd.DataFrame) -> str:
     """Where the map is, as Markdown: "Whole map", or "Whole map › theme", or "Whole map › theme › topic"."""
     parts = ["Whole map"]
     for level, key, column in ((0, page.view.theme, "theme"), (1, page.topic, "topic")):
-        names = tree.loc[(tree["level"] == level) & (tree[column] == key), "name"] if key is not None else ()
+        if key is None:
+            continue
+        names = tree.loc[(tree["level"] == level) & (tree[column] == key), "name"]
         if len(names):
             parts.append(markdown_escape(str(names.iloc[0])))
     return " › ".join(parts)

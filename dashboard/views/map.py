@@ -185,7 +185,8 @@ def render_controls(page: Page) -> None:
 
 
 LEVEL_HELP = (
-    "By zoom: the themes (the 10-20 groups of topics that lie together in meaning and on the map) at first, their topics as you zoom in, "
+    "By zoom: the themes (the 10-20 groups of topics that lie together in meaning and on the map) at first, "
+    "their topics as you zoom in, "
     "then the topics' subtopics. Themes, Topics, Subtopics: that level only. Drilling into a theme starts at its "
     "topics, into a topic at its subtopics. The map's downloads label the first level."
 )

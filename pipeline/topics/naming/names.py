@@ -358,7 +358,7 @@ def _pair_text(first: str, second: str, counts: PhraseCounts) -> str:
         (a_short, a_short, b_short),
     ]
     for a_text, a_words, b_text in forms:
-        if not a_text or not b_text:
+        if not a_text or not a_words or not b_text:
             continue
         text = f"{a_text[:1].upper() + a_text[1:]} and {b_text}"
         if len(a_words.split()) + len(b_text.split()) <= MAX_NAME_WORDS and len(text) <= MAX_NAME_CHARACTERS:
