@@ -251,3 +251,14 @@ def test_a_theme_whose_topics_share_no_phrase_is_named_by_its_two_largest_subjec
     assert members_name(counts, ["Diffusion models", "Graph neural networks"]) is None  # five words
     assert members_name(counts, ["Video generation and motion", "Video"]) is None  # "video" twice
     assert members_name(counts, ["Diffusion models"]) is None
+
+
+def test_a_long_phrase_ending_in_words_the_corpus_always_continues_is_cut_off():
+    from pipeline.topics.naming.names import _cut_off
+
+    verbs = ["fail", "succeed", "reason", "plan", "count", "guess", "learn", "err"]
+    texts = [f"Probing large language models for arithmetic. Large language models {verb}." for verb in verbs]
+    counts = count_phrases(texts)
+    assert _cut_off("capability of large language", counts)  # the corpus always writes "large language models"
+    assert not _cut_off("capability of large language model", counts)
+    assert not _cut_off("large language", counts)  # two words: judged among the group's candidates (_fragment)

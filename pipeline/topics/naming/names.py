@@ -229,7 +229,42 @@ def display(key: str, counts: PhraseCounts) -> str:
 
 
 def _acceptable_name(key: str, counts: PhraseCounts) -> bool:
-    return not has_repeated_stem(counts.written.get(key, key)) and len(display(key, counts)) <= MAX_NAME_CHARACTERS
+    return (
+        not has_repeated_stem(counts.written.get(key, key))
+        and len(display(key, counts)) <= MAX_NAME_CHARACTERS
+        and not _cut_off(key, counts)
+    )
+
+
+def _cut_off(key: str, counts: PhraseCounts) -> bool:
+    """``key``, of three words or more, ends in two words that the corpus nearly always continues (at least
+    FRAGMENT_SHARE of the documents writing them write one longer phrase that starts with them): "capability of large
+    language", whose "large language" is "large language model(s)" in the corpus; a phrase cut before its head noun.
+    A phrase of two words is checked within its group's candidates (_fragment): "flow matching" is nearly always
+    "flow matching models" in some corpora and still a name."""
+    words = key.split()
+    return len(words) >= 3 and " ".join(words[-2:]) in _dangling_pairs(counts)
+
+
+_DANGLING: dict[int, set[str]] = {}
+
+
+def _dangling_pairs(counts: PhraseCounts) -> set[str]:
+    """The two-word phrases of ``counts`` that some three-word phrase starting with them covers to FRAGMENT_SHARE
+    of their documents (computed once per PhraseCounts object)."""
+    found = _DANGLING.get(id(counts))
+    if found is None:
+        frequency = dict(zip(counts.keys, counts.document_frequency.tolist()))
+        found = set()
+        for key, documents in frequency.items():
+            words = key.split()
+            if len(words) == 3:
+                head = f"{words[0]} {words[1]}"
+                if head in frequency and documents >= FRAGMENT_SHARE * frequency[head]:
+                    found.add(head)
+        _DANGLING.clear()  # one corpus at a time: a build names topics, themes and subtopics from one
+        _DANGLING[id(counts)] = found
+    return found
 
 
 def choose_names(
