@@ -57,7 +57,7 @@ from bench.theme_grouping import (
     topic_centroids,
     unit_rows,
 )
-from pipeline.topics.themes import SHARE_CAP, combined_features, guarded_cut, numbered
+from pipeline.topics.themes import SHARE_CAP, combined_features, cut_themes
 
 LINKAGES = ("ward", "average")
 TODAY = "today"
@@ -104,17 +104,12 @@ def cut_topics(
     method: str = "ward",
     cap: float = SHARE_CAP,
 ) -> np.ndarray:
-    """A theme id per topic (t) for topics described by ``features`` (t x d) of ``sizes`` papers: the
-    :func:`topic_linkage` tree cut by :func:`guarded_cut`. Every topic its own theme when ``n_themes`` >= t; one
-    theme when ``n_themes`` <= 1."""
-    count = len(np.asarray(sizes))
-    if count == 0:
-        return np.zeros(0, dtype=np.int64)
-    if n_themes >= count:
-        return numbered([[row] for row in range(count)], sizes)
-    if n_themes <= 1:
-        return np.zeros(count, dtype=np.int64)
-    return guarded_cut(topic_linkage(features, method), sizes, n_themes, cap)
+    """A theme id per topic (t) for topics described by ``features`` (t x d) of ``sizes`` papers: the build's
+    pipeline.topics.themes.cut_themes with the linkage ``method`` (one of LINKAGES). Raises ValueError for another
+    method."""
+    if method not in LINKAGES:
+        raise ValueError(f"linkage {method!r}: one of {LINKAGES}")
+    return cut_themes(features, sizes, n_themes, cap, method)
 
 
 def with_themes(topics: pd.DataFrame, ids: np.ndarray, themes: np.ndarray) -> pd.DataFrame:

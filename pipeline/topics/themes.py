@@ -270,11 +270,15 @@ def guarded_cut(
 
 
 def cut_themes(
-    features: np.ndarray, sizes: Sequence[int] | np.ndarray, n_themes: int, cap: float = SHARE_CAP
+    features: np.ndarray,
+    sizes: Sequence[int] | np.ndarray,
+    n_themes: int,
+    cap: float = SHARE_CAP,
+    method: str = "ward",
 ) -> np.ndarray:
     """A theme id per topic (t) for topics described by ``features`` (t x d, e.g. :func:`combined_features`) of
-    ``sizes`` papers: Ward linkage (Euclidean) cut by :func:`guarded_cut`. Every topic its own theme when
-    ``n_themes`` >= t; one theme when ``n_themes`` <= 1."""
+    ``sizes`` papers: agglomerative linkage (Euclidean; ``method`` "ward", Ward 1963, or "average", UPGMA) cut by
+    :func:`guarded_cut`. Every topic its own theme when ``n_themes`` >= t; one theme when ``n_themes`` <= 1."""
     from scipy.cluster.hierarchy import linkage
 
     count = len(np.asarray(sizes))
@@ -284,7 +288,7 @@ def cut_themes(
         return numbered([[row] for row in range(count)], sizes)
     if n_themes <= 1:
         return np.zeros(count, dtype=np.int64)
-    return guarded_cut(linkage(np.asarray(features, dtype=np.float64), method="ward"), sizes, n_themes, cap)
+    return guarded_cut(linkage(np.asarray(features, dtype=np.float64), method=method), sizes, n_themes, cap)
 
 
 def topic_positions(
