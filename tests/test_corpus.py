@@ -223,7 +223,7 @@ def test_invalid_jsonl_names_the_line(tmp_path: Path):
 def test_unknown_extension_and_missing_file(tmp_path: Path):
     with pytest.raises(InputError, match="no such file"):
         load_corpus(tmp_path / "absent.csv")
-    path = tmp_path / "corpus.xlsx"
+    path = tmp_path / "corpus.docx"
     path.write_bytes(b"PK")
     with pytest.raises(InputError, match="unknown format"):
         load_corpus(path)

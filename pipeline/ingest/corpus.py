@@ -9,6 +9,10 @@ Formats, chosen by file extension:
   ``.jsonl`` / ``.ndjson`` (one record per line); ``.txt`` / ``.md`` (one abstract per paragraph,
   paragraphs separated by blank lines; a first paragraph that reads as a heading, see :func:`is_heading`, is
   skipped, and the warning quotes it).
+- read by :mod:`pipeline.ingest.formats`: any text format above gzip-compressed (``.csv.gz``, ``.jsonl.gz``, ...);
+  ``.xlsx`` / ``.xlsm`` (the first sheet); BibTeX ``.bib``; RIS ``.ris``; OpenReview notes (API v1 or v2) as a JSON
+  list, ``{"notes": [...]}`` or JSONL. Any other suffix is refused saying what to do (e.g. save an ``.xls`` as
+  ``.xlsx``).
 
 Columns, matched case-insensitively and ignoring surrounding spaces and a byte-order mark:
 
@@ -19,7 +23,13 @@ Columns, matched case-insensitively and ignoring surrounding spaces and a byte-o
 - optional, kept and shown: ``doc_id`` from id / openreview_id / paper_id / doc_id / forum (else ``row-N``, the
   1-based record number), ``keywords`` (a list, or one string joined by ``;`` or ``,``), ``decision``
   (normalised to Oral, Spotlight, Poster, Reject, Withdrawn, Desk Rejected where recognised), ``authors``,
-  ``primary_area``, ``rating_mean``.
+  ``primary_area``, ``rating_mean``, ``venue`` (venue / journal / booktitle / conference, as text) and ``year``
+  (year / publication_year: the first year in the cell, Int64). A collection's own venue and year replace them
+  (:mod:`pipeline.ingest.collections`).
+- every cell that is an OpenReview API v2 field ``{"value": x}`` is read as ``x``; a title or abstract that is
+  still an object or a list is refused (naming the record), never modelled as its JSON text.
+
+CSV/TSV fields may be of any length (the csv module's field limit is raised to the platform's largest).
 
 Text files are decoded as UTF-8 (a byte-order mark is removed). A file that is not valid UTF-8 is decoded as
 Windows-1252, which also reads Latin-1 text correctly for every printable character, and the build warns and
@@ -38,6 +48,7 @@ import json
 import logging
 import math
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,6 +56,20 @@ from typing import Any
 import pandas as pd
 
 from pipeline.ingest.decisions import normalise_decision
+from pipeline.ingest.formats import (
+    BIBTEX_SUFFIXES,
+    EXCEL_SUFFIXES,
+    RIS_SUFFIXES,
+    format_suffix,
+    gunzip,
+    is_openreview_note,
+    note_value,
+    notes_to_frame,
+    read_bibtex,
+    read_excel,
+    read_ris,
+    unknown_format_message,
+)
 from pipeline.runtime.errors import InputError
 
 log = logging.getLogger(__name__)
@@ -58,9 +83,28 @@ COLUMN_ALIASES: dict[str, tuple[str, ...]] = {
     "authors": ("authors", "author", "author_names"),
     "primary_area": ("primary_area", "area", "subject_area"),
     "rating_mean": ("rating_mean", "mean_rating", "avg_rating", "rating"),
+    "venue": ("venue", "journal", "booktitle", "conference"),
+    "year": ("year", "publication_year"),
 }
 TEXT_COLUMNS = ("abstract", "title")
-SUPPORTED_SUFFIXES = (".parquet", ".csv", ".tsv", ".tab", ".json", ".jsonl", ".ndjson", ".txt", ".md")
+TEXT_SUFFIXES = (".csv", ".tsv", ".tab", ".json", ".jsonl", ".ndjson", ".txt", ".md") + BIBTEX_SUFFIXES + RIS_SUFFIXES
+SUPPORTED_SUFFIXES = (".parquet",) + TEXT_SUFFIXES + EXCEL_SUFFIXES
+_YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|2\d\d\d)(?!\d)")
+
+
+def _raise_csv_field_limit() -> int:
+    """Let the csv module read fields of any length (its default stops at 131,072 characters, which pandas does
+    not): the largest limit the platform's C long accepts. Returns the limit set."""
+    limit = sys.maxsize
+    while True:
+        try:
+            csv.field_size_limit(limit)
+            return limit
+        except OverflowError:
+            limit //= 2
+
+
+_raise_csv_field_limit()
 HEADING_MAX_CHARS = 120
 
 
@@ -390,6 +434,10 @@ def _read_jsonl(text: str, path: Path) -> pd.DataFrame:
 
 
 def _records_to_frame(records: list[Any], path: Path, unit: str) -> pd.DataFrame:
+    """JSON records as a table: OpenReview notes (every record one, see pipeline.ingest.formats) by their content
+    fields, other objects by their keys. Raises InputError naming the first record that is not an object."""
+    if records and all(is_openreview_note(record) for record in records):
+        return notes_to_frame(records)
     for index, record in enumerate(records, start=1):
         if not isinstance(record, dict):
             raise InputError(
@@ -479,6 +527,31 @@ def _as_keywords(value: Any) -> list[str]:
     return [item.strip() for item in items if item and item.strip()]
 
 
+def _as_year(value: Any) -> int | None:
+    """The first plausible year (1500-2999) in a cell ("2020", 2020, "2020///", "2020/05/01"), else None."""
+    text = _as_text(value)
+    match = _YEAR.search(text) if text else None
+    return int(match.group(1)) if match else None
+
+
+def _refuse_objects(column: list[Any], source: str, path: Path, table: pd.DataFrame) -> None:
+    """Raise InputError at the first cell of a title or abstract column that holds an object or a list rather than
+    text (after OpenReview v2's ``{"value": ...}`` was unwrapped), naming the file, the record and what to do:
+    such a cell would otherwise be modelled as its JSON text."""
+    for row, value in enumerate(column):
+        if isinstance(value, (dict, list, tuple)) or (hasattr(value, "tolist") and not isinstance(value, str)):
+            kind = (
+                f"an object with keys {', '.join(map(str, list(value)[:5]))}" if isinstance(value, dict) else "a list"
+            )
+            ids = [name for name in table.columns if _canonical_name(name) in COLUMN_ALIASES["doc_id"]]
+            named = f" (id {table[ids[0]].iloc[row]})" if ids else ""
+            raise InputError(
+                f"{path.name}: record {row + 1}{named}: column '{source}' holds {kind}, not text. "
+                f"Give each {_canonical_name(source)} as a string (an OpenReview API v2 field "
+                '{"value": "..."} is read as its value)'
+            )
+
+
 def canonical_records(table: pd.DataFrame, path: Path) -> tuple[pd.DataFrame, str, list[str]]:
     """Rename, convert and type the columns of a raw table.
 
@@ -491,9 +564,13 @@ def canonical_records(table: pd.DataFrame, path: Path) -> tuple[pd.DataFrame, st
     warnings: list[str] = []
     records = pd.DataFrame({"record": range(1, len(table) + 1)})
     for source, canonical in mapping.items():
-        column = table[source].tolist()
+        column = [note_value(value) for value in table[source].tolist()]  # OpenReview v2: {"value": ...}
+        if canonical in TEXT_COLUMNS:
+            _refuse_objects(column, source, path, table)
         if canonical == "keywords":
             records[canonical] = [_as_keywords(value) for value in column]
+        elif canonical == "year":
+            records[canonical] = pd.array([_as_year(value) for value in column], dtype="Int64")
         elif canonical == "rating_mean":
             records[canonical] = pd.to_numeric(pd.Series(column, dtype=object), errors="coerce").astype(float)
         else:
@@ -530,52 +607,72 @@ def canonical_records(table: pd.DataFrame, path: Path) -> tuple[pd.DataFrame, st
     return records, text_column, warnings
 
 
+def _read_file(path: Path, encoding: str | None) -> tuple[pd.DataFrame, str, list[str], dict[str, int], dict[str, str]]:
+    """A corpus file as a raw table, by its suffixes (``.gz`` after a text format: decompressed first).
+
+    Returns (table, encoding used, warnings, skipped counts, skipped texts). Raises InputError for a format not
+    read (naming what to do, :func:`pipeline.ingest.formats.unknown_format_message`), an unreadable or empty file,
+    or one its reader refuses.
+    """
+    suffix, compressed = format_suffix(path)
+    if suffix not in SUPPORTED_SUFFIXES or (compressed and suffix not in TEXT_SUFFIXES):
+        raise InputError(unknown_format_message(path, suffix, compressed, SUPPORTED_SUFFIXES))
+    if suffix == ".parquet":
+        try:
+            return pd.read_parquet(path), "binary", [], {}, {}
+        except Exception as error:  # pyarrow raises several types for damaged files
+            raise InputError(f"{path}: not a readable Parquet file ({type(error).__name__}: {error})") from error
+    if suffix in EXCEL_SUFFIXES:
+        table, warnings = read_excel(path)
+        return table, "binary", warnings, {}, {}
+    if compressed:
+        data = gunzip(path)
+    else:
+        try:
+            data = path.read_bytes()
+        except OSError as error:
+            raise InputError(f"{path}: cannot read ({error.strerror})") from error
+    text, used_encoding, warnings = decode_bytes(data, path, encoding)
+    if not text.strip():
+        raise InputError(f"{path}: the file is empty")
+    skipped: dict[str, int] = {}
+    skipped_text: dict[str, str] = {}
+    if suffix == ".csv":
+        table = _read_delimited(text, path, ",")
+    elif suffix in (".tsv", ".tab"):
+        table = _read_delimited(text, path, "\t")
+    elif suffix == ".json":
+        table = _read_json(text, path)
+    elif suffix in (".jsonl", ".ndjson"):
+        table = _read_jsonl(text, path)
+    elif suffix in BIBTEX_SUFFIXES:
+        table = read_bibtex(text, path)
+    elif suffix in RIS_SUFFIXES:
+        table = read_ris(text, path)
+    else:
+        table, skipped, skipped_text = _read_text(text, path)
+    return table, used_encoding, warnings, skipped, skipped_text
+
+
 def load_corpus(path: Path | str, encoding: str | None = None) -> RawCorpus:
     """Read a corpus file (see the module docstring for the input contract).
 
     Parameters
     ----------
     path : file to read; its extension picks the format.
-    encoding : text encoding of CSV/TSV/JSON/JSONL/text files; None = UTF-8, else Windows-1252 with a warning.
+    encoding : text encoding of CSV/TSV/JSON/JSONL/BibTeX/RIS/text files (also gzip-compressed); None = UTF-8, else
+        Windows-1252 with a warning.
 
     Raises
     ------
-    InputError : the file is missing, unreadable, of an unknown format, malformed (naming the line or record),
-        or has neither an abstract nor a title column (listing the columns found and accepted).
+    InputError : the file is missing, unreadable, of an unknown format (saying what to do), malformed (naming the
+        line, record or entry), has neither an abstract nor a title column (listing the columns found and
+        accepted), or a title or abstract that is an object rather than text.
     """
     path = Path(path).expanduser().resolve()
     if not path.is_file():
         raise InputError(f"{path}: no such file")
-    suffix = path.suffix.lower()
-    if suffix not in SUPPORTED_SUFFIXES:
-        raise InputError(f"{path}: unknown format '{suffix}'. Supported: {', '.join(SUPPORTED_SUFFIXES)}")
-    skipped: dict[str, int] = {}
-    skipped_text: dict[str, str] = {}
-    warnings: list[str] = []
-    if suffix == ".parquet":
-        try:
-            table = pd.read_parquet(path)
-        except Exception as error:  # pyarrow raises several types for damaged files
-            raise InputError(f"{path}: not a readable Parquet file ({type(error).__name__}: {error})") from error
-        used_encoding = "binary"
-    else:
-        try:
-            data = path.read_bytes()
-        except OSError as error:
-            raise InputError(f"{path}: cannot read ({error.strerror})") from error
-        text, used_encoding, warnings = decode_bytes(data, path, encoding)
-        if not text.strip():
-            raise InputError(f"{path}: the file is empty")
-        if suffix == ".csv":
-            table = _read_delimited(text, path, ",")
-        elif suffix in (".tsv", ".tab"):
-            table = _read_delimited(text, path, "\t")
-        elif suffix == ".json":
-            table = _read_json(text, path)
-        elif suffix in (".jsonl", ".ndjson"):
-            table = _read_jsonl(text, path)
-        else:
-            table, skipped, skipped_text = _read_text(text, path)
+    table, used_encoding, warnings, skipped, skipped_text = _read_file(path, encoding)
     if table.empty and not len(table.columns):
         raise InputError(f"{path}: no records found")
     records, text_column, column_warnings = canonical_records(table, path)
