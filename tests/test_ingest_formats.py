@@ -298,3 +298,11 @@ def test_openreview_get_notes_answers_with_replies_and_author_objects():
     assert records["authors"].iloc[6] == "Frances Allen, Leslie Lamport"
     assert records["decision"].iloc[:3].tolist() == ["Oral", "Spotlight", "Poster"]
     assert not records["title"].str.contains('"value"').any()
+
+
+def test_a_compressed_file_is_named_as_the_plain_one():
+    from pipeline.config import corpus_display_name
+
+    assert corpus_display_name("/data/iclr2025_abstracts.csv.gz") == corpus_display_name("/data/iclr2025_abstracts.csv")
+    assert corpus_display_name("/data/iclr2025_abstracts.csv.gz") == "ICLR 2025"
+    assert corpus_display_name("refs/my_refs.bib") == "My refs"
