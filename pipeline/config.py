@@ -236,8 +236,8 @@ def corpus_display_name(input_path: str) -> str:
     words at "_", "-", "." and letter/digit boundaries, generic words dropped (GENERIC_NAME_WORDS); a first word of at
     most 6 letters followed by a number is a venue's acronym and upper-cased, else it is capitalised; the other words
     stay as written. "…/iclr2025_abstracts.parquet" -> "ICLR 2025"; "…/iclr2025/papers.parquet" (a generic stem) ->
-    the folder's words, "ICLR 2025"; "acl-2024-long.csv" -> "ACL 2024 long"; "my_refs.bib" -> "My refs"; "refs.csv.gz" -> "Refs". Never
-    empty: falls back to "corpus"."""
+    the folder's words, "ICLR 2025"; "acl-2024-long.csv" -> "ACL 2024 long"; "my_refs.bib" -> "My refs";
+    "refs.csv.gz" -> "Refs". Never empty: falls back to "corpus"."""
     parts = [part for part in re.split(r"[\\/]", str(input_path).strip()) if part]
     stem = re.sub(r"(\.[A-Za-z0-9]+)(\.gz)?$", "", parts[-1]) if parts else ""  # "x.csv.gz": both suffixes
     for candidate in (stem, parts[-2] if len(parts) > 1 else ""):
