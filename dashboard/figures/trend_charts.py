@@ -3,6 +3,7 @@ plotly figures out; no Streamlit)."""
 
 from __future__ import annotations
 
+import math
 import textwrap
 
 import pandas as pd
@@ -15,6 +16,11 @@ from dashboard.figures.label_layout import wrap_name
 PANELS_PER_ROW = 3  # four panels of 100 px each at 900 px with the sidebar open printed their titles over each other
 PANEL_TITLE_CHARS = 22
 TITLE_LINE_CHARS = 60  # a centred one-line title was cut on both sides at 900 px
+# About this many steps between 0 and the largest share on a share axis. Plotly's own ticks under ".0%" printed
+# "2%, 2%, 1%, 1%, 0%" and "0%, 0%, 0%" on the panels of small themes: the ticks are set here instead.
+SHARE_TICK_STEPS = 4
+ROUND_STEPS = (1.0, 2.0, 5.0, 10.0)
+EMPTY_AXIS_END = 0.01  # a panel whose every share is 0 still shows a scale: 0% to 1%
 
 
 def chart_title(text: str) -> dict:
@@ -29,6 +35,37 @@ def tick_names(collections: list[str]) -> dict[str, str]:
     if len(firsts) == 1 and all(" " in str(name) for name in collections):
         return {name: str(name).split(" ", 1)[1] for name in collections}
     return {name: str(name) for name in collections}
+
+
+def _decimals(percent: float) -> int:
+    """The fewest decimals (up to 6) that write ``percent`` exactly: 2.5 -> 1, 0.25 -> 2, 20 -> 0."""
+    for decimals in range(7):
+        if abs(round(percent, decimals) - percent) < 1e-9 * max(1.0, abs(percent)):
+            return decimals
+    return 6
+
+
+def share_ticks(top: float, steps: int = SHARE_TICK_STEPS) -> tuple[list[float], list[str]]:
+    """Ticks for a share axis from 0 to at least ``top`` (a share in [0, 1]): a round step (1, 2 or 5 times a
+    power of ten) giving ``steps`` steps or fewer, at least 2, each labelled as a percentage with as many decimals as
+    the step needs, so no two labels are equal ("0%, 0.5%, 1%" is written "0.0%, 0.5%, 1.0%"). Returns (values,
+    texts); the last value is at or above ``top``."""
+    top = top if math.isfinite(top) and top > 0 else EMPTY_AXIS_END
+    least = top / steps
+    power = 10.0 ** math.floor(math.log10(least))
+    step = next(factor * power for factor in ROUND_STEPS if factor * power >= least * (1 - 1e-12))
+    count = max(2, math.ceil(top / step - 1e-9))
+    values = [round(number * step, 12) for number in range(count + 1)]
+    decimals = _decimals(step * 100)
+    return values, [f"{value * 100:.{decimals}f}%" for value in values]
+
+
+def share_axis(top: float) -> dict:
+    """Plotly axis settings for a share axis from 0 to ``top``: share_ticks's ticks and a range with a little room
+    at both ends, so markers and error bars at 0 or at the top are not cut."""
+    values, texts = share_ticks(top)
+    margin = 0.04 * values[-1]
+    return {"tickmode": "array", "tickvals": values, "ticktext": texts, "range": [-margin, values[-1] + margin]}
 
 
 def small_multiples(shares: pd.DataFrame, labels: dict[int, str], group: str, denominator: str) -> go.Figure:
@@ -52,6 +89,7 @@ def small_multiples(shares: pd.DataFrame, labels: dict[int, str], group: str, de
     )
     for number, value in enumerate(groups):
         part = shares[shares[group] == value]
+        row, col = number // PANELS_PER_ROW + 1, number % PANELS_PER_ROW + 1
         figure.add_trace(
             go.Scatter(
                 x=part["collection"].map(ticks),
@@ -66,10 +104,11 @@ def small_multiples(shares: pd.DataFrame, labels: dict[int, str], group: str, de
                 showlegend=False,
                 hovertemplate="%{x}: %{y:.1%}<extra></extra>",
             ),
-            row=number // PANELS_PER_ROW + 1,
-            col=number % PANELS_PER_ROW + 1,
+            row=row,
+            col=col,
         )
-    figure.update_yaxes(tickformat=".0%", rangemode="tozero")
+        # each panel its own scale (a small theme on the largest one's would be a flat line at 0), ticks set here
+        figure.update_yaxes(share_axis(float(part["share_high"].max())), row=row, col=col)
     # categories: "2024", "2025" read as numbers put ticks at 2024.5 and printed them over each other
     figure.update_xaxes(type="category")
     figure.update_annotations(font_size=11)
@@ -105,7 +144,7 @@ def venue_bars(shares: pd.DataFrame, labels: dict[int, str], group: str, title: 
     figure.update_layout(
         barmode="group",
         title=chart_title(title),
-        xaxis_tickformat=".0%",
+        xaxis=share_axis(float(shares["share_high"].max())) if len(shares) else {"tickformat": ".0%"},
         height=max(360, 28 * shares[group].nunique() * max(1, shares["collection"].nunique()) // 2),
         yaxis={"autorange": "reversed", "automargin": True},  # a fixed 320 px left 100 px for the bars at 900 px
         margin={"l": 8, "t": 70},

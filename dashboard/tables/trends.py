@@ -33,6 +33,8 @@ OUTLIER_GROUP = -1
 # A collection is "accepted only" when at least this share of all its papers were accepted (NeurIPS and ICML
 # publish only their accepted papers; a few of NeurIPS 2024's have no decision at the source).
 ACCEPTED_ONLY_SHARE = 0.95
+# Smaller p-values are written "< 0.001": the digits of 1e-12 say nothing the first three zeros do not.
+P_VALUE_FLOOR = 0.001
 
 
 def _z(confidence: float) -> float:
@@ -123,6 +125,13 @@ def share_changes(
         "steady",
     )
     return table.sort_values("ratio", ascending=False).reset_index(drop=True)
+
+
+def p_value_text(p_value: float) -> str:
+    """A p-value for people: "< 0.001" below 0.001, else two significant digits ("0.012", "0.35", "1")."""
+    if not np.isfinite(p_value):
+        return ""
+    return "< 0.001" if p_value < P_VALUE_FLOOR else f"{p_value:.2g}"
 
 
 def accepted_only(documents: pd.DataFrame) -> dict[str, bool]:

@@ -13,6 +13,7 @@ import streamlit as st
 from dashboard.export import download_bytes
 from dashboard.tables import journeys, trends
 from dashboard.views.page import Page
+from dashboard.views.trends import named_columns, percent
 from pipeline.cache import TopicCache
 
 PAPER_KEY = "paper"
@@ -88,8 +89,8 @@ def render_rejects(page: Page, documents: pd.DataFrame, labels: dict[int, str], 
     accepted = [name for name, only in trends.accepted_only(documents).items() if only and name in targets]
     total, found = int(table["rejects"].sum()), int(table["found_again"].sum())
     st.caption(
-        f"{found:,} of {source}'s {total:,} rejects are found again in {', '.join(targets)} (the same work by title or "
-        "abstract: docs/decisions/journeys.md). "
+        f"{found:,} of {source}'s {total:,} rejects are found again in {', '.join(targets)} (the same work: "
+        "the same title, or an abstract close enough to be the same paper). "
         + (
             f"Only accepted papers of {', '.join(accepted)} are in the data: a reject found there was accepted there; "
             "one not found may have been rejected again, withdrawn, or not resubmitted."
@@ -100,7 +101,14 @@ def render_rejects(page: Page, documents: pd.DataFrame, labels: dict[int, str], 
     st.dataframe(
         table,
         hide_index=True,
-        column_config={"share": st.column_config.NumberColumn("share", format="%.3f")},
+        column_order=["label", "rejects", *targets, "found_again", "share", group],
+        column_config={
+            **named_columns(group),
+            "rejects": st.column_config.NumberColumn("Rejects", format="%d"),
+            **{target: st.column_config.NumberColumn(f"Found in {target}", format="%d") for target in targets},
+            "found_again": st.column_config.NumberColumn("Found again", format="%d"),
+            "share": percent("Share found again"),
+        },
         key="journey-rejects",
     )
 

@@ -4,6 +4,8 @@ collection (tables: dashboard/tables/trends.py; figures: dashboard/figures/trend
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 import streamlit as st
 
@@ -12,6 +14,77 @@ from dashboard.figures import trend_charts
 from dashboard.tables import trends
 from dashboard.views.page import PLOTLY_CONFIG, Page
 from pipeline.quality.coverage import canonical_areas, load_crosswalk
+
+GROUP_NAMES = {"theme": "Theme", "topic": "Topic"}
+
+
+def percent(label: str, help: str | None = None) -> Any:
+    """A column of shares in [0, 1] shown as percentages."""
+    return st.column_config.NumberColumn(label, format="percent", help=help)
+
+
+def named_columns(group: str) -> dict[str, Any]:
+    """The name and id columns of a table of themes or topics: "Theme" (its label) and "Theme id"."""
+    name = GROUP_NAMES.get(group, group.capitalize())
+    return {
+        "label": st.column_config.TextColumn(name, width="large"),
+        group: st.column_config.NumberColumn(f"{name} id", format="%d", width="small"),
+    }
+
+
+def changes_columns(group: str, first: str, last: str) -> tuple[list[str], dict[str, Any]]:
+    """The changes table's columns (trends.share_changes plus ``label`` and ``p_text``) in order, and their
+    headers and formats: names first, the id last."""
+    order = [
+        "label",
+        "status",
+        "papers_earlier",
+        "papers_later",
+        "share_earlier",
+        "share_later",
+        "ratio",
+        "ratio_low",
+        "ratio_high",
+        "p_text",
+        "later_fraction",
+        group,
+    ]
+    config = {
+        **named_columns(group),
+        "status": st.column_config.TextColumn("Change", help="growing, fading, new or steady"),
+        "papers_earlier": st.column_config.NumberColumn(f"Papers {first}", format="%d"),
+        "papers_later": st.column_config.NumberColumn(f"Papers {last}", format="%d"),
+        "share_earlier": percent(f"Share {first}"),
+        "share_later": percent(f"Share {last}"),
+        "ratio": st.column_config.NumberColumn(
+            "Share ratio", format="%.2f", help=f"share in {last} / share in {first}"
+        ),
+        "ratio_low": st.column_config.NumberColumn("Ratio (95% low)", format="%.2f"),
+        "ratio_high": st.column_config.NumberColumn("Ratio (95% high)", format="%.2f"),
+        "p_text": st.column_config.TextColumn("p-value", help="two-sided, pooled two-proportion z-test"),
+        "later_fraction": percent(
+            f"Of its papers, in {last}", help=f"its papers in {last} over its papers in both, not scaled by size"
+        ),
+    }
+    return order, config
+
+
+def acceptance_columns(group: str, acceptance: pd.DataFrame) -> tuple[list[str], dict[str, Any]]:
+    """The acceptance table's columns (trends.acceptance_by_collection plus ``label``) in order, with headers."""
+    order = ["label", "collection", "submissions", "accepted", "unknown", "rate", "rate_low", "rate_high"]
+    order += ["rating_mean"] if "rating_mean" in acceptance.columns else []
+    config = {
+        **named_columns(group),
+        "collection": st.column_config.TextColumn("Collection"),
+        "submissions": st.column_config.NumberColumn("Submissions", format="%d"),
+        "accepted": st.column_config.NumberColumn("Accepted", format="%d"),
+        "unknown": st.column_config.NumberColumn("No decision", format="%d"),
+        "rate": percent("Acceptance"),
+        "rate_low": percent("Acceptance (95% low)"),
+        "rate_high": percent("Acceptance (95% high)"),
+        "rating_mean": st.column_config.NumberColumn("Mean rating", format="%.2f"),
+    }
+    return [*order, group], config
 
 
 def grouped(page: Page, level: str) -> tuple[pd.DataFrame, dict[int, str], str]:
@@ -60,7 +133,9 @@ def render(page: Page) -> None:
                 "new: share at least doubled (mostly the later collection's, once both are scaled to one size), "
                 "interval above 1."
             )
-            st.dataframe(changes, hide_index=True)
+            changes["p_text"] = changes["p_value"].map(trends.p_value_text)
+            order, config = changes_columns(group, first, last)
+            st.dataframe(changes, hide_index=True, column_order=order, column_config=config, key="trend-changes")
     acceptance = trends.acceptance_by_collection(documents[documents["collection"].isin(chosen)], group)
     if not acceptance.empty:
         acceptance.insert(1, "label", acceptance[group].map(labels))
@@ -68,4 +143,5 @@ def render(page: Page) -> None:
             "Acceptance = accepted / all submissions, 95% Wilson interval. An unknown decision (ICLR 2024 and 2026: "
             "rejected and withdrawn cannot be told apart) is a submission, never a reject."
         )
-        st.dataframe(acceptance, hide_index=True)
+        order, config = acceptance_columns(group, acceptance)
+        st.dataframe(acceptance, hide_index=True, column_order=order, column_config=config, key="trend-acceptance")

@@ -11,7 +11,7 @@ from dashboard.figures import trend_charts
 from dashboard.tables import trends
 from dashboard.views import journey as journey_view
 from dashboard.views.page import PLOTLY_CONFIG, Page
-from dashboard.views.trends import grouped
+from dashboard.views.trends import grouped, named_columns, percent
 
 
 def comparable_year(documents: pd.DataFrame, years: list[int]) -> int:
@@ -58,4 +58,31 @@ def compare_venues(
     if not lifted.empty:
         lifted.insert(1, "label", lifted[group].map(labels))
         st.caption("Most over-represented per venue: share there over the share at the other venues of the year.")
-        st.dataframe(lifted, hide_index=True)
+        st.dataframe(
+            lifted,
+            hide_index=True,
+            column_order=[
+                "label",
+                "collection",
+                "papers",
+                "share",
+                "share_low",
+                "share_high",
+                "share_elsewhere",
+                "lift",
+                group,
+            ],
+            column_config={
+                **named_columns(group),
+                "collection": st.column_config.TextColumn("Venue"),
+                "papers": st.column_config.NumberColumn("Papers", format="%d"),
+                "share": percent("Share"),
+                "share_low": percent("Share (95% low)"),
+                "share_high": percent("Share (95% high)"),
+                "share_elsewhere": percent("Share at the other venues"),
+                "lift": st.column_config.NumberColumn(
+                    "Lift", format="%.2f", help="share at this venue / share at the other venues"
+                ),
+            },
+            key="venue-lifted",
+        )
