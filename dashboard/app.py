@@ -120,16 +120,19 @@ def show_header(atlas: TopicCache, n_matching: int, n_papers: int | None = None)
     """Title and one summary line (see header_line), the no-topics notice; the build notes go to the sidebar's foot."""
     st.html(PAGE_STYLE)
     st.title("Topic Atlas")
+    # The corpus name (``build --name``) is shown literally: Markdown escaped, no bare address a link (issue 40).
     st.caption(
-        paper_table.markdown_escape(header_line(atlas, n_matching, n_papers)), help=f"Cache folder: {atlas.path}"
+        display.unlinked(paper_table.markdown_escape(header_line(atlas, n_matching, n_papers))),
+        help="Cache folder: " + display.unlinked(paper_table.markdown_escape(atlas.path)),
     )
     manifest = atlas.manifest
     if paper_table.no_topics_found(manifest):
         st.warning(
-            paper_table.markdown_escape(paper_table.no_topics_message(manifest)) + " The map shows every paper in grey."
+            display.unlinked(paper_table.markdown_escape(paper_table.no_topics_message(manifest)))
+            + " The map shows every paper in grey."
         )
     for warning in (manifest.get("coverage") or {}).get("warnings") or []:  # a collection with a hole (issue 22)
-        st.warning(paper_table.markdown_escape(str(warning)))
+        st.warning(display.unlinked(paper_table.markdown_escape(str(warning))))
     messages = paper_table.build_messages(manifest)
     if messages:
         # The notes are made only while open: the dropped records' table anywhere on a fresh page made the browser

@@ -4,13 +4,15 @@ text, shortening, and the one escape rule for text that reaches plotly.
 Plotly renders a subset of HTML (``<b>``, ``<br>``, ``<a>`` ...) in hover labels, annotations and category tick
 labels, so every string that comes from the corpus goes through :func:`plotly_escape` before it reaches a figure.
 Plotly decodes ``&amp;``, ``&lt;`` and ``&gt;`` but not ``&quot;`` or ``&#x27;``, so quotes are left as they are (7
-ICLR 2025 titles have a double quote). Topic labels come from :func:`topic_labels` (pipeline.cache.display_labels),
-the same unique, non-empty text everywhere.
+ICLR 2025 titles have a double quote). Corpus text that reaches Streamlit's Markdown goes through
+``unlinked(paper_table.markdown_escape(text))`` (:func:`unlinked`: no bare address becomes a link). Topic labels come
+from :func:`topic_labels` (pipeline.cache.display_labels), the same unique, non-empty text everywhere.
 """
 
 from __future__ import annotations
 
 import html
+import re
 import textwrap
 from typing import Any
 
@@ -116,6 +118,23 @@ def plotly_escape(text: Any) -> str:
     """``text`` with ``&``, ``<`` and ``>`` escaped, so plotly shows it literally; quotes stay (plotly does not decode
     ``&quot;``, so :func:`html.escape`'s default would show it as ``&quot;``)."""
     return html.escape(str(text), quote=False)
+
+
+# Streamlit renders Markdown with remark-gfm, whose autolink literals turn "http://…", "https://…", "www.…" and
+# "name@host.tld" in plain text into links. They are found in the text *after* backslash escapes are resolved, so
+# paper_table.markdown_escape ("http\://") does not stop them (issue 40, item 12). An invisible U+2060 WORD JOINER
+# (no width, no line break, not a word character for the autolink rules) goes before the ":" of "://", between
+# "www" and its ".", and after every "@": none of the patterns matches any more and the text reads the same.
+WORD_JOINER = "\u2060"
+_AUTOLINK_POINTS = re.compile(r"(?<=[a-z0-9])(?=\\?://)|(?<=www)(?=\\?\.)|(?<=@)", re.IGNORECASE)
+
+
+def unlinked(text: str) -> str:
+    """``text`` with a :data:`WORD_JOINER` where a GFM autolink literal would start (before the ":" of "://",
+    between "www" and ".", after "@"), so Streamlit's Markdown shows a bare address as text, never as a link.
+    Apply it to Markdown that is already escaped (``unlinked(paper_table.markdown_escape(text))``); escaping after
+    it is safe too (the joiner is no Markdown)."""
+    return _AUTOLINK_POINTS.sub(WORD_JOINER, str(text))
 
 
 def escaped_lines(text: str, width: int = HOVER_LINE_CHARS) -> str:

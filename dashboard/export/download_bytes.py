@@ -57,26 +57,39 @@ def neutralise_formula(value: str) -> str:
     return "'" + value if value.startswith(FORMULA_PREFIXES) else value
 
 
+def _csv_text(value: str) -> str:
+    """A text cell for the CSV writer: neutralised (:func:`neutralise_formula`), then every line break ("\\r\\n" or a
+    lone "\\r") written as "\\n".
+
+    The writer quotes a field only when it holds a delimiter, a quote or a character of its line terminator ("\\n"):
+    a lone "\\r" was written unquoted, and a reader (Python's csv, pandas, a spreadsheet) ends the row there, so the
+    text after it, e.g. "=HYPERLINK(...)", became the first, unneutralised cell of a new row (issue 40, item 13).
+    As "\\n" the break is quoted and stays inside its cell; the lines of a cell are left as written (an abstract's
+    "- item" lines are no formula: only a cell's start is)."""
+    return neutralise_formula(value).replace("\r\n", "\n").replace("\r", "\n")
+
+
 def _csv_cell(value: Any) -> Any:
     """One cell for the CSV writer: text neutralised, lists joined, missing values empty, numbers as they are."""
     if value is None or (isinstance(value, float) and value != value):
         return ""
     if isinstance(value, str):
-        return neutralise_formula(value)
+        return _csv_text(value)
     if isinstance(value, (list, tuple, np.ndarray)):
-        return neutralise_formula(LIST_SEPARATOR.join(as_text_list(value)))
+        return _csv_text(LIST_SEPARATOR.join(as_text_list(value)))
     return value
 
 
 def csv_bytes(table: pd.DataFrame) -> bytes:
     """``table`` as UTF-8 CSV bytes (header row, no index, RFC 4180 quoting, "\\n" line ends).
 
-    Text cells and headers that a spreadsheet would run as a formula get a leading single quote; list cells
-    are joined with "; "; None/NaN become empty cells; numbers are written as numbers.
+    Text cells and headers that a spreadsheet would run as a formula get a leading single quote, and their line
+    breaks are written as "\\n" inside quotes (:func:`_csv_text`); list cells are joined with "; "; None/NaN become
+    empty cells; numbers are written as numbers.
     """
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow([neutralise_formula(str(column)) for column in table.columns])
+    writer.writerow([_csv_text(str(column)) for column in table.columns])
     for row in table.itertuples(index=False, name=None):
         writer.writerow([_csv_cell(value) for value in row])
     return buffer.getvalue().encode("utf-8")

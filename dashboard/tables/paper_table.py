@@ -26,6 +26,7 @@ from dashboard.display import (
     hover_texts,
     shorten,
     topic_labels,
+    unlinked,
 )
 from pipeline.cache import (
     ADDED_AMONG_OUTLIERS,
@@ -567,5 +568,6 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$&:^=])")
 
 def markdown_escape(text: Any) -> str:
     """``text`` on one line with every Markdown-significant character backslash-escaped, for Streamlit
-    widgets whose labels or bodies are Markdown (st.error, st.caption ...): shows literally, never as markup or math."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+    widgets whose labels or bodies are Markdown (st.error, st.caption ...): shows literally, never as markup, math
+    or a link (a bare address is broken by display.unlinked's invisible word joiners)."""
+    return unlinked(_MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(str(text).split())))

@@ -162,6 +162,19 @@ def show_csv(cache_key: resources.CacheKey, atlas: TopicCache, shown: pd.DataFra
     )
 
 
+def literal(text: Any) -> str:
+    """``text`` as Markdown that shows literally: every Markdown character escaped (paper_table.markdown_escape) and
+    no bare address turned into a link (display.unlinked). For text from the corpus, its labels or the address."""
+    return display.unlinked(paper_table.markdown_escape(text))
+
+
+def caption_markdown(caption: str) -> str:
+    """The line that shows the publication figure's caption on the page. The caption names the corpus (``build
+    --name``), topic labels (``topic-atlas rename``) and the search (``?q=`` of a shared address), so it is shown
+    literally (:func:`literal`): never a link with chosen text, never a remote image (issue 40, item 12)."""
+    return "Caption: " + literal(caption)
+
+
 def show_publication_figure(view: publication.MapView) -> None:
     """The publication figure of the map: renderer choice, one Draw button for PNG + SVG + PDF, then the three
     downloads and a preview, or the message saying why there is no figure."""
@@ -169,7 +182,7 @@ def show_publication_figure(view: publication.MapView) -> None:
         "**Publication figure of the map** — exactly the papers, colours and labels on "
         "the map, with a title and a caption; PNG (300 dpi), SVG and PDF (vector text)."
     )
-    st.caption(f"Caption: {view.caption}")
+    st.caption(caption_markdown(view.caption))
     renderer = st.radio(
         "Drawn by",
         list(RENDERER_NAMES),
@@ -202,7 +215,7 @@ def chart_row(name: str, figure: go.Figure | LazyFigure, key: str, images_possib
     make = figure.make if isinstance(figure, LazyFigure) else lambda: figure
     current = figure.id if isinstance(figure, LazyFigure) else f"{id(figure)}-{len(figure.data)}"
     with st.container(key=f"chart-{key}"):
-        st.markdown(f"**{paper_table.markdown_escape(name)}**")
+        st.markdown(f"**{literal(name)}**")
         buttons = st.container(horizontal=True, gap="small")
         buttons.download_button(
             "HTML",

@@ -3,6 +3,7 @@ corpora with a primary area, topics against primary areas and the papers that si
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
 
 import pandas as pd
@@ -46,6 +47,14 @@ def on_tree_select(topics: pd.DataFrame) -> None:
         st.session_state["topics"] = members
 
 
+def shortened_caption(shortened: Sequence[str]) -> str:
+    """The caption naming the tree's topics and themes shown in short: their names (corpus-made or renamed by
+    ``topic-atlas rename``) shown literally, Markdown escaped and no bare address a link (issue 40, item 12)."""
+    return "Named in short or not at all in the smaller blocks (hover a block to read it): " + display.unlinked(
+        paper_table.markdown_escape(" · ".join(shortened))
+    )
+
+
 def render(page: Page) -> None:
     """Draw the tree, the similarity heatmap and the primary-area views; their figures go into ``page.figures``."""
     atlas, cache_key = page.atlas, page.cache_key
@@ -66,10 +75,7 @@ def render(page: Page) -> None:
     )
     shortened = resources.shortened_tree_names_of(cache_key, atlas.topics)
     if shortened:
-        st.caption(
-            "Named in short or not at all in the smaller blocks (hover a block to read it): "
-            + paper_table.markdown_escape(" · ".join(shortened))
-        )
+        st.caption(shortened_caption(shortened))
     page.figures["topic-tree"] = ("Topic tree", tree)
     st.subheader("How topics relate")
     st.caption(
