@@ -211,12 +211,68 @@ class CacheReplaced(CacheError):
 
 
 def is_cache_dir(path: Path | str) -> bool:
-    """True when ``path`` holds a manifest written by this project (any schema version)."""
+    """True when ``path`` holds a full manifest written by this project: a JSON object of our ``kind``, this
+    ``schema_version`` and every key of MANIFEST_KEYS (what :func:`write_tables` writes). A manifest that only says
+    ``"kind": "topic-atlas-cache"`` does not make a folder a cache (red team, issue 40, finding 15)."""
     manifest_path = Path(path) / MANIFEST_FILE
     try:
-        return json.loads(manifest_path.read_text(encoding="utf-8")).get("kind") == CACHE_KIND
-    except (OSError, ValueError, AttributeError):
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
         return False
+    return (
+        isinstance(manifest, dict)
+        and manifest.get("kind") == CACHE_KIND
+        and manifest.get("schema_version") == SCHEMA_VERSION
+        and all(key in manifest for key in MANIFEST_KEYS)
+    )
+
+
+# What a cache folder may hold: the files every writer writes (write_tables, the model, the representation) and
+# metrics.json (``topic-atlas evaluate``); docs/cache-format.md lists them. Inside model/ and representation/, the
+# files BERTopic's safetensors save and pipeline.represent.representation write. Anything else is a user's.
+METRICS_FILE = "metrics.json"
+CACHE_FILES = frozenset(
+    {
+        MANIFEST_FILE,
+        DOCUMENTS_FILE,
+        TOPICS_FILE,
+        HIERARCHY_FILE,
+        EMBEDDINGS_FILE,
+        TOPICS_PER_CLASS_FILE,
+        LINEAGE_FILE,
+        COPIES_FILE,
+        JOURNEYS_FILE,
+        CANDIDATES_FILE,
+        SUBTOPICS_FILE,
+        METRICS_FILE,
+    }
+)
+CACHE_FOLDERS = {
+    MODEL_DIR: frozenset(
+        {"config.json", "topics.json", "topic_embeddings.safetensors", "ctfidf.safetensors", "ctfidf_config.json"}
+    ),
+    REPRESENTATION_DIR: frozenset(
+        {"representation.json", "lexical_vocabulary.json", "lexical_idf.npy", "lexical_components.npy"}
+    ),
+}
+
+
+def unknown_entries(path: Path | str) -> list[str]:
+    """The entries of the folder ``path`` that no cache writer makes (relative paths, sorted; a folder with a
+    trailing "/"): a user's files, which replacing the folder would delete. Symbolic links count as unknown."""
+    folder = Path(path)
+    unknown = []
+    for entry in sorted(folder.iterdir()):
+        if entry.is_symlink():
+            unknown.append(entry.name)
+        elif entry.is_dir() and entry.name in CACHE_FOLDERS:
+            allowed = CACHE_FOLDERS[entry.name]
+            for inner in sorted(entry.iterdir()):
+                if inner.is_symlink() or not inner.is_file() or inner.name not in allowed:
+                    unknown.append(f"{entry.name}/{inner.name}" + ("/" if inner.is_dir() else ""))
+        elif entry.is_dir() or entry.name not in CACHE_FILES:
+            unknown.append(entry.name + ("/" if entry.is_dir() else ""))
+    return unknown
 
 
 def read_manifest(cache_dir: Path | str) -> dict[str, Any]:
@@ -686,13 +742,27 @@ def carry_over(source: Path, staging: Path, skip: tuple[str, ...] = ()) -> list[
 def check_target(target: Path, overwrite_foreign: bool = False) -> None:
     """Refuse to replace a folder that is not a Topic Atlas cache.
 
-    Raises FileExistsError when ``target`` is a non-empty folder without our manifest (unless
-    ``overwrite_foreign``), or a file.
+    A non-empty folder may be replaced only when it is a cache: a full manifest of ours (:func:`is_cache_dir`) and
+    nothing but the files a cache writer makes (:func:`unknown_entries`), so a user's file put into a cache folder,
+    or a folder whose manifest merely claims our kind, is never deleted by a build. ``overwrite_foreign`` (the
+    build's ``--force``) replaces it anyway.
+
+    Raises FileExistsError, in one line naming the folder (and the unknown files), when ``target`` is a file, or a
+    non-empty folder that is not a cache or holds other files (unless ``overwrite_foreign``).
     """
     if target.exists() and not target.is_dir():
         raise FileExistsError(f"{target} is a file, not a cache folder")
-    if target.is_dir() and any(target.iterdir()) and not is_cache_dir(target) and not overwrite_foreign:
+    if overwrite_foreign or not target.is_dir() or not any(target.iterdir()):
+        return
+    if not is_cache_dir(target):
         raise FileExistsError(
-            f"{target} exists and is not a Topic Atlas cache (no {MANIFEST_FILE} of ours); "
+            f"{target} exists and is not a Topic Atlas cache (no full {MANIFEST_FILE} of ours); "
             "choose another --cache folder, or pass --force to replace it"
+        )
+    unknown = unknown_entries(target)
+    if unknown:
+        shown = ", ".join(unknown[:10]) + (f" and {len(unknown) - 10} more" if len(unknown) > 10 else "")
+        raise FileExistsError(
+            f"{target} holds files a Topic Atlas cache does not ({shown}), which a build would delete; "
+            "move them out, choose another --cache folder, or pass --force to replace it"
         )

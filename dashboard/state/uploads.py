@@ -9,10 +9,20 @@ Parquet and a user's path never reaches the file system (the page writes only a 
 from __future__ import annotations
 
 import io
+from typing import Any
 
 MAX_UPLOAD_MB = 20  # also .streamlit/config.toml's server.maxUploadSize (tests/test_uploads.py checks both agree)
 MAX_UPLOAD_BYTES = MAX_UPLOAD_MB * 1024 * 1024
 MAX_UPLOAD_ROWS = 20_000  # papers placed at once; 100,000 short lines fit in 20 MB, so the size alone is no bound
+# What a Parquet upload may hold once decompressed and decoded. MAX_UPLOAD_ROWS papers of a real table take about
+# 34 MB: the 11,672 papers of ICLR 2025 with every column (title and abstract, about 1,450 characters a paper,
+# authors, affiliations, keywords, decision) are 19.8 MB of data in their Parquet file's footer. 64 MB leaves room
+# for longer abstracts; a text upload (CSV, TSV, JSON, JSONL, text) is its own size, at most MAX_UPLOAD_MB, and gzip
+# or zip is refused. Without it a 30 KB Parquet file of ~320 MB of repeated text took the server from 650 to 2,253 MB
+# (red team, issue 40, finding 10).
+MAX_DECODED_MB = 64
+MAX_DECODED_BYTES = MAX_DECODED_MB * 1024 * 1024
+BATCH_ROWS = 64  # rows decoded at once while the decoded size is counted
 LINES_PER_PAPER = 10  # a pretty-printed JSON record or a paragraph spans a few lines; a million rows is far past
 TEXT_FORMATS = ("csv", "tsv", "json", "jsonl", "txt")
 EXPECTED = (
@@ -41,15 +51,63 @@ def _mb(n_bytes: int) -> str:
     return f"{n_bytes / 1024 / 1024:.1f} MB"
 
 
+def _too_big(n_bytes: int) -> str:
+    return (
+        f"the Parquet file holds {_mb(n_bytes)} or more of data once decompressed; at most {MAX_DECODED_MB} MB "
+        f"({MAX_UPLOAD_ROWS:,} papers of abstracts take about 34 MB) can be placed"
+    )
+
+
+def _decoded_size(array: Any) -> int:
+    """Bytes ``array`` (a pyarrow Array, string leaves read as dictionaries) takes once its dictionaries are decoded:
+    each string counted as often as it is used, without building the strings."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kind = array.type
+    if pa.types.is_dictionary(kind):
+        values = array.dictionary
+        if pa.types.is_string(values.type) or pa.types.is_binary(values.type) or pa.types.is_large_string(values.type):
+            used = pc.sum(pc.binary_length(values).take(array.indices)).as_py() or 0
+        else:
+            used = values.nbytes * len(array)
+        return int(used) + array.indices.nbytes
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
+        return _decoded_size(array.flatten()) + 8 * len(array)
+    if pa.types.is_struct(kind):
+        return sum(_decoded_size(field) for field in array.flatten())
+    return int(array.nbytes)
+
+
 def _parquet_problem(data: bytes) -> str | None:
+    """The footer's row count and uncompressed sizes, then the decoded size counted batch by batch (a dictionary of
+    a few long strings repeated over many rows is small in the footer and huge once read): stopped at the limit, so
+    a bomb never takes more than a batch of BATCH_ROWS rows of memory beyond its own pages."""
     import pyarrow.parquet as pq
 
     try:
         metadata = pq.ParquetFile(io.BytesIO(data)).metadata
+        if metadata.num_rows > MAX_UPLOAD_ROWS:
+            return f"the file has {metadata.num_rows:,} rows; at most {MAX_UPLOAD_ROWS:,} papers can be placed at once"
+        declared = 0
+        for group in range(metadata.num_row_groups):
+            row_group = metadata.row_group(group)
+            chunks = sum(row_group.column(column).total_uncompressed_size for column in range(row_group.num_columns))
+            declared += max(row_group.total_byte_size, chunks)
+        if declared > MAX_DECODED_BYTES:
+            return _too_big(declared)
+        strings = [
+            metadata.schema.column(column).path
+            for column in range(metadata.num_columns)
+            if metadata.schema.column(column).physical_type == "BYTE_ARRAY"
+        ]
+        decoded = 0
+        for batch in pq.ParquetFile(io.BytesIO(data), read_dictionary=strings).iter_batches(batch_size=BATCH_ROWS):
+            decoded += sum(_decoded_size(column) for column in batch.columns)
+            if decoded > MAX_DECODED_BYTES:
+                return _too_big(decoded)
     except Exception as error:  # pyarrow raises several types for damaged files
         return f"the file looks like Parquet but cannot be read ({type(error).__name__}: {error}); expected {EXPECTED}"
-    if metadata.num_rows > MAX_UPLOAD_ROWS:
-        return f"the file has {metadata.num_rows:,} rows; at most {MAX_UPLOAD_ROWS:,} papers can be placed at once"
     return None
 
 
@@ -57,9 +115,11 @@ def upload_problem(name: str, data: bytes) -> str | None:
     """Why the uploaded file ``data`` (named ``name`` by the browser) cannot be placed, or None.
 
     Refused: more than MAX_UPLOAD_BYTES; an archive, image, PDF, program or other binary content (judged by magic
-    bytes and NUL bytes, whatever the name says); more than MAX_UPLOAD_ROWS rows (Parquet: from its footer; text:
-    from its line count, before parsing, so a million-row file costs one pass over its bytes). A text file whose
-    columns are wrong is refused later by the reader (pipeline.ingest.corpus), which names the accepted columns.
+    bytes and NUL bytes, whatever the name says, so gzip and zip are never decompressed); more than MAX_UPLOAD_ROWS rows
+    (Parquet: from its footer; text: from its line count, before parsing, so a million-row file costs one pass over
+    its bytes); a Parquet file of more than MAX_DECODED_MB once decompressed and decoded (:func:`_parquet_problem`).
+    A text file whose columns are wrong is refused later by the reader (pipeline.ingest.corpus), which names the
+    accepted columns.
     """
     if len(data) > MAX_UPLOAD_BYTES:
         return f"the file is {_mb(len(data))}; files up to {MAX_UPLOAD_MB} MB can be placed"

@@ -37,10 +37,13 @@ import scipy.sparse as sp
 
 from pipeline.store.keys import StageKey, stage_key, texts_fingerprint
 from pipeline.store.layouts import NULL_STORE, StageStore
+from pipeline.text.words import MAX_WORD_CHARS
 
 WINDOW = 10
 EPSILON = 1e-12
-REFERENCE_TOKEN = re.compile(r"(?u)\b\w\w+\b")  # scikit-learn's default token_pattern
+# scikit-learn's default token_pattern, without runs of more than MAX_WORD_CHARS word characters (a 50,000-character
+# "word" made a 660 MB reference array, its words stored fixed-width; pipeline.text.words says why none is so long)
+REFERENCE_TOKEN = re.compile(rf"(?u)\b(?!\w{{{MAX_WORD_CHARS + 1}}})\w\w+\b")
 
 
 @dataclass(frozen=True)
