@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline.cache import SUBTOPIC_COLUMNS
-from pipeline.topics.naming.names import Breadth, choose_names, common_phrases, name_phrases
+from pipeline.topics.naming.names import choose_names, common_phrases, name_phrases
 from pipeline.topics.naming.phrases import PhraseCounts, phrase_key
 from pipeline.topics.themes import standardised
 
@@ -31,11 +31,10 @@ OUTLIER = -1
 # A subtopic's name is ranked as a topic's (count x precision above chance, within the topic), but never a phrase that
 # more than COMMON_WORD_SHARE (one word) or COMMON_PHRASE_SHARE (longer) of the corpus writes: "Models",
 # "Generation", "Large language models" named the general rest of a topic, too broad for readers
-# (docs/decisions/theme-measures.md, section 6). Precision counted twice named parts by rare techniques readers found
-# too narrow ("Theory of mind", "ReLU").
+# (docs/decisions/theme-measures.md, section 6). Precision counted twice (a first try) named parts by rare techniques
+# readers found too narrow ("Theory of mind", "ReLU").
 COMMON_WORD_SHARE = 0.08
 COMMON_PHRASE_SHARE = 0.15
-SIBLING_CONTRAST = Breadth()
 # A topic needs this many papers to have subtopics: 3 of about 20 papers at least, a page of titles each.
 MIN_TOPIC_PAPERS = 60
 MIN_SUBTOPICS = 3
@@ -138,7 +137,6 @@ def name_subtopics(
             taken=[parent],
             fallback=fallback,
             avoid=part_of_name(parent, common),
-            breadth=SIBLING_CONTRAST,
         )
         names.update({int(part): (name.name, list(name.subtitle)) for part, name in chosen.items()})
     return names
