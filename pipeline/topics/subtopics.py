@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline.cache import SUBTOPIC_COLUMNS
-from pipeline.topics.naming.names import choose_names, common_phrases, name_phrases
+from pipeline.topics.naming.names import choose_names, common_phrases, dangling_pairs, name_phrases
 from pipeline.topics.naming.phrases import PhraseCounts, phrase_key
 from pipeline.topics.themes import standardised
 
@@ -106,14 +106,18 @@ def cut_subtopics(topics: np.ndarray, vectors: np.ndarray, points: np.ndarray, s
 
 
 def rows_of(counts: PhraseCounts, rows: np.ndarray) -> PhraseCounts:
-    """The phrase counts of some documents only (``rows``, positions in ``counts``): the same phrases, fewer rows."""
-    return PhraseCounts(
+    """The phrase counts of some documents only (``rows``, positions in ``counts``): the same phrases, fewer rows,
+    and the whole corpus's phrases cut before their head noun (names.dangling_pairs: judged on the corpus, not a
+    topic's few papers)."""
+    part = PhraseCounts(
         counts.matrix[rows],
         counts.keys,
         counts.written,
         counts.abbreviations,
         counts.in_title[rows] if counts.in_title is not None else None,
     )
+    part.dangling_pairs = dangling_pairs(counts)  # type: ignore[attr-defined]
+    return part
 
 
 def name_subtopics(

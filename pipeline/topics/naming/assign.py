@@ -20,7 +20,6 @@ from pipeline.topics.naming.names import (
     MAX_NAME_WORDS,
     PAIR_BELOW,
     TITLE_WEIGHT,
-    Breadth,
     Name,
     choose_names,
     common_phrases,
@@ -31,7 +30,8 @@ from pipeline.topics.naming.phrases import PhraseCounts, count_phrases, phrase_k
 
 OUTLIER_TOPIC = -1
 SUBTITLE_SEPARATOR = ", "
-THEME_BREADTH = Breadth(part_share=0.1)
+# A theme's topic writes a phrase when a tenth of its papers do (names.ranked_phrases' part_share).
+THEME_PART_SHARE = 0.1
 # A one-word phrase written by more than this share of the corpus's documents never names a theme (common_phrases):
 # a reader's verdict on "Learning", "Image", "Time".
 COMMON_WORD_SHARE = 0.08
@@ -87,7 +87,7 @@ def name_themes(
         parts=[int(topic) for topic in topics],
         title_weight=title_weight,
         avoid=lambda theme, key, coverage: key in common or member_phrase(theme, key, coverage),
-        breadth=THEME_BREADTH,
+        part_share=THEME_PART_SHARE,
     )
     sizes = dict(zip(frame["topic"].astype(int), frame["size"].astype(int)))
     labels = {**{theme: name.name for theme, name in names.items()}, **single}

@@ -29,7 +29,7 @@ from pipeline.topics.naming.phrases import PhraseCounts, phrase_key
 WORD_BONUS = 0.35
 # Raised from 2 (`python -m bench.labels --title-weights 0,0.5,1,2,4`, docs/decisions/names.md) to 6 when blind
 # readers' FIT followed how many of the titles they saw write the name (correlation 0.44; docs/decisions/
-# theme-measures.md, section 6): 6 names 4 of ICLR 2025's 56 topics otherwise, each with a phrase titles write.
+# theme-measures.md, section 6): at 6, four of ICLR 2025's 56 topics change name, each to a phrase titles write.
 TITLE_WEIGHT = 6.0
 EXTEND_SHARE = 0.5
 # A phrase nearly always written inside one longer phrase is a fragment of it (see _fragment).
@@ -49,18 +49,6 @@ PAIR_CANDIDATES = 12
 PAIR_SCORE_SHARE = 0.35
 PAIR_TITLE_SHARE = 0.1
 MAX_NAME_WORDS = 4
-
-
-@dataclass(frozen=True)
-class Breadth:
-    """How broad or specific a name must be: a phrase's score is multiplied by its coverage of the group to the
-    power ``coverage_exponent`` - 1 and by its precision above chance to the power ``precision_exponent`` - 1, and
-    a part (a theme's topic) counts as writing a phrase when at least ``part_share`` of its documents write it. The
-    defaults change nothing (topics)."""
-
-    coverage_exponent: float = 1.0
-    part_share: float = MIN_COVERAGE
-    precision_exponent: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -120,21 +108,20 @@ def ranked_phrases(
     members: Sequence[int],
     parts: Sequence[int] | None = None,
     title_weight: float = TITLE_WEIGHT,
-    breadth: Breadth | None = None,
+    part_share: float = MIN_COVERAGE,
 ) -> dict[int, list[tuple[str, float, int]]]:
     """{group: [(phrase key, score, documents in the group), ...]} best first, CANDIDATES per group, for
     ``members`` (group id per document, -1 left out); scores as the module docstring says (``title_weight``: the
     extra weight of a title's mention; ignored when ``counts`` has no titles). ``parts`` (a sub-group per
     document, e.g. the topic of a theme's document): each score is multiplied by the share of the group's parts
-    that write the phrase in at least MIN_COVERAGE of their documents."""
+    that write the phrase in at least ``part_share`` of their documents."""
     indicator, ids = group_matrix(members, members)
     in_group = (indicator @ counts.matrix).toarray()  # n_groups x n_phrases
     weighted = counts.matrix
     if counts.in_title is not None and title_weight:
         weighted = counts.matrix + title_weight * counts.in_title
     mentions = (indicator @ weighted).toarray() if weighted is not counts.matrix else in_group
-    breadth = breadth or Breadth()
-    spread = _spread(counts, members, parts, ids, breadth.part_share) if parts is not None else None
+    spread = _spread(counts, members, parts, ids, part_share) if parts is not None else None
     frequency = np.maximum(np.asarray(weighted.sum(axis=0)).ravel(), 1)
     sizes = np.asarray(indicator.sum(axis=1)).ravel()
     words = np.asarray([len(key.split()) for key in counts.keys])
@@ -145,10 +132,6 @@ def ranked_phrases(
         weight = mentions[index]
         precision = above_chance(weight / frequency, sizes[index] / max(len(members), 1))
         score = weight * precision * bonus * (spread[index] if spread is not None else 1.0)
-        if breadth.precision_exponent != 1.0:
-            score = score * precision ** (breadth.precision_exponent - 1.0)
-        if breadth.coverage_exponent != 1.0:
-            score = score * (documents / max(sizes[index], 1)) ** (breadth.coverage_exponent - 1.0)
         score[(documents < 2) | (documents < MIN_COVERAGE * sizes[index])] = 0.0
         best = np.argsort(-score, kind="stable")[: CANDIDATES * 3]
         ranked[group] = [(counts.keys[j], float(score[j]), int(documents[j])) for j in best if score[j] > 0]
@@ -243,16 +226,13 @@ def _cut_off(key: str, counts: PhraseCounts) -> bool:
     A phrase of two words is checked within its group's candidates (_fragment): "flow matching" is nearly always
     "flow matching models" in some corpora and still a name."""
     words = key.split()
-    return len(words) >= 3 and " ".join(words[-2:]) in _dangling_pairs(counts)
+    return len(words) >= 3 and " ".join(words[-2:]) in dangling_pairs(counts)
 
 
-_DANGLING: dict[int, set[str]] = {}
-
-
-def _dangling_pairs(counts: PhraseCounts) -> set[str]:
+def dangling_pairs(counts: PhraseCounts) -> set[str]:
     """The two-word phrases of ``counts`` that some three-word phrase starting with them covers to FRAGMENT_SHARE
-    of their documents (computed once per PhraseCounts object)."""
-    found = _DANGLING.get(id(counts))
+    of their documents; computed once and kept on ``counts`` (its attribute ``dangling_pairs``)."""
+    found: set[str] | None = getattr(counts, "dangling_pairs", None)
     if found is None:
         frequency = dict(zip(counts.keys, counts.document_frequency.tolist()))
         found = set()
@@ -262,8 +242,7 @@ def _dangling_pairs(counts: PhraseCounts) -> set[str]:
                 head = f"{words[0]} {words[1]}"
                 if head in frequency and documents >= FRAGMENT_SHARE * frequency[head]:
                     found.add(head)
-        _DANGLING.clear()  # one corpus at a time: a build names topics, themes and subtopics from one
-        _DANGLING[id(counts)] = found
+        counts.dangling_pairs = found  # type: ignore[attr-defined]
     return found
 
 
@@ -275,14 +254,15 @@ def choose_names(
     parts: Sequence[int] | None = None,
     title_weight: float = TITLE_WEIGHT,
     avoid: Callable[[int, str, float], bool] | None = None,
-    breadth: Breadth | None = None,
+    part_share: float = MIN_COVERAGE,
 ) -> dict[int, Name]:
     """A :class:`Name` per group of ``members`` (group id per document; -1, the outliers, gets none), unique among
     themselves and ``taken`` (names ignoring case). A group without a candidate gets ``fallback[group]`` or
     "Topic N"; a group whose best phrase covers less than PAIR_BELOW of its documents is named by two phrases
-    (:func:`paired_name`). ``parts``, ``title_weight``: see :func:`ranked_phrases`. ``avoid(group, key, coverage)``:
+    (:func:`paired_name`). ``parts``, ``title_weight``, ``part_share``: see :func:`ranked_phrases`.
+    ``avoid(group, key, coverage)``:
     True for a phrase the group must not be named by (coverage: the share of the group's documents that write it)."""
-    ranked = ranked_phrases(counts, members, parts, title_weight, breadth)
+    ranked = ranked_phrases(counts, members, parts, title_weight, part_share)
     rows_of = _group_rows(members)
     if avoid is not None:
         ranked = {
