@@ -339,6 +339,7 @@ def main() -> None:
     first_tab = restore_view(view_choices(atlas, cache_key, names))
     sidebar_filters(atlas, cache_key)
     page = build_page(atlas, cache_key)
+    map_tab.prepare(page)  # the drilled topic narrows the page before the header counts it and any view draws it
     if page.view.paper:
         papers_view.paper_dialog(page, page.view.paper)
     show_header(atlas, len(page.matching), len(resources.listing(cache_key, atlas)))

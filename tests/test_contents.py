@@ -196,6 +196,8 @@ def test_choosing_a_topic_drills_the_map_into_it_labelled_by_its_subtopics(cache
     assert app.session_state["theme"] == theme and app.selectbox(key="theme").value == theme
     table = papers_table(app)
     assert len(table) == int((atlas.documents["topic"] == topic).sum()) and set(table["topic"]) == {topic}
+    header = next(caption.value for caption in app.caption if "matching the filters" in caption.value)
+    assert f"{len(table):,} matching the filters" in header  # the header counts the drilled topic, not its theme
     names = sorted(subtopics.loc[subtopics["topic"] == topic, "label"])
     assert map_labels(app) == names  # the map labels the topic's subtopics
     marked = [
