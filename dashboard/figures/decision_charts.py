@@ -34,13 +34,42 @@ def _short(label: str, limit: int = 48) -> str:
     return plotly_escape(label if len(label) <= limit else label[: limit - 1] + "…")
 
 
-def decision_mix_figure(table: pd.DataFrame) -> go.Figure:
-    """Horizontal 100 % stacked bars: share of each decision among a topic's papers, hover with counts.
+NO_PAPER = "No paper to count: no paper matches the filters here."
 
-    ``table`` is :func:`dashboard.tables.analytics.acceptance_table` output (rows in display order, best first).
+
+def topic_names(table: pd.DataFrame) -> list[str]:
+    """The y labels of both decision charts, bottom to top: "<label> (n=<papers>)", ``size`` being the topic's
+    papers the table counts, so the mix and the rate chart name each topic with the same count."""
+    rows = table.iloc[::-1]
+    return [f"{_short(label)} (n={int(size)})" for label, size in zip(rows["label"], rows["size"])]
+
+
+def no_paper_figure(title: str, message: str = NO_PAPER) -> go.Figure:
+    """A chart of nothing: its title and ``message``, no axes (not plotly's empty axes from -1 to 4)."""
+    figure = go.Figure()
+    figure.add_annotation(text=message, x=0.5, y=0.5, xref="paper", yref="paper", showarrow=False)
+    figure.update_layout(
+        height=200,
+        xaxis=dict(visible=False),
+        yaxis=dict(visible=False),
+        margin=dict(l=10, r=10, t=40, b=10),
+        title={"text": title, "x": 0, "xanchor": "left"},
+    )
+    return figure
+
+
+def decision_mix_figure(table: pd.DataFrame, counts: bool = False) -> go.Figure:
+    """Horizontal stacked bars of each decision among a topic's papers, hover with counts: shares (100 % bars), or
+    with ``counts`` the papers themselves (where a share would mislead: under a decision filter).
+
+    ``table`` is :func:`dashboard.tables.analytics.acceptance_table` or ``count_table`` output (rows in display
+    order, first at the top); ``size`` is the papers each bar counts. No row: :func:`no_paper_figure`.
     """
+    title = "Papers per topic and decision" if counts else "Decision mix per topic"
+    if table.empty or int(table["size"].sum()) == 0:
+        return no_paper_figure(title)
     rows = table.iloc[::-1]  # plotly draws the first category at the bottom
-    names = [f"{_short(label)} (n={size})" for label, size in zip(rows["label"], rows["size"])]
+    names = topic_names(table)
     figure = go.Figure()
     for decision in DECISION_ORDER + ["Unknown"]:
         if decision not in rows.columns or rows[decision].sum() == 0:
@@ -49,33 +78,48 @@ def decision_mix_figure(table: pd.DataFrame) -> go.Figure:
         figure.add_trace(
             go.Bar(
                 y=names,
-                x=share,
+                x=rows[decision] if counts else share,
                 name=decision,
                 orientation="h",
                 marker_color=DECISION_COLOURS[decision],
-                customdata=rows[decision],
-                hovertemplate=f"%{{y}}<br>{decision}: %{{customdata}} papers (%{{x:.0%}})<extra></extra>",
+                customdata=rows[decision] if counts else list(zip(rows[decision], share)),
+                hovertemplate=(
+                    f"%{{y}}<br>{decision}: %{{x}} papers<extra></extra>"
+                    if counts
+                    else f"%{{y}}<br>{decision}: %{{customdata[0]}} papers (%{{customdata[1]:.0%}})<extra></extra>"
+                ),
             )
         )
+    xaxis = (
+        dict(title="papers", rangemode="tozero")
+        if counts
+        else dict(tickformat=".0%", title="share of the topic's papers", range=[0, 1])
+    )
     figure.update_layout(
         barmode="stack",
         height=_height(len(rows)),
-        xaxis=dict(tickformat=".0%", title="share of the topic's papers", range=[0, 1]),
+        xaxis=xaxis,
         yaxis=dict(automargin=True),
         legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left", x=0),
         margin=dict(l=10, r=10, t=80, b=40),  # the title above the legend, never under it
-        title={"text": "Decision mix per topic", "x": 0, "xanchor": "left", "y": 0.995, "yanchor": "top"},
+        title={"text": title, "x": 0, "xanchor": "left", "y": 0.995, "yanchor": "top"},
     )
     return figure
 
 
-def acceptance_rate_figure(table: pd.DataFrame, overall: dict[str, float]) -> go.Figure:
-    """Acceptance rate per topic as a dot with its 95 % Wilson interval, and the corpus-wide rate as a line.
+def acceptance_rate_figure(table: pd.DataFrame, overall: dict[str, float], reference: str = "all papers") -> go.Figure:
+    """Acceptance rate per topic as a dot with its 95 % Wilson interval, and ``overall`` (the rate of the papers
+    named by ``reference``: the atlas's, or one collection's) as a line.
 
-    Topics with fewer than 30 decided papers are drawn hollow and marked "small" in the hover text.
+    Topics with fewer than 30 decided papers are drawn hollow and marked "small" in the hover text. Each topic is
+    named as in :func:`decision_mix_figure` ("(n=papers)", the same papers; the hover gives the decided ones the
+    rate is over). No topic with a decided paper: :func:`no_paper_figure`.
     """
-    rows = table.dropna(subset=["rate"]).iloc[::-1]
-    names = [f"{_short(label)} (n={decided})" for label, decided in zip(rows["label"], rows["decided"])]
+    rated = table.dropna(subset=["rate"])
+    if rated.empty:
+        return no_paper_figure("Acceptance rate per topic", "No decided paper: no acceptance rate to draw here.")
+    rows = rated.iloc[::-1]
+    names = topic_names(rated)
     hover = [
         f"{_short(label, 80)}<br>{accepted} accepted of {decided} decided ({rate:.0%}, 95% CI {low:.0%}–{high:.0%})"
         f"<br>{withdrawn} withdrawn{'<br>small topic: read with care' if small else ''}"
@@ -115,7 +159,7 @@ def acceptance_rate_figure(table: pd.DataFrame, overall: dict[str, float]) -> go
             x=overall["rate"],
             line_dash="dash",
             line_color="#b2182b",
-            annotation_text=f"all papers: {overall['rate']:.0%} of {overall['decided']}",
+            annotation_text=f"{plotly_escape(reference)}: {overall['rate']:.0%} of {overall['decided']:,}",
             annotation_position="top",
         )
     figure.update_layout(

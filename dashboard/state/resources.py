@@ -21,7 +21,7 @@ import streamlit as st
 
 from dashboard import display
 from dashboard.export import download_bytes
-from dashboard.figures import charts, decision_charts, map_layers, structure_charts, subtitles, topic_map
+from dashboard.figures import charts, map_layers, structure_charts, subtitles, topic_map
 from dashboard.state import heap, turns, uploads
 from dashboard.state.shared_cache import shared
 from dashboard.tables import analytics, collections, contents, find, paper_table
@@ -481,40 +481,6 @@ def publication_view(cache_key: CacheKey, view_key: str, _make: Callable[[], Map
     colouring, labelling and fingerprinting the 11,660 points was 50 ms of the tab's 81 ms under cProfile (AppTest,
     the whole conference, 10 runs)."""
     return _make()
-
-
-@shared(max_entries=4, show_spinner=False)
-def decision_figures(
-    cache_key: CacheKey, _atlas: TopicCache
-) -> tuple[pd.DataFrame, dict[str, float], go.Figure, go.Figure]:
-    """Acceptance table, corpus-wide rate and the two decision charts of one cache, made once."""
-    return decision_figures_of(_atlas.documents, _atlas.topics, _atlas.documents)
-
-
-@shared(max_entries=16, show_spinner=False)
-def shown_decision_figures(
-    cache_key: CacheKey, shown_key: str, _shown: pd.DataFrame, _atlas: TopicCache
-) -> tuple[pd.DataFrame, dict[str, float], go.Figure, go.Figure]:
-    """Acceptance table, corpus-wide rate and the two decision charts of the papers ``_shown`` (named by
-    ``shown_key``: the filters and the map selection), per topic among them; made once per view (120 ms at 11,660
-    papers, on every run of the Decisions tab before)."""
-    topics = _atlas.topics[_atlas.topics["topic"].isin(_shown["topic"].unique())]
-    return decision_figures_of(_shown, topics, _atlas.documents)
-
-
-def decision_figures_of(
-    shown: pd.DataFrame, topics: pd.DataFrame, documents: pd.DataFrame
-) -> tuple[pd.DataFrame, dict[str, float], go.Figure, go.Figure]:
-    """(analytics.acceptance_table of ``shown`` per topic of ``topics``, analytics.overall_rate of all the
-    ``documents``, the acceptance-rate chart, the decision-mix chart)."""
-    table = analytics.acceptance_table(shown, topics)
-    overall = analytics.overall_rate(documents)
-    return (
-        table,
-        overall,
-        decision_charts.acceptance_rate_figure(table, overall),
-        decision_charts.decision_mix_figure(table),
-    )
 
 
 @shared(max_entries=4, show_spinner=False)

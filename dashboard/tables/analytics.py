@@ -10,6 +10,14 @@ Definitions (ICLR's decision categories, as normalised by :mod:`pipeline.ingest.
 
 Topics are ranked by the lower end of that interval, so a 3-paper topic with 3 acceptances does not outrank a
 300-paper topic with a 60 % rate by chance; the table says how many decided papers each rate rests on.
+
+A rate needs every decision of a venue's submissions, the rejections first. An atlas of several collections may
+hold one venue's submissions with all their decisions (ICLR 2025) beside collections whose decisions record no
+rejection: a venue's accepted papers only (NeurIPS, ICML), or submissions whose acceptances alone are known (ICLR
+2024 and 2026: their withdrawals and desk rejections are known, their rejections are not). Pooled, the rate would
+count those as near-certain acceptances ("15,071 of 20,118, 74.9 %"). So rates and ratings are read per collection
+(:func:`collection_coverage`), and only for a collection holding rejected papers (:data:`SUBMISSIONS`); one whose
+decisions hold no rejection (:data:`ACCEPTED_ONLY`) gets counts.
 """
 
 from __future__ import annotations
@@ -22,6 +30,9 @@ ACCEPTED = ("Oral", "Spotlight", "Poster")
 DECIDED = ACCEPTED + ("Reject", "Desk Rejected")
 UNKNOWN = "Unknown"
 CONFIDENCE = 0.95
+SUBMISSIONS = "submissions"  # a collection with rejected papers: its rate can be read
+ACCEPTED_ONLY = "no rejects"  # decisions, none a rejection: accepted papers only (or only they are known), no rate
+NO_DECISIONS = "no decisions"
 
 
 def wilson_interval(successes, trials, confidence: float = CONFIDENCE):
@@ -71,9 +82,12 @@ def acceptance_table(documents: pd.DataFrame, topics: pd.DataFrame) -> pd.DataFr
 
     Returns columns topic, label, size, accepted, decided, withdrawn, withdrawn_share (of all the topic's
     papers), rate, rate_low, rate_high, small (decided < 30: read the rate with care), rank, plus the counts of
-    :func:`decision_counts`. Topics with no decided paper come last with NaN rates.
+    :func:`decision_counts`. ``size`` is the topic's papers among ``documents`` (the papers the counts are of, so
+    the decision mix's shares add up to one under a filter too), not the topic's size in the atlas. Topics with no
+    decided paper come last with NaN rates.
     """
     table = decision_counts(documents, topics)
+    table["size"] = table[DECISION_ORDER + [UNKNOWN]].sum(axis=1)
     table["accepted"] = table[list(ACCEPTED)].sum(axis=1)
     table["decided"] = table[list(DECIDED)].sum(axis=1)
     table["withdrawn"] = table["Withdrawn"]
@@ -100,6 +114,59 @@ def overall_rate(documents: pd.DataFrame) -> dict[str, float]:
         "rate_low": low,
         "rate_high": high,
     }
+
+
+def count_table(documents: pd.DataFrame, topics: pd.DataFrame) -> pd.DataFrame:
+    """Papers per topic and decision among ``documents``, for where a rate cannot be read (a decision filter, a
+    collection of accepted papers only): the columns of :func:`decision_counts` with ``size`` the topic's papers
+    among ``documents``, plus accepted, decided, withdrawn and rank; only topics holding one of the papers, the
+    most papers first."""
+    table = decision_counts(documents, topics)
+    table["size"] = table[DECISION_ORDER + [UNKNOWN]].sum(axis=1)
+    table["accepted"] = table[list(ACCEPTED)].sum(axis=1)
+    table["decided"] = table[list(DECIDED)].sum(axis=1)
+    table["withdrawn"] = table["Withdrawn"]
+    table = table[table["size"] > 0].sort_values(["size", "topic"], ascending=[False, True]).reset_index(drop=True)
+    table["rank"] = range(1, len(table) + 1)
+    return table
+
+
+def collection_coverage(documents: pd.DataFrame) -> pd.DataFrame:
+    """What each collection's decisions can say: one row per collection (in the atlas's order; one row named
+    ``None`` for an atlas without collections) with papers, accepted, decided, rejected ("Reject"), rate (accepted
+    over decided, NaN unless ``kind`` is :data:`SUBMISSIONS`) and kind: :data:`SUBMISSIONS` (at least one rejected
+    paper: the venue's submissions with their decisions, whose rate can be read), :data:`ACCEPTED_ONLY` (decisions,
+    none a rejection: accepted papers only, or submissions of which only the acceptances, withdrawals and desk
+    rejections are known; a rate would read near 100 %) or :data:`NO_DECISIONS`."""
+    has_collection = "collection" in documents.columns
+    names = documents["collection"].astype(object) if has_collection else pd.Series(None, index=documents.index)
+    decisions = documents["decision"] if "decision" in documents.columns else pd.Series(None, index=documents.index)
+    rows = []
+    for name in names.drop_duplicates().tolist() if has_collection else [None]:
+        own = decisions[names == name] if has_collection else decisions
+        accepted = int(own.isin(ACCEPTED).sum())
+        decided = int(own.isin(DECIDED).sum())
+        rejected = int((own == "Reject").sum())
+        kind = SUBMISSIONS if rejected else ACCEPTED_ONLY if own.isin(DECISION_ORDER).any() else NO_DECISIONS
+        rows.append(
+            {
+                "collection": name,
+                "papers": len(own),
+                "accepted": accepted,
+                "decided": decided,
+                "rejected": rejected,
+                "rate": accepted / decided if kind == SUBMISSIONS and decided else float("nan"),
+                "kind": kind,
+            }
+        )
+    return pd.DataFrame(rows, columns=["collection", "papers", "accepted", "decided", "rejected", "rate", "kind"])
+
+
+def in_collection(documents: pd.DataFrame, collection: str | None) -> pd.DataFrame:
+    """The papers of ``collection`` (all of them when it is None or the atlas has no collections)."""
+    if collection is None or "collection" not in documents.columns:
+        return documents
+    return documents[documents["collection"] == collection]
 
 
 def rating_table(documents: pd.DataFrame, topics: pd.DataFrame) -> pd.DataFrame:

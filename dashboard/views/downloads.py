@@ -274,14 +274,31 @@ def page_charts(page: Page) -> dict[str, tuple[str, go.Figure | LazyFigure]]:
             ),
         )
     if resources.has_decisions(cache_key, documents):
-        _, _, rate, mix = resources.decision_figures(cache_key, atlas)
-        charts["acceptance-rate"] = ("Acceptance rate per topic", rate)
-        charts["decision-mix"] = ("Decision mix per topic", mix)
+        charts.update(decision_charts_of(cache_key, atlas))
     if "rating_mean" in documents.columns and documents["rating_mean"].notna().any():
         charts["ratings"] = (
             "Reviewer ratings per topic",
             LazyFigure(lambda: decision_charts.rating_figure(documents, topics), f"ratings-{cache_key}"),
         )
+    return charts
+
+
+def decision_charts_of(cache_key: tuple[str, int], atlas: TopicCache) -> dict[str, tuple[str, Any]]:
+    """The Decisions tab's charts as it first draws them (no filter): the collection it picks by default, a rate only
+    for a collection of full submissions (views.decisions), never one pooled across venues or years (issue 40)."""
+    from dashboard.views import decisions
+
+    coverage = decisions.coverage_of(cache_key, atlas.documents)
+    options = decisions.collection_options(coverage, atlas.documents)
+    if not options:
+        return {}
+    chosen = options[decisions.default_collection(coverage, options)] if len(coverage) > 1 else options[0]
+    counts = decisions.coverage_row(coverage, chosen)["kind"] != decisions.analytics.SUBMISSIONS
+    _, _, rate, mix = decisions.collection_figures(cache_key, "", chosen, counts, atlas.documents, atlas)
+    of = "" if chosen is None else f" ({chosen})"
+    charts = {"decision-mix": (f"Decision mix per topic{of}", mix)}
+    if rate is not None:
+        charts["acceptance-rate"] = (f"Acceptance rate per topic{of}", rate)
     return charts
 
 
