@@ -7,6 +7,12 @@ timeout, and on expiry kills the child with every process it started (Chromium s
 the whole tree is found with psutil, not by process group). The child also arms ``alarm(2)`` on itself, so it dies
 even if this process is gone.
 
+At most MAX_RENDER_JOBS jobs run at once per dashboard process, and one per Streamlit session (:func:`job_slot`):
+15 quick export clicks had started up to 116 Chromium and render processes and 4.4 GB more memory for 40 s (issue
+40, item 14). A job waits at most SLOT_WAIT_S (and never past its own timeout) for a place, then is refused with
+BUSY_MESSAGE; a session's second job while its first is drawn is refused at once. A place is given back only once the
+job's child and every process it started (found by the job tag they inherit) are gone.
+
 Why not ``multiprocessing``: its fork server and spawn start methods re-run the parent's ``__main__`` in every
 child, and under Streamlit ``__main__`` is the page script itself, which would then run in every render job.
 """
@@ -23,11 +29,12 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-from dashboard.export.errors import ExportFailed, ExportTimedOut, ImageExportUnavailable
+from dashboard.export.errors import ExportError, ExportFailed, ExportTimedOut, ImageExportUnavailable
 from dashboard.export.process_tree import descendants, kill_all, kill_tree, tagged
 from pipeline.runtime.paths import PROJECT_ROOT
 
@@ -40,6 +47,52 @@ _LOG = logging.getLogger(__name__)
 _server_lock = threading.Lock()
 _server: RenderServer | None = None
 _warm_up_started = threading.Event()
+
+MAX_RENDER_JOBS = 2  # render jobs (each a child and its Chromium, ~150-300 MB) running at once per dashboard process
+SLOT_WAIT_S = 15.0  # how long a job waits for a place before it is refused (never past its own timeout)
+BUSY_MESSAGE = "Another export is being drawn; try again in a moment."
+SESSION_BUSY_MESSAGE = "Your previous export is still being drawn; try again in a moment, once it is done."
+EXIT_WAIT_S = 5.0  # how long a finished job's child may take to exit before it is killed
+_job_slots = threading.BoundedSemaphore(MAX_RENDER_JOBS)
+_sessions_lock = threading.Lock()
+_sessions_in_flight: set[str] = set()
+
+
+class ExportBusy(ExportError):
+    """The export was refused because MAX_RENDER_JOBS others were being drawn (or this session's previous one)."""
+
+
+def current_session() -> str | None:
+    """The id of the Streamlit session whose script run calls this, or None outside one (a script, a test)."""
+    try:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+    except ImportError:
+        return None
+    context = get_script_run_ctx(suppress_warning=True)
+    return context.session_id if context is not None else None
+
+
+@contextmanager
+def job_slot(session: str | None, wait_s: float) -> Iterator[None]:
+    """Hold one of the MAX_RENDER_JOBS places for a render job of ``session`` (None: no session limit) while the
+    block runs. Raises ExportBusy with SESSION_BUSY_MESSAGE at once when ``session`` already has a job in flight,
+    and with BUSY_MESSAGE when no place is free within ``wait_s`` seconds."""
+    if session is not None:
+        with _sessions_lock:
+            if session in _sessions_in_flight:
+                raise ExportBusy(SESSION_BUSY_MESSAGE)
+            _sessions_in_flight.add(session)
+    try:
+        if not _job_slots.acquire(timeout=max(0.0, wait_s)):
+            raise ExportBusy(BUSY_MESSAGE)
+        try:
+            yield
+        finally:
+            _job_slots.release()
+    finally:
+        if session is not None:
+            with _sessions_lock:
+                _sessions_in_flight.discard(session)
 
 
 def output_path(folder: Path, image_format: str) -> Path:
@@ -218,43 +271,75 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def run_job(job: dict[str, Any], write_inputs: Callable[[Path], None], what: str, timeout_s: float) -> dict[str, bytes]:
+def run_job(
+    job: dict[str, Any],
+    write_inputs: Callable[[Path], None],
+    what: str,
+    timeout_s: float,
+    session: str | None = None,
+    slot_wait_s: float = SLOT_WAIT_S,
+) -> dict[str, bytes]:
     """Run one render job in a child process and return {format: bytes} for ``job["formats"]``.
 
     ``job``: the job description (see :mod:`dashboard.export.render_worker`); ``write_inputs(folder)`` writes its input
     files; ``what`` names it in messages ("PNG of the topic map"). The child gets at most ``timeout_s`` seconds,
-    waiting for the render server included, and is then killed with every process it started.
+    waiting for a place and for the render server included, and is then killed with every process it started.
+    ``session``: whose job it is (default: the calling Streamlit session, :func:`current_session`); see
+    :func:`job_slot` for the limits, ``slot_wait_s`` for how long it waits for a place.
 
-    Raises ImageExportUnavailable (no renderer), ExportTimedOut (passed the timeout) or ExportFailed (the
-    renderer's error, or the child died), each with a message for the page.
+    Raises ExportBusy (no place: others are being drawn), ImageExportUnavailable (no renderer), ExportTimedOut
+    (passed the timeout) or ExportFailed (the renderer's error, or the child died), each with a message for the page.
     """
     started = time.monotonic()
     deadline = started + timeout_s
-    folder = Path(tempfile.mkdtemp(prefix="atlas-render-"))
-    try:
-        (folder / JOB_FILE).write_text(json.dumps({**job, "timeout_s": timeout_s}), encoding="utf-8")
-        write_inputs(folder)
-        pid = _submit(folder, deadline, what, timeout_s)
-        started_by_child: list = []  # psutil.Process of what the child started, refreshed while it runs
-        polls = 0
-        while not (folder / DONE_FILE).exists():
-            if not _alive(pid):
-                # the child died on its own: what it started (Chromium) would be orphaned; what the last look at its
-                # tree missed is found by the job tag it inherited
-                kill_all(started_by_child + [p for p in tagged(str(folder)) if p not in started_by_child])
-                break
-            if time.monotonic() > deadline:
-                started_by_child = descendants(pid) or started_by_child
-                kill_tree(pid)
-                raise ExportTimedOut(_timed_out(what, timeout_s, started_by_child))
-            if polls % 10 == 0:
-                started_by_child = descendants(pid) or started_by_child
-            polls += 1
-            time.sleep(POLL_S)
-        _LOG.info("rendered %s in %.1f s", what, time.monotonic() - started)
-        return _results(folder, job["formats"], what)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    with job_slot(session if session is not None else current_session(), min(slot_wait_s, timeout_s)):
+        folder = Path(tempfile.mkdtemp(prefix="atlas-render-"))
+        try:
+            (folder / JOB_FILE).write_text(json.dumps({**job, "timeout_s": timeout_s}), encoding="utf-8")
+            write_inputs(folder)
+            pid = _submit(folder, deadline, what, timeout_s)
+            try:
+                _wait_for(pid, folder, deadline, what, timeout_s)
+            finally:
+                _end(pid, folder)
+            _LOG.info("rendered %s in %.1f s", what, time.monotonic() - started)
+            return _results(folder, job["formats"], what)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _wait_for(pid: int, folder: Path, deadline: float, what: str, timeout_s: float) -> None:
+    """Wait until the child ``pid`` has written its done file or died; at ``deadline`` kill it with everything it
+    started and raise ExportTimedOut."""
+    started_by_child: list = []  # psutil.Process of what the child started, refreshed while it runs
+    polls = 0
+    while not (folder / DONE_FILE).exists():
+        if not _alive(pid):
+            # the child died on its own: what it started (Chromium) would be orphaned; what the last look at its
+            # tree missed is found by the job tag it inherited
+            kill_all(started_by_child + [p for p in tagged(str(folder)) if p not in started_by_child])
+            return
+        if time.monotonic() > deadline:
+            started_by_child = descendants(pid) or started_by_child
+            kill_tree(pid)
+            raise ExportTimedOut(_timed_out(what, timeout_s, started_by_child))
+        if polls % 10 == 0:
+            started_by_child = descendants(pid) or started_by_child
+        polls += 1
+        time.sleep(POLL_S)
+
+
+def _end(pid: int, folder: Path) -> None:
+    """Before the job's place is given back: let its child exit (it writes the done file just before), killing it
+    after EXIT_WAIT_S, and kill whatever of the job is still running (a browser process its close left behind)."""
+    exit_by = time.monotonic() + EXIT_WAIT_S
+    while _alive(pid) and time.monotonic() < exit_by:
+        time.sleep(POLL_S)
+    if _alive(pid):
+        kill_tree(pid)
+    leftovers = tagged(str(folder))
+    if leftovers:
+        kill_all(leftovers)
 
 
 def _results(folder: Path, formats: list[str], what: str) -> dict[str, bytes]:

@@ -469,7 +469,11 @@ def papers_csv(cache_key: CacheKey, listing_key: str, _atlas: TopicCache, _shown
     between steps, 23 with no pause)."""
     return download_bytes.csv_bytes(
         paper_table.papers_table(
-            _shown, _atlas.topics, links=paper_table.links_enabled(_atlas.manifest, _atlas.documents), full=True
+            _shown,
+            _atlas.topics,
+            links=paper_table.links_enabled(_atlas.manifest, _atlas.documents),
+            full=True,
+            subtopics=_atlas.subtopics,
         )
     )
 

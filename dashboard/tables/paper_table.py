@@ -261,8 +261,15 @@ PAPER_COLUMNS = (
     "doc_id",
     "title",
     "abstract",
+    "collection",
+    "venue",
+    "year",
+    "theme",
+    "theme_label",
     "topic",
     "topic_label",
+    "subtopic",
+    "subtopic_label",
     "keywords",
     "probability",
     "decision",
@@ -274,6 +281,10 @@ PAPER_COLUMNS = (
 )
 # Metadata columns the download keeps whenever the documents have them, and the page only when a row has a value.
 METADATA_COLUMNS = ("keywords", "decision", "authors", "primary_area")
+# The collection columns of an atlas of several collections (or a file with venues and years): in every download of
+# an atlas that has them, so a row's venue and year can be told (issue 40, item 6: the six-collection CSV had none).
+COLLECTION_COLUMNS = ("collection", "venue", "year")
+NO_SUBTOPIC = -1  # a paper without a subtopic (pipeline.cache: an outlier, or its topic is too small to have any)
 
 
 def _text_cells(documents: pd.DataFrame, column: str) -> list[str | None]:
@@ -295,6 +306,49 @@ def _metadata_cells(documents: pd.DataFrame, full: bool) -> dict[str, list[Any]]
     return cells
 
 
+def _collection_cells(documents: pd.DataFrame) -> dict[str, list[Any]]:
+    """{column: cells} of the COLLECTION_COLUMNS the documents have: names as text, years as int (None when
+    missing: a nullable Int64 NA would be written "<NA>")."""
+    cells: dict[str, list[Any]] = {}
+    for column in COLLECTION_COLUMNS:
+        if column not in documents.columns:
+            continue
+        if column == "year":
+            cells[column] = [None if pd.isna(value) else int(value) for value in documents[column]]
+        else:
+            cells[column] = [None if pd.isna(value) else str(value) for value in documents[column]]
+    return cells
+
+
+def _theme_cells(documents: pd.DataFrame, topics: pd.DataFrame) -> dict[str, list[Any]]:
+    """{"theme": ids, "theme_label": names} per document by its topic's theme (the topics' theme columns; the
+    dashboard gives every atlas them, pipeline.topics.themes for older caches); {} when ``topics`` has none. A topic
+    the topics table lacks is in the outlier theme (-1)."""
+    if "theme" not in topics.columns or "theme_label" not in topics.columns:
+        return {}
+    theme_of = dict(zip(topics["topic"].astype(int), topics["theme"].astype(int)))
+    name_of = dict(zip(topics["theme"].astype(int), topics["theme_label"]))
+    themes = [theme_of.get(int(topic), -1) for topic in documents["topic"]]
+    return {
+        "theme": themes,
+        "theme_label": [name if isinstance(name := name_of.get(theme), str) else None for theme in themes],
+    }
+
+
+def _subtopic_cells(documents: pd.DataFrame, subtopics: pd.DataFrame | None) -> dict[str, list[Any]]:
+    """{"subtopic": ids, "subtopic_label": names} per document (its ``subtopic`` column; -1 and no name for a paper
+    without one) when the atlas has subtopics (``subtopics``: TopicCache.subtopics with rows), else {}."""
+    if subtopics is None or subtopics.empty:
+        return {}
+    name_of = dict(zip(subtopics["subtopic"].astype(int), subtopics["label"]))
+    column = documents["subtopic"] if "subtopic" in documents.columns else pd.Series(NO_SUBTOPIC, index=documents.index)
+    ids = [NO_SUBTOPIC if pd.isna(value) else int(value) for value in column]
+    return {
+        "subtopic": ids,
+        "subtopic_label": [name if isinstance(name := name_of.get(subtopic), str) else None for subtopic in ids],
+    }
+
+
 def relevance_order(documents: pd.DataFrame, query: str = "") -> pd.DataFrame:
     """``documents`` by relevance within their filter: with a text search, the papers whose title matches it
     (:func:`query_pattern`, word forms) before those matched only in the abstract or keywords; within each, the
@@ -312,7 +366,11 @@ def relevance_order(documents: pd.DataFrame, query: str = "") -> pd.DataFrame:
 
 
 def papers_table(
-    documents: pd.DataFrame, topics: pd.DataFrame, links: bool | None = None, full: bool = False
+    documents: pd.DataFrame,
+    topics: pd.DataFrame,
+    links: bool | None = None,
+    full: bool = False,
+    subtopics: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """The papers as a flat table, one row per document in ``documents`` order, index 0..n-1: the one builder of
     the page's tables (papers, search hits) and, with ``full``, of the CSV download.
@@ -322,9 +380,15 @@ def papers_table(
     - page (``full`` False): doc_id, title (the title, else the abstract's first 100 characters; LaTeX made
       readable by pipeline.ingest.readable.readable_title), topic (int), topic_label (display.topic_labels),
       [keywords], [decision], [primary_area], [copy_of], [truncated], [link];
-    - download (``full`` True): doc_id, title (as written, None when missing), abstract, topic, topic_label,
-      [keywords], probability (rounded to 4 decimals), [decision], [authors], [primary_area], [copy_of],
-      [truncated], [link].
+    - download (``full`` True): doc_id, title (as written, None when missing), abstract, [collection], [venue],
+      [year], [theme, theme_label], topic, topic_label, [subtopic, subtopic_label], [keywords], probability (rounded
+      to 4 decimals), [decision], [authors], [primary_area], [copy_of], [truncated], [link]: every column a user
+      filters or colours the map by, so each row's collection, venue and year, theme and subtopic can be told.
+
+    collection, venue and year come with an atlas whose documents have them (several collections, or a file with
+    venues and years); theme and theme_label (the topic's theme: ``topics``' theme columns) when ``topics`` has
+    them; subtopic and subtopic_label (the documents' ``subtopic`` column, -1 and no name for a paper without one)
+    when ``subtopics`` (TopicCache.subtopics) has rows.
 
     keywords are "; "-joined. The metadata columns (keywords, decision, authors, primary_area) are in a download
     whenever ``documents`` has them, so every download of a corpus has the same columns; on the page only when some
@@ -349,6 +413,9 @@ def papers_table(
     if full:
         cells["abstract"] = _text_cells(documents, "abstract")
         cells["probability"] = documents["probability"].astype(float).round(4).tolist()
+        cells.update(_collection_cells(documents))
+        cells.update(_theme_cells(documents, topics))
+        cells.update(_subtopic_cells(documents, subtopics))
     if COPY_COLUMN in documents.columns and documents[COPY_COLUMN].notna().any():
         cells[COPY_COLUMN] = _text_cells(documents, COPY_COLUMN)
     if "truncated" in documents.columns and documents["truncated"].fillna(False).astype(bool).any():
