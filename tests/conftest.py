@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 # The shared collections the multi-collection tests read (test_collections, test_journeys).
 ICLR2024 = SHARED / "data" / "iclr2024" / "iclr2024_abstracts.parquet"
+ICLR2024_DECISIONS = ICLR2024.parent / "iclr2024_decisions_partial.parquet"  # accepted, withdrawn, desk rejected
 ICLR2025 = SHARED / "data" / "iclr2025" / "iclr2025_abstracts.parquet"
 ICLR2026 = SHARED / "data" / "iclr2026" / "iclr2026_abstracts.parquet"
 ICML2025 = SHARED / "data" / "icml2025" / "icml2025_abstracts.parquet"

@@ -25,9 +25,9 @@ from pipeline.ingest.collections import (
 from pipeline.ingest.corpus import load_corpus
 from pipeline.quality.coverage import coverage_report, load_crosswalk
 from pipeline.runtime.errors import InputError
-from tests.conftest import ICLR2024, ICML2025, SHARED, needs_shared
+from tests.conftest import ICLR2024, ICLR2024_DECISIONS, ICML2025, SHARED, needs_shared
 
-ICLR2024_SIDE = ICLR2024.parent / "iclr2024_decisions_partial.parquet"
+ICLR2024_SIDE = ICLR2024_DECISIONS
 
 
 @pytest.fixture(scope="module")

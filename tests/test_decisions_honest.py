@@ -26,10 +26,8 @@ from dashboard.tables.analytics import (
     overall_rate,
 )
 from pipeline.cache import read_cache
-from tests.conftest import ICLR2024, ICLR2025, needs_shared
+from tests.conftest import ICLR2024, ICLR2024_DECISIONS, ICLR2025, needs_shared
 from tests.test_app import caches, no_failure, open_tab, run_app  # noqa: F401 (caches: the module fixture)
-
-ICLR2024_DECISIONS = ICLR2024.parent / "iclr2024_decisions_partial.parquet"
 
 
 @pytest.fixture(scope="module")

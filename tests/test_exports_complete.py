@@ -28,6 +28,7 @@ from pipeline.cache import read_cache
 from tests import test_journeys
 from tests.conftest import needs_program
 from tests.test_contents import with_subtopics
+from tests.test_export_faults import gone
 
 journeys_cache = test_journeys.journeys_cache  # the three-collection build (ICLR 2024, ICLR 2025, ICML 2025)
 REAL_CHROMIUM = Path("/usr/bin/chromium")
@@ -139,13 +140,6 @@ def hanging_browser(folder: Path) -> Path:
 def started_pids(folder: Path) -> list[int]:
     pids = folder / "hanging.pids"
     return [int(line) for line in pids.read_text().split()] if pids.exists() else []
-
-
-def gone(pid: int) -> bool:
-    try:
-        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return True
 
 
 def chart() -> go.Figure:
