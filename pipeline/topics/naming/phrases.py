@@ -283,13 +283,15 @@ def ordinary_words(shorts: dict[str, str], texts: Sequence[str]) -> set[str]:
     ordinary differential equations), "map" against "MAP" (maximum a posteriori). Their short form must not stand
     for their expansion: every paper on graph nodes would write "neural ordinary differential equations" (a theme
     of ICLR 2025 was so named). Case-sensitive whole words, a plural "s" allowed, counted in one pass over the
-    joined texts."""
+    texts."""
     lower = {short: short for short in shorts if short.isalpha() and short.islower()}
     written = {short: shorts[short][:-1] if shorts[short].endswith("s") else shorts[short] for short in lower}
     written = {short: form for short, form in written.items() if form != form.lower()}
     if not written:
         return set()
-    words = Counter(_PLAIN_WORD.findall("\n".join(texts)))
+    forms = {form + plural for short in written for form in (lower[short], written[short]) for plural in ("", "s")}
+    # text by text, keeping only the forms asked about: no copy of the corpus joined, no counter of its every word
+    words = Counter(word for text in texts for word in _PLAIN_WORD.findall(text) if word in forms)
 
     def times(form: str) -> int:
         return words[form] + words[form + "s"]
