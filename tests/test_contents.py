@@ -161,12 +161,16 @@ def map_labels(app: AppTest) -> list[str]:
     return sorted(annotation["text"].replace("<br>", " ") for annotation in spec["layout"].get("annotations", []))
 
 
-def choose(app: AppTest, name: str) -> AppTest:
-    """Click the name ``name`` in the table of contents: AppTest has no click for a dataframe, so this sends the
-    selection message the browser sends on a click (the dataframe's widget state: the cell chosen), and the
-    page's own callback runs as it does for a click."""
+def choose(app: AppTest, name: str, level: int | None = None) -> AppTest:
+    """Click the name ``name`` (at ``level``, 0 theme, 1 topic, 2 subtopic, when given: a theme of one topic bears
+    its topic's name) in the table of contents: AppTest has no click for a dataframe, so this sends the selection
+    message the browser sends on a click (the dataframe's widget state: the cell chosen), and the page's own
+    callback runs as it does for a click."""
     frame = contents_frame(app)
-    names = [value.strip("\u2003").removeprefix(contents.DRILLED_MARK) for value in frame.value["Contents"]]
+    names = [
+        value.strip("\u2003").removeprefix(contents.DRILLED_MARK) if level is None or depth(value) == level else None
+        for value in frame.value["Contents"]
+    ]
     states = app._tree.get_widget_states()
     kept = [state for state in states.widgets if state.id != frame.proto.id]
     del states.widgets[:]
@@ -190,7 +194,7 @@ def test_choosing_a_topic_drills_the_map_into_it_labelled_by_its_subtopics(cache
     n_themes = len(app.selectbox(key="theme").options) - 1
     assert len(map_labels(app)) == n_themes
     assert {depth(name) for name in contents_frame(app).value["Contents"]} == {0, 1, 2}
-    app = choose(app, label)
+    app = choose(app, label, level=1)
     no_failure(app)
     theme = int(atlas.topics.loc[atlas.topics["topic"] == topic, "theme"].iloc[0])
     assert app.session_state["theme"] == theme and app.selectbox(key="theme").value == theme
@@ -247,7 +251,7 @@ def test_a_cache_without_subtopics_offers_two_levels_and_its_topics_still_drill(
     assert {depth(name) for name in contents_frame(app).value["Contents"]} == {0, 1}  # no subtopic rows
     topics = atlas.topics[atlas.topics["topic"] != -1].sort_values("size")
     topic, label = int(topics["topic"].iloc[-1]), str(topics["label"].iloc[-1])
-    app = choose(app, label)
+    app = choose(app, label, level=1)
     no_failure(app)
     assert set(papers_table(app)["topic"]) == {topic}
     assert map_labels(app) == [label.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")]
