@@ -262,3 +262,19 @@ def test_a_long_phrase_ending_in_words_the_corpus_always_continues_is_cut_off():
     assert _cut_off("capability of large language", counts)  # the corpus always writes "large language models"
     assert not _cut_off("capability of large language model", counts)
     assert not _cut_off("large language", counts)  # two words: judged among the group's candidates (_fragment)
+
+
+def test_a_paired_name_never_says_a_word_twice_through_an_abbreviation():
+    import scipy.sparse as sp
+
+    from pipeline.topics.naming.names import _pair_text
+    from pipeline.topics.naming.phrases import PhraseCounts
+
+    keys = ["long context llm inference", "large language model"]
+    counts = PhraseCounts(
+        sp.csr_matrix((2, 2)),
+        keys,
+        {keys[0]: "Long-Context LLM inference", keys[1]: "large language models"},
+        {keys[1]: "LLMs"},
+    )
+    assert _pair_text(keys[0], keys[1], counts) == "Long-Context LLM inference"  # not "... and LLMs" (seed 2026)

@@ -360,9 +360,9 @@ def _titled(key: str, counts: PhraseCounts, rows: np.ndarray, columns: Mapping[s
 
 def _pair_text(first: str, second: str, counts: PhraseCounts) -> str:
     """ "A and B" as shown: the first of these forms that keeps to MAX_NAME_WORDS words (an abbreviation in
-    brackets not counted) and MAX_NAME_CHARACTERS: A with its abbreviation and B written out, A and B written out,
-    A's abbreviation and B, A and B's abbreviation, both abbreviations; A alone when none fits. B keeps the case the
-    corpus writes it in ("English", "transformers")."""
+    brackets not counted) and MAX_NAME_CHARACTERS and repeats no word stem: A with its abbreviation and B written
+    out, A and B written out, A's abbreviation and B, A and B's abbreviation, both abbreviations; A alone when none
+    fits. B keeps the case the corpus writes it in ("English", "transformers")."""
     a_written, b_written = counts.written.get(first, first), counts.written.get(second, second)
     a_short, b_short = counts.abbreviations.get(first), counts.abbreviations.get(second)
     forms = [
@@ -376,7 +376,8 @@ def _pair_text(first: str, second: str, counts: PhraseCounts) -> str:
         if not a_text or not a_words or not b_text:
             continue
         text = f"{a_text[:1].upper() + a_text[1:]} and {b_text}"
-        if len(a_words.split()) + len(b_text.split()) <= MAX_NAME_WORDS and len(text) <= MAX_NAME_CHARACTERS:
+        fits = len(a_words.split()) + len(b_text.split()) <= MAX_NAME_WORDS and len(text) <= MAX_NAME_CHARACTERS
+        if fits and not has_repeated_stem(f"{a_words} {b_text}"):  # not "Long-Context LLM inference and LLMs"
             return text
     return display(first, counts)
 
