@@ -257,7 +257,7 @@ def test_csv_field_longer_than_the_csv_module_default(tmp_path: Path, papers: pd
         ("papers.parquet.gz", b"\x1f\x8b", "decompress it first"),
         ("papers.pdf", b"%PDF-1.4", "export the titles and abstracts as CSV"),
         ("papers.csv.gz", b"not gzip at all", "not a readable gzip file"),
-        ("papers.csv.gz", gzip.compress(b"title,abstract\nA,B\n")[:-12], "truncated or damaged"),
+        ("papers.csv.gz", gzip.compress(b"title,abstract\nA,B\n", mtime=0)[:-12], "truncated or damaged"),
         ("papers.xlsx", b"PK", "not a readable .xlsx workbook"),
         ("papers.ris", b"just some words\n", "no RIS records found"),
         ("papers.bib", b"% only a comment\n", "no BibTeX entries"),
