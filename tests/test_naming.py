@@ -276,5 +276,36 @@ def test_a_paired_name_never_says_a_word_twice_through_an_abbreviation():
         keys,
         {keys[0]: "Long-Context LLM inference", keys[1]: "large language models"},
         {keys[1]: "LLMs"},
+        short_share={keys[1]: 0.2},  # a known short form, so only the repeated stem keeps it out
     )
     assert _pair_text(keys[0], keys[1], counts) == "Long-Context LLM inference"  # not "... and LLMs" (seed 2026)
+
+
+def short_form_corpus() -> tuple[list[str], list[str]]:
+    """Titles and texts where "LLMs" is the corpus's word and "TSF" a short form three papers define and no other
+    writes."""
+    titles = [f"Time series forecasting with patches {i}" for i in range(3)]
+    titles += [f"Diffusion models for images {i}" for i in range(6)]
+    titles += [f"LLMs as agents {i}" for i in range(20)]
+    texts = [f"{titles[i]}. Time series forecasting (TSF) of traffic {i}." for i in range(3)]
+    texts += [f"{titles[i]}. Diffusion models denoise images {i}." for i in range(3, 9)]
+    texts += [f"{titles[i]}. Large language models (LLMs) plan; LLMs act {i}." for i in range(9, 29)]
+    return texts, titles
+
+
+def test_a_short_form_stands_alone_in_a_name_only_when_the_corpus_writes_it():
+    from pipeline.topics.naming.assign import members_name
+    from pipeline.topics.naming.names import known_short
+    from pipeline.topics.naming.phrases import short_form_shares
+
+    texts, titles = short_form_corpus()
+    counts = count_phrases(texts, titles)
+    assert counts.short_share["large language model"] == pytest.approx(20 / 29)
+    assert counts.short_share[phrase_key("time series forecasting")] == pytest.approx(3 / 29)
+    assert short_form_shares({"x": "TSF"}, ["TSFs here", "a TSF", "tsf no", "none"]) == {"x": 0.5}
+    assert known_short("large language model", counts) == "LLMs"
+    rare = type(counts)(counts.matrix, counts.keys, counts.written, counts.abbreviations, counts.in_title, {})
+    assert known_short(phrase_key("time series forecasting"), rare) is None  # written by no paper but its definitions
+    # a theme of two subjects: written out where four words allow, the known short form before an unknown one
+    assert members_name(counts, ["Large language models (LLMs)", "Diffusion models"]) == "LLMs and diffusion models"
+    assert members_name(rare, ["Diffusion models", "Time series forecasting (TSF)"]) == "Diffusion models and TSF"

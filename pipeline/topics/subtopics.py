@@ -34,6 +34,10 @@ OUTLIER = -1
 # (docs/decisions/theme-measures.md, section 6). Precision counted twice (a first try) named parts by rare techniques
 # readers found too narrow ("Theory of mind", "ReLU").
 COMMON_WORD_SHARE = 0.08
+# One word written by more than this share of the corpus is too vague to name a part alone or first, and may end a
+# paired name (round 3's readers on "Sampling" 6.9%, "Noise" 5.5%, "Prompt" 7.8%, "Object" 6.5%, "Memory" 6.2%;
+# docs/decisions/theme-measures.md, section 8).
+VAGUE_WORD_SHARE = 0.03
 COMMON_PHRASE_SHARE = 0.15
 # A topic needs this many papers to have subtopics: 3 of about 20 papers at least, a page of titles each.
 MIN_TOPIC_PAPERS = 60
@@ -115,6 +119,7 @@ def rows_of(counts: PhraseCounts, rows: np.ndarray) -> PhraseCounts:
         counts.written,
         counts.abbreviations,
         counts.in_title[rows] if counts.in_title is not None else None,
+        counts.short_share,
     )
     part.dangling_pairs = dangling_pairs(counts)  # type: ignore[attr-defined]
     return part
@@ -128,6 +133,7 @@ def name_subtopics(
     of the same n documents. A subtopic without a candidate phrase is called "<topic name> (part i)"."""
     labels, parts = np.asarray(topics, dtype=np.int64), np.asarray(subtopics, dtype=np.int64)
     common = common_phrases(counts, COMMON_WORD_SHARE, COMMON_PHRASE_SHARE)
+    vague = common_phrases(counts, VAGUE_WORD_SHARE)
     names: dict[int, tuple[str, list[str]]] = {}
     for topic in np.unique(labels[parts != OUTLIER]):
         rows = np.flatnonzero((labels == topic) & (parts != OUTLIER))
@@ -141,6 +147,7 @@ def name_subtopics(
             taken=[parent],
             fallback=fallback,
             avoid=part_of_name(parent, common),
+            vague=vague,
         )
         names.update({int(part): (name.name, list(name.subtitle)) for part, name in chosen.items()})
     return names

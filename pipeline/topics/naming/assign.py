@@ -24,6 +24,7 @@ from pipeline.topics.naming.names import (
     choose_names,
     common_phrases,
     has_repeated_stem,
+    known_short,
     name_phrases,
 )
 from pipeline.topics.naming.phrases import PhraseCounts, count_phrases, phrase_key
@@ -116,14 +117,22 @@ def members_name(counts: PhraseCounts, labels: Sequence[str]) -> str | None:
     """The name of a theme whose topics share no phrase: its two largest topics' subjects ("Diffusion models and
     time series forecasting", from "Diffusion models (DMs)" and "Time series forecasting (TSF) and ..."), each the
     first phrase of the topic's name as the corpus writes it, an abbreviation in place of a phrase when the pair
-    would pass MAX_NAME_WORDS words; a session that holds two subjects is printed so. None when no form fits."""
+    would pass MAX_NAME_WORDS words (one the corpus knows first, names.known_short; any other rather than a bare
+    word: "Forecasting" over diffusion and forecasting); a session that holds two subjects is printed so. None when
+    no form fits."""
     subjects = [name_phrases(label)[0] for label in labels[:2] if name_phrases(label)]
     if len(subjects) < 2 or phrase_key(subjects[0]) == phrase_key(subjects[1]):
         return None
     keys = [phrase_key(subject) for subject in subjects]
     written = [counts.written.get(key, subject) for key, subject in zip(keys, subjects)]
+    known = [known_short(key, counts) or written[i] for i, key in enumerate(keys)]
     shorts = [counts.abbreviations.get(key) or written[i] for i, key in enumerate(keys)]
-    for first, second in ((written[0], written[1]), (written[0], shorts[1]), (shorts[0], written[1]), tuple(shorts)):
+    forms = [(written[0], written[1]), (written[0], known[1]), (known[0], written[1]), tuple(known)]
+    abbreviated = [(written[0], shorts[1]), (shorts[0], written[1])]  # the longer phrase abbreviated first
+    if len(written[0].split()) > len(written[1].split()):
+        abbreviated.reverse()
+    forms += [*abbreviated, tuple(shorts)]  # better than one bare word
+    for first, second in forms:
         text = f"{first[:1].upper() + first[1:]} and {second}"
         fits = len(first.split()) + len(second.split()) <= MAX_NAME_WORDS and len(text) <= MAX_NAME_CHARACTERS
         if fits and not has_repeated_stem(f"{first} {second}"):  # not "Video generation and video"

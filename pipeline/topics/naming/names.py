@@ -17,7 +17,7 @@ The subtitle is the group's next SUBTITLE_TERMS phrases that share no word stem 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -49,6 +49,10 @@ PAIR_CANDIDATES = 12
 PAIR_SCORE_SHARE = 0.35
 PAIR_TITLE_SHARE = 0.1
 MAX_NAME_WORDS = 4
+# A short form that at least this share of the corpus writes is the field's own word ("LLMs" 21%, "RLHF" 1.3%,
+# "GNNs" 2.1% of ICLR 2025) and stands alone in a name before one few write ("TSF" 0.08%, "DMs" 0.3%, "CBMs"
+# 0.15%), which readers marked down as unexplained (docs/decisions/theme-measures.md, sections 6 and 8).
+KNOWN_SHORT_SHARE = 0.008
 
 
 @dataclass(frozen=True)
@@ -255,13 +259,16 @@ def choose_names(
     title_weight: float = TITLE_WEIGHT,
     avoid: Callable[[int, str, float], bool] | None = None,
     part_share: float = MIN_COVERAGE,
+    vague: Collection[str] = (),
 ) -> dict[int, Name]:
     """A :class:`Name` per group of ``members`` (group id per document; -1, the outliers, gets none), unique among
     themselves and ``taken`` (names ignoring case). A group without a candidate gets ``fallback[group]`` or
     "Topic N"; a group whose best phrase covers less than PAIR_BELOW of its documents is named by two phrases
     (:func:`paired_name`). ``parts``, ``title_weight``, ``part_share``: see :func:`ranked_phrases`.
     ``avoid(group, key, coverage)``:
-    True for a phrase the group must not be named by (coverage: the share of the group's documents that write it)."""
+    True for a phrase the group must not be named by (coverage: the share of the group's documents that write it).
+    ``vague``: phrases that may end a paired name but never begin one nor stand alone ("Sampling", "Noise" for a
+    subtopic, where "Inverse problems and sampling" is read well)."""
     ranked = ranked_phrases(counts, members, parts, title_weight, part_share)
     rows_of = _group_rows(members)
     if avoid is not None:
@@ -275,7 +282,7 @@ def choose_names(
     order = sorted(ranked, key=lambda group: -(ranked[group][0][1] if ranked[group] else 0.0))
     for group in order:
         candidates = ranked[group]
-        chosen = _first_free(candidates, counts, used_keys, used)
+        chosen = _first_free(candidates, counts, used_keys, used, vague)
         if chosen is None:
             label = (fallback or {}).get(group, f"Topic {group}")
             names[group] = Name(label, [])
@@ -309,17 +316,32 @@ def _group_rows(members: Sequence[int]) -> dict[int, np.ndarray]:
 
 
 def _first_free(
-    candidates: Sequence[tuple[str, float, int]], counts: PhraseCounts, used_keys: set[str], used: set[str]
+    candidates: Sequence[tuple[str, float, int]],
+    counts: PhraseCounts,
+    used_keys: set[str],
+    used: set[str],
+    vague: Collection[str] = (),
 ) -> str | None:
     """The best candidate (or the longer phrase extending it, :func:`_extended`) that is no other group's name,
-    not a fragment and of an acceptable form; None when none is."""
+    not a fragment, not ``vague`` and of an acceptable form; None when none is."""
     for key, _, _ in candidates[:CANDIDATES]:
         extended = _extended(key, candidates)
         for option in (extended, key):
+            if option in vague:
+                continue
             if option not in used_keys and _acceptable_name(option, counts) and not _fragment(option, candidates):
                 if display(option, counts).casefold() not in used:
                     return option
     return None
+
+
+def _columns(counts: PhraseCounts) -> dict[str, int]:
+    """{phrase key: column} of ``counts``, made once and kept on it."""
+    found: dict[str, int] | None = getattr(counts, "columns_of", None)
+    if found is None:
+        found = {phrase: index for index, phrase in enumerate(counts.keys)}
+        counts.columns_of = found  # type: ignore[attr-defined]
+    return found
 
 
 def paired_name(key: str, candidates: Sequence[tuple[str, float, int]], counts: PhraseCounts, rows: np.ndarray) -> str:
@@ -330,7 +352,7 @@ def paired_name(key: str, candidates: Sequence[tuple[str, float, int]], counts: 
     place of a long B; A's abbreviation kept when it fits) and MAX_NAME_CHARACTERS. A conference session is named
     so ("Diffusion and flow matching"): one phrase of a topic's many rarely covers half of it
     (docs/decisions/theme-measures.md, section 6)."""
-    columns = {phrase: index for index, phrase in enumerate(counts.keys)}
+    columns = _columns(counts)
     group = counts.matrix[rows]
     writes = np.asarray(group[:, columns[key]].todense()).ravel() > 0
     if not len(rows) or writes.mean() >= PAIR_BELOW:
@@ -351,27 +373,37 @@ def paired_name(key: str, candidates: Sequence[tuple[str, float, int]], counts: 
 def _titled(key: str, counts: PhraseCounts, rows: np.ndarray, columns: Mapping[str, int]) -> bool:
     """Whether ``key`` may end a paired name: a phrase of several words, or one word that at least PAIR_TITLE_SHARE
     of the group's titles write (readers marked down one-word tails that only abstracts write: "... and labels",
-    "... and scene", "... and bound"; a title names what a paper is about)."""
+    "... and scene", "... and bound"; a title names what a paper is about). A test that the tail be mostly the
+    group's word (30% of its papers) took "... and self-attention" and "... and convergence" away and readers' FIT
+    fell (docs/decisions/theme-measures.md, section 8)."""
     if " " in key or counts.in_title is None:
         return True
     in_titles = np.asarray(counts.in_title[rows][:, columns[key]].todense()).ravel() > 0
     return bool(in_titles.mean() >= PAIR_TITLE_SHARE)
 
 
+def known_short(key: str, counts: PhraseCounts) -> str | None:
+    """The short form of ``key`` as written when it may stand alone in a name (KNOWN_SHORT_SHARE of the corpus
+    writes it), else None."""
+    short = counts.abbreviations.get(key)
+    return short if short and counts.short_share.get(key, 0.0) >= KNOWN_SHORT_SHARE else None
+
+
 def _pair_text(first: str, second: str, counts: PhraseCounts) -> str:
     """ "A and B" as shown: the first of these forms that keeps to MAX_NAME_WORDS words (an abbreviation in
     brackets not counted) and MAX_NAME_CHARACTERS and repeats no word stem: A with its abbreviation and B written
-    out, A and B written out, A's abbreviation and B, A and B's abbreviation, both abbreviations; A alone when none
-    fits. B keeps the case the corpus writes it in ("English", "transformers")."""
+    out, A and B written out, A's abbreviation and B, A and B's abbreviation, both abbreviations, the short forms
+    the corpus knows (:func:`known_short`) tried before the others ("NeRF and point cloud" before "Neural radiance
+    fields and PC"); A alone when none fits. B keeps the case the corpus writes it in ("English", "transformers")."""
     a_written, b_written = counts.written.get(first, first), counts.written.get(second, second)
-    a_short, b_short = counts.abbreviations.get(first), counts.abbreviations.get(second)
-    forms = [
+    known = (known_short(first, counts), known_short(second, counts))
+    any_short = (counts.abbreviations.get(first), counts.abbreviations.get(second))
+    forms: list[tuple[str | None, str | None, str | None]] = [
         (display(first, counts), a_written, b_written),
         (a_written, a_written, b_written),
-        (a_short, a_short, b_written),
-        (a_written, a_written, b_short),
-        (a_short, a_short, b_short),
     ]
+    for a_short, b_short in (known, any_short):
+        forms += [(a_short, a_short, b_written), (a_written, a_written, b_short), (a_short, a_short, b_short)]
     for a_text, a_words, b_text in forms:
         if not a_text or not a_words or not b_text:
             continue

@@ -21,8 +21,8 @@ import re
 import sys
 from array import array
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from itertools import chain, count, groupby
 from typing import Any, NamedTuple
 
@@ -299,6 +299,23 @@ def ordinary_words(shorts: dict[str, str], texts: Sequence[str]) -> set[str]:
     return {short for short in written if times(lower[short]) > times(written[short])}
 
 
+def short_form_shares(shorts: Mapping[str, str], texts: Sequence[str]) -> dict[str, float]:
+    """{expansion key: the share of ``texts`` that write its short form} for ``shorts`` ({expansion key: short form as
+    written}), case-sensitive whole words, a plural "s" allowed, counted once per text in one pass. A short form many
+    texts write ("LLMs": a fifth of ICLR 2025's abstracts) is the field's word and may stand alone in a name; one few
+    write ("TSF": 9 of 11,660) is a name's unexplained fragment (readers' FORM, docs/decisions/theme-measures.md)."""
+    forms: dict[str, list[str]] = {}
+    for key, short in shorts.items():
+        stem = short[:-1] if short.endswith("s") and len(short) > 2 else short
+        for form in (stem, stem + "s"):
+            forms.setdefault(form, []).append(key)
+    documents: Counter[str] = Counter()
+    for text in texts:
+        found = {key for word in set(_PLAIN_WORD.findall(text)) if word in forms for key in forms[word]}
+        documents.update(found)
+    return {key: documents[key] / max(len(texts), 1) for key in shorts}
+
+
 def _long_form(before: Sequence[str], letters: str) -> tuple[str, str] | None:
     """(long form, its :func:`phrase_key`): the fewest last words of ``before`` whose initials spell ``letters`` and
     that do not start with a function word; None when there are none."""
@@ -322,10 +339,12 @@ class PhraseCounts:
     Attributes
     ----------
     matrix : CSR, n_documents x n_phrases, float64 1.0 where the document writes the phrase (or its abbreviation).
-    in_title : CSR of the same shape, 1.0 where the document's title writes it; None when no titles were given.
     keys : n_phrases phrase keys (:func:`phrase_key`), column order.
     written : {key: how the corpus most often writes it} (an expansion that has an abbreviation: "expansion (SF)").
     abbreviations : {expansion key: short form as written} for the phrases the corpus abbreviates.
+    in_title : CSR of the same shape, 1.0 where the document's title writes it; None when no titles were given.
+    short_share : {expansion key: share of the corpus's documents writing its short form} (short_form_shares); a
+        part of a corpus (a topic's rows) keeps its corpus's shares.
     """
 
     matrix: sp.csr_matrix
@@ -333,6 +352,7 @@ class PhraseCounts:
     written: dict[str, str]
     abbreviations: dict[str, str]
     in_title: sp.csr_matrix | None = None
+    short_share: dict[str, float] = field(default_factory=dict)
 
     @property
     def document_frequency(self) -> np.ndarray:
@@ -379,7 +399,7 @@ def count_phrases(texts: Sequence[str], titles: Sequence[str] | None = None) -> 
     written = {
         key: _written(surfaces[column]) if column in surfaces else expansions[key] for column, key in enumerate(kept)
     }
-    return PhraseCounts(matrix, kept, written, abbreviations, in_title)
+    return PhraseCounts(matrix, kept, written, abbreviations, in_title, short_form_shares(abbreviations, texts))
 
 
 def _counting(bound: int) -> type[np.signedinteger[Any]]:

@@ -63,7 +63,14 @@ def _csr(arrays: Arrays, prefix: str, shape: tuple[int, int]) -> sp.csr_matrix:
 def counts_to_arrays(counts: PhraseCounts) -> Arrays:
     """PhraseCounts as arrays for the layout store (no pickle): both matrices' CSR parts, the shape, and the keys,
     writings and abbreviations as UTF-8 JSON bytes (uint8)."""
-    text = json.dumps({"keys": counts.keys, "written": counts.written, "abbreviations": counts.abbreviations})
+    text = json.dumps(
+        {
+            "keys": counts.keys,
+            "written": counts.written,
+            "abbreviations": counts.abbreviations,
+            "short_share": counts.short_share,
+        }
+    )
     arrays: Arrays = {
         "shape": np.asarray(counts.matrix.shape, dtype=np.int64),
         "strings": np.frombuffer(text.encode("utf-8"), dtype=np.uint8),
@@ -84,6 +91,7 @@ def counts_from_arrays(arrays: Arrays) -> PhraseCounts:
         dict(strings["written"]),
         dict(strings["abbreviations"]),
         _csr(arrays, "in_title", (rows, columns)) if "in_title_indptr" in arrays else None,
+        {key: float(share) for key, share in strings.get("short_share", {}).items()},
     )
 
 
