@@ -44,6 +44,7 @@ def load_cache(cache_dir: str, mtime_ns: int) -> TopicCache:
     atlas = read_cache(cache_dir)
     atlas.topics = topic_map.themed_topics(atlas.topics, atlas.hierarchy)
     atlas.documents = topic_map.with_themes(display.with_hover_texts(atlas.documents, atlas.topics), atlas.topics)
+    atlas.documents = collections.with_derived_collections(atlas.documents)  # a file's venue and year columns
     atlas.topics = with_listed_sizes(atlas.topics, paper_table.with_copies(atlas.documents, atlas.copies, atlas.topics))
     heap.freeze_long_lived()  # the imports and these tables live as long as the server: no full GC visits them
     return atlas

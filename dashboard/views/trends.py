@@ -12,6 +12,7 @@ import streamlit as st
 from dashboard.display import topic_labels
 from dashboard.figures import trend_charts
 from dashboard.tables import trends
+from dashboard.tables.collections import collection_options
 from dashboard.views.page import PLOTLY_CONFIG, Page
 from pipeline.quality.coverage import canonical_areas, load_crosswalk
 
@@ -99,7 +100,7 @@ def grouped(page: Page, level: str) -> tuple[pd.DataFrame, dict[int, str], str]:
 
 def render(page: Page) -> None:
     """Draw the Trends view; its figure goes into ``page.figures`` for the downloads."""
-    names = list(dict.fromkeys(page.atlas.documents["collection"]))
+    names = collection_options(page.atlas.documents)  # venue by venue, years in order
     left, right = st.columns(2)
     level = left.radio("Group by", ["theme", "topic"], horizontal=True, key="trend_level")
     venue = right.selectbox("Venue", sorted({name.split(" ")[0] for name in names}), key="trend_venue")

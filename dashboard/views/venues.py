@@ -44,8 +44,8 @@ def compare_venues(
 ) -> None:
     """The venues of one year compared: shares with intervals, and the most over-represented groups per venue."""
     st.caption(
-        "Accepted papers only, at every venue: NeurIPS and ICML publish only their accepted papers, so ICLR's are cut "
-        "to its accepted ones too."
+        "Accepted papers only, at every venue: a venue that publishes only its accepted papers (NeurIPS and ICML "
+        "here, or every venue of a file of proceedings) is compared with the others' accepted papers."
         if accepted_only
         else "All submissions at every venue."
     )

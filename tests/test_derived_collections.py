@@ -1,0 +1,108 @@
+"""A file whose rows carry a year and a venue (the ML Anthology's papers) gets the year filter, colour by year and
+venue, and the Trends and Venues views, as an atlas of several collections does (issue 42)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from dashboard.tables.collections import (
+    DERIVED_VENUES,
+    NO_VENUE,
+    OTHER_VENUE,
+    collection_options,
+    with_derived_collections,
+    year_options,
+)
+from tests.conftest import needs_shared
+
+ANTHOLOGY = Path("/work/shared/data/mlanthology/mlanthology_abstracts.parquet")
+
+
+def test_collections_are_made_from_a_files_venue_and_year() -> None:
+    documents = pd.DataFrame(
+        {
+            "venue": ["icml", "neurips", "icml", "neurips", None, "icml", "acl findings"],
+            "year": [2021, 2020, 2020, 2021, 2021, None, 2020],
+        }
+    )
+    derived = with_derived_collections(documents)
+    assert derived["collection"].tolist() == [
+        "icml 2021",
+        "neurips 2020",
+        "icml 2020",
+        "neurips 2021",
+        f"{NO_VENUE} 2021",
+        None,  # no year: no collection, never a made-up one
+        "acl-findings 2020",  # one word: the Trends view reads a venue as its name's first word
+    ]
+    assert derived.drop(columns="collection").equals(documents)  # the rows and their order kept
+    # venue by venue in the order the rows first name them, years in time order
+    assert collection_options(derived) == [
+        "icml 2020",
+        "icml 2021",
+        "neurips 2020",
+        "neurips 2021",
+        f"{NO_VENUE} 2021",
+        "acl-findings 2020",
+    ]
+    assert year_options(derived) == [2020, 2021]
+
+
+def test_no_collections_without_two_years_and_an_atlas_of_collections_is_left_alone() -> None:
+    one_year = pd.DataFrame({"venue": ["icml", "neurips"], "year": [2021, 2021]})
+    assert "collection" not in with_derived_collections(one_year).columns
+    assert "collection" not in with_derived_collections(pd.DataFrame({"venue": ["icml"]})).columns
+    collections = pd.DataFrame({"collection": ["ICLR 2024", "ICLR 2025"], "venue": ["x", "y"], "year": [2024, 2025]})
+    assert with_derived_collections(collections) is collections
+    years_only = with_derived_collections(pd.DataFrame({"year": ["2019", "2020", "n/a"]}))
+    assert years_only["collection"].tolist() == [f"{NO_VENUE} 2019", f"{NO_VENUE} 2020", None]
+
+
+def test_venues_beyond_the_largest_join_one() -> None:
+    venues = [f"v{index:02d}" for index in range(DERIVED_VENUES + 5) for _ in range(DERIVED_VENUES + 5 - index)]
+    documents = pd.DataFrame({"venue": venues, "year": [2020 + index % 2 for index in range(len(venues))]})
+    named = {name.split(" ")[0] for name in with_derived_collections(documents)["collection"]}
+    assert len(named) == DERIVED_VENUES + 1 and OTHER_VENUE in named
+
+
+@pytest.fixture(scope="module")
+def anthology_cache(build_cache, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An atlas of 360 ML Anthology papers: ICML and NeurIPS, 2019-2021, 60 a venue and year, one file."""
+    needs_shared(ANTHOLOGY)
+    papers = pd.read_parquet(ANTHOLOGY)
+    chosen = papers[papers["venue"].isin(["icml", "neurips"]) & papers["year"].between(2019, 2021)]
+    chosen = chosen[chosen["abstract"].str.len() > 400]
+    sample = chosen.groupby(["venue", "year"]).sample(60, random_state=42)
+    path = tmp_path_factory.mktemp("anthology") / "anthology_360.parquet"
+    sample.to_parquet(path, index=False)
+    return build_cache(path, "anthology360")
+
+
+def test_a_file_with_years_and_venues_gets_the_trends_and_venues_views(
+    anthology_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from tests.test_app import APP, no_failure
+
+    monkeypatch.setenv("ATLAS_CACHE", str(anthology_cache))
+    monkeypatch.setenv("ATLAS_MAP_RENDERER", "plotly")
+    app = AppTest.from_file(str(APP), default_timeout=120).run()
+    no_failure(app)
+    colour = next(widget for widget in app.selectbox if widget.label == "Colour points by")
+    assert {"Venue", "Year"} <= set(colour.options)
+    assert {"Trends", "Venues"} <= {tab.label for tab in app.tabs}
+    app.session_state["tab"] = "Trends"
+    app.run()
+    no_failure(app)
+    venue = next(widget for widget in app.selectbox if widget.label == "Venue")
+    assert set(venue.options) == {"icml", "neurips"}
+    assert [widget.value for widget in app.selectbox if widget.label in ("From", "To")] == ["icml 2019", "icml 2021"]
+    app.session_state["tab"] = "Venues"
+    app.run()
+    no_failure(app)
+    assert not [info.value for info in app.info if "nothing to compare" in info.value]
+    assert any("Accepted papers only" in caption.value for caption in app.caption)
