@@ -16,6 +16,7 @@ from dashboard.tables.collections import (
     with_derived_collections,
     year_options,
 )
+from dashboard.views.trends import ALL_VENUES
 from tests.conftest import needs_shared
 
 ANTHOLOGY = Path("/work/shared/data/mlanthology/mlanthology_abstracts.parquet")
@@ -99,8 +100,12 @@ def test_a_file_with_years_and_venues_gets_the_trends_and_venues_views(
     app.run()
     no_failure(app)
     venue = next(widget for widget in app.selectbox if widget.label == "Venue")
-    assert set(venue.options) == {"icml", "neurips"}
+    assert venue.options == ["icml", "neurips", ALL_VENUES]
     assert [widget.value for widget in app.selectbox if widget.label in ("From", "To")] == ["icml 2019", "icml 2021"]
+    app.selectbox(key="trend_venue").set_value(ALL_VENUES).run()  # every venue pooled, one collection a year
+    no_failure(app)
+    assert [widget.value for widget in app.selectbox if widget.label in ("From", "To")] == ["2019", "2021"]
+    assert any("pooled per year" in caption.value for caption in app.caption)
     app.session_state["tab"] = "Venues"
     app.run()
     no_failure(app)

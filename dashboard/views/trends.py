@@ -98,18 +98,45 @@ def grouped(page: Page, level: str) -> tuple[pd.DataFrame, dict[int, str], str]:
     return documents, topic_labels(topics), "topic"
 
 
+ALL_VENUES = "All venues, per year"
+
+
+def _year(name: str) -> int | None:
+    """The year a collection's name ends with, None when none."""
+    last = name.rsplit(" ", 1)[-1]
+    return int(last) if last.isdigit() else None
+
+
+def _year_name(year: object) -> str | None:
+    """A year as the pooled collection's name ("2019"), None when missing or unreadable."""
+    try:
+        return str(int(float(str(year))))
+    except ValueError:
+        return None
+
+
 def render(page: Page) -> None:
     """Draw the Trends view; its figure goes into ``page.figures`` for the downloads."""
     names = collection_options(page.atlas.documents)  # venue by venue, years in order
     left, right = st.columns(2)
     level = left.radio("Group by", ["theme", "topic"], horizontal=True, key="trend_level")
-    venue = right.selectbox("Venue", sorted({name.split(" ")[0] for name in names}), key="trend_venue")
+    venues = sorted({name.split(" ")[0] for name in names})
+    pooled = len(venues) > 1 and len({_year(name) for name in names} - {None}) > 1
+    venue = right.selectbox("Venue", venues + ([ALL_VENUES] if pooled else []), key="trend_venue")
     # on a line of its own: in a third of the page its label was cut to "Only primary …" at 900 px
     common = st.toggle("Only primary areas present in every year", key="trend_common_areas")
     documents, labels, group = grouped(page, level)
-    chosen = [name for name in names if name.split(" ")[0] == venue]
+    if venue == ALL_VENUES:  # one collection a year: every venue's papers of that year
+        documents = documents.assign(collection=documents["year"].map(_year_name))
+        chosen = sorted({name for name in documents["collection"].dropna()})
+        st.caption(
+            "Every venue pooled per year: a year's share mixes the venues of that year, and a venue missing from a "
+            "year (a hole the coverage warnings name) moves every share of that year."
+        )
+    else:
+        chosen = [name for name in names if name.split(" ")[0] == venue]
     mask = documents["collection"].isin(chosen)
-    denominator = f"all papers of each {venue} collection"
+    denominator = f"all papers of each {venue} collection" if venue != ALL_VENUES else "all papers of each year"
     if common and "primary_area" in documents.columns:
         areas = canonical_areas(documents, load_crosswalk())
         mask &= trends.common_area_mask(documents, chosen, areas)
@@ -138,7 +165,7 @@ def render(page: Page) -> None:
             order, config = changes_columns(group, first, last)
             st.dataframe(changes, hide_index=True, column_order=order, column_config=config, key="trend-changes")
     acceptance = trends.acceptance_by_collection(documents[documents["collection"].isin(chosen)], group)
-    if not acceptance.empty:
+    if not acceptance.empty and venue != ALL_VENUES:  # never pooled across venues (issue 40, item 1)
         acceptance.insert(1, "label", acceptance[group].map(labels))
         st.caption(
             "Acceptance = accepted / all submissions, 95% Wilson interval. An unknown decision (ICLR 2024 and 2026: "
