@@ -50,8 +50,9 @@ VIEWS: list[tuple[str, str, str | None, str]] = [
     ("changes-candidates", "?tab=What+changed", "Candidate new topics", ".js-plotly-plot"),
     ("trends", "?tab=Trends", None, ".js-plotly-plot"),
     ("venues", "?tab=Venues", None, "tab"),
+    ("map-highlight", "?colour=year&highlight={year}", None, "map"),
 ]
-COLLECTION_VIEWS = {"trends", "venues"}  # atlases of several collections only
+COLLECTION_VIEWS = {"trends", "venues", "map-highlight"}  # atlases of several collections (or years) only
 LABELS = """() => { const all = [...document.querySelectorAll('.atlas-label')];
   return [all.filter(n => n.style.display !== 'none').length, all.length]; }"""
 # Elements of the page (outside the map's frame) that stick out of the window sideways: clipped text or controls.
@@ -161,28 +162,32 @@ def publication_figure(browser, url: str, out: Path) -> None:
 
 
 def fill(query: str, cache_dir: Path) -> str:
-    """The view's address with the largest theme, the largest topic and that topic's first paper put in."""
+    """The view's address with the largest theme, the largest topic, that topic's first paper and the latest year
+    put in."""
     import pandas as pd
 
     topics = pd.read_parquet(cache_dir / "topics.parquet", columns=["topic", "size", "theme"])
     topics = topics[topics["topic"] >= 0].sort_values("size", ascending=False)
     themes = topics.groupby("theme")["size"].sum().sort_values(ascending=False)
-    documents = pd.read_parquet(cache_dir / "documents.parquet", columns=["doc_id", "topic"])
+    documents = pd.read_parquet(cache_dir / "documents.parquet")
     topic = int(topics["topic"].iloc[0])
     paper = str(documents.loc[documents["topic"] == topic, "doc_id"].iloc[0])
-    return query.format(theme=int(themes.index[0]), topic=topic, paper=paper)
+    years = pd.to_numeric(documents["year"], errors="coerce").dropna() if "year" in documents.columns else None
+    year = int(years.max()) if years is not None and len(years) else 0
+    return query.format(theme=int(themes.index[0]), topic=topic, paper=paper, year=year)
 
 
 def has_collections(cache_dir: Path) -> bool:
-    """Whether the atlas holds several collections (then it has the Trends and Venues tabs)."""
+    """Whether the atlas holds several collections, its own or its file's venue and year (then it has the Trends
+    and Venues tabs)."""
     import pyarrow.parquet as pq
 
     from dashboard.tables.collections import has_collections as several
+    from dashboard.tables.collections import with_derived_collections
 
     path = cache_dir / "documents.parquet"
-    if "collection" not in pq.read_schema(path).names:
-        return False
-    return several(pq.read_table(path, columns=["collection"]).to_pandas())
+    columns = [name for name in ("collection", "venue", "year") if name in pq.read_schema(path).names]
+    return bool(columns) and several(with_derived_collections(pq.read_table(path, columns=columns).to_pandas()))
 
 
 def main() -> None:
