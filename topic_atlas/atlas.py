@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -31,7 +30,6 @@ from pipeline.cache import TopicCache, read_cache
 from pipeline.config import BuildConfig
 
 TEXT_COLUMNS = ("title", "abstract")
-DASHBOARD = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
 
 
 class Atlas:
@@ -78,6 +76,52 @@ class Atlas:
             frame.to_parquet(corpus, index=False)
             run_build(corpus, target, config or BuildConfig(), force=folder is None)
         return cls.load(target)
+
+    @classmethod
+    def from_bertopic(
+        cls,
+        topic_model: Any,
+        docs: Sequence[str],
+        embeddings: np.ndarray | None = None,
+        metadata: pd.DataFrame | None = None,
+        folder: Path | str | None = None,
+        config: BuildConfig | None = None,
+    ) -> Atlas:
+        """The atlas of a fitted BERTopic model, written to ``folder`` (default: a new temporary folder), which the
+        dashboard serves like a built one.
+
+        ``docs``: the n documents the model was fitted on, in order. Its topics, names, custom labels, terms and
+        representative documents are kept, and its hierarchy is its ``hierarchical_topics``. ``embeddings`` (n x
+        dim): the documents' vectors, for the map when the model holds no reduced embeddings (UMAP to 2D; the
+        atlas's own vectors when neither is there). ``metadata``: one row per document (title, doc_id, year,
+        decision, ...). Search and placement use the atlas's own representation (``config.embedding_model``,
+        tfidf-svd by default), fitted on ``docs`` (pipeline/operations/from_bertopic.py).
+
+        Raises ValueError for an unfitted model, or documents, embeddings or metadata that do not match it, and
+        TargetError when ``folder`` is a file or a folder of other files.
+        """
+        from pipeline.operations.from_bertopic import write_bertopic_atlas
+
+        target = Path(folder) if folder is not None else Path(tempfile.mkdtemp(prefix="topic-atlas-")) / "atlas"
+        write_bertopic_atlas(topic_model, docs, target, embeddings, metadata, config or BuildConfig())
+        return cls.load(target)
+
+    def to_bertopic(self) -> Any:
+        """The atlas's topics as a ``bertopic.BERTopic`` model: ``get_topic_info``, ``get_topic``, ``transform``,
+        ``approximate_distribution`` and ``visualize_topics`` work. Its topic ids are the model's own
+        (``manifest["model_topic_ids"]`` maps the atlas's to them); ``transform`` embeds texts with the atlas's own
+        representation and gives each the topic of the most similar topic embedding. Raises FileNotFoundError when
+        the folder holds no saved model."""
+        from pipeline.adapters.bertopic_export import load_saved_model
+        from pipeline.cache import MODEL_DIR
+        from pipeline.operations.place import embed_queries, query_representation
+
+        representation = query_representation(self._cache)
+
+        def embed(texts: list[str]) -> np.ndarray:
+            return embed_queries(texts, self._cache, representation=representation)
+
+        return load_saved_model(self.folder / MODEL_DIR, embed)
 
     def save(self, folder: Path | str) -> Path:
         """Copy the atlas to ``folder`` (which must not exist) and return it; :meth:`load` reads it back, and the
@@ -183,10 +227,71 @@ class Atlas:
 
     def serve(self, port: int = 8501) -> subprocess.Popen[bytes]:
         """Start the dashboard on this atlas at http://127.0.0.1:``port`` and return its process (call
-        ``.terminate()`` to stop it)."""
-        command = [sys.executable, "-m", "streamlit", "run", str(DASHBOARD), "--server.address", "127.0.0.1"]
-        command += ["--server.port", str(port), "--server.headless", "true", "--", "--cache", str(self.folder)]
-        return subprocess.Popen(command)
+        ``.terminate()`` to stop it): the page and its Streamlit settings as the package ships them
+        (topic_atlas.serving), from any folder."""
+        from topic_atlas.serving import dashboard_command
+
+        return subprocess.Popen(dashboard_command(self.folder, port))
+
+    def share(self, path: Path | str, folder: bool = False) -> Path:
+        """Write the atlas as one self-contained HTML file at ``path`` (the map with labels by zoom, search,
+        filters, the papers, a lasso list with CSV; opens from disk offline), or with ``folder`` a folder of
+        ``index.html`` and ``data/*.bin`` for static hosting (pipeline.operations.share). Returns ``path``.
+        Raises pipeline.runtime.errors.TargetError for a path that cannot be written."""
+        from pipeline.operations.share import write_share, write_share_folder
+
+        return (write_share_folder if folder else write_share)(self.folder, path).path
+
+    # ------------------------------------------------------------------------------------------------ editing it
+    # Edits rewrite the cache folder without a refit (pipeline.operations.edit: logged in edits.jsonl, undoable,
+    # under the folder's writer lock); each reads the atlas again afterwards and returns the edit's log entry.
+
+    def _edited(self, entry: dict[str, Any]) -> dict[str, Any]:
+        self._cache = read_cache(self.folder)
+        return entry
+
+    def merge(self, topics: Sequence[int], by: str | None = None) -> dict[str, Any]:
+        """Merge two or more ``topics`` into the largest of them. Raises pipeline.runtime.errors.InputError for
+        fewer than two or unknown topics, TargetError when another writer holds the folder."""
+        from pipeline.operations import edit
+
+        return self._edited(edit.merge_topics(self.folder, topics, by=by))
+
+    def split(self, topic: int, k: int, by: str | None = None) -> dict[str, Any]:
+        """Split ``topic`` into ``k`` by k-means of its papers' vectors (InputError for k < 2 or above its papers)."""
+        from pipeline.operations import edit
+
+        return self._edited(edit.split_topic(self.folder, topic, k, by=by))
+
+    def delete_topic(self, topic: int, to_nearest: bool = False, by: str | None = None) -> dict[str, Any]:
+        """Delete ``topic``: its papers become outliers, or (``to_nearest``) go to the nearest remaining topics."""
+        from pipeline.operations import edit
+
+        return self._edited(edit.delete_topic(self.folder, topic, to_nearest=to_nearest, by=by))
+
+    def move(self, doc_ids: Sequence[str], to_topic: int, by: str | None = None) -> dict[str, Any]:
+        """Move the papers ``doc_ids`` into ``to_topic`` (-1: outliers)."""
+        from pipeline.operations import edit
+
+        return self._edited(edit.move_papers(self.folder, doc_ids, to_topic, by=by))
+
+    def rename(self, level: str, ident: int, label: str, by: str | None = None) -> dict[str, Any]:
+        """Label the theme, topic or subtopic (``level``) ``ident`` ``label``, as an undoable edit."""
+        from pipeline.operations import edit
+
+        return self._edited(edit.rename(self.folder, level, ident, label, by=by))
+
+    def undo(self, by: str | None = None) -> dict[str, Any]:
+        """Undo the last edit not undone yet (InputError when there is none)."""
+        from pipeline.operations import edit
+
+        return self._edited(edit.undo(self.folder, by=by))
+
+    def edits(self) -> pd.DataFrame:
+        """The edit log: id, op, at, by, summary, params, undone; empty before the first edit."""
+        from pipeline.operations import edit
+
+        return edit.edits(self.folder)
 
     def __repr__(self) -> str:
         n_topics = int((self.topics["topic"].astype(int) >= 0).sum())

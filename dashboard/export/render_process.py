@@ -36,9 +36,9 @@ from typing import IO, Any
 
 from dashboard.export.errors import ExportError, ExportFailed, ExportTimedOut, ImageExportUnavailable
 from dashboard.export.process_tree import descendants, kill_all, kill_tree, tagged
-from pipeline.runtime.paths import PROJECT_ROOT
+from pipeline.runtime.paths import PACKAGE_ROOT
 
-REPO_ROOT = PROJECT_ROOT
+REPO_ROOT = PACKAGE_ROOT  # the folder holding the packages (the checkout, or site-packages when installed)
 JOB_FILE = "job.json"
 ERROR_FILE = "error.json"
 DONE_FILE = "done"  # written last by the child: its outputs (or error file) are complete

@@ -3,7 +3,8 @@
 A collection with a hole (ICLR 2026's copy lacks the primary area "applications to computer vision, audio,
 language, and other modalities") would show that area's topics collapsing in every trend. This module compares
 each collection's composition with the others of its venue, by primary area under one naming (the crosswalk
-``data/collections/iclr_primary_areas.csv``: each year's official areas and their 2025 names), and says so:
+``data/collections/iclr_primary_areas.csv``, shipped in the package as ``pipeline/resources/iclr_primary_areas.csv``:
+each year's official areas and their 2025 names), and says so:
 
 - an **official area without a paper** (the crosswalk lists it for that venue and year): the collection is
   incomplete;
@@ -22,9 +23,10 @@ from typing import Any
 
 import pandas as pd
 
-from pipeline.runtime.paths import PROJECT_ROOT
+from pipeline.runtime.paths import CROSSWALK, package_file
 
-CROSSWALK_PATH = PROJECT_ROOT / "data" / "collections" / "iclr_primary_areas.csv"
+# Shipped as package data (pipeline/resources/, in the checkout a link to data/collections/iclr_primary_areas.csv).
+CROSSWALK_PATH = package_file(*CROSSWALK)
 CROSSWALK_COLUMNS = ("venue", "year", "area", "canonical_area", "relation", "reason")
 # An area whose share is under THIN_FACTOR times its smallest share in the venue's other years (and that smallest
 # share at least THIN_MIN_SHARE) is reported as thin.
