@@ -8,28 +8,24 @@ copy with concrete values and a list of what it adapted (tiny corpora must never
 from __future__ import annotations
 
 import math
-import os
 import re
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from pipeline.runtime.errors import AtlasError
-
-DEFAULT_SEED = 42
+from pipeline.runtime.settings import settings
 
 
 def default_seed() -> int:
-    """The seed a build uses unless it is given one: ``ATLAS_SEED`` when set to an integer, else DEFAULT_SEED.
+    """The seed a build uses unless it is given one: ``ATLAS_SEED`` when set to an integer, else 42
+    (pipeline.runtime.settings.DEFAULT_SEED).
 
     Raises AtlasError (a one-line message) when ``ATLAS_SEED`` is set but is not an integer. The test suite sets it
     to run every build under another seed (tests/conftest.py, ``make test-sweep``)."""
-    value = os.environ.get("ATLAS_SEED", "").strip()
-    if not value:
-        return DEFAULT_SEED
-    try:
-        return int(value)
-    except ValueError:
-        raise AtlasError(f"ATLAS_SEED must be an integer seed, got {value!r}: unset it or give a number") from None
+    current = settings()  # pipeline.runtime.settings
+    if current.seed is None:
+        raise AtlasError(f"ATLAS_SEED must be an integer seed, got {current.seed_text!r}: unset it or give a number")
+    return current.seed
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,6 @@ from __future__ import annotations
 import csv
 import html
 import io
-import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +31,7 @@ from dashboard.display import as_text_list
 from dashboard.export.errors import ExportError, ExportFailed, ExportTimedOut, ImageExportUnavailable  # noqa: F401 - raised to the page
 from dashboard.export.kaleido_images import CHROMIUM_MISSING, IMAGE_FORMATS, ensure_browser_path
 from dashboard.tables.paper_table import LIST_SEPARATOR
+from pipeline.runtime.settings import settings
 
 if TYPE_CHECKING:
     from dashboard.figures.publication import MapView
@@ -45,8 +45,8 @@ MIME_TYPES = {
 }
 EXPORT_TIMEOUT_ENV = "ATLAS_EXPORT_TIMEOUT_S"
 # A whole-conference publication figure takes 3-8 s on two busy cores (matplotlib; plotly and kaleido 15-35 s,
-# bench/publication.py); the first job of a server also waits for the fork server's imports.
-DEFAULT_EXPORT_TIMEOUT_S = 30.0  # a message within 30 s
+# bench/publication.py); the first job of a server also waits for the fork server's imports. Hence the default
+# timeout of 30 s (pipeline.runtime.settings.DEFAULT_EXPORT_TIMEOUT_S): a message within 30 s.
 # OWASP "CSV Injection": cells starting with these characters are read as formulas by spreadsheet programs.
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
@@ -130,11 +130,7 @@ def download_name(stem: str, extension: str) -> str:
 
 def export_timeout_s() -> float:
     """The export timeout in seconds: $ATLAS_EXPORT_TIMEOUT_S when it is a positive number, else 30."""
-    try:
-        value = float(os.environ.get(EXPORT_TIMEOUT_ENV, ""))
-    except ValueError:
-        return DEFAULT_EXPORT_TIMEOUT_S
-    return value if value > 0 else DEFAULT_EXPORT_TIMEOUT_S
+    return settings().export_timeout_s  # pipeline.runtime.settings
 
 
 def warm_up() -> None:

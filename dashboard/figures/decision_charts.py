@@ -11,7 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dashboard.display import plotly_escape
-from dashboard.tables.analytics import DECISION_ORDER
+from pipeline.ingest.decisions import DECISION_ORDER
 
 DECISION_COLOURS = {
     "Oral": "#1b7837",
@@ -71,7 +71,7 @@ def decision_mix_figure(table: pd.DataFrame, counts: bool = False) -> go.Figure:
     rows = table.iloc[::-1]  # plotly draws the first category at the bottom
     names = topic_names(table)
     figure = go.Figure()
-    for decision in DECISION_ORDER + ["Unknown"]:
+    for decision in [*DECISION_ORDER, "Unknown"]:
         if decision not in rows.columns or rows[decision].sum() == 0:
             continue
         share = rows[decision] / rows["size"].where(rows["size"] > 0)

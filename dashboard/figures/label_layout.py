@@ -6,13 +6,13 @@ A plotly map in a wide page has its free room to the left and right of the point
 columns: each label goes to the side nearer its cluster, and within a column the labels keep the vertical order
 of their clusters at the smallest total displacement that keeps them ``spacing`` pixels apart. That is an
 isotonic regression (pool-adjacent-violators, Barlow et al. 1972 "Statistical inference under order
-restrictions") of the clusters' heights minus the cumulative label heights, so it is exact and takes
+restrictions"; scipy's) of the clusters' heights minus the cumulative label heights, so it is exact and takes
 microseconds; then two labels whose leader lines cross swap places and the column is stacked again, while that
 removes crossings (DataMapPlot's ``fix_crossings`` swaps the same way).
 
 Geometry is in pixels of a nominal plot size (the server does not know the browser's width): the map fixes the
 axes' aspect ratio, so on a wider screen plotly only adds room at the sides and on a narrower one scales
-everything down; the columns stay off the points either way. Pure numpy; no plotting here.
+everything down; the columns stay off the points either way. numpy and scipy; no plotting here.
 """
 
 from __future__ import annotations
@@ -70,17 +70,11 @@ def text_size_px(lines: list[str], font_px: float) -> tuple[float, float]:
 
 
 def isotonic_increasing(values: np.ndarray) -> np.ndarray:
-    """The non-decreasing sequence closest to ``values`` in least squares (pool-adjacent-violators)."""
-    blocks: list[list[float]] = []  # [mean, count]
-    for value in values.astype(float):
-        blocks.append([value, 1.0])
-        while len(blocks) > 1 and blocks[-2][0] > blocks[-1][0]:
-            mean, count = blocks.pop()
-            blocks[-1] = [
-                (blocks[-1][0] * blocks[-1][1] + mean * count) / (blocks[-1][1] + count),
-                blocks[-1][1] + count,
-            ]
-    return np.concatenate([np.full(int(count), mean) for mean, count in blocks]) if blocks else np.empty(0)
+    """The non-decreasing sequence closest to ``values`` (n floats) in least squares: n floats, scipy's
+    pool-adjacent-violators (``scipy.optimize.isotonic_regression``, SciPy 1.12 and later)."""
+    from scipy.optimize import isotonic_regression
+
+    return np.asarray(isotonic_regression(np.asarray(values, dtype=float), increasing=True).x, dtype=float)
 
 
 def stack_column(

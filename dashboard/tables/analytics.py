@@ -25,7 +25,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-DECISION_ORDER = ["Oral", "Spotlight", "Poster", "Reject", "Desk Rejected", "Withdrawn"]
+from pipeline.ingest.decisions import DECISION_ORDER
+
 ACCEPTED = ("Oral", "Spotlight", "Poster")
 DECIDED = ACCEPTED + ("Reject", "Desk Rejected")
 UNKNOWN = "Unknown"
@@ -71,9 +72,9 @@ def decision_counts(documents: pd.DataFrame, topics: pd.DataFrame) -> pd.DataFra
     DECISION_ORDER plus ``Unknown`` (missing or unrecognised decisions).
     """
     decisions = documents["decision"].where(documents["decision"].isin(DECISION_ORDER), UNKNOWN)
-    counts = pd.crosstab(documents["topic"], decisions).reindex(columns=DECISION_ORDER + [UNKNOWN], fill_value=0)
+    counts = pd.crosstab(documents["topic"], decisions).reindex(columns=[*DECISION_ORDER, UNKNOWN], fill_value=0)
     table = topics[["topic", "label", "size"]].merge(counts, left_on="topic", right_index=True, how="left")
-    table[DECISION_ORDER + [UNKNOWN]] = table[DECISION_ORDER + [UNKNOWN]].fillna(0).astype(int)
+    table[[*DECISION_ORDER, UNKNOWN]] = table[[*DECISION_ORDER, UNKNOWN]].fillna(0).astype(int)
     return table.reset_index(drop=True)
 
 
@@ -87,7 +88,7 @@ def acceptance_table(documents: pd.DataFrame, topics: pd.DataFrame) -> pd.DataFr
     decided paper come last with NaN rates.
     """
     table = decision_counts(documents, topics)
-    table["size"] = table[DECISION_ORDER + [UNKNOWN]].sum(axis=1)
+    table["size"] = table[[*DECISION_ORDER, UNKNOWN]].sum(axis=1)
     table["accepted"] = table[list(ACCEPTED)].sum(axis=1)
     table["decided"] = table[list(DECIDED)].sum(axis=1)
     table["withdrawn"] = table["Withdrawn"]
@@ -122,7 +123,7 @@ def count_table(documents: pd.DataFrame, topics: pd.DataFrame) -> pd.DataFrame:
     among ``documents``, plus accepted, decided, withdrawn and rank; only topics holding one of the papers, the
     most papers first."""
     table = decision_counts(documents, topics)
-    table["size"] = table[DECISION_ORDER + [UNKNOWN]].sum(axis=1)
+    table["size"] = table[[*DECISION_ORDER, UNKNOWN]].sum(axis=1)
     table["accepted"] = table[list(ACCEPTED)].sum(axis=1)
     table["decided"] = table[list(DECIDED)].sum(axis=1)
     table["withdrawn"] = table["Withdrawn"]

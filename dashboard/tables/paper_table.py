@@ -37,6 +37,7 @@ from pipeline.cache import (
     OUTLIER_REASON_COLUMN,
 )
 from pipeline.config import corpus_display_name
+from pipeline.ingest.decisions import DECISION_ORDER
 from pipeline.ingest.readable import readable_text, readable_title
 
 OPENREVIEW_FORUM_URL = "https://openreview.net/forum?id={}"
@@ -50,7 +51,6 @@ OPENREVIEW_ID_COLUMNS = ("openreview_id", "forum", "forum_id")
 OPENREVIEW_ID_SHARE = 0.9
 COPY_COLUMN = "copy_of"
 LIST_SEPARATOR = "; "  # between the items of a list cell (keywords, ...) in a table or a CSV
-DECISION_ORDER = ("Oral", "Spotlight", "Poster", "Reject", "Withdrawn", "Desk Rejected")
 TABLE_TITLE_CHARS = 100
 
 

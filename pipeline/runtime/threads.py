@@ -29,16 +29,13 @@ import os
 import sys
 from collections.abc import Iterator
 
-DEFAULT_THREADS = 1
+from pipeline.runtime.settings import settings
 
 
 def thread_count() -> int:
-    """Threads each library pool may use: ``ATLAS_THREADS`` when set to a positive integer, else DEFAULT_THREADS."""
-    try:
-        value = int(os.environ.get("ATLAS_THREADS", DEFAULT_THREADS))
-    except ValueError:
-        return DEFAULT_THREADS
-    return value if value > 0 else DEFAULT_THREADS
+    """Threads each library pool may use: ``ATLAS_THREADS`` when set to a positive integer, else 1
+    (pipeline.runtime.settings.DEFAULT_THREADS)."""
+    return settings().threads  # pipeline.runtime.settings
 
 
 def limit_threads(count: int | None = None) -> int:
