@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline.cache import display_labels
-from pipeline.ingest.readable import readable_text, readable_title
+from pipeline.ingest.readable import readable_parts, readable_title
 
 OUTLIER_TOPIC = -1
 OUTLIER_COLOUR = "#9E9E9E"
@@ -137,6 +137,60 @@ def unlinked(text: str) -> str:
     return _AUTOLINK_POINTS.sub(WORD_JOINER, str(text))
 
 
+# Every character Markdown, GFM or remark-math gives a meaning to (paper_table.markdown_escape's set).
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$&:^=])")
+# Math environments KaTeX typesets as they are; the other math environments' bodies go in KaTeX's "aligned".
+KATEX_ENVIRONMENTS = frozenset(
+    "align align* aligned alignat alignat* gather gather* gathered equation equation* split cases array matrix"
+    " pmatrix bmatrix Bmatrix vmatrix Vmatrix".split()
+)
+_MATH_ENVIRONMENT = re.compile(r"\\begin\{([a-zA-Z]+\*?)\}(.*)\\end\{\1\}", re.DOTALL)
+_MATH_DELIMITERS = re.compile(r"\$\$(.*)\$\$|\\\[(.*)\\\]|\$(.*)\$|\\\((.*)\\\)", re.DOTALL)
+
+
+def literal_markdown(text: str) -> str:
+    """``text`` as Markdown that shows exactly these characters: every Markdown character backslash-escaped, a bare
+    address unlinked (:func:`unlinked`), a line break kept (a blank line as a new paragraph)."""
+    lines = [unlinked(_MARKDOWN_SPECIAL.sub(r"\\\1", re.sub(r"\s+", " ", line))) for line in str(text).split("\n")]
+    return "  \n".join(lines)
+
+
+_MATH_LABEL = re.compile(r"\\(?:label|nonumber|notag)(?:\{[^{}]*\})?")
+
+
+def _katex_math(piece: str) -> str:
+    """A math piece (its delimiters included) as remark-math Markdown: inline ``$...$``, or a ``$$`` block for display
+    math and environments (KaTeX typesets ``align*`` only in display mode). ``\\label{...}`` and ``\\nonumber``,
+    which KaTeX does not know, are left out."""
+    piece = _MATH_LABEL.sub("", piece)
+    if environment := _MATH_ENVIRONMENT.fullmatch(piece.strip()):
+        name, body = environment.groups()
+        shown = piece.strip() if name in KATEX_ENVIRONMENTS else f"\\begin{{aligned}}{body}\\end{{aligned}}"
+        return "\n\n$$\n" + shown.replace("$", "") + "\n$$\n\n"
+    delimited = _MATH_DELIMITERS.fullmatch(piece.strip())
+    if delimited is None:
+        return literal_markdown(piece)
+    display_body, bracket_body, inline_body, paren_body = delimited.groups()
+    if display_body is not None or bracket_body is not None:
+        shown = (display_body if display_body is not None else bracket_body).replace("$", "").strip()
+        return "\n\n$$\n" + shown + "\n$$\n\n"
+    body = " ".join((inline_body if inline_body is not None else paren_body).split())
+    return f"${body}$" if body else ""
+
+
+def markdown_with_math(text: str | None) -> str:
+    """A title or abstract as Markdown for st.markdown, written as the author wrote it (issue 40, item 8): the prose
+    shows literally (``&amp;``, ``<br>``, ``**`` as typed: :func:`literal_markdown`; LaTeX prose commands rendered:
+    pipeline.ingest.readable.readable_parts) and the math is typeset by Streamlit's KaTeX (``$\\ell^p$``,
+    ``\\begin{align*}...\\end{align*}`` in a display block). KaTeX runs without ``trust``, so a formula cannot
+    make a link, a class or a style. None or blank -> ""."""
+    if not text or not str(text).strip():
+        return ""
+    parts = readable_parts(str(text))
+    markdown = "".join(literal_markdown(piece) if kind == "prose" else _katex_math(piece) for kind, piece in parts)
+    return markdown.strip()
+
+
 def escaped_lines(text: str, width: int = HOVER_LINE_CHARS) -> str:
     """Escape ``text`` (:func:`plotly_escape`) and wrap it at ``width`` characters with ``<br>`` (the only markup in the
     result)."""
@@ -153,12 +207,12 @@ def topic_labels(topics: pd.DataFrame) -> dict[int, str]:
 
 def document_heading(title: Any, abstract: Any, max_chars: int = HOVER_SNIPPET_CHARS) -> str:
     """What names a document in one line: its title, else the first ``max_chars`` characters of its abstract, else "(no
-    text)"; markup rendered for reading (pipeline.ingest.readable.readable_text; a title's inline math as text:
-    readable_title). Not escaped."""
+    text)"; as written, LaTeX rendered and its math as Unicode text (pipeline.ingest.readable.readable_title). Not
+    escaped."""
     if isinstance(title, str) and title.strip():
         return " ".join((readable_title(title) or title).split())
     if isinstance(abstract, str) and abstract.strip():
-        return shorten(readable_text(abstract) or abstract, max_chars)
+        return shorten(readable_title(abstract) or abstract, max_chars)
     return "(no text)"
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import fcntl
 import json
 import os
 import shutil
@@ -28,6 +27,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from pipeline.runtime.settings import settings
 
 SCHEMA_VERSION = 1
 CACHE_KIND = "topic-atlas-cache"
@@ -231,6 +232,8 @@ def is_cache_dir(path: Path | str) -> bool:
 # metrics.json (``topic-atlas evaluate``); docs/cache-format.md lists them. Inside model/ and representation/, the
 # files BERTopic's safetensors save and pipeline.represent.representation write. Anything else is a user's.
 METRICS_FILE = "metrics.json"
+EDITS_FILE = "edits.jsonl"  # the edit log of pipeline.operations.edit_log
+EDITS_DIR = "edits"  # the files edits replaced, kept for undo: <edit id>-<cache file name>
 CACHE_FILES = frozenset(
     {
         MANIFEST_FILE,
@@ -245,6 +248,7 @@ CACHE_FILES = frozenset(
         CANDIDATES_FILE,
         SUBTOPICS_FILE,
         METRICS_FILE,
+        EDITS_FILE,
     }
 )
 CACHE_FOLDERS = {
@@ -265,6 +269,13 @@ def unknown_entries(path: Path | str) -> list[str]:
     for entry in sorted(folder.iterdir()):
         if entry.is_symlink():
             unknown.append(entry.name)
+        elif entry.is_dir() and entry.name == EDITS_DIR:
+            for inner in sorted(entry.iterdir()):
+                name = inner.name.partition("-")[2]
+                if inner.is_symlink() or not inner.is_file() or not inner.name.partition("-")[0].isdigit():
+                    unknown.append(f"{entry.name}/{inner.name}" + ("/" if inner.is_dir() else ""))
+                elif name not in CACHE_FILES:
+                    unknown.append(f"{entry.name}/{inner.name}")
         elif entry.is_dir() and entry.name in CACHE_FOLDERS:
             allowed = CACHE_FOLDERS[entry.name]
             for inner in sorted(entry.iterdir()):
@@ -299,7 +310,77 @@ def read_manifest(cache_dir: Path | str) -> dict[str, Any]:
     missing = [key for key in MANIFEST_KEYS if key not in manifest]
     if missing:
         raise CacheError(cache_dir, f"{MANIFEST_FILE} lacks {', '.join(missing)}")
+    for key, (kinds, what) in MANIFEST_TYPES.items():
+        value = manifest[key]
+        negative = isinstance(value, int) and value < 0 and what.startswith("a count")
+        if not isinstance(value, kinds) or isinstance(value, bool) or negative:
+            raise CacheError(cache_dir, f"{MANIFEST_FILE}'s {key} is {_shown_value(value)}, not {what}")
     return manifest
+
+
+# The types of the manifest's required values the page and the commands compute with: a tampered manifest
+# ("n_topics": "abc") gave a redacted exception deep in the page instead of the cache-error page (issue 40, item 16).
+MANIFEST_TYPES: dict[str, tuple[type | tuple[type, ...], str]] = {
+    "n_documents": (int, "a count (a whole number of 0 or more)"),
+    "n_topics": (int, "a count (a whole number of 0 or more)"),
+    "outlier_fraction": ((int, float), "a number"),
+    "params": (dict, "an object"),
+    "versions": (dict, "an object"),
+    "timings_s": (dict, "an object"),
+}
+# The columns whose type the page computes with, per table: "integer" (topic ids, sizes) or "number" (positions).
+COLUMN_TYPES: dict[str, dict[str, str]] = {
+    DOCUMENTS_FILE: {"topic": "integer", "x": "number", "y": "number"},
+    TOPICS_FILE: {"topic": "integer", "size": "integer", "x": "number", "y": "number"},
+    COPIES_FILE: {"topic": "integer", "x": "number", "y": "number"},
+    SUBTOPICS_FILE: {"subtopic": "integer", "topic": "integer", "size": "integer", "x": "number", "y": "number"},
+}
+
+
+def _shown_value(value: Any) -> str:
+    """A manifest value in a message: its JSON, cut to 40 characters."""
+    shown = json.dumps(value, default=str)
+    return shown if len(shown) <= 40 else shown[:39] + "…"
+
+
+def _check_column_types(cache_dir: Path, name: str, table: pd.DataFrame) -> None:
+    """Raise CacheError naming the table and column whose values are not of COLUMN_TYPES' type (a string ``topic``
+    column, say). An empty table passes (its columns may have no type)."""
+    if table.empty:
+        return
+    for column, kind in COLUMN_TYPES.get(name, {}).items():
+        if column not in table.columns:
+            continue
+        dtype = table[column].dtype
+        is_number = pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+        if not is_number or (kind == "integer" and not pd.api.types.is_integer_dtype(dtype)):
+            raise CacheError(cache_dir, f"{name}'s column {column} holds {dtype} values, not {kind}s")
+
+
+_HEADER_READERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+
+
+def _check_embeddings_header(cache_dir: Path, n_documents: int) -> None:
+    """Check ``embeddings.npy``'s header (dtype and shape, without reading the matrix): floating point, two
+    dimensions, one row per document. Raises CacheError otherwise (an object array, a tampered file); a cache without
+    the file passes (the search says it is missing when it needs it)."""
+    path = cache_dir / EMBEDDINGS_FILE
+    if not path.is_file():
+        return
+    try:
+        with path.open("rb") as handle:
+            version = np.lib.format.read_magic(handle)
+            if version not in _HEADER_READERS:  # a later format: np.load (allow_pickle=False) checks it when read
+                return
+            shape, _, dtype = _HEADER_READERS[version](handle)
+    except (OSError, ValueError, SyntaxError) as error:
+        raise CacheError(cache_dir, f"{EMBEDDINGS_FILE} is corrupt ({error})") from error
+    if dtype.kind != "f" or len(shape) != 2 or shape[0] != n_documents:
+        raise CacheError(
+            cache_dir,
+            f"{EMBEDDINGS_FILE} holds a {dtype} array of shape {shape}, not {n_documents} rows of floating-point "
+            "numbers",
+        )
 
 
 def _read_table(cache_dir: Path, name: str, required: list[str]) -> pd.DataFrame:
@@ -313,6 +394,7 @@ def _read_table(cache_dir: Path, name: str, required: list[str]) -> pd.DataFrame
     missing = [column for column in required if column not in table.columns]
     if missing:
         raise CacheError(cache_dir, f"{name} lacks columns {', '.join(missing)}")
+    _check_column_types(cache_dir, name, table)
     return table
 
 
@@ -402,6 +484,7 @@ def _read_cache_once(cache_dir: Path) -> TopicCache:
         raise CacheError(
             cache_dir, f"{DOCUMENTS_FILE} has {len(documents)} rows but the manifest says {manifest['n_documents']}"
         )
+    _check_embeddings_header(cache_dir, len(documents))
     topics = topics.copy()
     labels = display_labels(topics)
     topics["label"] = [labels[int(topic)] for topic in topics["topic"]]
@@ -541,11 +624,21 @@ def staged_cache(target: Path) -> Iterator[Path]:
 
 
 class CacheBusyError(Exception):
-    """Another process holds the writer lock of a cache folder for longer than the wait allowed."""
+    """Another writer (a process, or another thread of this one) holds the writer lock of a cache folder for longer
+    than the wait allowed."""
 
 
-LOCK_WAIT_S = float(os.environ.get("ATLAS_LOCK_WAIT_S", "30"))
-_HELD_LOCKS: dict[str, int] = {}  # lock file path -> nesting depth, in this process
+def lock_wait_s() -> float:
+    """Seconds a writer waits for another one's lock by default: $ATLAS_LOCK_WAIT_S, else 30
+    (pipeline.runtime.settings), read when asked."""
+    return settings().lock_wait_s
+
+
+def __getattr__(name: str) -> float:
+    """``LOCK_WAIT_S``, the name callers used before :func:`lock_wait_s`: read when asked, not at import."""
+    if name == "LOCK_WAIT_S":
+        return lock_wait_s()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def lock_path(target: Path) -> Path:
@@ -554,67 +647,53 @@ def lock_path(target: Path) -> Path:
     return target.parent / f".{target.name}.lock"
 
 
-def _acquire(path: Path, deadline: float) -> int:
-    """An open descriptor of ``path`` holding its exclusive flock; retries until ``deadline`` (monotonic s)."""
-    while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            if time.monotonic() >= deadline:
-                try:
-                    holder = path.read_text(encoding="utf-8").strip() or "another process"
-                except OSError:
-                    holder = "another process"
-                raise CacheBusyError(
-                    f"{path.parent / path.name[1:-5]} is being written by {holder}; waited "
-                    f"{LOCK_WAIT_S:g} s for it to finish. Try again when that command has ended"
-                ) from None
-            time.sleep(0.1)
-            continue
-        try:
-            same = os.fstat(fd).st_ino == os.stat(path).st_ino
-        except FileNotFoundError:
-            same = False
-        if same:  # else the previous holder removed the file between our open and our lock: lock the new one
-            return fd
-        os.close(fd)
+def _note_holder(fd: int) -> None:
+    """Write who holds the lock into the lock file (``pid N (command)``), for a waiting writer's message."""
+    os.ftruncate(fd, 0)
+    os.write(fd, f"pid {os.getpid()} ({' '.join(sys.argv[:3])})".encode(errors="replace"))
+
+
+def _busy(path: Path, waited_s: float) -> CacheBusyError:
+    """The error for a writer that waited ``waited_s`` seconds for the lock file ``path``, naming its holder."""
+    try:
+        holder = path.read_text(encoding="utf-8").strip() or "another process"
+    except OSError:
+        holder = "another process"
+    return CacheBusyError(
+        f"{path.parent / path.name[1:-5]} is being written by {holder}; waited "
+        f"{waited_s:g} s for it to finish. Try again when that command has ended"
+    )
 
 
 @contextmanager
 def writer_lock(target: Path | str, wait_s: float | None = None) -> Iterator[None]:
     """Hold the one writer lock of cache folder ``target`` (an exclusive ``flock`` on :func:`lock_path`).
 
-    Waits up to ``wait_s`` seconds (default LOCK_WAIT_S: 30, or the environment's ATLAS_LOCK_WAIT_S) for another
-    writer to finish, then raises CacheBusyError naming the holder's pid and command. Re-entrant within one process,
-    so ``add`` and ``rename`` hold it from their read to their :func:`staged_cache`. The kernel releases the lock
+    Waits up to ``wait_s`` seconds (default :func:`lock_wait_s`: 30, or $ATLAS_LOCK_WAIT_S) for another writer, a
+    process or another thread of this one, to finish, then raises CacheBusyError naming the holder's pid and command.
+    Re-entrant within one thread, so ``add`` and ``rename`` hold it from their read to their :func:`staged_cache`
+    (filelock's ``FileLock``: an ``flock`` on the file). The kernel releases the lock
     when its holder dies (SIGKILL included), so a killed writer never leaves a stale lock; the file is removed on
     release. Readers take no lock: they see whole caches only (:func:`publish_folder`).
     """
+    from filelock import FileLock, Timeout
+
     path = lock_path(Path(target))
-    key = str(path)
-    if _HELD_LOCKS.get(key):
-        _HELD_LOCKS[key] += 1
-        try:
-            yield
-        finally:
-            _HELD_LOCKS[key] -= 1
-        return
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = _acquire(path, time.monotonic() + (LOCK_WAIT_S if wait_s is None else wait_s))
-    _HELD_LOCKS[key] = 1
+    # One FileLock per path in the process (is_singleton), its nesting counted per thread (thread_local): a nested
+    # call in the holding thread passes, another thread waits as another process does.
+    lock = FileLock(path, is_singleton=True, on_acquired=_note_holder)
+    wait = lock_wait_s() if wait_s is None else wait_s
     try:
-        os.ftruncate(fd, 0)
-        os.write(fd, f"pid {os.getpid()} ({' '.join(sys.argv[:3])})".encode(errors="replace"))
+        lock.acquire(timeout=max(wait, 0.0), poll_interval=0.1)
+    except Timeout:
+        raise _busy(path, wait) from None
+    try:
         yield
     finally:
-        _HELD_LOCKS.pop(key, None)
-        try:
-            path.unlink()
-        except FileNotFoundError:
-            pass
-        os.close(fd)  # closing releases the flock
+        if lock.lock_counter == 1:  # the outermost hold: remove the file while holding it (a waiter that opened
+            path.unlink(missing_ok=True)  # it sees it unlinked and locks a new one), then release
+        lock.release()
 
 
 def remove_leftovers(target: Path) -> list[str]:
@@ -717,6 +796,52 @@ def write_tables(
     if missing_keys:
         raise ValueError(f"manifest lacks {missing_keys}")
     (folder / MANIFEST_FILE).write_text(json.dumps(full_manifest, indent=2, default=_json_default), encoding="utf-8")
+
+
+# The saved model's c-TF-IDF vocabulary, which ``add`` reads as JSON (pipeline.adapters.bertopic_model.CTFIDF_CONFIG).
+MODEL_VOCABULARY_FILE = "ctfidf_config.json"
+
+
+def links_inside(cache_dir: Path | str) -> list[str]:
+    """The paths (relative to ``cache_dir``) of the symbolic links inside a cache folder, at any depth, found without
+    following one; the folder itself may be a link."""
+    root = Path(cache_dir).resolve()
+    found = []
+    for folder, subfolders, files in os.walk(root, followlinks=False):
+        for name in [*subfolders, *files]:
+            if (Path(folder) / name).is_symlink():
+                found.append(str((Path(folder) / name).relative_to(root)))
+    return sorted(found)
+
+
+def check_no_links(cache_dir: Path | str) -> None:
+    """Raise CacheError when the cache folder holds a symbolic link: ``rename`` and ``add`` read the cache and copy
+    what they do not rewrite (:func:`carry_over`), and a link would read, or copy into the new atlas, a file from
+    anywhere the user can read (issue 40, item 16). A cache writer never makes links."""
+    links = links_inside(cache_dir)
+    if links:
+        shown = ", ".join(links[:3]) + (f" and {len(links) - 3} more" if len(links) > 3 else "")
+        raise CacheError(cache_dir, f"it holds symbolic links ({shown}), which a cache never has; remove them")
+
+
+def check_model_vocabulary(cache_dir: Path | str) -> None:
+    """Raise CacheError unless ``model/ctfidf_config.json`` is the JSON BERTopic saves (an object whose
+    ``vectorizer_model`` holds a ``vocab`` object and a ``params`` object). ``add`` reads its vocabulary from it; when
+    it was malformed the adapter fell back to ``BERTopic.load`` of the cache's model folder, which can reach
+    ``torch.load`` of files a cache's author chose (issue 40, item 16): checked before anything is loaded."""
+    path = Path(cache_dir) / MODEL_DIR / MODEL_VOCABULARY_FILE
+    where = f"{MODEL_DIR}/{MODEL_VOCABULARY_FILE}"
+    if path.is_symlink() or not path.is_file():
+        raise CacheError(cache_dir, f"{where} is missing")
+    try:
+        config = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise CacheError(cache_dir, f"{where} is not readable JSON ({error})") from error
+    vectorizer = config.get("vectorizer_model") if isinstance(config, dict) else None
+    if not isinstance(vectorizer, dict) or not all(
+        isinstance(vectorizer.get(key), dict) for key in ("vocab", "params")
+    ):
+        raise CacheError(cache_dir, f"{where} is malformed (no vectorizer_model with a vocab and params)")
 
 
 def carry_over(source: Path, staging: Path, skip: tuple[str, ...] = ()) -> list[str]:

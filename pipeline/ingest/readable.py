@@ -1,9 +1,19 @@
 """Display text: a title or abstract as a reader should see it, whatever markup its authors typed.
 
 OpenReview abstracts mix LaTeX, Markdown and HTML (../shared/cases/19: ``\\begin{abstract}``, ``[the
-GitHub](https://...)``, ``&amp;``, ``<b>bold</b>``). :func:`readable_text` is the one function the page calls
-wherever a title or abstract is shown (paper table, paper view, map hover, find results). The cache keeps the text
-as written; the model text is :func:`pipeline.ingest.clean.model_text`.
+GitHub](https://...)``, ``&amp;``, ``<b>bold</b>``). One rule for every place a title or abstract is shown (paper
+table, map hover, paper panel, find results, exports; issue 40, item 8): **what the author wrote**, with
+
+- HTML as typed: an entity or a tag is text (``&amp;`` reads "&amp;", ``<br>`` reads "<br>"), since a page cannot
+  tell markup from an abstract that writes about markup, and removing it changed what authors wrote;
+- LaTeX's prose commands rendered (``\\emph{x}``, ``{\\em x}``, ``\\textsuperscript{2}``, citations, ties,
+  quotes; :func:`pipeline.ingest.latex.readable_latex`), and its math either typeset (the paper panel, by
+  Streamlit's KaTeX: :func:`readable_parts`) or, where only text can go (table, hover), converted to Unicode
+  (:func:`readable_title`: ``$\\ell^p$`` -> ℓᵖ, ``$O(n \\log n)$`` -> O(n log n));
+- a Markdown link as its text and address (``[the GitHub](https://x)`` -> "the GitHub (https://x)").
+
+The CSV export keeps the cells exactly as written. The cache keeps the text as written; the model text is
+:func:`pipeline.ingest.clean.model_text` (entities decoded and tags removed there: they are no words).
 """
 
 from __future__ import annotations
@@ -11,14 +21,10 @@ from __future__ import annotations
 import html
 import re
 
-from pipeline.ingest.latex import inline_math_as_text, readable_latex
+from pipeline.ingest.latex import math_piece_as_text, readable_pieces
 
 # [text](url), the url possibly holding one level of parentheses.
 MARKDOWN_LINK = re.compile(r"\[([^\[\]]{0,300})\]\(\s*((?:[^()\s]|\([^()\s]*\))+)\s*\)")
-# Formatting tags only: "<answer>" or "<think>" in an abstract about reasoning tokens are words, not markup.
-_FORMAT_TAG = re.compile(
-    r"</?(?:b|i|em|strong|u|sup|sub|p|br|span|div|code|tt|small|big|font|a)(?:\s[^<>]{0,200})?\s*/?>", re.IGNORECASE
-)
 _SPACES = re.compile(r"[ \t]{2,}")
 
 
@@ -42,24 +48,30 @@ def markdown_links_as_text(text: str) -> str:
     return MARKDOWN_LINK.sub(link, text)
 
 
-def readable_text(text: str | None) -> str | None:
-    """A title or abstract for display: entities decoded, formatting tags removed, Markdown links as their text and
-    address, LaTeX rendered for reading (:func:`pipeline.ingest.latex.readable_latex`: ``\\begin{abstract}`` and
-    ``\\emph{...}`` gone, ``$\\textbf{P}$redicting`` -> Predicting, math kept as written), runs of spaces collapsed.
-    None -> None. Never raises."""
-    if text is None:
-        return None
-    text = unescape_entities(str(text))
-    if "<" in text:
-        text = _FORMAT_TAG.sub("", text)
+def readable_parts(text: str) -> list[tuple[str, str]]:
+    """``text`` cut into ("prose", readable text) and ("math", LaTeX math with its delimiters) pieces, in order:
+    Markdown links as text and address, LaTeX prose rendered (:func:`pipeline.ingest.latex.readable_pieces`), runs
+    of spaces collapsed, HTML left as typed. Never raises."""
     if "](" in text:
         text = markdown_links_as_text(text)
-    return _SPACES.sub(" ", readable_latex(text)).strip()
+    return [(kind, _SPACES.sub(" ", piece) if kind == "prose" else piece) for kind, piece in readable_pieces(text)]
+
+
+def readable_text(text: str | None) -> str | None:
+    """A title or abstract for display, math kept as written: :func:`readable_parts` joined (``\\begin{abstract}``
+    and ``\\emph{...}`` gone, ``$\\textbf{P}$redicting`` -> Predicting, ``&amp;`` and ``<b>`` as typed). None ->
+    None. Never raises."""
+    if text is None:
+        return None
+    return "".join(piece for _, piece in readable_parts(str(text))).strip()
 
 
 def readable_title(text: str | None) -> str | None:
-    """A title for display: :func:`readable_text`, and its inline math as text (``$L_p$-Convolution`` ->
-    Lₚ-Convolution, ``IT$^3$`` -> IT³, ``$\\tau$Jp`` -> τJp; :func:`pipeline.ingest.latex.inline_math_as_text`).
+    """A title (or an abstract's start) for a place that shows only text (table, hover): :func:`readable_parts` with
+    the math as Unicode text (``$L_p$-Convolution`` -> Lₚ-Convolution, ``IT$^3$`` -> IT³, ``$\\tau$Jp`` -> τJp,
+    ``$\\ell^p$`` -> ℓᵖ, ``$O(n \\log n)$`` -> O(n log n): :func:`pipeline.ingest.latex.math_piece_as_text`).
     None -> None. Never raises."""
-    # the math first: readable_text turns an escaped dollar ("\\$5") into a dollar that would open math
-    return readable_text(inline_math_as_text(text)) if text else readable_text(text)
+    if text is None:
+        return None
+    parts = readable_parts(str(text))
+    return "".join(piece if kind == "prose" else math_piece_as_text(piece) for kind, piece in parts).strip()

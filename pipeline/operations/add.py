@@ -267,11 +267,16 @@ def add_lineage(atlas: TopicCache, documents: pd.DataFrame) -> tuple[dict[str, A
 
 
 def read_atlas(cache_dir: Path) -> TopicCache:
-    """The atlas to add to; TargetError (one line for the command line) when it cannot be read."""
+    """The atlas to add to; TargetError (one line for the command line) when it cannot be read, holds a symbolic
+    link (cache.check_no_links) or a malformed model vocabulary (cache.check_model_vocabulary: checked before any
+    model file is loaded)."""
     from pipeline.runtime.errors import TargetError
 
     try:
-        return cache.read_cache(cache_dir)
+        cache.check_no_links(cache_dir)
+        atlas = cache.read_cache(cache_dir)
+        cache.check_model_vocabulary(cache_dir)
+        return atlas
     except cache.CacheError as error:
         raise TargetError(
             f"cannot add to {cache_dir}: {error.problem}; build an atlas there first with: {error.rebuild_command}"

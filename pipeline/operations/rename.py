@@ -69,6 +69,7 @@ def rename_topic(cache_dir: Path | str, topic: int, label: str | None) -> dict[s
     """
     with locking.held(cache_dir):
         try:
+            cache.check_no_links(cache_dir)  # a link would be read, or copied into the new atlas (carry_over)
             atlas = cache.read_cache(cache_dir)
         except cache.CacheError as error:
             raise TargetError(str(error)) from error

@@ -447,7 +447,8 @@ def fit_topic_model(
     )
     # noun phrases, unique (pipeline.topics.naming)
     counts = phrases.result() if phrases is not None else None
-    names, phrase_counts = name_topics(texts, final, fallback=labels, titles=titles, counts=counts)
+    learned = topic_model.vectorizer_model.__dict__.get("_extra_stop_words", [])  # the boilerplate words
+    names, phrase_counts = name_topics(texts, final, fallback=labels, titles=titles, counts=counts, boilerplate=learned)
     subtitles = {topic: SUBTITLE_SEPARATOR.join(name.subtitle) for topic, name in names.items()}
     labels = {topic: names[topic].name if topic in names else label for topic, label in labels.items()}
     topic_model.set_topic_labels(

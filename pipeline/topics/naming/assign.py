@@ -8,7 +8,7 @@ share, not the largest topic's name), and never with a topic's name.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -44,6 +44,7 @@ def name_topics(
     fallback: Mapping[int, str],
     titles: Sequence[str] | None = None,
     counts: PhraseCounts | None = None,
+    boilerplate: Collection[str] = (),
 ) -> tuple[dict[int, Name], PhraseCounts]:
     """({topic: Name} for every topic of ``topics`` but -1, the phrase counts they came from).
 
@@ -51,12 +52,20 @@ def name_topics(
     document's title alone, or None (a title's phrases weigh more: pipeline.topics.naming.names). A topic without
     a candidate phrase keeps ``fallback[topic]`` (the term label of pipeline.topics.labels). ``counts``:
     count_phrases(texts, titles) when already made (the build's, pipeline.topics.naming.stored), else counted here.
+    ``boilerplate``: words the build learned to be the corpus's boilerplate (vocabulary.boilerplate_terms); a phrase
+    made of them only never names a topic ("Things" when every title is "A Study of Things", issue 40 item 9).
     Raises ValueError when ``titles`` is not one per text."""
     if counts is None:
         counts = count_phrases(texts, titles)
     elif counts.matrix.shape[0] != len(texts):
         raise ValueError(f"name_topics: phrase counts of {counts.matrix.shape[0]} documents for {len(texts)} texts")
-    names = choose_names(counts, [int(topic) for topic in topics], fallback=fallback)
+    learned = {phrase_key(word) for word in boilerplate}
+    names = choose_names(
+        counts,
+        [int(topic) for topic in topics],
+        fallback=fallback,
+        avoid=(lambda _, key, __: all(word in learned for word in key.split())) if learned else None,
+    )
     return names, counts
 
 

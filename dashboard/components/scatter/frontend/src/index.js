@@ -74,6 +74,7 @@ let rendersReceived = 0;
 let pointDraws = 0;
 let framesDrawn = 0; // frames the scatterplot drew (its "draw" events): a pan, a hover, a selection each draw
 let lassoing = false;
+let lassoInPress = false; // a lasso was drawn during the latest press: its release is no click on a paper (issue 40)
 let shown = false; // whether this frame told the page that the map has drawn (the page then sends the papers table)
 let width = 0;
 let height = 0;
@@ -153,7 +154,10 @@ function ensurePlot() {
   scatterplot.subscribe("draw", () => {
     framesDrawn += 1;
   });
-  scatterplot.subscribe("lassoStart", () => (lassoing = true));
+  scatterplot.subscribe("lassoStart", () => {
+    lassoing = true;
+    lassoInPress = true;
+  });
   scatterplot.subscribe("select", ({ points }) => {
     if (lassoing) {
       lassoing = false;
@@ -192,6 +196,7 @@ function ensurePlot() {
     "mousedown",
     (event) => {
       pressedAt = [event.clientX, event.clientY];
+      lassoInPress = false;
       if (event.detail >= 2) cancelClick();
     },
     { capture: true },
@@ -208,6 +213,13 @@ function ensurePlot() {
     "click",
     (event) => {
       const moved = pressedAt && Math.hypot(event.clientX - pressedAt[0], event.clientY - pressedAt[1]) > 3;
+      // A lasso closed where it started ends in a "click" near the press: the scatterplot would select the point
+      // under the pointer, replacing the lasso's selection and opening that paper. The lasso's release is no click.
+      if (lassoInPress) {
+        lassoInPress = false;
+        event.stopPropagation();
+        return;
+      }
       const lasso = event.shiftKey || scatterplot.get("mouseMode") === "lasso";
       if (hovered === null || moved || lasso) return;
       event.stopPropagation();
@@ -282,8 +294,24 @@ function cancelClick() {
   lastDoubleClick = performance.now();
 }
 
-function fit(transition) {
+// The margin a fitted view leaves round its frame, in CSS pixels: the largest point's radius and room beside it, so
+// that no point of the frame is cut by the map's edge or sits under its border (issue 40, item 7).
+const FIT_MARGIN_PX = 24;
+
+// The render's frame widened by the share of the plot the margins take on each side (zoomToArea fills the plot's
+// shorter side at least), as [x0, y0, x1, y1]; null without a frame.
+function paddedFrame() {
   const f = view && view.frame;
+  if (!f) return null;
+  const side = Math.max(Math.min(width, height), 4 * FIT_MARGIN_PX);
+  const grow = side / (side - 2 * FIT_MARGIN_PX);
+  const [cx, cy] = [(f[0] + f[2]) / 2, (f[1] + f[3]) / 2];
+  const [w, h] = [(f[2] - f[0]) * grow, (f[3] - f[1]) * grow];
+  return [cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2];
+}
+
+function fit(transition) {
+  const f = paddedFrame();
   if (!f) return;
   userMoved = false;
   scatterplot.zoomToArea({ x: f[0], y: f[1], width: f[2] - f[0], height: f[3] - f[1] }, { transition });
@@ -309,7 +337,7 @@ window.addEventListener("keydown", (event) => {
 // wheel all count. zoomToArea fits the frame's longer side: its height fills the plot at scale 2 / height (in data
 // units), its width at 2 * width / (height * frame width) (toScreen divides x by the plot's aspect).
 function relativeZoom() {
-  const f = view && view.frame;
+  const f = paddedFrame();
   if (!f || !width || !height) return 1;
   const fitted = Math.min((2 * width) / (height * Math.max(f[2] - f[0], 1e-9)), 2 / Math.max(f[3] - f[1], 1e-9));
   return scatterplot.get("cameraView")[0] / fitted;
