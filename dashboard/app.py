@@ -11,7 +11,6 @@ The view (filters, colour, label level, drilled theme, chosen paper, open tab) l
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -28,9 +27,11 @@ from dashboard.tables import dropped as dropped_table
 from dashboard.views import changes as changes_view
 from dashboard.views import decisions as decisions_view
 from dashboard.views import downloads as downloads_view
+from dashboard.views import edit as edit_view
 from dashboard.views import find as find_view
 from dashboard.views import map as map_tab
 from dashboard.views import papers as papers_view
+from dashboard.views import selection as selection_view
 from dashboard.views import structure as structure_view
 from dashboard.views import topics as topics_view
 from dashboard.views import trends as trends_view
@@ -39,6 +40,7 @@ from dashboard.views.page import Page, filter_key_of
 from pipeline.cache import CacheError, CacheReplaced, TopicCache, manifest_identity
 from pipeline.runtime.console import counted
 from pipeline.runtime.paths import PROJECT_ROOT
+from pipeline.runtime.settings import settings
 
 DEFAULT_CACHE = PROJECT_ROOT / "caches" / "default"
 MAP_TAB, TOPICS_TAB, STRUCTURE_TAB, FIND_TAB, DECISIONS_TAB, DOWNLOADS_TAB, CHANGES_TAB = (
@@ -64,8 +66,7 @@ def cache_dir_setting(argv: list[str]) -> Path:
         known = argparse.Namespace(cache=None)
     if known.cache:
         return known.cache.expanduser()
-    configured = os.environ.get("ATLAS_CACHE")
-    return Path(configured).expanduser() if configured else DEFAULT_CACHE
+    return settings().cache or DEFAULT_CACHE  # $ATLAS_CACHE, ~ expanded (pipeline.runtime.settings)
 
 
 def manifest_mtime_ns(cache_dir: Path) -> int:
@@ -349,6 +350,7 @@ def main() -> None:
     with tabs[MAP_TAB]:
         if open_tab(tabs[MAP_TAB]):
             map_tab.render(page)
+            selection_view.render(page)
             papers_view.render(page)
         else:
             map_tab.render_kept(page)
@@ -378,6 +380,8 @@ def main() -> None:
         with tabs[CHANGES_TAB]:
             if open_tab(tabs[CHANGES_TAB]):
                 render_changes(page)
+    with st.sidebar:
+        edit_view.render(page)  # merge, split, delete, move, rename, undo: pipeline.operations.edit, then a rerun
     publish_view(names[0])
 
 

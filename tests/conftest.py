@@ -56,6 +56,8 @@ BROWSER_FILES = frozenset(
         "test_browser_zoom_labels.py",
         "test_uploads.py",
         "test_changes_page.py",
+        "test_share.py",
+        "test_edit_page.py",
     }
 )
 

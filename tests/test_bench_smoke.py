@@ -66,6 +66,7 @@ SMOKE_RUNS = {
     "robustness": "test_robustness_runs_a_case",
     "screenshots": "test_screenshots_shoots_a_view",
     "server_cpu": "test_server_cpu_measures_a_visit",
+    "share_speed": "test_share_speed_times_the_share_file",
     "session_open": "test_session_open_times_a_first_run",
     "sources": "test_build_compares_stock_bertopic_with_ours",
     "stability": "test_stability_rebuilds_and_adds",
@@ -504,6 +505,14 @@ def test_screenshots_shoots_a_view(slice_cache: Path, tmp_path: Path, bench_env:
     )  # fmt: skip
     assert_printed(output, "map-themes-900x1000.png: ", "labels shown")
     assert (tmp_path / "map-themes-900x1000.png").stat().st_size > 0
+
+
+@pytest.mark.browser
+def test_share_speed_times_the_share_file(slice_cache: Path, bench_env: dict[str, str]) -> None:
+    """bench.share_speed writes the share file, opens it offline in Chromium and prints its size and first paint."""
+    chromium_path()  # fails in one line when Debian's Chromium is absent
+    output = run_bench("share_speed", "--cache", slice_cache, "--repeats", "1", env=bench_env)
+    assert_printed(output, " MB, written in ", "median first paint ")
 
 
 @pytest.mark.browser

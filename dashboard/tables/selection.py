@@ -6,9 +6,9 @@ The phrases are class-based TF-IDF (c-TF-IDF, Grootendorst 2022, "BERTopic: Neur
 class-based TF-IDF procedure", arXiv:2203.05794, eq. 1) with the selection as one class and the rest of the atlas
 as its topics: W(t, c) = tf(t, c) / w(c) * log(1 + A / f(t)), tf the term's count in class c, w(c) the class's word
 count, A the mean word count of a class, f(t) the term's count in all classes. (Two classes alone, the selection
-and the rest, weigh a word by its frequency: "models", "data" led every summary.) The rest is a seeded sample of at most CONTRAST_PAPERS of
-its papers and a larger selection is sampled alike (the panel says so), so a summary costs about the same on
-11,000 papers as on 290,000.
+and the rest, weigh a word by its frequency: "models", "data" led every summary.) The rest is a seeded sample of
+at most CONTRAST_PAPERS of its papers and a larger selection is sampled alike (the panel says so), so a summary
+costs about the same on 11,000 papers as on 290,000.
 """
 
 from __future__ import annotations

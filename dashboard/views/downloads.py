@@ -24,6 +24,7 @@ from dashboard.display import topic_labels
 from dashboard.export import download_bytes, kaleido_images
 from dashboard.figures import decision_charts, publication, structure_charts
 from dashboard.state import resources, turns
+from dashboard.state.shared_cache import shared
 from dashboard.tables import paper_table
 from dashboard.views import journey as journey_view
 from dashboard.views import map as map_tab
@@ -159,6 +160,46 @@ def show_csv(cache_key: resources.CacheKey, atlas: TopicCache, shown: pd.DataFra
         mime="text/csv",
         on_click="ignore",
         key="csv",
+    )
+
+
+@shared(max_entries=2, show_spinner=False)
+def share_file(cache_key: resources.CacheKey) -> bytes:
+    """The one-file share page of the atlas (pipeline.operations.share.share_html: 8.3 MB and 3-6 s for the whole
+    ICLR 2025 conference), made once per cache folder and manifest time and shared by every session. Raises
+    CacheError, AtlasError (the page's built script missing)."""
+    from pipeline.operations.share import share_html
+
+    return share_html(cache_key[0])
+
+
+def show_share(cache_key: resources.CacheKey, atlas: TopicCache) -> None:
+    """The atlas as one HTML file to share (``topic-atlas share``): made when first asked for in a session, then
+    offered at once (the bytes are cached per cache, so a rerun does not make them again)."""
+    from pipeline.cache import CacheError
+    from pipeline.runtime.errors import AtlasError
+
+    st.markdown(
+        "**The atlas as one file** — one HTML file with the map, search, filters, every paper's abstract and a "
+        "lasso list with CSV; it opens from disk with no network."
+    )
+    made = st.session_state.get("share-made") == cache_key
+    if not made and not st.button("Make the share file", key="share-make"):
+        return
+    st.session_state["share-made"] = cache_key
+    try:
+        with st.spinner("Writing the share file…"):
+            data = share_file(cache_key)
+    except (AtlasError, CacheError) as error:
+        st.error(f"The share file cannot be made: {error}")
+        return
+    st.download_button(
+        f"Download the share file ({len(data) / 1e6:.1f} MB)",
+        data=data,
+        file_name=download_bytes.download_name(f"topic-atlas-{Path(str(atlas.path)).name}", "html"),
+        mime="text/html",
+        on_click="ignore",
+        key="share-html",
     )
 
 
@@ -323,6 +364,7 @@ def render(
     """
     download_bytes.warm_up()
     show_csv(cache_key, atlas, shown)
+    show_share(cache_key, atlas)
     journey_view.render_download(atlas)  # the links between collections (issue 22)
     st.divider()
     view = (

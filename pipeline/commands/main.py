@@ -1,4 +1,4 @@
-"""Command line: ``topic-atlas {build,evaluate,place,add,rename,fetch} --help`` (also ``python -m pipeline``).
+"""Command line: ``topic-atlas {build,evaluate,place,add,rename,fetch,share,edit} --help`` (``python -m pipeline``).
 
 Each subcommand lives in its own module, which offers ``register(subparsers)``; the handler it sets
 with ``set_defaults(handler=...)`` returns the process exit code. Modules are imported only when their
@@ -23,6 +23,8 @@ COMMAND_MODULES = {
     "add": "pipeline.commands.add",
     "rename": "pipeline.commands.rename",
     "fetch": "pipeline.commands.fetch",
+    "share": "pipeline.commands.share",
+    "edit": "pipeline.commands.edit",
 }
 
 

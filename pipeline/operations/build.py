@@ -49,12 +49,12 @@ from pipeline.ingest.clean import COPY_COLUMN, DROP_NO_WORDS, PreparedCorpus, co
 from pipeline.ingest.collections import Collection, collections_display_name
 from pipeline.ingest.corpus import RawCorpus, load_corpus
 from pipeline.operations import locking
-from pipeline.represent.encoders import DEFAULT_STORE, encoder_description
+from pipeline.represent.encoders import DEFAULT_STORE, encoder_description, resolve_store
 from pipeline.represent.representation import is_lexical
 from pipeline.represent.truncation import truncated_flags, truncation_warning
 from pipeline.runtime.console import counted
-from pipeline.runtime.errors import EmptyVocabularyError, TargetError, mark_stage
-from pipeline.runtime.paths import PROJECT_ROOT
+from pipeline.runtime.errors import AtlasError, EmptyVocabularyError, TargetError, mark_stage
+from pipeline.runtime.paths import PROJECT_ROOT, SAMPLE_CORPUS, package_file
 from pipeline.store.keys import StageKey, fingerprint, stage_key, texts_fingerprint
 from pipeline.store.layouts import StageStore, open_store
 
@@ -100,12 +100,13 @@ BUNDLED_SAMPLE = Path("data/sample/iclr2025_seed_abstracts.txt")
 
 def default_input() -> Path:
     """The default corpus: the whole ICLR 2025 conference (../shared/data/iclr2025/iclr2025_abstracts.parquet beside
-    the checkout), else its 951-paper sample (papers.parquet), else the 19 abstracts bundled in data/sample."""
+    the checkout), else its 951-paper sample (papers.parquet), else the 19 abstracts bundled in data/sample (shipped
+    in an installed package as pipeline/resources: pipeline.runtime.paths)."""
     root = PROJECT_ROOT
     for candidate in DEFAULT_INPUTS:
         if (root.parent / candidate).is_file():
             return root.parent / candidate
-    return root / BUNDLED_SAMPLE
+    return root / BUNDLED_SAMPLE if (root / BUNDLED_SAMPLE).is_file() else package_file(*SAMPLE_CORPUS)
 
 
 class StageTimer:
@@ -851,6 +852,7 @@ def run_build(
     from pipeline.topics.themes import assign_cut_themes
 
     limit_threads()  # the same thread counts, so the same floats, whoever calls (pipeline.runtime.threads)
+    embedding_store = resolve_store(embedding_store)  # DEFAULT_STORE: $ATLAS_EMBEDDING_CACHE, read now
     input_path, cache_dir = check_paths(Path(input_path), Path(cache_dir), force)
     for collection in collections or []:
         check_paths(collection.path, cache_dir, force)
@@ -928,6 +930,7 @@ def run_build(
     with timer.stage("evaluate"):
         manifest["metrics"] = evaluate_build(corpus, fitted, embeddings, embeddings_key, knn, layouts)
     with locking.held(cache_dir):  # from reading the previous atlas (align) to the swap: no writer in between
+        edits = previous_edits(cache_dir)
         with timer.stage("align"):  # the one renumbering step: topic ids kept from the atlas already in cache_dir
             from pipeline.topics.align import AtlasTables, align_to_previous
 
@@ -972,4 +975,31 @@ def run_build(
         100 * manifest["outlier_fraction"],
         manifest["peak_rss_mb"],
     )
+    if edits:
+        with timer.stage("replay_edits"):
+            replay_previous_edits(cache_dir, edits)
     return BuildResult(cache_dir, cache.read_manifest(cache_dir))
+
+
+def previous_edits(cache_dir: Path | str) -> list[dict[str, Any]]:
+    """The edit log of the atlas already in ``cache_dir`` (pipeline.operations.edit_log; [] when none or when the
+    folder is no atlas), read before the rebuild replaces it."""
+    from pipeline.operations.edit_log import read_log
+
+    try:
+        return read_log(cache_dir) if (Path(cache_dir) / cache.MANIFEST_FILE).is_file() else []
+    except AtlasError as error:  # a damaged log: the rebuild goes on without it, and says so
+        log.warning("the edit log of %s cannot be read (%s); its edits are not replayed", cache_dir, error)
+        return []
+
+
+def replay_previous_edits(cache_dir: Path | str, edits: list[dict[str, Any]]) -> None:
+    """Make the previous atlas's edits again on the rebuilt one (pipeline.operations.edit_replay: each topic an
+    edit named found again by its papers) and log, edit by edit, whether it applied, was already so or no longer
+    applies, and why (issue 41)."""
+    from pipeline.operations.edit_replay import replay_edits
+
+    for report in replay_edits(cache_dir, edits):
+        level = logging.WARNING if report["status"] == "no longer applies" else logging.INFO
+        entry = (report["id"], report["summary"], report["status"], report["note"])
+        log.log(level, "edit %s (%s) replayed: %s. %s", *entry)

@@ -1,0 +1,135 @@
+"""The page's "Edit topics" panel (dashboard.views.edit): merge and undo through streamlit.testing (AppTest), and one
+merge in headless Chromium, on copies of the session's real 300-paper cache (tests/conftest.py)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import sync_playwright
+from streamlit.testing.v1 import AppTest
+
+from pipeline import cache
+from pipeline.operations.edit_log import read_log
+from tests.streamlit_server import RUN_TRACKER, rerun, streamlit_server, wait_until_run
+
+APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
+
+
+@pytest.fixture
+def atlas(slice_cache: Path, tmp_path: Path) -> Path:
+    """A copy of the 300-paper cache that the test may edit."""
+    target = tmp_path / "atlas"
+    shutil.copytree(slice_cache, target)
+    return target
+
+
+def two_largest(folder: Path) -> list[int]:
+    counts = cache.read_cache(folder).documents["topic"].value_counts()
+    return [int(topic) for topic in counts.index if int(topic) >= 0][:2]
+
+
+def test_merge_then_undo_from_the_page(atlas: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("ATLAS_MAP_RENDERER", "plotly")
+    monkeypatch.setenv("ATLAS_CACHE", str(atlas))
+    original = (atlas / cache.DOCUMENTS_FILE).read_bytes()
+    first, second = two_largest(atlas)
+    app = AppTest.from_file(str(APP), default_timeout=120).run()
+    assert not app.exception
+    app.multiselect(key="topics").set_value([second]).run()  # a filter on a topic the merge removes
+    app.multiselect(key="edit_merge").set_value([first, second]).run()
+    app.button(key="edit_merge_go").click().run()
+    assert not app.exception and not app.error, [element.value for element in app.error]
+    assert any(f"Edit 1: merged topics {min(first, second)}" in element.value for element in app.success)
+    assert second not in set(cache.read_cache(atlas).documents["topic"])
+    assert app.multiselect(key="topics").value == []  # the removed topic left the filter
+    assert not [option for option in app.multiselect(key="edit_merge").options if option.startswith(f"{second} ·")]
+    assert [entry["op"] for entry in read_log(atlas)] == ["merge"]
+
+    app.selectbox(key="edit_action").set_value("Undo").run()
+    app.button(key="edit_undo_go").click().run()
+    assert not app.exception and not app.error
+    assert any("undid edit 1" in element.value for element in app.success)
+    assert (atlas / cache.DOCUMENTS_FILE).read_bytes() == original
+    log = next(frame.value for frame in app.dataframe if "undone" in frame.value.columns)
+    assert log["edit"].tolist() == [2, 1] and log["undone"].tolist() == [False, True]
+
+
+def test_a_refused_edit_shows_one_line(atlas: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("ATLAS_MAP_RENDERER", "plotly")
+    monkeypatch.setenv("ATLAS_CACHE", str(atlas))
+    app = AppTest.from_file(str(APP), default_timeout=120).run()
+    app.selectbox(key="edit_action").set_value("Split a topic").run()
+    smallest = int(cache.read_cache(atlas).topics.query("topic >= 0").sort_values("size")["topic"].iloc[0])
+    size = int(cache.read_cache(atlas).topics.set_index("topic").loc[smallest, "size"])
+    app.selectbox(key="edit_split_topic").set_value(smallest).run()
+    app.number_input(key="edit_split_k").set_value(min(size + 1, 50)).run()
+    app.button(key="edit_split_go").click().run()
+    assert not app.exception
+    if size + 1 <= 50:
+        assert [element.value for element in app.error] == [
+            f"topic {smallest} has {size} papers; it cannot be split into {size + 1}"
+        ]
+    assert not (atlas / "edits.jsonl").exists()
+
+
+@pytest.mark.browser  # tests/conftest.py marks whole browser files; this file's other tests use AppTest
+def test_a_merge_and_its_undo_in_a_real_browser(atlas: Path, tmp_path: Path, chromium: str):
+    first, second = two_largest(atlas)
+    labels = cache.read_cache(atlas).topics.set_index("topic")["label"]
+    with (
+        streamlit_server(atlas, tmp_path / "server.log", {"ATLAS_MAP_RENDERER": "plotly"}) as (url, _),
+        sync_playwright() as playwright,
+    ):
+        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page(viewport={"width": 1440, "height": 1400})
+        page.set_default_timeout(120_000)
+        page.add_init_script(RUN_TRACKER)
+        page.goto(url, wait_until="domcontentloaded", timeout=120_000)
+        wait_until_run(page)
+        sidebar = page.locator('[data-testid="stSidebar"]')
+        sidebar.get_by_text("Edit topics").click()  # an expander opens in the browser, without a run
+        merge = sidebar.locator(".st-key-edit_merge")
+        for topic in (first, second):
+            with rerun(page):
+                merge.locator("input").click()
+                page.get_by_role("option", name=f"{topic} · {labels[topic]}", exact=False).first.click()
+            sidebar.get_by_text("Topics to merge").click()  # closes the list, which covers the button
+            page.get_by_role("listbox").wait_for(state="detached")
+        sidebar.locator(".st-key-edit_merge_go button").click()
+        page.get_by_text("Edit 1: merged topics").wait_for(timeout=120_000)
+        assert page.locator('[data-testid="stException"]').count() == 0
+        page.screenshot(path=str(tmp_path / "edited.png"))
+        assert second not in set(cache.read_cache(atlas).documents["topic"])
+        with rerun(page):  # the edit's own run has ended; then the undo
+            sidebar.locator(".st-key-edit_action").get_by_role("combobox").click()
+            page.get_by_role("option", name="Undo").click()
+        sidebar.locator(".st-key-edit_undo_go button").click()
+        page.get_by_text("Edit 2: undid edit 1").wait_for(timeout=120_000)
+        assert page.locator('[data-testid="stException"]').count() == 0
+        if os.environ.get("ATLAS_SHOTS_DIR"):  # the edited map, to look at
+            Path(os.environ["ATLAS_SHOTS_DIR"]).mkdir(parents=True, exist_ok=True)
+            shutil.copy(tmp_path / "edited.png", Path(os.environ["ATLAS_SHOTS_DIR"]) / "edit-merge-slice300.png")
+        browser.close()
+    assert second in set(cache.read_cache(atlas).documents["topic"])
+
+
+def test_the_filtered_papers_move_to_a_topic(atlas: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("ATLAS_MAP_RENDERER", "plotly")
+    monkeypatch.setenv("ATLAS_CACHE", str(atlas))
+    target = two_largest(atlas)[0]
+    app = AppTest.from_file(str(APP), default_timeout=120).run()
+    app.text_input(key="query").set_value("diffusion").run()
+    app.selectbox(key="edit_action").set_value("Move papers").run()
+    caption = next(element.value for element in app.caption if "matching the filters" in element.value)
+    app.selectbox(key="edit_move_to").set_value(target).run()
+    app.button(key="edit_move_go").click().run()
+    assert not app.exception and not app.error, [element.value for element in app.error]
+    moved = read_log(atlas)[-1]["params"]["ids"]
+    documents = cache.read_cache(atlas).documents.set_index("doc_id")
+    texts = (documents["title"].fillna("") + " " + documents["abstract"].fillna("")).str.lower()
+    assert moved and all("diffus" in texts[doc_id] for doc_id in moved)
+    assert set(documents.loc[moved, "topic"]) == {target}
+    assert int(caption.split()[0].replace(",", "")) >= len(moved)  # the ones already there stay
