@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import os
 from collections.abc import Iterable
 
 import streamlit as st
@@ -24,6 +23,7 @@ from dashboard.tables import paper_table
 from dashboard.views import contents as contents_view
 from dashboard.views import quality_panel
 from dashboard.views.page import MAP_CONFIG, LazyFigure, Page, digest
+from pipeline.runtime.settings import settings
 
 MAP_KEY = "map"
 SELECTION_KEY = "map_selection"
@@ -244,7 +244,7 @@ RENDERER_ENV = "ATLAS_MAP_RENDERER"  # "plotly": today's plotly map (for bench/d
 
 def use_webgl() -> bool:
     """Whether the page draws the WebGL component: its bundle is present and ATLAS_MAP_RENDERER is not "plotly"."""
-    return os.environ.get(RENDERER_ENV, "webgl") != "plotly" and scatter.available()
+    return settings().map_renderer != "plotly" and scatter.available()  # $ATLAS_MAP_RENDERER
 
 
 def on_webgl_event() -> None:
