@@ -266,3 +266,21 @@ def test_an_address_naming_the_subtopic_level_restores_it_and_by_zoom_leaves_it_
     assert app.selectbox(key="level").value == "subtopics" and app.query_params["level"] == "subtopics"
     app.selectbox(key="level").set_value("zoom").run()
     assert "level" not in app.query_params
+
+
+def test_a_drilled_topic_is_in_the_address_and_an_address_reopens_it(caches, monkeypatch):
+    from pipeline.cache import read_cache
+
+    atlas = read_cache(caches["sub"])
+    topic = int(atlas.subtopics["topic"].value_counts().index[0])
+    label = str(atlas.topics.loc[atlas.topics["topic"] == topic, "label"].iloc[0])
+    theme = int(atlas.topics.loc[atlas.topics["topic"] == topic, "theme"].iloc[0])
+    app = choose(run_app(caches["sub"], monkeypatch), label, level=1)
+    no_failure(app)
+    assert (app.query_params["theme"], app.query_params["drill"]) == (str(theme), str(topic))
+    shared = AppTest.from_file(str(APP), default_timeout=60)  # a colleague opens the address
+    shared.query_params["theme"], shared.query_params["drill"] = str(theme), str(topic)
+    shared.run()
+    no_failure(shared)
+    assert shared.session_state["map_topic"] == topic
+    assert set(papers_table(shared)["topic"]) == {topic}

@@ -19,6 +19,7 @@ VIEW = ViewState(
     decisions=("Oral",),
     areas=("alignment, fairness, safety, privacy, and societal considerations",),
     theme=1,
+    drill=12,
     colour="primary_area",
     level="topics",
     paper="abcDEF1234",
@@ -47,6 +48,7 @@ def test_values_the_cache_does_not_have_are_dropped():
         "decision": ["Oral", "Maybe"],
         "area": ["astrology"],
         "theme": "7",
+        "drill": "3",  # a topic, but no theme drilled: no drill
         "colour": "rainbow",
         "level": "galaxies",
         "paper": "not-a-paper",
@@ -55,6 +57,9 @@ def test_values_the_cache_does_not_have_are_dropped():
     view = from_query(asked, CHOICES)
     assert view.topics == (3, 12, 0) and view.decisions == ("Oral",) and view.areas == ()
     assert (view.theme, view.colour, view.level, view.paper, view.tab) == (None, "theme", "zoom", None, None)
+    assert view.drill is None
+    assert from_query({"theme": "1", "drill": "99"}, CHOICES).drill is None  # a topic the cache lacks
+    assert to_session(from_query({"theme": "1", "drill": "3"}, CHOICES))["map_topic"] == 3  # the map's drilled topic
 
 
 def test_single_strings_and_long_texts_are_read_safely():

@@ -1,4 +1,4 @@
-"""The view in the page's address: filters, colour mode, label level, drilled theme, chosen paper, open tab.
+"""The view in the page's address: filters, colour mode, label level, drilled theme and topic, chosen paper, open tab.
 
 Copying the address reproduces the view: the page writes its state into ``st.query_params`` after every run and
 a new session reads it back before any widget is drawn. This module is the pure part, no Streamlit: a
@@ -7,7 +7,8 @@ a new session reads it back before any widget is drawn. This module is the pure 
 misspelt colour mode) are dropped, never passed to a widget.
 
 Query parameters: ``topic`` (repeated topic ids), ``q`` (keyword search), ``decision`` and ``area`` (repeated),
-``collection`` (repeated collection names, atlases of several collections), ``theme`` (a theme id), ``colour``
+``collection`` (repeated collection names, atlases of several collections), ``theme`` (a theme id), ``drill`` (a
+topic of that theme the map is drilled into), ``colour``
 (theme, topic, decision, primary_area, venue, year), ``highlight`` (a year drawn over the rest in grey), ``level``
 (themes, topics), ``paper`` (a doc_id), ``find`` (a semantic search), ``tab`` (the open tab's name). Defaults are
 left out of the address.
@@ -27,6 +28,7 @@ KEYS: dict[str, tuple[str, str]] = {
     "areas": ("area", "areas"),
     "collections": ("collection", "collections"),
     "theme": ("theme", "theme"),
+    "drill": ("drill", "map_topic"),
     "colour": ("colour", "colour"),
     "highlight": ("highlight", "highlight_year"),
     "level": ("level", "level"),
@@ -40,7 +42,8 @@ MAX_TEXT_CHARS = 500
 
 @dataclass(frozen=True)
 class ViewState:
-    """Everything a shared address restores. ``theme`` None: the whole map; ``highlight`` None: no year drawn over
+    """Everything a shared address restores. ``theme`` None: the whole map; ``drill``: a topic of the drilled theme
+    the map is drilled into (None: none); ``highlight`` None: no year drawn over
     the others; ``paper`` None: no paper open; ``tab`` None: the first tab."""
 
     topics: tuple[int, ...] = ()
@@ -49,6 +52,7 @@ class ViewState:
     areas: tuple[str, ...] = ()
     collections: tuple[str, ...] = ()
     theme: int | None = None
+    drill: int | None = None
     colour: str = "theme"
     highlight: int | None = None
     level: str = "zoom"
@@ -104,6 +108,7 @@ def from_query(params: Mapping[str, Sequence[str] | str], choices: Choices) -> V
 
     topic_ids = [_as_int(part) for value in values("topic") for part in value.split(",")]
     theme = _as_int(first("theme") or "")
+    drill = _as_int(first("drill") or "")
     highlight = _as_int(first("highlight") or "")
     colour, level, paper, tab = first("colour"), first("level"), first("paper"), first("tab")
     return ViewState(
@@ -113,6 +118,7 @@ def from_query(params: Mapping[str, Sequence[str] | str], choices: Choices) -> V
         areas=_unique([value for value in values("area") if value in choices.areas]),
         collections=_unique([value for value in values("collection") if value in choices.collections]),
         theme=theme if theme is not None and theme in choices.themes else None,
+        drill=drill if drill is not None and drill in choices.topics and theme in choices.themes else None,
         colour=colour if colour in choices.colours else ViewState.colour,
         highlight=highlight if highlight is not None and highlight in choices.years else None,
         level=level if level in choices.levels else ViewState.level,
@@ -123,13 +129,17 @@ def from_query(params: Mapping[str, Sequence[str] | str], choices: Choices) -> V
 
 
 def to_query(view: ViewState) -> dict[str, list[str] | str]:
-    """Query parameters of ``view``, defaults left out (an empty dict for the default view)."""
+    """Query parameters of ``view``, defaults left out (an empty dict for the default view). A search (``q``,
+    ``find``) is written at most MAX_TEXT_CHARS long, as :func:`from_query` reads it: a 1,000,000-character semantic
+    query written whole made an address the server refused to load (issue 40, item 16)."""
     default = ViewState()
     query: dict[str, list[str] | str] = {}
     for item in fields(ViewState):
         value = getattr(view, item.name)
         if value == getattr(default, item.name) or value in (None, "", ()):
             continue
+        if item.name in ("query", "find"):
+            value = str(value)[:MAX_TEXT_CHARS]
         name = KEYS[item.name][0]
         query[name] = [str(part) for part in value] if item.name in LIST_FIELDS else str(value)
     return query
