@@ -32,6 +32,19 @@ def chromium_path() -> str:
     return str(CHROMIUM)
 
 
+@contextlib.contextmanager
+def chromium_browser(args: list[str]) -> Iterator[Any]:
+    """Debian's Chromium launched through Playwright with ``args``, closed on leaving; fails in one line when the
+    browser is absent (:func:`chromium_path`)."""
+    import playwright.sync_api as playwright_api
+
+    executable = chromium_path()
+    with playwright_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=executable, args=args)
+        yield chromium
+        chromium.close()
+
+
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on now."""
     with socket.socket() as probe:

@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
-import playwright.sync_api as playwright_api
 import pytest
 
 from pipeline.operations.build import run_build
@@ -23,6 +22,7 @@ from tests.streamlit_server import (
     PAPERS_GRID,
     PLOTS_DRAWN,
     RUN_TRACKER,
+    chromium_browser,
     chromium_path,
     rerun,
     streamlit_server,
@@ -73,11 +73,8 @@ def server_url(cache_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    executable = chromium_path()
-    with playwright_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+    with chromium_browser(CHROMIUM_ARGS) as chromium:
         yield chromium
-        chromium.close()
 
 
 def open_dashboard(browser, url: str, dialogs: list[str]):

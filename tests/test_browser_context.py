@@ -17,14 +17,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
-import playwright.sync_api as playwright_api
 import pytest
 from PIL import Image
 
 from dashboard.display import OUTLIER_COLOUR, TOPIC_PALETTE
 from dashboard.figures import map_layers, topic_map
 from pipeline.cache import read_cache
-from tests.streamlit_server import chromium_path, streamlit_server
+from tests.streamlit_server import chromium_browser, streamlit_server
 from tests.test_browser_map import CHROMIUM_ARGS, POSTS_TAKEN, TWO_FRAMES, latest_event, open_map, settle_camera
 
 FIT_MARGIN_PX = 24  # index.js
@@ -97,11 +96,8 @@ def server_url(slice_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> I
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    executable = chromium_path()
-    with playwright_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+    with chromium_browser(CHROMIUM_ARGS) as chromium:
         yield chromium
-        chromium.close()
 
 
 # Per point: its place on the canvas (CSS pixels), whether it is context (the palette's last colour), and the

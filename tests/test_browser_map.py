@@ -16,7 +16,7 @@ from pathlib import Path
 import playwright.sync_api as playwright_api
 import pytest
 
-from tests.streamlit_server import PAPERS_GRID, RUN_TRACKER, chromium_path, rerun, streamlit_server
+from tests.streamlit_server import PAPERS_GRID, RUN_TRACKER, chromium_browser, rerun, streamlit_server
 
 CHROMIUM_ARGS = ["--no-sandbox", "--enable-unsafe-swiftshader", "--disable-background-networking", "--no-first-run"]
 MAP_FRAME = "iframe[title*='atlas_scatter']"
@@ -58,11 +58,8 @@ def server_url(slice_cache: Path, server_log: Path) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    executable = chromium_path()
-    with playwright_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+    with chromium_browser(CHROMIUM_ARGS) as chromium:
         yield chromium
-        chromium.close()
 
 
 # Resolves once the map's view has stopped changing. A new size reaches the map's ResizeObserver within two

@@ -19,7 +19,7 @@ import pandas as pd
 import playwright.sync_api as playwright_api
 import pytest
 
-from tests.streamlit_server import chromium_path, streamlit_server
+from tests.streamlit_server import chromium_browser, streamlit_server
 from tests.test_browser_map import CHROMIUM_ARGS, TWO_FRAMES, open_map, overlapping, settle_camera
 
 LABELS = "() => window.__atlasLabels()"
@@ -88,10 +88,8 @@ def server_url(subtopic_cache: Path, tmp_path_factory: pytest.TempPathFactory) -
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    with playwright_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+    with chromium_browser(CHROMIUM_ARGS) as chromium:
         yield chromium
-        chromium.close()
 
 
 def page_labels(frame, mode: str = "zoom") -> list[dict]:

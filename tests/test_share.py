@@ -19,6 +19,7 @@ import playwright.sync_api as playwright_api
 import pytest
 from PIL import Image
 
+from bench import share_speed
 from pipeline.cache import read_cache
 from pipeline.commands.main import main as topic_atlas
 from pipeline.ingest.readable import readable_text, readable_title
@@ -49,22 +50,12 @@ def browser() -> Iterator[playwright_api.Browser]:
         launched.close()
 
 
-def open_offline(browser: playwright_api.Browser, url: str, aborted: list[str]) -> playwright_api.Page:
-    """A 1280x720 page at ``url`` (file://) with every other request aborted and recorded in ``aborted``."""
-    page = browser.new_page(viewport={"width": 1280, "height": 720}, accept_downloads=True)
-
-    def route(request_route: playwright_api.Route) -> None:
-        if request_route.request.url == url:
-            request_route.continue_()
-        else:
-            aborted.append(request_route.request.url)
-            request_route.abort()
-
-    page.route("**/*", route)
-    page.goto(url)
-    page.wait_for_function(DRAWN, timeout=60_000)
+def open_offline(browser: playwright_api.Browser, url: str) -> tuple[playwright_api.Page, list[str]]:
+    """A 1280x720 page at ``url`` (file://) with every other request aborted (bench.share_speed.open_offline), once
+    its map is drawn and its texts are ready; and the list of the requests it aborted."""
+    page, aborted = share_speed.open_offline(browser, url)
     page.wait_for_function(TEXTS, timeout=60_000)
-    return page
+    return page, aborted
 
 
 def papers_shown(page: playwright_api.Page) -> int:
@@ -93,8 +84,7 @@ def lasso_round(page: playwright_api.Page, cx: float, cy: float, half: int) -> N
 
 def test_share_file_works_offline(share_file: Path, slice_cache: Path, browser: playwright_api.Browser):
     documents = read_cache(slice_cache).documents
-    aborted: list[str] = []
-    page = open_offline(browser, share_file.as_uri(), aborted)
+    page, aborted = open_offline(browser, share_file.as_uri())
     total = len(documents)
     assert papers_shown(page) == total
     assert coloured_pixels(page.locator("#plot").screenshot()) > 500  # the WebGL points, in colour
@@ -232,8 +222,7 @@ def test_markup_in_titles_stays_text(slice_cache: Path, tmp_path: Path, browser:
     documents.to_parquet(cache / "documents.parquet", index=False)
     target = tmp_path / "atlas.html"
     assert topic_atlas(["share", "--cache", str(cache), "--out", str(target)]) == 0
-    aborted: list[str] = []
-    page = open_offline(browser, target.as_uri(), aborted)
+    page, aborted = open_offline(browser, target.as_uri())
     assert papers_shown(page) == len(documents)
     shown = page.evaluate("() => window.__atlasShare.atlas.titles[0]")
     assert shown == readable_title(documents.loc[0, "title"]) and shown.startswith("Tricky ")

@@ -13,7 +13,6 @@ import io
 from collections.abc import Iterator
 from pathlib import Path
 
-import playwright.sync_api as playwright_api
 import pytest
 
 from dashboard import display
@@ -22,7 +21,7 @@ from dashboard.tables import paper_table
 from pipeline.cache import read_cache
 from pipeline.ingest.readable import readable_parts, readable_text, readable_title
 from pipeline.operations.build import run_build
-from tests.streamlit_server import chromium_path, streamlit_server
+from tests.streamlit_server import chromium_browser, streamlit_server
 from tests.test_browser_map import CHROMIUM_ARGS, MAP_FRAME, POINT_TITLES, open_map, settle_camera
 from tests.test_redteam_text import links_in
 
@@ -117,11 +116,8 @@ def server_url(text_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> It
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    executable = chromium_path()
-    with playwright_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+    with chromium_browser(CHROMIUM_ARGS) as chromium:
         yield chromium
-        chromium.close()
 
 
 # The abstract's prose as a reader sees it: the text of the panel's abstract without KaTeX's typeset formulas.

@@ -335,19 +335,7 @@ def hierarchy_rows(found: TopicWeights, terms: np.ndarray, labels: Mapping[int, 
         rows.append(
             (first_node + index, nodes[-1][1], first[0], first[1], second[0], second[1], float(height), members)
         )
-    tree = pd.DataFrame(
-        rows,
-        columns=[
-            "parent_id",
-            "parent_name",
-            "child_left_id",
-            "child_left_name",
-            "child_right_id",
-            "child_right_name",
-            "distance",
-            "topics",
-        ],
-    )
+    tree = pd.DataFrame(rows, columns=HIERARCHY_COLUMNS)
     return tree.iloc[::-1][HIERARCHY_COLUMNS].reset_index(drop=True)  # the root first, as BERTopic lists it
 
 
