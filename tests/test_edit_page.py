@@ -133,3 +133,87 @@ def test_the_filtered_papers_move_to_a_topic(atlas: Path, monkeypatch: pytest.Mo
     assert moved and all("diffus" in texts[doc_id] for doc_id in moved)
     assert set(documents.loc[moved, "topic"]) == {target}
     assert int(caption.split()[0].replace(",", "")) >= len(moved)  # the ones already there stay
+
+
+def choose_action(page, sidebar, action: str) -> None:
+    """Pick ``action`` in the panel's "Edit" list (a run)."""
+    with rerun(page):
+        sidebar.locator(".st-key-edit_action").get_by_role("combobox").click()
+        page.get_by_role("option", name=action, exact=True).click()
+
+
+def press(page, sidebar, key: str, edit: int) -> None:
+    """Press the panel's button ``key`` and wait for the message of edit number ``edit``, with no exception."""
+    sidebar.locator(f".st-key-{key} button").click()
+    page.get_by_text(f"Edit {edit}:").wait_for(timeout=120_000)
+    wait_until_run(page)
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+@pytest.mark.browser
+def test_split_delete_move_and_rename_in_a_real_browser(atlas: Path, tmp_path: Path, chromium: str):
+    """Each edit the panel offers beside merge and undo, made by clicking in Chromium, each logged in turn."""
+    query = "diffusion"
+    with (
+        streamlit_server(atlas, tmp_path / "server.log", {"ATLAS_MAP_RENDERER": "plotly"}) as (url, _),
+        sync_playwright() as playwright,
+    ):
+        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page(viewport={"width": 1440, "height": 1400})
+        page.set_default_timeout(120_000)
+        page.add_init_script(RUN_TRACKER)
+        page.goto(url, wait_until="domcontentloaded", timeout=120_000)
+        wait_until_run(page)
+        sidebar = page.locator('[data-testid="stSidebar"]')
+        sidebar.get_by_text("Edit topics").click()
+        choose_action(page, sidebar, "Split a topic")
+        press(page, sidebar, "edit_split_go", 1)
+        choose_action(page, sidebar, "Delete a topic")
+        press(page, sidebar, "edit_delete_go", 2)
+        with rerun(page):  # the papers to move: those a search finds
+            search = sidebar.locator(".st-key-query input")
+            search.fill(query)
+            search.press("Enter")
+        choose_action(page, sidebar, "Move papers")
+        press(page, sidebar, "edit_move_go", 3)
+        choose_action(page, sidebar, "Rename")
+        with rerun(page):
+            label = sidebar.locator(".st-key-edit_rename_label input")
+            label.fill("A topic of my own")
+            label.press("Enter")
+        press(page, sidebar, "edit_rename_go", 4)
+        browser.close()
+    assert [entry["op"] for entry in read_log(atlas)] == ["split", "delete", "move", "rename"]
+    assert "A topic of my own" in set(cache.read_cache(atlas).topics["label"])
+
+
+@pytest.mark.browser
+def test_the_selection_panel_in_a_real_browser(atlas: Path, tmp_path: Path, chromium: str):
+    """A search narrows the papers; the panel summarises them and its BibTeX downloads (dashboard.views.selection)."""
+    with (
+        streamlit_server(atlas, tmp_path / "server.log", {"ATLAS_MAP_RENDERER": "plotly"}) as (url, _),
+        sync_playwright() as playwright,
+    ):
+        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page(viewport={"width": 1440, "height": 1400}, accept_downloads=True)
+        page.set_default_timeout(120_000)
+        page.add_init_script(RUN_TRACKER)
+        page.goto(url, wait_until="domcontentloaded", timeout=120_000)
+        wait_until_run(page)
+        with rerun(page):
+            search = page.locator('[data-testid="stSidebar"] .st-key-query input')
+            search.fill("language")
+            search.press("Enter")
+        with rerun(page):
+            page.get_by_text("What the papers shown hold").click()
+        page.get_by_text("Phrases that set it apart").wait_for(timeout=120_000)
+        assert page.locator('[data-testid="stException"]').count() == 0
+        with page.expect_download() as download:
+            page.locator(".st-key-selection-bibtex-one button").click()
+        text = Path(download.value.path()).read_text(encoding="utf-8")
+        assert text.startswith("@article{atlas:") and text.count("@article{") >= 2
+        page.screenshot(path=str(tmp_path / "selection.png"), full_page=True)
+        if os.environ.get("ATLAS_SHOTS_DIR"):  # the panel, to look at
+            Path(os.environ["ATLAS_SHOTS_DIR"]).mkdir(parents=True, exist_ok=True)
+            shutil.copy(tmp_path / "selection.png", Path(os.environ["ATLAS_SHOTS_DIR"]) / "selection-slice300.png")
+        browser.close()
