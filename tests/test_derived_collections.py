@@ -14,6 +14,7 @@ from dashboard.tables.collections import (
     OTHER_VENUE,
     collection_options,
     with_derived_collections,
+    year_holes,
     year_options,
 )
 from dashboard.views.trends import ALL_VENUES
@@ -60,6 +61,16 @@ def test_no_collections_without_two_years_and_an_atlas_of_collections_is_left_al
     assert with_derived_collections(collections) is collections
     years_only = with_derived_collections(pd.DataFrame({"year": ["2019", "2020", "n/a"]}))
     assert years_only["collection"].tolist() == [f"{NO_VENUE} 2019", f"{NO_VENUE} 2020", None]
+
+
+def test_a_venues_missing_meetings_are_named_at_its_own_cadence() -> None:
+    rows = [("cvpr", year) for year in (2015, 2016, 2017, 2021, 2022) for _ in range(5)]  # the Anthology's hole
+    rows += [("iccv", year) for year in (2013, 2015, 2017, 2021, 2023) for _ in range(5)]  # every other year
+    rows += [("eccv", year) for year in (2016, 2018, 2020) for _ in range(5)]
+    rows += [("tiny", year) for year in (2010, 2014)]  # too few papers to judge
+    documents = with_derived_collections(pd.DataFrame(rows, columns=["venue", "year"]))
+    assert year_holes(documents) == {"cvpr": [2018, 2019, 2020], "iccv": [2019]}
+    assert year_holes(pd.DataFrame({"venue": ["x"]})) == {}
 
 
 def test_venues_beyond_the_largest_join_one() -> None:
@@ -111,3 +122,14 @@ def test_a_file_with_years_and_venues_gets_the_trends_and_venues_views(
     no_failure(app)
     assert not [info.value for info in app.info if "nothing to compare" in info.value]
     assert any("Accepted papers only" in caption.value for caption in app.caption)
+
+
+def test_the_build_warns_of_a_files_year_holes() -> None:
+    from pipeline.ingest.clean import year_hole_warnings
+
+    rows = [("cvpr", year) for year in (2016, 2017, 2021) for _ in range(10)]
+    warnings = year_hole_warnings(pd.DataFrame(rows, columns=["venue", "year"]))
+    assert warnings == [
+        "No papers in years a venue would have met in (a hole in the data, not a trend): cvpr: 2018, 2019, 2020."
+    ]
+    assert year_hole_warnings(pd.DataFrame({"year": [2016, 2021]})) == []  # no venue: nothing to say

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from pipeline.ingest.years import venue_year_holes
+
 # A file's venues beyond its DERIVED_VENUES largest join one venue, OTHER_VENUE: the ACL Anthology names hundreds.
 DERIVED_VENUES = 20
 OTHER_VENUE = "other"
@@ -38,6 +40,18 @@ def with_derived_collections(documents: pd.DataFrame) -> pd.DataFrame:
         venues = pd.Series(NO_VENUE, index=documents.index, dtype="string")
     names = (venues + " " + years.astype("string")).astype(object)
     return documents.assign(collection=names.where(years.notna(), None))
+
+
+def year_holes(documents: pd.DataFrame) -> dict[str, list[int]]:
+    """{venue: the years it would have met in, at its own cadence, but has no paper in} for the venues of an atlas's
+    collections ("venue year" names; pipeline.ingest.years.venue_year_holes). Empty without collections."""
+    if "collection" not in documents.columns:
+        return {}
+    papers: dict[tuple[str, int], int] = {}
+    for name, count in documents["collection"].dropna().astype(str).value_counts().items():
+        if _year_of(name):
+            papers[(name.split(" ")[0], _year_of(name))] = int(count)
+    return venue_year_holes(papers)
 
 
 def collection_options(documents: pd.DataFrame) -> list[str]:

@@ -11,9 +11,10 @@ import streamlit as st
 
 from dashboard.display import topic_labels
 from dashboard.figures import trend_charts
-from dashboard.tables import trends
-from dashboard.tables.collections import collection_options
+from dashboard.tables import paper_table, trends
+from dashboard.tables.collections import collection_options, year_holes
 from dashboard.views.page import PLOTLY_CONFIG, Page
+from pipeline.ingest.years import holes_sentence
 from pipeline.quality.coverage import canonical_areas, load_crosswalk
 
 GROUP_NAMES = {"theme": "Theme", "topic": "Topic"}
@@ -115,6 +116,16 @@ def _year_name(year: object) -> str | None:
         return None
 
 
+def show_holes(page: Page, venue: str) -> None:
+    """A warning naming the years the chosen venue (every venue, pooled) has no paper in, between its first and last:
+    a hole in the data, not a trend (dashboard.tables.collections.year_holes)."""
+    holes = year_holes(page.atlas.documents)
+    if venue != ALL_VENUES:
+        holes = {venue: holes[venue]} if venue in holes else {}
+    if holes:
+        st.warning(paper_table.markdown_escape(holes_sentence(holes)), icon="⚠️")
+
+
 def render(page: Page) -> None:
     """Draw the Trends view; its figure goes into ``page.figures`` for the downloads."""
     names = collection_options(page.atlas.documents)  # venue by venue, years in order
@@ -135,6 +146,7 @@ def render(page: Page) -> None:
         )
     else:
         chosen = [name for name in names if name.split(" ")[0] == venue]
+    show_holes(page, venue)
     mask = documents["collection"].isin(chosen)
     denominator = f"all papers of each {venue} collection" if venue != ALL_VENUES else "all papers of each year"
     if common and "primary_area" in documents.columns:

@@ -365,6 +365,7 @@ def prepare_documents(raw: RawCorpus) -> PreparedCorpus:
         warnings.append(long)
     languages, language_warnings = language_report(documents["doc_id"].tolist(), documents["language"].tolist())
     warnings.extend(language_warnings)
+    warnings.extend(year_hole_warnings(documents))
     non_latin = (
         []
         if language_available()
@@ -384,6 +385,20 @@ def prepare_documents(raw: RawCorpus) -> PreparedCorpus:
         languages=languages,
         dropped_copies=dropped_copies,
     )
+
+
+def year_hole_warnings(documents: pd.DataFrame) -> list[str]:
+    """The holes in the years of a file whose rows carry a venue and a year (pipeline.ingest.years), as one warning;
+    [] without both columns, or without a hole."""
+    from pipeline.ingest.years import holes_sentence, venue_year_holes
+
+    if not {"venue", "year"} <= set(documents.columns):
+        return []
+    years = pd.to_numeric(documents["year"], errors="coerce")
+    kept = documents.assign(year=years).dropna(subset=["venue", "year"])
+    papers = kept.groupby([kept["venue"].astype(str), kept["year"].astype(int)]).size()
+    holes = venue_year_holes({(str(venue), int(year)): int(count) for (venue, year), count in papers.items()})
+    return [holes_sentence(holes)] if holes else []
 
 
 def _dropped_copies(dropped_by_text: dict[tuple[str, str], list[str]]) -> dict[str, list[list[str]]]:
