@@ -284,3 +284,16 @@ def test_a_rebuild_replays_the_edits_of_the_atlas_it_replaces(
     documents = cache.read_cache(atlas).documents
     holders = documents[documents["doc_id"].isin(merged)]["topic"].value_counts()
     assert holders.iloc[0] >= 0.8 * len(merged)  # the merged papers are one topic again
+
+
+def test_a_split_without_k_clusters_the_topic_again_as_the_build_cuts_subtopics(atlas: Path):
+    from pipeline.topics.subtopics import subtopic_count
+
+    (first,) = largest_topics(atlas, 1)
+    papers = int((cache.read_cache(atlas).documents["topic"] == first).sum())
+    before = set(sizes(atlas))
+    entry = edit.split_topic(atlas, first)
+    after = set(sizes(atlas))
+    expected = max(subtopic_count(papers), 2)  # a topic too small for subtopics splits in two
+    assert len(after - before) + (first in after) == expected  # the topic's parts, one keeps its id
+    assert entry["op"] == "split"

@@ -257,8 +257,9 @@ class Atlas:
 
         return self._edited(edit.merge_topics(self.folder, topics, by=by))
 
-    def split(self, topic: int, k: int, by: str | None = None) -> dict[str, Any]:
-        """Split ``topic`` into ``k`` by k-means of its papers' vectors (InputError for k < 2 or above its papers)."""
+    def split(self, topic: int, k: int | None = None, by: str | None = None) -> dict[str, Any]:
+        """Split ``topic`` into ``k`` by k-means of its papers' vectors (InputError for k < 2 or above its papers);
+        ``k`` None: clustered again into as many as the build's subtopic rule gives its papers."""
         from pipeline.operations import edit
 
         return self._edited(edit.split_topic(self.folder, topic, k, by=by))

@@ -31,7 +31,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     merge.add_argument("--topics", type=int, nargs="+", required=True, metavar="ID", help="topic ids, e.g. 3 7")
     split = action("split", "split a topic into k by k-means of its papers' vectors")
     split.add_argument("--topic", type=int, required=True, help="topic id")
-    split.add_argument("--k", type=int, required=True, help="how many topics it becomes (2 or more)")
+    split.add_argument(
+        "--k", type=int, default=None, help="how many topics it becomes (2 or more; default: as many as its subtopics)"
+    )
     delete = action("delete", "delete a topic: its papers become outliers, or go to their nearest topics")
     delete.add_argument("--topic", type=int, required=True, help="topic id")
     delete.add_argument(

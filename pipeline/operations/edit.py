@@ -328,9 +328,19 @@ def merge_topics(cache_dir: Path | str, topics: Sequence[int], by: str | None = 
     return run_edit(cache_dir, "merge", lambda atlas, _: merge_change(atlas, topics), by)
 
 
-def split_topic(cache_dir: Path | str, topic: int, k: int, by: str | None = None) -> dict[str, Any]:
-    """Split ``topic`` into ``k`` by k-means of its papers' vectors (:func:`split_change`). Returns the log entry."""
-    return run_edit(cache_dir, "split", lambda atlas, vectors: split_change(atlas, topic, k, vectors), by)
+def split_topic(cache_dir: Path | str, topic: int, k: int | None = None, by: str | None = None) -> dict[str, Any]:
+    """Split ``topic`` into ``k`` by k-means of its papers' vectors (:func:`split_change`); ``k`` None: as many as
+    the build would cut it into subtopics (pipeline.topics.subtopics.subtopic_count of its papers: 3 for 60-120
+    papers, up to 10; 2 for a topic too small for subtopics), the topic clustered again. Returns the log entry."""
+
+    def change(atlas: TopicCache, vectors: np.ndarray) -> Change:
+        from pipeline.topics.subtopics import subtopic_count
+
+        papers = int((atlas.documents["topic"] == int(topic)).sum())
+        parts = k if k is not None else max(subtopic_count(papers), 2)  # a small topic (no subtopics) in two
+        return split_change(atlas, topic, parts, vectors)
+
+    return run_edit(cache_dir, "split", change, by)
 
 
 def delete_topic(cache_dir: Path | str, topic: int, to_nearest: bool = False, by: str | None = None) -> dict[str, Any]:
