@@ -3,7 +3,7 @@
 ``python -m bench.map_metrics --cache caches/all-venues [--threads 1 2] [--repeat 2]`` reads a build's embeddings,
 map (documents' x, y) and reference columns, finds the neighbour lists as the build does (through the layout store,
 so a second run reads them), and times pipeline.quality.metrics.map_metrics as the build calls it
-(pipeline.operations.build.cached_map_metrics, without the store; every library pool limited to one thread, as
+(pipeline.quality.build_metrics.cached_map_metrics, without the store; every library pool limited to one thread, as
 the command line limits it) once per thread count and repeat, in turn: wall
 seconds, this process's CPU seconds (user + sys, every thread) and whether the figures equal the first run's. The
 build passes MAP_METRICS_THREADS (2): the main thread waits for the map thread at the end, so a second core is free.

@@ -60,7 +60,8 @@ def cleaned_documents(source: Source) -> pd.DataFrame:
     if not source.is_collections:
         return prepare_documents(load_corpus(source.path)).documents
     from pipeline.ingest.collections import read_collection_file
-    from pipeline.operations.build import StageTimer, read_and_clean_collections
+    from pipeline.operations.build import read_and_clean_collections
+    from pipeline.runtime.stages import StageTimer
     from pipeline.store.layouts import open_store
 
     corpus, _ = read_and_clean_collections(

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pipeline import cache
+from pipeline.cache import publish
 
 POINT = sys.argv[1]
 WRITES = [0]
@@ -103,13 +103,13 @@ def swap(source: Path, target: Path) -> None:
 
 
 ORIGINAL_TO_PARQUET, ORIGINAL_SAVE, ORIGINAL_WRITE_TEXT = pd.DataFrame.to_parquet, np.save, Path.write_text
-ORIGINAL_COPY2, ORIGINAL_COPYTREE, ORIGINAL_SWAP = shutil.copy2, shutil.copytree, cache._swap_folders
+ORIGINAL_COPY2, ORIGINAL_COPYTREE, ORIGINAL_SWAP = shutil.copy2, shutil.copytree, publish._swap_folders
 
 if __name__ == "__main__":
     pd.DataFrame.to_parquet = to_parquet  # type: ignore[method-assign]
     np.save = save
     Path.write_text = write_text  # type: ignore[method-assign]
-    shutil.copy2, shutil.copytree, cache._swap_folders = copy2, copytree, swap  # type: ignore[assignment]
+    shutil.copy2, shutil.copytree, publish._swap_folders = copy2, copytree, swap  # type: ignore[assignment]
     from pipeline.commands.main import main
 
     code = main(sys.argv[sys.argv.index("--") + 1 :])

@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 from pipeline import cache
+from pipeline.cache import publish
 from pipeline.operations.add import run_add
 from pipeline.operations.place import place_file
 from pipeline.quality.metrics import cache_texts
@@ -155,7 +156,7 @@ def test_a_failed_add_leaves_the_old_atlas(atlas_copy: Path, split_corpus, encod
     def fail(staging: Path, target: Path) -> None:
         raise OSError("disk full (simulated)")
 
-    monkeypatch.setattr(cache, "publish_folder", fail)
+    monkeypatch.setattr(publish, "publish_folder", fail)  # what staged_cache calls
     with pytest.raises(OSError, match="simulated"):
         run_add(atlas_copy, split_corpus[1], encoder=encoder)
     assert folder_digest(atlas_copy) == before

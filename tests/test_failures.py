@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from pipeline.commands.main import run_guarded
-from pipeline.operations.build import StageTimer
 from pipeline.runtime.errors import stage_of
+from pipeline.runtime.stages import StageTimer
 from tests.conftest import CASES, ROOT, SEED, needs_shared
 
 

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pipeline.cache import JOURNEY_COLUMNS
+from pipeline.schema import JOURNEY_COLUMNS
 
 FOUND_BOTH, FOUND_ABSTRACT, FOUND_TITLE = "title and abstract", "abstract", "title"
 # A normalised title shorter than this matches nothing: "Introduction", "Abstract" or "Untitled" are no evidence.

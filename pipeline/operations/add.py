@@ -52,7 +52,7 @@ from pipeline.geometry.grown_neighbours import NearestLists, nearest_lists
 from pipeline.ingest.collections import LINK_COLUMN
 from pipeline.operations import locking
 from pipeline.operations.add_collections import DROP_ALREADY_IN_ATLAS, NewPapers, split_known
-from pipeline.operations.build import StageTimer
+from pipeline.runtime.stages import StageTimer
 
 if TYPE_CHECKING:
     from pipeline.represent.encoders import EncoderLike

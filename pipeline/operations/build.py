@@ -19,22 +19,20 @@ and every stage after it. Encoder vectors are kept per document in the embedding
 map is drawn, and its metrics measured, in a second thread while the main thread fits the clustering space and the
 topics; from 5,000 documents on, the phrase counts are made in a second process from the clean stage on
 (pipeline.topics.naming.stored).
+
+This module is the sequence of the stages; what each runs lives beside its job: the stage timer in
+pipeline.runtime.stages, the clustering in pipeline.geometry.cluster_job, the map thread's work in
+pipeline.geometry.map_job, the map metrics and the evaluation in pipeline.quality.build_metrics, the journeys in
+pipeline.journeys.links_job, what the stages hand on in pipeline.operations.build_state, the document table and the
+manifest in pipeline.operations.build_tables.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
-import platform
-import resource
-import time
-from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,19 +41,25 @@ import pandas as pd
 
 from pipeline import cache
 from pipeline.adapters.bertopic_import import import_bertopic_lean
-from pipeline.config import BuildConfig, corpus_display_name
+from pipeline.config import BuildConfig
+from pipeline.geometry.cluster_job import MIN_DOCUMENTS_FOR_UMAP, cluster
+from pipeline.geometry.map_job import map_drawer
 from pipeline.geometry.neighbors import Neighbours
-from pipeline.ingest.clean import COPY_COLUMN, DROP_NO_WORDS, PreparedCorpus, copy_table, require_documents
+from pipeline.ingest.clean import DROP_NO_WORDS, PreparedCorpus, copy_table, require_documents
 from pipeline.ingest.collections import Collection, collections_display_name
-from pipeline.ingest.corpus import RawCorpus, load_corpus
+from pipeline.ingest.corpus import load_corpus
+from pipeline.journeys.links_job import find_journeys
 from pipeline.operations import locking
-from pipeline.represent.encoders import DEFAULT_STORE, encoder_description, resolve_store
-from pipeline.represent.representation import is_lexical
-from pipeline.represent.truncation import truncated_flags, truncation_warning
+from pipeline.operations.build_state import Fitted, PreparedInput
+from pipeline.operations.build_tables import build_manifest, document_table
+from pipeline.quality.build_metrics import evaluate_build, map_metrics_measurer
+from pipeline.represent.encoders import DEFAULT_STORE, resolve_store
+from pipeline.represent.truncation import truncation_warning
 from pipeline.runtime.console import counted
-from pipeline.runtime.errors import AtlasError, EmptyVocabularyError, TargetError, mark_stage
+from pipeline.runtime.errors import AtlasError, EmptyVocabularyError, TargetError
 from pipeline.runtime.paths import PROJECT_ROOT, SAMPLE_CORPUS, package_file
-from pipeline.store.keys import StageKey, fingerprint, stage_key, texts_fingerprint
+from pipeline.runtime.stages import StageTimer, peak_rss_mb
+from pipeline.store.keys import fingerprint
 from pipeline.store.layouts import StageStore, open_store
 
 if TYPE_CHECKING:  # imported where they run: --help must not pay for scikit-learn or bertopic
@@ -63,32 +67,9 @@ if TYPE_CHECKING:  # imported where they run: --help must not pay for scikit-lea
     from pipeline.represent.representation import RepresentedCorpus
     from pipeline.text.tokens import TokenizedCorpus
     from pipeline.text.words import WordCounts
-    from pipeline.topics.model import TopicFit
     from pipeline.topics.naming.stored import PhraseCountsJob
 
 log = logging.getLogger("pipeline.operations.build")
-
-# Below this many documents UMAP cannot build a neighbour graph worth the name: one topic, PCA map.
-MIN_DOCUMENTS_FOR_UMAP = 5
-# The map's metrics (their kNN accuracies and trustworthiness blocks) run in this many threads
-# (pipeline.quality.metrics.map_metrics): the map thread measures them last, while the main thread soon waits for it
-# (map_wait), so a second core is free (docs/decisions/map-metrics-threads.md).
-MAP_METRICS_THREADS = 2
-VERSIONED_PACKAGES = (
-    "bertopic",
-    "umap-learn",
-    "hdbscan",
-    "scikit-learn",
-    "sentence-transformers",
-    "torch",
-    "model2vec",
-    "onnxruntime",
-    "numba",
-    "numpy",
-    "pandas",
-    "pyarrow",
-)
-
 
 # The corpora a bare `build` falls back through: the whole conference, its 951-paper sample, the bundled 19 abstracts.
 DEFAULT_INPUTS = (
@@ -109,55 +90,12 @@ def default_input() -> Path:
     return root / BUNDLED_SAMPLE if (root / BUNDLED_SAMPLE).is_file() else package_file(*SAMPLE_CORPUS)
 
 
-class StageTimer:
-    """Records wall-clock seconds and the CPU seconds of the thread that ran it, per stage, and logs each as it ends.
-
-    CPU seconds tell a slow stage from a starved one on a busy machine (wall >> CPU: it waited for a core).
-    """
-
-    def __init__(self) -> None:
-        self.seconds: dict[str, float] = {}
-        self.cpu_seconds: dict[str, float] = {}
-
-    @contextmanager
-    def stage(self, name: str) -> Iterator[None]:
-        """Time the enclosed block as stage ``name``; an exception leaving it carries the stage's name
-        (errors.mark_stage)."""
-        log.info("stage %s ...", name)
-        start, start_cpu = time.perf_counter(), time.thread_time()
-        try:
-            yield
-        except BaseException as error:
-            mark_stage(error, name)
-            raise
-        # A stage run more than once (load and clean, once per collection) adds up.
-        self.seconds[name] = round(self.seconds.get(name, 0.0) + time.perf_counter() - start, 3)
-        self.cpu_seconds[name] = round(self.cpu_seconds.get(name, 0.0) + time.thread_time() - start_cpu, 3)
-        log.info("stage %s done in %.2f s (%.2f s CPU)", name, self.seconds[name], self.cpu_seconds[name])
-
-
 @dataclass
 class BuildResult:
     """What a build wrote: the cache folder and its manifest."""
 
     cache_dir: Path
     manifest: dict[str, Any]
-
-
-def library_versions() -> dict[str, str]:
-    """Python and key library versions, for the manifest."""
-    versions = {"python": platform.python_version()}
-    for package in VERSIONED_PACKAGES:
-        try:
-            versions[package] = version(package)
-        except PackageNotFoundError:
-            versions[package] = "not installed"
-    return versions
-
-
-def peak_rss_mb() -> float:
-    """Peak resident memory of this process so far, in MiB (Linux reports ru_maxrss in KiB)."""
-    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
 def canonical_order(texts: list[str]) -> np.ndarray:
@@ -186,114 +124,6 @@ def check_paths(input_path: Path, cache_dir: Path, force: bool) -> tuple[Path, P
     return input_path, cache_dir
 
 
-def neighbour_columns(
-    knn_indices: np.ndarray, knn_similarities: np.ndarray, doc_ids: list[str], k: int
-) -> tuple[list[list[str]], list[list[float]]]:
-    """Per document, its ``k`` nearest other documents' ids and cosine similarities (itself excluded)."""
-    ids = np.asarray(doc_ids, dtype=object)
-    neighbour_ids, neighbour_scores = [], []
-    for row, (indices, similarities) in enumerate(zip(knn_indices, knn_similarities)):
-        keep = indices != row
-        neighbour_ids.append(ids[indices[keep][:k]].tolist())
-        neighbour_scores.append([round(float(value), 4) for value in similarities[keep][:k]])
-    return neighbour_ids, neighbour_scores
-
-
-def references_fingerprint(values: list[Any] | None) -> str:
-    """SHA-256 hex of a reference column's values in document order, each by ``str`` (None kept as null)."""
-    return hashlib.sha256(
-        json.dumps([None if value is None else str(value) for value in values or []]).encode("utf-8")
-    ).hexdigest()
-
-
-def map_metrics_key(
-    embeddings_key: str,
-    coordinates: np.ndarray,
-    neighbours: StageKey,
-    reference: list[Any] | None,
-    references: dict[str, list[Any]],
-) -> StageKey:
-    """The key of stage "map_metrics": the embeddings' fingerprint, the map's (float32 n x 2; it may come from UMAP,
-    the refinement or PCA), the neighbour lists' key, the reference columns' fingerprints, pipeline.quality.metrics'
-    code, numpy, scipy and scikit-learn."""
-    return stage_key(
-        "map_metrics",
-        inputs={
-            "embeddings": embeddings_key,
-            "map": fingerprint(np.ascontiguousarray(coordinates, dtype=np.float32)),
-            "neighbours": neighbours,
-            "reference": references_fingerprint(reference),
-            "references": texts_fingerprint(
-                f"{name}={references_fingerprint(values)}" for name, values in sorted(references.items())
-            ),
-        },
-        libraries=("numpy", "scipy", "scikit-learn"),
-        code=("pipeline.quality.metrics",),
-    )
-
-
-def cached_map_metrics(
-    layouts: StageStore,
-    embeddings_key: str,
-    embeddings: np.ndarray,
-    coordinates: np.ndarray,
-    reference: list[Any] | None,
-    references: dict[str, list[Any]],
-    knn: Neighbours,
-    compute: Callable[..., dict[str, float | None]],
-) -> dict[str, float | None]:
-    """``compute(embeddings, coordinates, reference, knn_indices=..., references=..., threads=MAP_METRICS_THREADS)``
-    (pipeline.quality.metrics.map_metrics), through the layout store under :func:`map_metrics_key` (a None figure is
-    stored as NaN). ``coordinates``: the map, float32 n x 2; ``knn``: the build's neighbour lists."""
-
-    def run() -> dict[str, np.ndarray]:
-        figures = compute(
-            embeddings,
-            coordinates,
-            reference,
-            knn_indices=knn.indices,
-            references=references,
-            threads=MAP_METRICS_THREADS,
-        )
-        return {name: np.asarray(np.nan if value is None else value, dtype=float) for name, value in figures.items()}
-
-    key = map_metrics_key(embeddings_key, coordinates, knn.key, reference, references)
-    stored = layouts.cached(key, run)
-    return {name: None if np.isnan(value) else float(value) for name, value in stored.items()}
-
-
-def map_refinement_key(embeddings_key: str, coordinates: np.ndarray, params: dict[str, Any]) -> StageKey:
-    """The key of stage "map_refine": the embeddings' fingerprint, the UMAP map's (float32 n x 2), the map_refine_*
-    parameters, pipeline.geometry.refine's code and numpy."""
-    return stage_key(
-        "map_refine",
-        inputs={"embeddings": embeddings_key, "map": fingerprint(np.ascontiguousarray(coordinates, dtype=np.float32))},
-        params={"method": "nerv", **params},
-        libraries=("numpy",),
-        code=("pipeline.geometry.refine",),
-    )
-
-
-def cached_map_refinement(
-    layouts: StageStore, embeddings_key: str, embeddings: np.ndarray, coordinates: np.ndarray, config: BuildConfig
-) -> np.ndarray:
-    """The UMAP map ``coordinates`` (n x 2) refined by :func:`pipeline.geometry.refine.nerv_refine` with the config's
-    map_refine_* values, through the layout store under :func:`map_refinement_key`. float32, n x 2."""
-    from pipeline.geometry.refine import nerv_refine
-
-    params: dict[str, Any] = {
-        "perplexity": config.map_refine_perplexity,
-        "recall_weight": config.map_refine_recall_weight,
-        "alpha": config.map_refine_alpha,
-        "steps": config.map_refine_steps,
-    }
-
-    def run() -> dict[str, np.ndarray]:
-        return {"layout": nerv_refine(embeddings, coordinates, **params)}
-
-    return layouts.cached(map_refinement_key(embeddings_key, coordinates, params), run)["layout"].astype(np.float32)
-
-
 def content_word_check(counts: WordCounts, doc_ids: list[str], prepared: PreparedCorpus, input_path: Path) -> list[str]:
     """Ids of the documents without a content word: those dropped for having no words at all, then those kept whose
     words are all stop words (they are placed on the map but add nothing to any topic's terms). ``counts``: the
@@ -314,37 +144,6 @@ def content_word_check(counts: WordCounts, doc_ids: list[str], prepared: Prepare
         ) from error
     in_input_order = [doc_id for doc_id in prepared.documents["doc_id"] if doc_id in without]
     return prepared.dropped_ids.get(DROP_NO_WORDS, []) + in_input_order
-
-
-@dataclass
-class PreparedInput:
-    """A corpus read, cleaned and put in the canonical order the build fits in.
-
-    ``documents``, ``texts`` and ``doc_ids`` are in canonical order (:func:`canonical_order`); ``order`` maps them
-    back (``documents.iloc[np.argsort(order)]`` is the input order); ``warnings`` gathers what the manifest reports.
-    """
-
-    raw: RawCorpus
-    prepared: PreparedCorpus
-    documents: pd.DataFrame
-    texts: list[str]
-    doc_ids: list[str]
-    order: np.ndarray
-    warnings: list[str]
-
-
-@dataclass
-class Fitted:
-    """The clustering, the topics and the map of a build (see :func:`fit_topics_and_map`)."""
-
-    cluster_labels: np.ndarray
-    probabilities: np.ndarray
-    fit: TopicFit
-    hierarchy: pd.DataFrame
-    per_class: pd.DataFrame | None
-    coordinates: np.ndarray
-    map_figures: dict[str, float | None] | None = None  # the map metrics, measured in the map thread
-    coherence_figures: dict[str, Any] | None = None  # the terms' metrics, measured while the map thread works
 
 
 def read_and_clean(input_path: Path, encoding: str | None, layouts: StageStore, timer: StageTimer) -> PreparedInput:
@@ -449,101 +248,6 @@ def tokenise_and_represent(
     return tokens, without_content, represented
 
 
-def map_drawer(
-    n: int,
-    embeddings: np.ndarray,
-    embeddings_key: str,
-    knn: Neighbours,
-    config: BuildConfig,
-    layouts: StageStore,
-    timer: StageTimer,
-    documents: pd.DataFrame,
-) -> Callable[[], tuple[np.ndarray, dict[str, float | None]]]:
-    """The function the map thread runs: UMAP to 2D then NeRV refinement for small corpora, or PCA below
-    MIN_DOCUMENTS_FOR_UMAP documents; then the map's metrics (stage map_metrics, :func:`cached_map_metrics`): they
-    need the map, the embeddings, the neighbour lists and the documents' reference columns, not the topics, so the
-    map thread measures them while the main thread still fits the topics. Returns (float32 n x 2 coordinates, the
-    map metrics)."""
-    from pipeline.geometry.umap_layout import cached_umap_layout, pca_layout
-    from pipeline.quality.metrics import agreement_references, map_metrics, reference_column
-
-    column = reference_column(documents)
-    reference = documents[column].tolist() if column else None
-    references = agreement_references(documents)
-
-    def draw() -> np.ndarray:
-        if n < MIN_DOCUMENTS_FOR_UMAP:
-            with timer.stage("map_2d"):
-                return pca_layout(embeddings, 2)
-        with timer.stage("map_2d"):
-            layout = cached_umap_layout(
-                layouts,
-                "map_2d",
-                embeddings_key,
-                embeddings,
-                knn,
-                2,
-                config.umap_n_neighbors,
-                config.map_min_dist,
-                config.random_state,
-                config.map_negative_sample_rate,
-            )
-        if n <= config.map_refine_max_documents:
-            with timer.stage("map_refine"):
-                layout = cached_map_refinement(layouts, embeddings_key, embeddings, layout, config)
-        return layout
-
-    def draw_and_measure() -> tuple[np.ndarray, dict[str, float | None]]:
-        layout = draw()
-        with timer.stage("map_metrics"):
-            figures = cached_map_metrics(
-                layouts, embeddings_key, embeddings, layout, reference, references, knn, map_metrics
-            )
-        return layout, figures
-
-    return draw_and_measure
-
-
-def cluster(
-    n: int,
-    embeddings: np.ndarray,
-    embeddings_key: str,
-    knn: Neighbours,
-    config: BuildConfig,
-    layouts: StageStore,
-    timer: StageTimer,
-) -> tuple[np.ndarray, np.ndarray]:
-    """The clustering space (UMAP) and HDBSCAN: (labels int64 n, -1 = outlier; membership float32 n). Below
-    MIN_DOCUMENTS_FOR_UMAP documents every document is in cluster 0."""
-    if n < MIN_DOCUMENTS_FOR_UMAP:
-        return np.zeros(n, dtype=np.int64), np.ones(n, dtype=np.float32)
-    if config.min_cluster_size is None:
-        raise ValueError("cluster() needs a resolved BuildConfig (BuildConfig.resolved gives min_cluster_size)")
-    from pipeline.geometry.cluster import hdbscan_clusters
-    from pipeline.geometry.umap_layout import cached_umap_layout
-
-    with timer.stage("umap_cluster_space"):
-        reduced = cached_umap_layout(
-            layouts,
-            "umap_cluster_space",
-            embeddings_key,
-            embeddings,
-            knn,
-            config.umap_n_components,
-            config.umap_n_neighbors,
-            config.umap_min_dist,
-            config.random_state,
-        )
-    with timer.stage("hdbscan"):
-        return hdbscan_clusters(
-            reduced,
-            config.min_cluster_size,
-            config.min_samples,
-            config.cluster_selection_method,
-            config.max_cluster_share,
-        )
-
-
 def document_titles(documents: pd.DataFrame) -> list[str] | None:
     """Each document's title ("" where missing), in the frame's order; None when the corpus has no titles."""
     if "title" not in documents.columns:
@@ -582,7 +286,16 @@ def fit_topics_and_map(
     mapper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="atlas-map")
     try:
         drawn_map = mapper.submit(
-            map_drawer(n, embeddings, embeddings_key, knn, config, layouts, timer, corpus.documents)
+            map_drawer(
+                n,
+                embeddings,
+                embeddings_key,
+                knn,
+                config,
+                layouts,
+                timer,
+                map_metrics_measurer(layouts, embeddings_key, embeddings, knn, corpus.documents),
+            )
         )
         cluster_labels, probabilities = cluster(n, embeddings, embeddings_key, knn, config, layouts, timer)
         with timer.stage("topics"):
@@ -619,188 +332,6 @@ def fit_topics_and_map(
     finally:
         mapper.shutdown(wait=True)
     return Fitted(cluster_labels, probabilities, fit, hierarchy, per_class, coordinates, map_figures, coherence)
-
-
-def document_table(
-    corpus: PreparedInput, fitted: Fitted, represented: RepresentedCorpus, knn: Neighbours, config: BuildConfig
-) -> pd.DataFrame:
-    """documents.parquet's rows (canonical order): the documents' columns, their topic, label, membership, map
-    position, why an outlier is one (outlier_reason) and the fit check's similarity (fit_similarity), similar papers
-    and, for an encoder block, their length in word pieces and whether it was truncated."""
-    from pipeline.topics.misfits import outlier_reasons
-
-    fit, n = fitted.fit, len(corpus.texts)
-    neighbour_ids, neighbour_scores = neighbour_columns(
-        knn.indices, knn.similarities, corpus.doc_ids, config.n_neighbors_similar
-    )
-    output = corpus.documents.drop(columns=["text", "record"]).copy()
-    output.insert(1, "topic", fit.topics)
-    output["topic_label"] = [fit.labels[topic] for topic in fit.topics]
-    # HDBSCAN membership strength; 0 for documents HDBSCAN called outliers (including those reassigned later) and for
-    # those the fit check moved out of their topic.
-    ejected = fit.fit_check.ejected if fit.fit_check is not None else np.zeros(n, dtype=bool)
-    output["probability"] = np.where(
-        (fitted.cluster_labels == -1) | (fit.clustered_topics == -1) | ejected, 0.0, fitted.probabilities
-    ).astype(float)
-    output["reassigned"] = (fit.clustered_topics == -1) & (fit.topics != -1)
-    output[cache.OUTLIER_REASON_COLUMN] = outlier_reasons(fit.topics, fitted.cluster_labels, ejected)
-    if fit.fit_check is not None:  # the similarity the fit check found (pipeline.topics.misfits)
-        output[cache.FIT_SIMILARITY_COLUMN] = np.round(fit.fit_check.similarity, 4)
-    output["x"], output["y"] = fitted.coordinates[:, 0].astype(float), fitted.coordinates[:, 1].astype(float)
-    output["neighbor_ids"], output["neighbor_scores"] = neighbour_ids, neighbour_scores
-    # Lengths in word pieces and truncation, for an encoder block (a lexical representation reads every word).
-    word_pieces = represented.token_counts or [0] * n
-    output["word_pieces"] = word_pieces
-    output["truncated"] = (
-        truncated_flags(word_pieces, represented.max_seq_length) if represented.max_seq_length else [False] * n
-    )
-    return output[
-        cache.DOCUMENT_COLUMNS + [column for column in output.columns if column not in cache.DOCUMENT_COLUMNS]
-    ]
-
-
-def with_subtopics(
-    documents: pd.DataFrame, topics: pd.DataFrame, embeddings: np.ndarray, fitted: Fitted, config: BuildConfig
-) -> tuple[pd.DataFrame, pd.DataFrame | None]:
-    """(``documents`` with its ``subtopic`` column, subtopics.parquet's table): the large topics cut and named by
-    pipeline.topics.subtopics. ``documents``: the aligned document table in canonical order (its ``topic`` the
-    written ids); ``topics``: the aligned topics table (topic, label); ``embeddings`` and ``fitted`` in the same
-    order. Without phrase counts (a corpus of a few documents) the subtopics are left out."""
-    from pipeline.topics.subtopics import cut_subtopics, name_subtopics, subtopic_table
-
-    topic_ids = documents["topic"].to_numpy(dtype=np.int64)
-    parts = cut_subtopics(topic_ids, embeddings, fitted.coordinates, config.random_state)
-    if fitted.fit.phrases is None or not (parts >= 0).any():
-        return documents.assign(**{cache.SUBTOPIC_COLUMN: np.full(len(documents), -1, dtype=np.int64)}), None
-    labels = dict(zip(topics["topic"].astype(int), topics["label"].astype(str)))
-    names = name_subtopics(fitted.fit.phrases, topic_ids, parts, labels)
-    table = subtopic_table(parts, topic_ids, fitted.coordinates, names)
-    return documents.assign(**{cache.SUBTOPIC_COLUMN: parts}), table
-
-
-def build_manifest(
-    input_path: Path,
-    corpus: PreparedInput,
-    fitted: Fitted,
-    represented: RepresentedCorpus,
-    topics_frame: pd.DataFrame,
-    without_content: list[str],
-    config: BuildConfig,
-    layouts: StageStore,
-) -> dict[str, Any]:
-    """The manifest of a build, before its metrics, alignment and timings (see pipeline.cache); its ``layout_cache``
-    is completed when the build ends (the evaluation's stage comes later)."""
-    raw, prepared, fit = corpus.raw, corpus.prepared, fitted.fit
-    representation = represented.representation
-    return {
-        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "input_path": str(input_path),
-        "corpus_name": config.corpus_name or corpus_display_name(str(input_path)),
-        "input_sha256": raw.sha256,
-        "input_encoding": raw.encoding,
-        "input_records": len(raw.records) + sum(raw.skipped.values()),
-        "n_documents": len(corpus.texts),
-        "n_topics": int((topics_frame["topic"] != -1).sum()),
-        "outlier_fraction": round(float((fit.topics == -1).mean()), 4),
-        "n_outliers_reassigned": fit.n_reassigned,
-        "text_column": raw.text_column,
-        # The representation's name and the identity of each block (pipeline.represent.representation); its fitted state
-        # is in representation/ (queries and new papers are transformed with it).
-        "embedding_model": " + ".join(representation.identities.values()),
-        "embedding_model_name": representation.name,
-        "embedding_encoder": {
-            block: encoder_description(block) for block in representation.blocks if not is_lexical(block)
-        },
-        "embedding_dim": int(represented.embeddings.shape[1]),
-        "embedding_cache": {
-            "cached": represented.n_cached,
-            "embedded": represented.n_embedded,
-            "truncated": represented.n_truncated,
-            "max_seq_length": represented.max_seq_length,
-            "lexical_fit_cached": represented.lexical_cached,
-        },
-        "layout_cache": layouts.manifest_entry(),
-        "params": config.to_dict(),
-        "versions": library_versions(),
-        "dropped": prepared.dropped,
-        "dropped_ids": prepared.dropped_ids,
-        "dropped_copies": prepared.dropped_copies,
-        "duplicate_of": dict(zip(prepared.copies["doc_id"], prepared.copies[COPY_COLUMN]))
-        if len(prepared.copies)
-        else {},
-        "languages": prepared.languages,
-        "id_column": raw.id_column,
-        "no_content_word_ids": without_content,
-        "warnings": corpus.warnings,
-        "notes": fit.notes,
-    }
-
-
-def evaluate_build(
-    corpus: PreparedInput,
-    fitted: Fitted,
-    embeddings: np.ndarray,
-    embeddings_key: str,
-    knn: Neighbours,
-    layouts: StageStore,
-) -> dict[str, Any]:
-    """The evaluate stage's metrics (pipeline.quality.metrics); those that depend only on the embeddings, the map and
-    the reference columns are the map thread's (``fitted.map_figures``), else from the layout store when it has
-    them."""
-    from pipeline.quality.metrics import agreement_references, evaluate_topics, map_metrics, reference_column
-
-    documents, fit = corpus.documents, fitted.fit
-    column = reference_column(documents)
-    reference = documents[column].tolist() if column else None
-    references = agreement_references(documents)
-    map_figures = fitted.map_figures
-    if map_figures is None:
-        map_figures = cached_map_metrics(
-            layouts, embeddings_key, embeddings, fitted.coordinates, reference, references, knn, map_metrics
-        )
-    return evaluate_topics(
-        corpus.texts,
-        fit.topics,
-        {topic: [term for term, _ in pairs] for topic, pairs in fit.topic_terms.items()},
-        embeddings,
-        fitted.coordinates,
-        reference=reference,
-        reference_name=column,
-        knn_indices=knn.indices,
-        map_figures=map_figures,
-        references=references,
-        coherence_figures=fitted.coherence_figures,
-    )
-
-
-def find_journeys(
-    corpus: PreparedInput,
-    embeddings: np.ndarray,
-    knn: Neighbours,
-    config: BuildConfig,
-    collection_entries: list[dict[str, Any]],
-) -> pd.DataFrame:
-    """The links between papers of different collections (pipeline.journeys.links, cache.JOURNEY_COLUMNS): near
-    neighbours in the build's lists at least ``config.journey_similarity`` similar, and same normalised titles."""
-    from pipeline.journeys.links import best_in_each_collection, collection_order, journey_links
-
-    documents = corpus.documents
-    codes, _ = pd.factorize(documents["collection"].astype(str))
-    candidates = best_in_each_collection(knn.indices, knn.similarities, codes)
-    if embeddings.shape[1] < config.journey_min_dims:  # the threshold does not hold there: titles only
-        empty = np.zeros(0, np.int64)
-        candidates = (empty, empty, np.zeros(0))
-        log.warning(
-            "journeys: linked by titles only: the vectors have %d dimensions, and the similarity threshold was "
-            "measured at %d (docs/decisions/journeys.md)",
-            embeddings.shape[1],
-            config.journey_min_dims,
-        )
-    links = journey_links(
-        documents, embeddings, candidates, config.journey_similarity, collection_order(collection_entries)
-    )
-    log.info("journeys: %s of papers found in two collections", counted(len(links), "pair"))
-    return links
 
 
 def run_build(
@@ -918,7 +449,7 @@ def run_build(
     links = None
     if collections:
         with timer.stage("journeys"):
-            links = find_journeys(corpus, embeddings, knn, config, collection_entries)
+            links = find_journeys(corpus.documents, embeddings, knn, config, collection_entries)
             by_abstract = embeddings.shape[1] >= config.journey_min_dims
             manifest["journeys"] = journey_summary(
                 links,
@@ -928,7 +459,19 @@ def run_build(
                 else f"titles only ({embeddings.shape[1]} dimensions, fewer than {config.journey_min_dims})",
             )
     with timer.stage("evaluate"):
-        manifest["metrics"] = evaluate_build(corpus, fitted, embeddings, embeddings_key, knn, layouts)
+        manifest["metrics"] = evaluate_build(
+            corpus.documents,
+            corpus.texts,
+            fitted.fit.topics,
+            fitted.fit.topic_terms,
+            embeddings,
+            embeddings_key,
+            fitted.coordinates,
+            knn,
+            layouts,
+            fitted.map_figures,
+            fitted.coherence_figures,
+        )
     with locking.held(cache_dir):  # from reading the previous atlas (align) to the swap: no writer in between
         edits = previous_edits(cache_dir)
         with timer.stage("align"):  # the one renumbering step: topic ids kept from the atlas already in cache_dir
@@ -940,7 +483,16 @@ def run_build(
                 embeddings,
             )
         with timer.stage("subtopics"):  # after align: a subtopic's topic id is the one written
-            documents, subtopics = with_subtopics(aligned.documents, aligned.topics, embeddings, fitted, config)
+            from pipeline.topics.subtopics import with_subtopics
+
+            documents, subtopics = with_subtopics(
+                aligned.documents,
+                aligned.topics,
+                embeddings,
+                fitted.coordinates,
+                fitted.fit.phrases,
+                config.random_state,
+            )
         with cache.staged_cache(cache_dir) as staging:
             with timer.stage("save_model"):
                 save_topic_model(fitted.fit.topic_model, staging / cache.MODEL_DIR, represented.representation.name)

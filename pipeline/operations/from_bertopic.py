@@ -35,10 +35,11 @@ from pipeline.geometry.neighbors import cosine_knn
 from pipeline.ingest.clean import join_title_abstract, model_text
 from pipeline.ingest.corpus import COLUMN_ALIASES
 from pipeline.operations import locking
-from pipeline.operations.build import StageTimer, library_versions, neighbour_columns, peak_rss_mb
+from pipeline.operations.build_tables import library_versions, neighbour_columns
 from pipeline.represent.encoders import normalise_rows
 from pipeline.runtime.console import counted
 from pipeline.runtime.errors import TargetError
+from pipeline.runtime.stages import StageTimer, peak_rss_mb
 from pipeline.store.keys import texts_fingerprint
 
 log = logging.getLogger(__name__)

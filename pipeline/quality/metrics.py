@@ -40,12 +40,11 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, TypeGuard
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import numpy as np
 import pandas as pd
 
-from pipeline.cache import OUTLIER_TOPIC, TopicCache
 from pipeline.quality.npmi import (
     REFERENCE_TOKEN,
     EncodedDocuments,
@@ -54,7 +53,11 @@ from pipeline.quality.npmi import (
     topic_npmi,
 )
 from pipeline.represent.encoders import normalise_rows
+from pipeline.schema import OUTLIER_TOPIC
 from pipeline.store.layouts import NULL_STORE, StageStore
+
+if TYPE_CHECKING:  # evaluate_cache's argument: the metrics need no cache reading code
+    from pipeline.cache import TopicCache
 
 log = logging.getLogger(__name__)
 

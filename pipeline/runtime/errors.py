@@ -1,7 +1,7 @@
 """The project's own errors: each says what is wrong for a person, not for a debugger.
 
 An error raised inside a build stage carries the stage's name (:func:`mark_stage`, called by
-``pipeline.operations.build.StageTimer``), so the command line can say where an unexpected failure happened.
+``pipeline.runtime.stages.StageTimer``), so the command line can say where an unexpected failure happened.
 """
 
 from __future__ import annotations

@@ -23,8 +23,8 @@ import scipy.sparse as sp
 from sklearn.feature_extraction.text import CountVectorizer
 
 from pipeline.adapters.sklearn_vocabulary import fit_fixed_vocabulary
-from pipeline.cache import OUTLIER_TOPIC
 from pipeline.runtime.errors import EmptyVocabularyError
+from pipeline.schema import OUTLIER_TOPIC
 from pipeline.store.keys import StageKey, stage_key, texts_fingerprint
 from pipeline.store.layouts import NULL_STORE, StageStore
 from pipeline.text.words import STOP_WORDS, TOKEN_PATTERN, WordCounts, separate_cjk

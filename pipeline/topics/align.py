@@ -24,7 +24,7 @@ each sitting mostly (at least half) in B, together at least half of B. (On the 9
 15 -> 25 absorbs old topics of 21 and 23 papers, 95% each, into topics where they are 17-19% of the papers: a 20%
 threshold called those "gone"; 10% calls them merges.)
 
-The renumbering is applied to every table that carries topic ids (pipeline.cache.TOPIC_ID_COLUMNS, the hierarchy's
+The renumbering is applied to every table that carries topic ids (pipeline.schema.TOPIC_ID_COLUMNS, the hierarchy's
 leaves and merged nodes, the per-topic metrics), and the manifest records the lineage, the ids ever used and the
 mapping from atlas ids to the saved BERTopic model's own ids (``model_topic_ids``).
 """
@@ -93,7 +93,7 @@ class TopicMatch:
 class AtlasTables:
     """The tables of one atlas before they are written (pipeline.cache.write_tables), with its manifest.
 
-    ``lineage`` is the per-paper lineage table (pipeline.cache.LINEAGE_COLUMNS) or None.
+    ``lineage`` is the per-paper lineage table (pipeline.schema.LINEAGE_COLUMNS) or None.
     """
 
     documents: pd.DataFrame
@@ -421,7 +421,7 @@ def final_labels(mapping: dict[int, int], fit_labels: dict[int, str], kept_label
 def renumber_hierarchy(
     hierarchy: pd.DataFrame, mapping: dict[int, int], labels: dict[int, str], first_node_id: int
 ) -> pd.DataFrame:
-    """The merge tree (pipeline.cache.HIERARCHY_COLUMNS) with leaves renumbered by ``mapping`` (fit id -> atlas id)
+    """The merge tree (pipeline.schema.HIERARCHY_COLUMNS) with leaves renumbered by ``mapping`` (fit id -> atlas id)
     and named by ``labels``, and merged nodes renumbered ``first_node_id``, ``first_node_id + 1``, ... in their
     original order, so they stay distinct from every topic id (BERTopic numbers them after the largest topic id)."""
     if hierarchy.empty:

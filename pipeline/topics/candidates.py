@@ -34,10 +34,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pipeline.cache import CANDIDATE_COLUMNS
 from pipeline.geometry.centroids import topic_centroids
+from pipeline.schema import CANDIDATE_COLUMNS
+from pipeline.schema import OUTLIER_TOPIC as OUTLIER
 
-OUTLIER = -1
 # The clustering space of the candidates: as the build's (pipeline.config.BuildConfig.umap_n_components).
 CLUSTER_DIMENSIONS = 5
 NEIGHBOURS = 15
@@ -195,7 +195,7 @@ def candidate_table(
     batch: int,
     first_id: int = 0,
 ) -> pd.DataFrame:
-    """candidates.parquet's rows for one add (pipeline.cache.CANDIDATE_COLUMNS): per candidate its id
+    """candidates.parquet's rows for one add (pipeline.schema.CANDIDATE_COLUMNS): per candidate its id
     (``first_id`` + its rank), the add's ``batch`` (1-based position in manifest["add_history"]), name and subtitle
     (``names``), size, terms (``terms``: [[phrase, score], ...]), its papers' ids (most typical first), the
     REPRESENTATIVES most typical (nearest its centroid), the nearest existing topic and its similarity

@@ -63,8 +63,8 @@ from typing import Any
 import numpy as np
 
 from pipeline.geometry.centroids import leave_one_out_similarities
+from pipeline.schema import OUTLIER_TOPIC
 
-OUTLIER_TOPIC = -1
 COHERENT_SHARE = 0.35
 COHERENCE_TERMS = 10
 MEMBERSHIP_TERMS = 25

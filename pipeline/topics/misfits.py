@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pipeline.cache import CLUSTER_DISSOLVED, FITS_NO_TOPIC, NO_DENSE_CLUSTER
 from pipeline.geometry.centroids import median_fit_threshold, member_fit, topic_fit
+from pipeline.schema import CLUSTER_DISSOLVED, FITS_NO_TOPIC, NO_DENSE_CLUSTER
 from pipeline.topics.membership import OUTLIER_TOPIC, dissolve
 
 FIT_SHARE = 0.5

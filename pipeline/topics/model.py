@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from pipeline.cache import HIERARCHY_COLUMNS, OUTLIER_TOPIC
 from pipeline.config import BuildConfig
 from pipeline.geometry.centroids import topic_centroids
 from pipeline.runtime.errors import EmptyVocabularyError
+from pipeline.schema import HIERARCHY_COLUMNS, OUTLIER_TOPIC
 from pipeline.store.layouts import NULL_STORE, StageStore
 from pipeline.text.vocabulary import make_vectorizer
 from pipeline.topics.labels import make_labels

@@ -22,12 +22,12 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from pipeline.cache import SUBTOPIC_COLUMNS
+from pipeline.schema import OUTLIER_TOPIC as OUTLIER
+from pipeline.schema import SUBTOPIC_COLUMN, SUBTOPIC_COLUMNS
 from pipeline.topics.naming.names import choose_names, common_phrases, dangling_pairs, name_phrases
 from pipeline.topics.naming.phrases import PhraseCounts, phrase_key
 from pipeline.topics.themes import standardised
 
-OUTLIER = -1
 # A subtopic's name is ranked as a topic's (count x precision above chance, within the topic), but never a phrase that
 # more than COMMON_WORD_SHARE (one word) or COMMON_PHRASE_SHARE (longer) of the corpus writes: "Models",
 # "Generation", "Large language models" named the general rest of a topic, too broad for readers
@@ -168,7 +168,7 @@ def part_of_name(parent: str, common: set[str]) -> Callable[[int, str, float], b
 def subtopic_table(
     subtopics: np.ndarray, topics: np.ndarray, points: np.ndarray, names: Mapping[int, tuple[str, list[str]]]
 ) -> pd.DataFrame:
-    """subtopics.parquet's rows (pipeline.cache.SUBTOPIC_COLUMNS), one per subtopic id of ``subtopics`` (n): its
+    """subtopics.parquet's rows (pipeline.schema.SUBTOPIC_COLUMNS), one per subtopic id of ``subtopics`` (n): its
     topic, name, subtitle, papers and the median map position of its papers (``points``, n x 2)."""
     parts, labels = np.asarray(subtopics, dtype=np.int64), np.asarray(topics, dtype=np.int64)
     rows = []
@@ -178,3 +178,27 @@ def subtopic_table(
         x, y = np.median(np.asarray(points, dtype=np.float64)[members], axis=0)
         rows.append((int(part), int(labels[members][0]), name, subtitle, int(members.sum()), float(x), float(y)))
     return pd.DataFrame(rows, columns=SUBTOPIC_COLUMNS).astype({"subtopic": "int64", "topic": "int64", "size": "int64"})
+
+
+def with_subtopics(
+    documents: pd.DataFrame,
+    topics: pd.DataFrame,
+    embeddings: np.ndarray,
+    coordinates: np.ndarray,
+    phrases: PhraseCounts | None,
+    seed: int,
+) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """The build's subtopics stage (pipeline.operations.build): (``documents`` with its ``subtopic`` column,
+    subtopics.parquet's table), the large topics cut (:func:`cut_subtopics`) and named (:func:`name_subtopics`).
+    ``documents``: the aligned document table in canonical order (its ``topic`` the written ids); ``topics``: the
+    aligned topics table (topic, label); ``embeddings`` (n x dim) and ``coordinates`` (the map, n x 2) in the same
+    order; ``phrases``: the corpus's phrase counts. Without phrase counts (a corpus of a few documents) the
+    subtopics are left out (every paper's ``subtopic`` -1, no table)."""
+    topic_ids = documents["topic"].to_numpy(dtype=np.int64)
+    parts = cut_subtopics(topic_ids, embeddings, coordinates, seed)
+    if phrases is None or not (parts >= 0).any():
+        return documents.assign(**{SUBTOPIC_COLUMN: np.full(len(documents), -1, dtype=np.int64)}), None
+    labels = dict(zip(topics["topic"].astype(int), topics["label"].astype(str)))
+    names = name_subtopics(phrases, topic_ids, parts, labels)
+    table = subtopic_table(parts, topic_ids, coordinates, names)
+    return documents.assign(**{SUBTOPIC_COLUMN: parts}), table

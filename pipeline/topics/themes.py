@@ -29,7 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-OUTLIER_TOPIC = -1
+from pipeline.schema import OUTLIER_TOPIC
+
 OUTLIER_THEME = -1
 OUTLIER_LABEL = "Outliers"
 THEME_COLUMNS = ("theme", "theme_label")

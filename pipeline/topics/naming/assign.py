@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from pipeline.schema import OUTLIER_TOPIC
 from pipeline.topics.naming.names import (
     MAX_NAME_CHARACTERS,
     MAX_NAME_WORDS,
@@ -29,7 +30,6 @@ from pipeline.topics.naming.names import (
 )
 from pipeline.topics.naming.phrases import PhraseCounts, count_phrases, phrase_key
 
-OUTLIER_TOPIC = -1
 SUBTITLE_SEPARATOR = ", "
 # A theme's topic writes a phrase when a tenth of its papers do (names.ranked_phrases' part_share).
 THEME_PART_SHARE = 0.1

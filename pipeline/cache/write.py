@@ -1,0 +1,150 @@
+"""Writing a cache's tables (:func:`write_tables`: the Parquet tables, the embeddings, the manifest last) into a
+staging folder (pipeline.cache.publish), and :func:`carry_over` of what a rewrite leaves as it was."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from pipeline.schema import (
+    CACHE_KIND,
+    CANDIDATE_COLUMNS,
+    CANDIDATES_FILE,
+    COPIES_FILE,
+    COPY_COLUMNS,
+    DOCUMENT_COLUMNS,
+    DOCUMENTS_FILE,
+    EMBEDDINGS_FILE,
+    HIERARCHY_COLUMNS,
+    HIERARCHY_FILE,
+    JOURNEY_COLUMNS,
+    JOURNEYS_FILE,
+    LINEAGE_COLUMNS,
+    LINEAGE_FILE,
+    MANIFEST_FILE,
+    MANIFEST_KEYS,
+    SCHEMA_VERSION,
+    SUBTOPIC_COLUMNS,
+    SUBTOPICS_FILE,
+    TOPIC_COLUMNS,
+    TOPICS_FILE,
+    TOPICS_PER_CLASS_FILE,
+)
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating,)):
+        return float(value)
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, Path):
+        return str(value)
+    raise TypeError(f"cannot write {type(value).__name__} to JSON")
+
+
+def write_tables(
+    folder: Path,
+    manifest: dict[str, Any],
+    documents: pd.DataFrame,
+    topics: pd.DataFrame,
+    hierarchy: pd.DataFrame,
+    embeddings: np.ndarray,
+    topics_per_class: pd.DataFrame | None = None,
+    lineage: pd.DataFrame | None = None,
+    copies: pd.DataFrame | None = None,
+    journeys: pd.DataFrame | None = None,
+    candidates: pd.DataFrame | None = None,
+    subtopics: pd.DataFrame | None = None,
+) -> None:
+    """Write the cache files into ``folder`` (normally the staging folder of :func:`staged_cache`).
+
+    ``topics_per_class``, ``lineage`` (LINEAGE_COLUMNS), ``copies`` (COPY_COLUMNS first), ``journeys``
+    (JOURNEY_COLUMNS), ``candidates`` (CANDIDATE_COLUMNS) and ``subtopics`` (SUBTOPIC_COLUMNS) are written only when
+    given and not empty.
+
+    ``manifest`` must hold MANIFEST_KEYS except ``kind`` and ``schema_version``, which are set here.
+    ``embeddings`` is float32, n_documents x dim. The manifest is written last, so a folder without one is partial.
+
+    Raises ValueError when a table lacks a required column or the row counts disagree.
+    """
+    for name, table, required in (
+        (DOCUMENTS_FILE, documents, DOCUMENT_COLUMNS),
+        (TOPICS_FILE, topics, TOPIC_COLUMNS),
+        (HIERARCHY_FILE, hierarchy, HIERARCHY_COLUMNS),
+    ):
+        missing = [column for column in required if column not in table.columns]
+        if missing:
+            raise ValueError(f"{name} lacks columns {missing}")
+    if embeddings.shape[0] != len(documents):
+        raise ValueError(f"{embeddings.shape[0]} embeddings for {len(documents)} documents")
+    documents.to_parquet(folder / DOCUMENTS_FILE, index=False)
+    # Parquet lists hold one type: [term, weight] pairs are stored as structs and turned back into pairs on read.
+    topics = topics.assign(top_terms=_term_structs(topics["top_terms"]))
+    topics.to_parquet(folder / TOPICS_FILE, index=False)
+    hierarchy.to_parquet(folder / HIERARCHY_FILE, index=False)
+    if topics_per_class is not None and not topics_per_class.empty:
+        topics_per_class.to_parquet(folder / TOPICS_PER_CLASS_FILE, index=False)
+    if lineage is not None and not lineage.empty:
+        lineage[LINEAGE_COLUMNS].astype({"previous_topic": "Int64", "topic": "Int64"}).to_parquet(
+            folder / LINEAGE_FILE, index=False
+        )
+    if copies is not None and not copies.empty:
+        missing = [column for column in COPY_COLUMNS if column not in copies.columns]
+        if missing:
+            raise ValueError(f"{COPIES_FILE} lacks columns {missing}")
+        copies.to_parquet(folder / COPIES_FILE, index=False)
+    if journeys is not None and not journeys.empty:
+        missing = [column for column in JOURNEY_COLUMNS if column not in journeys.columns]
+        if missing:
+            raise ValueError(f"{JOURNEYS_FILE} lacks columns {missing}")
+        journeys.to_parquet(folder / JOURNEYS_FILE, index=False)
+    if candidates is not None and not candidates.empty:
+        missing = [column for column in CANDIDATE_COLUMNS if column not in candidates.columns]
+        if missing:
+            raise ValueError(f"{CANDIDATES_FILE} lacks columns {missing}")
+        candidates.assign(top_terms=_term_structs(candidates["top_terms"])).to_parquet(
+            folder / CANDIDATES_FILE, index=False
+        )
+    if subtopics is not None and not subtopics.empty:
+        missing = [column for column in SUBTOPIC_COLUMNS if column not in subtopics.columns]
+        if missing:
+            raise ValueError(f"{SUBTOPICS_FILE} lacks columns {missing}")
+        subtopics[SUBTOPIC_COLUMNS].to_parquet(folder / SUBTOPICS_FILE, index=False)
+    np.save(folder / EMBEDDINGS_FILE, embeddings.astype(np.float32), allow_pickle=False)
+    full_manifest = {"kind": CACHE_KIND, "schema_version": SCHEMA_VERSION, **manifest}
+    missing_keys = [key for key in MANIFEST_KEYS if key not in full_manifest]
+    if missing_keys:
+        raise ValueError(f"manifest lacks {missing_keys}")
+    (folder / MANIFEST_FILE).write_text(json.dumps(full_manifest, indent=2, default=_json_default), encoding="utf-8")
+
+
+def _term_structs(pairs_per_row: Any) -> list[list[dict[str, Any]]]:
+    """[term, weight] pairs as Parquet structs (a Parquet list holds one type); read back as pairs."""
+    return [[{"term": str(term), "weight": float(weight)} for term, weight in pairs] for pairs in pairs_per_row]
+
+
+def carry_over(source: Path, staging: Path, skip: tuple[str, ...] = ()) -> list[str]:
+    """Copy into ``staging`` every file and folder of the cache ``source`` that ``staging`` does not hold yet
+    (the model, files other stages or later versions add), so rewriting some tables loses nothing else;
+    names in ``skip`` (files made stale by the rewrite) are left behind.
+
+    Returns the names copied.
+    """
+    copied = []
+    for entry in sorted(Path(source).iterdir()):
+        target = staging / entry.name
+        if target.exists() or entry.name.startswith(".") or entry.name in skip:
+            continue
+        if entry.is_dir():
+            shutil.copytree(entry, target)
+        else:
+            shutil.copy2(entry, target)
+        copied.append(entry.name)
+    return copied

@@ -1,0 +1,58 @@
+"""The build's clustering stages (pipeline.operations.build): the clustering space (UMAP, through the layout store)
+then HDBSCAN, or one cluster below MIN_DOCUMENTS_FOR_UMAP documents."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from pipeline.config import BuildConfig
+from pipeline.geometry.neighbors import Neighbours
+from pipeline.store.layouts import StageStore
+
+if TYPE_CHECKING:
+    from pipeline.runtime.stages import StageTimer
+
+# Below this many documents UMAP cannot build a neighbour graph worth the name: one topic, PCA map.
+MIN_DOCUMENTS_FOR_UMAP = 5
+
+
+def cluster(
+    n: int,
+    embeddings: np.ndarray,
+    embeddings_key: str,
+    knn: Neighbours,
+    config: BuildConfig,
+    layouts: StageStore,
+    timer: StageTimer,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The clustering space (UMAP) and HDBSCAN: (labels int64 n, -1 = outlier; membership float32 n). Below
+    MIN_DOCUMENTS_FOR_UMAP documents every document is in cluster 0."""
+    if n < MIN_DOCUMENTS_FOR_UMAP:
+        return np.zeros(n, dtype=np.int64), np.ones(n, dtype=np.float32)
+    if config.min_cluster_size is None:
+        raise ValueError("cluster() needs a resolved BuildConfig (BuildConfig.resolved gives min_cluster_size)")
+    from pipeline.geometry.cluster import hdbscan_clusters
+    from pipeline.geometry.umap_layout import cached_umap_layout
+
+    with timer.stage("umap_cluster_space"):
+        reduced = cached_umap_layout(
+            layouts,
+            "umap_cluster_space",
+            embeddings_key,
+            embeddings,
+            knn,
+            config.umap_n_components,
+            config.umap_n_neighbors,
+            config.umap_min_dist,
+            config.random_state,
+        )
+    with timer.stage("hdbscan"):
+        return hdbscan_clusters(
+            reduced,
+            config.min_cluster_size,
+            config.min_samples,
+            config.cluster_selection_method,
+            config.max_cluster_share,
+        )

@@ -1,0 +1,101 @@
+"""The build's map, drawn in a second thread while the main thread fits the clustering and the topics
+(pipeline.operations.build.fit_topics_and_map): UMAP to 2D (stage map_2d), the NeRV refinement for small corpora
+(stage map_refine, through the layout store under :func:`map_refinement_key`), or PCA below MIN_DOCUMENTS_FOR_UMAP
+documents; then the map's metrics (stage map_metrics), measured by the function the build passes
+(pipeline.quality.build_metrics.map_metrics_measurer)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from pipeline.config import BuildConfig
+from pipeline.geometry.cluster_job import MIN_DOCUMENTS_FOR_UMAP
+from pipeline.geometry.neighbors import Neighbours
+from pipeline.store.keys import StageKey, fingerprint, stage_key
+from pipeline.store.layouts import StageStore
+
+if TYPE_CHECKING:
+    from pipeline.runtime.stages import StageTimer
+
+
+def map_refinement_key(embeddings_key: str, coordinates: np.ndarray, params: dict[str, Any]) -> StageKey:
+    """The key of stage "map_refine": the embeddings' fingerprint, the UMAP map's (float32 n x 2), the map_refine_*
+    parameters, pipeline.geometry.refine's code and numpy."""
+    return stage_key(
+        "map_refine",
+        inputs={"embeddings": embeddings_key, "map": fingerprint(np.ascontiguousarray(coordinates, dtype=np.float32))},
+        params={"method": "nerv", **params},
+        libraries=("numpy",),
+        code=("pipeline.geometry.refine",),
+    )
+
+
+def cached_map_refinement(
+    layouts: StageStore, embeddings_key: str, embeddings: np.ndarray, coordinates: np.ndarray, config: BuildConfig
+) -> np.ndarray:
+    """The UMAP map ``coordinates`` (n x 2) refined by :func:`pipeline.geometry.refine.nerv_refine` with the config's
+    map_refine_* values, through the layout store under :func:`map_refinement_key`. float32, n x 2."""
+    from pipeline.geometry.refine import nerv_refine
+
+    params: dict[str, Any] = {
+        "perplexity": config.map_refine_perplexity,
+        "recall_weight": config.map_refine_recall_weight,
+        "alpha": config.map_refine_alpha,
+        "steps": config.map_refine_steps,
+    }
+
+    def run() -> dict[str, np.ndarray]:
+        return {"layout": nerv_refine(embeddings, coordinates, **params)}
+
+    return layouts.cached(map_refinement_key(embeddings_key, coordinates, params), run)["layout"].astype(np.float32)
+
+
+def map_drawer(
+    n: int,
+    embeddings: np.ndarray,
+    embeddings_key: str,
+    knn: Neighbours,
+    config: BuildConfig,
+    layouts: StageStore,
+    timer: StageTimer,
+    measure: Callable[[np.ndarray], dict[str, float | None]],
+) -> Callable[[], tuple[np.ndarray, dict[str, float | None]]]:
+    """The function the map thread runs: UMAP to 2D then NeRV refinement for small corpora, or PCA below
+    MIN_DOCUMENTS_FOR_UMAP documents; then the map's metrics (stage map_metrics): ``measure(coordinates)``
+    (pipeline.quality.build_metrics.map_metrics_measurer). They need the map, the embeddings, the neighbour lists
+    and the documents' reference columns, not the topics, so the map thread measures them while the main thread
+    still fits the topics. Returns (float32 n x 2 coordinates, the map metrics)."""
+    from pipeline.geometry.umap_layout import cached_umap_layout, pca_layout
+
+    def draw() -> np.ndarray:
+        if n < MIN_DOCUMENTS_FOR_UMAP:
+            with timer.stage("map_2d"):
+                return pca_layout(embeddings, 2)
+        with timer.stage("map_2d"):
+            layout = cached_umap_layout(
+                layouts,
+                "map_2d",
+                embeddings_key,
+                embeddings,
+                knn,
+                2,
+                config.umap_n_neighbors,
+                config.map_min_dist,
+                config.random_state,
+                config.map_negative_sample_rate,
+            )
+        if n <= config.map_refine_max_documents:
+            with timer.stage("map_refine"):
+                layout = cached_map_refinement(layouts, embeddings_key, embeddings, layout, config)
+        return layout
+
+    def draw_and_measure() -> tuple[np.ndarray, dict[str, float | None]]:
+        layout = draw()
+        with timer.stage("map_metrics"):
+            figures = measure(layout)
+        return layout, figures
+
+    return draw_and_measure
