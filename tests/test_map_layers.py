@@ -282,3 +282,18 @@ def test_without_subtopics_the_labels_stop_at_topics(atlas):
     layers = map_layers.view_layers(documents, ids, atlas.topics, topic_map.MapState(level="zoom"))
     assert set(levels_of(layers)) == {0, 1}
     assert all(isinstance(label["size"], int) and label["size"] > 0 for label in layers["labels"])
+
+
+def test_each_topic_and_subtopic_label_names_its_topic():
+    """The map hides a topic's label when its own subtopics' labels replace it; told each label's topic, it no longer
+    guesses it from the papers round the anchor (a subtopic's anchor among another topic's papers hid that topic's
+    label, seed 7)."""
+    import pandas as pd
+
+    from dashboard.figures.map_layers import parent_topics
+
+    subtopics = pd.DataFrame({"subtopic": [10, 11, 12], "topic": [3, 3, 5]})
+    assert parent_topics("topic", [3, 5], subtopics) == [3, 5]
+    assert parent_topics("subtopic", [12, 10], subtopics) == [5, 3]
+    assert parent_topics("theme", [0, 1], subtopics) == [None, None]
+    assert parent_topics("subtopic", [10], None) == [None]

@@ -232,7 +232,8 @@ def view_labels(
     topics_filtered: bool = False,
 ) -> list[dict[str, Any]]:
     """The labels of one view: [{name, lines, font_px, anchor (in the component's space), colour, level (0 theme,
-    1 topic, 2 subtopic), size (its matching papers)}], shallowest level first, each level largest first.
+    1 topic, 2 subtopic), size (its matching papers), topic (a topic's id, a subtopic's topic; None for a theme)}],
+    shallowest level first, each level largest first.
 
     ``matches``: bool (n) over ``listing``; ``x``, ``y``: the listing's positions in the component's space (n).
     The levels are topic_map.label_levels': by zoom, every level from the first one (themes on the whole map,
@@ -249,8 +250,9 @@ def view_labels(
         labelled = slim[matches & (point_labels(slim, topics, state, subtopics, column) != "")]
         groups = label_groups(labelled, topics, state, subtopics=subtopics, column=column)
         width = THEME_LINE_CHARS if column == "theme" else TOPIC_LINE_CHARS
-        for name, font, anchor, colour, size in zip(
-            groups.names, groups.font_px, groups.anchors, groups.colours, groups.sizes
+        parents = parent_topics(column, groups.keys, subtopics)
+        for name, font, anchor, colour, size, parent in zip(
+            groups.names, groups.font_px, groups.anchors, groups.colours, groups.sizes, parents
         ):
             labels.append(
                 {
@@ -261,6 +263,20 @@ def view_labels(
                     "colour": colour,
                     "level": LEVEL_COLUMNS.index(column),
                     "size": size,
+                    "topic": parent,
                 }
             )
     return labels
+
+
+def parent_topics(column: str, keys: list[int], subtopics: pd.DataFrame | None) -> list[int | None]:
+    """The topic id of each label of ``column`` (keys: its ids): a topic's own, a subtopic's topic, None for a
+    theme. The map hides a topic's label when a subtopic label of the same topic replaces it when zoomed in; told the
+    topic, it no longer guesses it from the papers round the label's anchor (a subtopic's anchor can lie among
+    another topic's papers, whose label then went missing)."""
+    if column == "topic":
+        return [int(key) for key in keys]
+    if column == "subtopic" and subtopics is not None and not subtopics.empty:
+        parent = dict(zip(subtopics["subtopic"].astype(int), subtopics["topic"].astype(int)))
+        return [parent.get(int(key)) for key in keys]
+    return [None] * len(keys)

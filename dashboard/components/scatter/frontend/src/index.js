@@ -475,11 +475,14 @@ function renderLabels(labels, mode) {
     }
     el.title = label.name;
     labelLayer.appendChild(el);
-    return { el, name: label.name, level, size: Number(label.size) || 0, order, anchor: label.anchor, at: null };
+    const topic = Number.isInteger(label.topic) ? label.topic : null;
+    return { el, name: label.name, level, size: Number(label.size) || 0, order, anchor: label.anchor, topic, at: null };
   });
   for (const node of labelNodes) [node.w, node.h] = [node.el.offsetWidth, node.el.offsetHeight];
   for (const node of labelNodes) node.el.style.display = "none";
-  markCovered(labelNodes, topicAt);
+  // The page names each topic and subtopic label's topic; an older page did not, and the anchor's papers tell it.
+  const told = labelNodes.every((node) => node.level === 0 || node.topic !== null);
+  markCovered(labelNodes, told ? (node) => node.topic : topicAt);
 }
 
 function renderLegend(legend, title) {
