@@ -1,4 +1,4 @@
-"""``topic-atlas edit {merge,split,delete,move,rename,undo,log}``: argument parsing and one call of
+"""``topic-atlas edit {merge,split,delete,move,rename,undo,log,replay}``: argument parsing and one call of
 :mod:`pipeline.operations.edit` each."""
 
 from __future__ import annotations
