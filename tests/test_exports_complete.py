@@ -178,14 +178,17 @@ def job_processes() -> tuple[set[int], set[str]]:
     return forks, tags
 
 
-def running_jobs() -> int:
-    """How many render jobs surely ran at one moment: those seen in two looks in a row. One look reads the processes
-    one after another, so it can see a job that ended and, later in the same look, one that started after it; a job
-    seen in both looks was running from its place in the first to its place in the second, and any jobs seen so
-    overlap pairwise, hence all at one moment."""
-    first_forks, first_tags = job_processes()
-    second_forks, second_tags = job_processes()
-    return max(len(first_forks & second_forks), len(first_tags & second_tags))
+def running_jobs(looks: int = 3) -> int:
+    """How many render jobs surely ran at one moment: those seen in ``looks`` looks in a row. One look reads the
+    processes one after another, so it can see a job that ended and, later in the same look, one that started after
+    it; a job seen in every look was running from its place in the first to its place in the last, and any jobs seen
+    so overlap pairwise, hence all at one moment. Three looks, not two: a fresh clone's CI run beside a whole second
+    suite (load 8 on 2 cores) once saw 3 jobs in two looks, a killed job's processes still listed while the next
+    started; the leftover check (``gone``) still catches a job that outlives its place."""
+    seen = [job_processes() for _ in range(looks)]
+    forks = set.intersection(*(found[0] for found in seen))
+    tags = set.intersection(*(found[1] for found in seen))
+    return max(len(forks), len(tags))
 
 
 def run_concurrently(requests: list[Callable[..., dict[str, bytes]]]) -> tuple[list[Any], int]:
