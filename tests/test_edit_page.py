@@ -83,12 +83,7 @@ def test_a_merge_and_its_undo_in_a_real_browser(atlas: Path, tmp_path: Path, chr
         streamlit_server(atlas, tmp_path / "server.log", {"ATLAS_MAP_RENDERER": "plotly"}) as (url, _),
         sync_playwright() as playwright,
     ):
-        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
-        page = browser.new_page(viewport={"width": 1440, "height": 1400})
-        page.set_default_timeout(120_000)
-        page.add_init_script(RUN_TRACKER)
-        page.goto(url, wait_until="domcontentloaded", timeout=120_000)
-        wait_until_run(page)
+        browser, page = open_page(playwright, chromium, url)
         sidebar = page.locator('[data-testid="stSidebar"]')
         sidebar.get_by_text("Edit topics").click()  # an expander opens in the browser, without a run
         merge = sidebar.locator(".st-key-edit_merge")
@@ -136,6 +131,17 @@ def test_the_filtered_papers_move_to_a_topic(atlas: Path, monkeypatch: pytest.Mo
     assert int(caption.split()[0].replace(",", "")) >= len(moved)  # the ones already there stay
 
 
+def open_page(playwright, chromium: str, url: str):
+    """(Chromium, a 1440x1400 page of the dashboard at ``url`` once its first run has ended)."""
+    browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+    page = browser.new_page(viewport={"width": 1440, "height": 1400})
+    page.set_default_timeout(120_000)
+    page.add_init_script(RUN_TRACKER)
+    page.goto(url, wait_until="domcontentloaded", timeout=120_000)
+    wait_until_run(page)
+    return browser, page
+
+
 def choose_action(page, sidebar, action: str) -> None:
     """Pick ``action`` in the panel's "Edit" list (a run)."""
     with rerun(page):
@@ -159,12 +165,7 @@ def test_split_delete_move_and_rename_in_a_real_browser(atlas: Path, tmp_path: P
         streamlit_server(atlas, tmp_path / "server.log", {"ATLAS_MAP_RENDERER": "plotly"}) as (url, _),
         sync_playwright() as playwright,
     ):
-        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
-        page = browser.new_page(viewport={"width": 1440, "height": 1400})
-        page.set_default_timeout(120_000)
-        page.add_init_script(RUN_TRACKER)
-        page.goto(url, wait_until="domcontentloaded", timeout=120_000)
-        wait_until_run(page)
+        browser, page = open_page(playwright, chromium, url)
         sidebar = page.locator('[data-testid="stSidebar"]')
         sidebar.get_by_text("Edit topics").click()
         choose_action(page, sidebar, "Split a topic")
@@ -195,12 +196,7 @@ def test_the_selection_panel_in_a_real_browser(atlas: Path, tmp_path: Path, chro
         streamlit_server(atlas, tmp_path / "server.log", {"ATLAS_MAP_RENDERER": "plotly"}) as (url, _),
         sync_playwright() as playwright,
     ):
-        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
-        page = browser.new_page(viewport={"width": 1440, "height": 1400}, accept_downloads=True)
-        page.set_default_timeout(120_000)
-        page.add_init_script(RUN_TRACKER)
-        page.goto(url, wait_until="domcontentloaded", timeout=120_000)
-        wait_until_run(page)
+        browser, page = open_page(playwright, chromium, url)
         with rerun(page):
             search = page.locator('[data-testid="stSidebar"] .st-key-query input')
             search.fill("language")
