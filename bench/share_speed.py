@@ -91,7 +91,7 @@ def main() -> int:
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
-    from pipeline.operations.share import write_share
+    from dashboard.export.share_page import write_share
 
     with tempfile.TemporaryDirectory() as folder:
         target = Path(folder) / "atlas.html"

@@ -1,4 +1,5 @@
-"""``python -m pipeline``: the same command line as ``topic-atlas`` (pipeline.commands.main)."""
+"""``python -m pipeline``: the pipeline's commands (pipeline.commands.main); ``topic-atlas`` and ``python -m
+topic_atlas`` add ``share`` (topic_atlas.cli)."""
 
 import sys
 

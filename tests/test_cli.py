@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -31,6 +32,39 @@ def test_help_lists_every_command(embedding_store: Path):
         assert command in result.stdout
     build_help = run_cli("build", "--help", env_store=embedding_store)
     assert "--input" in build_help.stdout and "--cache" in build_help.stdout and "--name" in build_help.stdout
+
+
+def listed_commands(help_text: str) -> list[str]:
+    """The subcommands a top-level ``--help`` lists, in its order (argparse indents each by four spaces)."""
+    return re.findall(r"^ {4}([a-z]+)\s", help_text, flags=re.MULTILINE)
+
+
+def test_topic_atlas_adds_share_to_the_pipelines_commands(embedding_store: Path):
+    """``topic-atlas`` (topic_atlas.cli, also ``python -m topic_atlas``) is the pipeline's command line with ``share``
+    in its old place; ``python -m pipeline`` runs the pipeline's commands alone (issue 39)."""
+    env = {**os.environ, "ATLAS_EMBEDDING_CACHE": str(embedding_store)}
+    full = subprocess.run(
+        [sys.executable, "-m", "topic_atlas", "--help"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert full.returncode == 0, full.stderr[-2000:]
+    assert listed_commands(full.stdout) == ["build", "evaluate", "place", "add", "rename", "fetch", "share", "edit"]
+    share_help = subprocess.run(
+        [sys.executable, "-m", "topic_atlas", "share", "--help"], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert share_help.returncode == 0 and all(flag in share_help.stdout for flag in ("--cache", "--out", "--folder"))
+    pipeline_only = run_cli("--help", env_store=embedding_store)
+    assert listed_commands(pipeline_only.stdout) == ["build", "evaluate", "place", "add", "rename", "fetch", "edit"]
+
+
+def test_the_console_script_limits_threads_before_numpy_loads():
+    """Importing the ``topic-atlas`` entry point loads no numerical library (topic_atlas/__init__.py is lazy), so
+    its ``main`` still sets the BLAS thread variables before numpy loads (pipeline.runtime.threads)."""
+    probe = (
+        "import sys, topic_atlas.cli\n"
+        "print(sorted(m for m in ('numpy', 'pandas', 'pyarrow', 'dashboard', 'topic_atlas.atlas') if m in sys.modules))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert loaded.stdout.strip() == "[]"
 
 
 def test_bad_csv_is_one_line_error_without_traceback(tmp_path: Path, embedding_store: Path):

@@ -20,12 +20,12 @@ import pytest
 from PIL import Image
 
 from bench import share_speed
+from dashboard.export.share_page import write_share_folder
 from pipeline.cache import read_cache
-from pipeline.commands.main import main as topic_atlas
 from pipeline.ingest.readable import readable_text, readable_title
-from pipeline.operations.share import write_share_folder
 from tests.streamlit_server import chromium_path
 from tests.test_browser_map import CHROMIUM_ARGS
+from topic_atlas.cli import main as topic_atlas
 
 DRAWN = "() => window.__atlasShare && window.__atlasShare.firstDrawMs !== null"
 TEXTS = "() => document.body.dataset.texts === '1'"
@@ -188,7 +188,7 @@ def test_downloads_tab_makes_the_share_file_when_asked(
 ):
     from streamlit.testing.v1 import AppTest
 
-    import pipeline.operations.share as share_operation
+    import dashboard.export.share_page as share_operation
     from tests.test_app import APP, no_failure
 
     made: list[str] = []
@@ -232,7 +232,7 @@ def test_markup_in_titles_stays_text(slice_cache: Path, tmp_path: Path, browser:
 
 def test_atlas_share_writes_the_same_page(slice_cache: Path, share_file: Path, tmp_path: Path):
     import topic_atlas as ta
-    from pipeline.operations.share import MARKER
+    from dashboard.export.share_page import MARKER
 
     written = ta.Atlas.load(slice_cache).share(tmp_path / "mine.html")
     assert written == tmp_path / "mine.html"

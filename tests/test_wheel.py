@@ -80,7 +80,7 @@ def test_the_wheel_holds_the_files_the_code_reads(wheel: Path):
             assert archive.read(inside) == original.read_bytes(), f"{inside} differs from {original}"
         assert "topic_atlas/serving.py" in names and "dashboard/app.py" in names
         assert not any(name.startswith(("tests/", "bench/", "data/")) for name in names)
-        assert "topic-atlas = pipeline.commands.main:main" in archive.read(
+        assert "topic-atlas = topic_atlas.cli:main" in archive.read(
             next(name for name in names if name.endswith("entry_points.txt"))
         ).decode("utf-8")
 
@@ -117,5 +117,6 @@ def test_an_install_outside_the_checkout_finds_its_package_data(wheel: Path, tmp
         [environment / "bin" / "topic-atlas", "--help"], capture_output=True, text=True, cwd=work, env=clean
     )
     assert command.returncode == 0 and "build" in command.stdout, command.stderr[-2000:]
+    assert "share" in command.stdout  # the command line's own command, beside the pipeline's (topic_atlas.cli)
     assert not (site / ".cache").exists() and not (site / "caches").exists()  # nothing written beside the modules
     assert {path.name for path in work.iterdir()} <= {".cache"}  # the command's log, in the folder it ran in

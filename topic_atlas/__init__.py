@@ -1,9 +1,35 @@
 """Topic Atlas as a library: ``import topic_atlas as ta``; ``ta.Atlas.fit(frame)``, ``ta.Atlas.load(folder)``.
 
 See :mod:`topic_atlas.atlas` for the API and docs/architecture.md for the pipeline and the dashboard behind it.
+
+``Atlas`` and ``BuildConfig`` are imported when first used (PEP 562), so importing the package, or its command line
+:mod:`topic_atlas.cli`, loads no numerical library: the command line limits the BLAS threads before numpy loads.
 """
 
-from pipeline.config import BuildConfig
-from topic_atlas.atlas import Atlas
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pipeline.config import BuildConfig
+    from topic_atlas.atlas import Atlas
 
 __all__ = ["Atlas", "BuildConfig"]
+
+
+def __getattr__(name: str) -> Any:
+    """``Atlas`` (topic_atlas.atlas) and ``BuildConfig`` (pipeline.config), imported on first use."""
+    if name == "Atlas":
+        from topic_atlas.atlas import Atlas
+
+        return Atlas
+    if name == "BuildConfig":
+        from pipeline.config import BuildConfig
+
+        return BuildConfig
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The module's names with the lazily imported ones, for completion in a notebook."""
+    return sorted({*globals(), *__all__})

@@ -236,9 +236,9 @@ class Atlas:
     def share(self, path: Path | str, folder: bool = False) -> Path:
         """Write the atlas as one self-contained HTML file at ``path`` (the map with labels by zoom, search,
         filters, the papers, a lasso list with CSV; opens from disk offline), or with ``folder`` a folder of
-        ``index.html`` and ``data/*.bin`` for static hosting (pipeline.operations.share). Returns ``path``.
-        Raises pipeline.runtime.errors.TargetError for a path that cannot be written."""
-        from pipeline.operations.share import write_share, write_share_folder
+        ``index.html`` and ``data/*.bin`` for static hosting (dashboard.export.share_page, as ``topic-atlas
+        share``). Returns ``path``. Raises pipeline.runtime.errors.TargetError for a path that cannot be written."""
+        from dashboard.export.share_page import write_share, write_share_folder
 
         return (write_share_folder if folder else write_share)(self.folder, path).path
 

@@ -1,8 +1,12 @@
-"""Command line: ``topic-atlas {build,evaluate,place,add,rename,fetch,share,edit} --help`` (``python -m pipeline``).
+"""The pipeline's command line: ``python -m pipeline {build,evaluate,place,add,rename,fetch,edit} --help``.
 
 Each subcommand lives in its own module, which offers ``register(subparsers)``; the handler it sets
 with ``set_defaults(handler=...)`` returns the process exit code. Modules are imported only when their
 command runs, so ``--help`` and the build stay quick.
+
+The ``topic-atlas`` console script is :mod:`topic_atlas.cli`: these commands plus ``share``, which writes the
+dashboard's map and so cannot live in the pipeline (issue 39: nothing under ``pipeline/`` imports ``dashboard`` or
+``topic_atlas``). It runs :func:`main` with its own table of commands (``commands``, default COMMAND_MODULES).
 """
 
 from __future__ import annotations
@@ -11,11 +15,11 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from pipeline.runtime.errors import AtlasError
 
-# subcommand -> module that registers it
+# subcommand -> module that registers it: the pipeline's own commands, in the order --help lists them
 COMMAND_MODULES = {
     "build": "pipeline.commands.build",
     "evaluate": "pipeline.commands.evaluate",
@@ -23,13 +27,13 @@ COMMAND_MODULES = {
     "add": "pipeline.commands.add",
     "rename": "pipeline.commands.rename",
     "fetch": "pipeline.commands.fetch",
-    "share": "pipeline.commands.share",
     "edit": "pipeline.commands.edit",
 }
 
 
-def make_parser(argv: list[str]) -> argparse.ArgumentParser:
-    """Build the argument parser; only the module of the chosen subcommand (or all, for top-level help) is imported."""
+def make_parser(argv: list[str], commands: Mapping[str, str] = COMMAND_MODULES) -> argparse.ArgumentParser:
+    """Build the argument parser of ``commands`` ({subcommand: module}); only the module of the chosen subcommand
+    (or all, for top-level help) is imported."""
     parser = argparse.ArgumentParser(
         prog="topic-atlas",
         description=(
@@ -38,8 +42,8 @@ def make_parser(argv: list[str]) -> argparse.ArgumentParser:
     )
     parser.add_argument("--debug", action="store_true", help="show full tracebacks on errors")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    chosen = next((arg for arg in argv if arg in COMMAND_MODULES), None)
-    for name, module_name in COMMAND_MODULES.items():
+    chosen = next((arg for arg in argv if arg in commands), None)
+    for name, module_name in commands.items():
         if chosen is not None and name != chosen:
             subparsers.add_parser(name, help=f"see: topic-atlas {name} --help")
             continue
@@ -88,8 +92,9 @@ def run_guarded(action: Callable[[], int | None], command: str, argv: list[str],
         return 2
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run one subcommand; returns the exit code (0 success, 2 any failure, 130 interrupted). See run_guarded."""
+def main(argv: list[str] | None = None, commands: Mapping[str, str] = COMMAND_MODULES) -> int:
+    """Run one subcommand of ``commands`` ({subcommand: module}, default the pipeline's); returns the exit code
+    (0 success, 2 any failure, 130 interrupted). See run_guarded."""
     argv = list(sys.argv[1:] if argv is None else argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -99,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     from pipeline.runtime.allocator import keep_freed_memory
 
     keep_freed_memory()  # a batch process: large temporary arrays reuse freed pages (pipeline.runtime.allocator)
-    command = next((arg for arg in argv if arg in COMMAND_MODULES), "")
+    command = next((arg for arg in argv if arg in commands), "")
     from pipeline.runtime.console import configure_output
 
     configure_output(command)  # library noise to the log file only (pipeline.runtime.console)
@@ -108,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def parse() -> None:
         nonlocal parser
-        parser = make_parser(argv)
+        parser = make_parser(argv, commands)
 
     code = run_guarded(parse, command, argv, debug)  # a subcommand's module may fail to import (a broken install)
     if parser is None:

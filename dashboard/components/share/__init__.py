@@ -4,7 +4,7 @@
 ``../../scatter/frontend/src/labels.js``: themes at the fitted view, topics from 1.8x, subtopics from 4x), and adds
 search, filters, the paper panel and a lasso list with a CSV download. ``npm install && npm run build`` in
 ``frontend/`` writes ``build/share.js`` and ``build/share.html``, both committed, so writing a share file needs no
-JavaScript toolchain; :mod:`pipeline.operations.share` inlines them with the atlas's data.
+JavaScript toolchain; :mod:`dashboard.export.share_page` inlines them with the atlas's data.
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
 """One file to share an atlas (issue 41): the map, search, filters, the papers and a lasso list in one HTML file.
 
-``topic-atlas share --cache C --out atlas.html`` (and ``--folder OUT``, ``Atlas.share``, the page's Downloads tab)
-write what :func:`share_html` makes: the template and script of :mod:`dashboard.components.share` (regl-scatterplot
-with the map component's label rules, all inlined, nothing fetched) and the atlas's data as deflate-compressed
-binary blocks, base64 in ``<script type="application/octet-stream">`` elements that the browser inflates with its
-own ``DecompressionStream``:
+``topic-atlas share --cache C --out atlas.html`` (and ``--folder OUT``; :mod:`topic_atlas.share_command`),
+``Atlas.share`` and the page's Downloads tab write what :func:`share_html` makes: the template and script of
+:mod:`dashboard.components.share` (regl-scatterplot with the map component's label rules, all inlined, nothing
+fetched) and the atlas's data as deflate-compressed binary blocks, base64 in
+``<script type="application/octet-stream">`` elements that the browser inflates with its own
+``DecompressionStream``:
 
 - ``points``: x, y (float32, n, the map component's [-1, 1] space), the colour index (uint8, n: the theme colours
   of the dashboard's map), a link flag (uint8, n) and one uint16 code per paper for each field (theme, topic,
@@ -18,7 +19,9 @@ where each array lies in its block. The folder variant (``--folder``: ``index.ht
 hosting: a browser fetches the blocks over http, not from disk) writes each block as its raw compressed bytes.
 
 The colours, labels and frame are the dashboard's own (:func:`dashboard.figures.map_layers.view_layers` over the
-whole map, coloured by theme, labels "by zoom"), imported when a share is written, as ``topic_atlas`` does.
+whole map, coloured by theme, labels "by zoom"), which is why this writer lives in the dashboard and not in the
+pipeline (issue 39: the pipeline imports neither ``dashboard`` nor ``topic_atlas``). They are imported when a share
+is written, so that ``topic-atlas --help``, which imports every command's module, loads no plotting library.
 """
 
 from __future__ import annotations

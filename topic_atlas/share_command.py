@@ -1,4 +1,9 @@
-"""``topic-atlas share``: argument parsing and one call of :mod:`pipeline.operations.share`."""
+"""``topic-atlas share``: argument parsing and one call of :mod:`dashboard.export.share_page`.
+
+One of the commands of :mod:`topic_atlas.cli`, registered as the pipeline's commands are (``register(subparsers)``;
+the handler returns the exit code). It lives here, not in ``pipeline/commands/``, because the share page is the
+dashboard's map: the command line's API layer sits above both the pipeline and the dashboard (issue 39).
+"""
 
 from __future__ import annotations
 
@@ -6,8 +11,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from dashboard.export.share_page import write_share, write_share_folder
 from pipeline.cache import CacheError
-from pipeline.operations.share import write_share, write_share_folder
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -29,6 +34,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _handle_share(args: argparse.Namespace) -> int:
+    """Write the share file (``--out``) or folder (``--folder``) and say what was written; 2 for an unreadable
+    cache, its message on stderr."""
     try:
         if args.out is not None:
             result = write_share(args.cache, args.out)
