@@ -5,7 +5,8 @@ label level, the highlighted points, the legend), plus a title and a caption nam
 renderers draw it, both offline, with one layout (:mod:`dashboard.figures.publication_layout`): each label group's
 name beside the points in two columns, joined to the densest spot of its cluster by a leader line, so no label lies
 over a point, another label or the legend; the legend (only when the labels do not name the colours) right of the
-plot area; the title above and the caption beneath.
+plot area; the title above and the caption beneath. A drilled topic's view (:func:`view_of_map`) is framed as the
+page's map frames it (``MapView.frame``), its papers coloured and labelled by their subtopics.
 
 - **matplotlib** (:func:`matplotlib_figure`, the default): DejaVu Sans with Noto Sans CJK as glyph fallback, points
   rasterised at 300 dpi while text, leader lines, legend and caption stay vector (selectable text) in SVG and PDF.
@@ -37,8 +38,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dashboard.display import OUTLIER_COLOUR, OUTLIER_TOPIC, plotly_escape, topic_colour, topic_labels
-from dashboard.figures import topic_map
-from dashboard.figures.publication_layout import LINE_SPACING, LabelLayout, font_measure, layout_labels
+from dashboard.figures import map_layers, topic_map
+from dashboard.figures.publication_layout import LINE_SPACING, LabelLayout, font_measure, label_anchors, layout_labels
 
 POINT_COLUMNS = ("x", "y", "colour", "label", "highlight")
 FORMATS = ("png", "svg", "pdf")
@@ -68,6 +69,7 @@ TITLE_WRAP_CHARS = 90
 HIGHLIGHT_EDGE = "#111111"
 NEUTRAL_LABEL_COLOUR = "#333333"
 NEUTRAL_LINE_COLOUR = "#888888"
+FRAME_ANCHOR_PAD = 0.03  # room round a label's anchor that a drilled topic's frame is widened to hold
 _HEX_COLOUR = re.compile(r"#[0-9A-Fa-f]{6}")
 
 
@@ -89,12 +91,25 @@ class MapView:
         One line above the map.
     caption : str
         Corpus, build date and filters, under the map.
+    frame : (x_low, x_high, y_low, y_high) or None
+        The part of the map the figure shows, in map coordinates, as the page's map frames a drilled topic; the
+        points outside it are not drawn. None: every point.
     """
 
     points: pd.DataFrame
     legend: list[tuple[str, str]] = field(default_factory=list)
     title: str = "Topic Atlas"
     caption: str = ""
+    frame: tuple[float, float, float, float] | None = None
+
+    @functools.cached_property
+    def shown_points(self) -> pd.DataFrame:
+        """The rows of ``points`` the figure draws: those inside ``frame`` (every row without one)."""
+        if self.frame is None:
+            return self.points
+        x_low, x_high, y_low, y_high = self.frame
+        x, y = self.points["x"].astype(float), self.points["y"].astype(float)
+        return self.points[x.between(x_low, x_high) & y.between(y_low, y_high)].reset_index(drop=True)
 
     @functools.cached_property
     def fingerprint(self) -> str:
@@ -102,7 +117,7 @@ class MapView:
         caption; computed once per view. The page's Downloads tab names a drawn figure by it."""
         digest = hashlib.sha256()
         digest.update(pd.util.hash_pandas_object(self.points[list(POINT_COLUMNS)], index=False).to_numpy().tobytes())
-        digest.update(repr((self.legend, self.title, self.caption)).encode("utf-8"))
+        digest.update(repr((self.legend, self.title, self.caption, self.frame)).encode("utf-8"))
         return digest.hexdigest()[:16]
 
 
@@ -121,13 +136,22 @@ def check_view(view: MapView) -> None:
     for entry in view.legend:
         if len(entry) != 2 or not _HEX_COLOUR.fullmatch(str(entry[1])):
             raise ValueError(f"MapView.legend entries are (name, '#RRGGBB'), not {entry!r}")
+    if view.frame is not None:
+        frame = np.asarray(view.frame, dtype=float)
+        if frame.shape != (4,) or not np.isfinite(frame).all() or frame[0] > frame[1] or frame[2] > frame[3]:
+            raise ValueError(f"MapView.frame is (x_low, x_high, y_low, y_high), finite and ordered, not {view.frame!r}")
 
 
 def save_view(view: MapView, folder: Path) -> None:
     """Write ``view`` into ``folder`` as ``points.parquet`` + ``view.json`` (for a render job; see
     :func:`load_view`)."""
     view.points[list(POINT_COLUMNS)].to_parquet(folder / "points.parquet", index=False)
-    meta = {"legend": [list(entry) for entry in view.legend], "title": view.title, "caption": view.caption}
+    meta = {
+        "legend": [list(entry) for entry in view.legend],
+        "title": view.title,
+        "caption": view.caption,
+        "frame": None if view.frame is None else [float(value) for value in view.frame],
+    }
     (folder / "view.json").write_text(json.dumps(meta), encoding="utf-8")
 
 
@@ -135,11 +159,13 @@ def load_view(folder: Path) -> MapView:
     """The MapView :func:`save_view` wrote into ``folder``."""
     meta = json.loads((folder / "view.json").read_text(encoding="utf-8"))
     points = pd.read_parquet(folder / "points.parquet")
+    frame = meta.get("frame")
     return MapView(
         points=points,
         legend=[(str(name), str(colour)) for name, colour in meta["legend"]],
         title=str(meta["title"]),
         caption=str(meta["caption"]),
+        frame=None if frame is None else (float(frame[0]), float(frame[1]), float(frame[2]), float(frame[3])),
     )
 
 
@@ -213,12 +239,12 @@ def matplotlib_figure(view: MapView, figsize: tuple[float, float] = FIGURE_SIZE_
     caption_guess = _wrapped(view.caption, CAPTION_WRAP_CHARS).count("\n") + 2 if view.caption else 0
     geometry = frame_geometry(figsize, bool(view.title), caption_guess, legend_width)
     left, bottom, width, height = geometry.plot
-    layout = layout_labels(view.points, width * 72, height * 72, font_measure(families))
+    layout = layout_labels(view.shown_points, width * 72, height * 72, font_measure(families))
     axes = figure.add_axes((left / figsize[0], bottom / figsize[1], width / figsize[0], height / figsize[1]))
     axes.set_axis_off()
     axes.set_xlim(*layout.x_range)
     axes.set_ylim(*layout.y_range)
-    _matplotlib_points(axes, view.points)
+    _matplotlib_points(axes, view.shown_points)
     _matplotlib_labels(axes, view, layout, families, width * 72)
     if legend is not None:
         legend.set_bbox_to_anchor(
@@ -356,7 +382,7 @@ def plotly_figure(view: MapView, width: int = 1800, height: int = 1350) -> go.Fi
     top, each label beside the points with its leader line, the legend right of the plot area (legend-only traces),
     the title above and the caption beneath. Raises ValueError for an invalid view."""
     check_view(view)
-    points = view.points
+    points = view.shown_points
     px_per_pt = width / (FIGURE_SIZE_IN[0] * 72)
     families = matplotlib_font_families()
     measure = font_measure(families)
@@ -509,10 +535,14 @@ def filter_note(
     n_selected: int = 0,
     areas: Iterable[str] = (),
     theme: str = "",
+    drilled_topic: str = "",
 ) -> str:
-    """One line naming the filters in force, e.g. 'theme: reasoning; topics: LLM agents, diffusion; search "graph";
-    decision: Oral; primary area: optimization', or 'no filters'."""
+    """One line naming the filters in force, e.g. 'theme: reasoning; drilled topic: LLM agents; topics: LLM agents,
+    diffusion; search "graph"; decision: Oral; primary area: optimization', or 'no filters'. ``theme`` and
+    ``drilled_topic``: the names of the theme and topic the map is drilled into."""
     parts = [f"theme: {theme}"] if theme else []
+    if drilled_topic:
+        parts.append(f"drilled topic: {drilled_topic}")
     names = [str(name) for name in topic_names]
     if names:
         parts.append(("topic: " if len(names) == 1 else "topics: ") + ", ".join(names))
@@ -541,13 +571,44 @@ def caption_text(
     return f"{papers} of {corpus}{built_part} · filters: {filters} · drawn {drawn} by Topic Atlas"
 
 
-def map_title(corpus: str, state: topic_map.MapState, theme_name: str = "") -> str:
-    """'Topic map of ICLR 2025: Graph, coloured by topic': the corpus, the drilled theme's name, the colouring."""
+def map_title(
+    corpus: str,
+    state: topic_map.MapState,
+    theme_name: str = "",
+    topic_name: str = "",
+    subtopics: pd.DataFrame | None = None,
+) -> str:
+    """'Topic map of ICLR 2025: Graph, coloured by topic': the corpus, the drilled theme's name (and the drilled
+    topic's, 'Graph › Molecule generation'), the colouring ('coloured by subtopic' where
+    :func:`colours_subtopics` says the drilled topic's papers are coloured by their subtopics)."""
+    colouring = "subtopic" if colours_subtopics(state, subtopics) else topic_map.COLOUR_MODES[state.colour_by].lower()
+    place = " › ".join(name for name in (theme_name, topic_name) if name)
+    return f"Topic map of {corpus}" + (f": {place}" if place else "") + f", coloured by {colouring}"
+
+
+def colours_subtopics(state: topic_map.MapState, subtopics: pd.DataFrame | None) -> bool:
+    """Whether the figure colours a drilled topic's papers by their subtopics: a topic is drilled and labelled by its
+    subtopics (:func:`dashboard.figures.topic_map.label_level` 2: ``subtopics``, the cache's table, has some of
+    it), and the points are coloured by theme or topic, which would draw the whole topic in one colour (no year
+    highlighted). Coloured by decision, primary area, venue or year, the points keep that colour and its legend."""
     return (
-        f"Topic map of {corpus}"
-        + (f": {theme_name}" if theme_name else "")
-        + (f", coloured by {topic_map.COLOUR_MODES[state.colour_by].lower()}")
+        state.topic is not None
+        and state.colour_by in ("theme", "topic")
+        and state.highlight is None
+        and topic_map.label_level(state, subtopics) == 2
     )
+
+
+def subtopic_colours(keys: np.ndarray) -> np.ndarray:
+    """Each paper's colour by its subtopic, ``keys`` (int, n: subtopic ids, -1 for a paper of no subtopic): the
+    theme palette (Okabe and Ito's colours first, told apart by colour-blind readers; at most 10 subtopics a
+    topic) in order of size, largest first (ties by id), and the outliers' grey for -1. Returns str (n)."""
+    keys = np.asarray(keys, dtype=np.int64)
+    present, counts = np.unique(keys[keys != -1], return_counts=True)
+    ranked = present[np.lexsort((present, -counts))]
+    palette = topic_map.THEME_PALETTE
+    colour_of = {int(key): palette[rank % len(palette)] for rank, key in enumerate(ranked)}
+    return np.asarray([colour_of.get(int(key), OUTLIER_COLOUR) for key in keys], dtype=object)
 
 
 def view_of_map(
@@ -560,18 +621,65 @@ def view_of_map(
     caption: str,
     highlights: topic_map.Highlights | None = None,
     areas: Iterable[str] | None = None,
+    subtopics: pd.DataFrame | None = None,
 ) -> MapView:
-    """The MapView of the page's map: ``matching`` (the papers that pass the filters and the drilled theme; doc_id,
-    x, y, topic, theme and the colour mode's column) in the view's colours and labels, every other paper of
-    ``documents`` (doc_id, x, y) grey beneath as the map draws them, highlights ringed, and a legend only when the
-    labels do not name the colours (:func:`dashboard.figures.topic_map.labels_name_colours`)."""
+    """The MapView of the page's map: ``matching`` (the papers that pass the filters and the drilled theme or topic;
+    doc_id, x, y, topic, theme, subtopic and the colour mode's column) in the view's colours and labels, every other
+    paper of ``documents`` (doc_id, x, y) grey beneath as the map draws them, highlights ringed, and a legend only
+    when the labels do not name the colours (:func:`dashboard.figures.topic_map.labels_name_colours`).
+    ``subtopics``: the cache's subtopics (TopicCache.subtopics; None: none), which label a drilled topic as on the
+    map and colour its papers by subtopic (:func:`colours_subtopics`; no legend: the labels name the colours)."""
     shown = set(matching["doc_id"].astype(str))
     rest = documents[~documents["doc_id"].astype(str).isin(shown)]
     area_list = list(areas) if areas is not None else None
-    points = topic_map.publication_points(matching, topics, state, highlights, rest if len(rest) else None, area_list)
-    named = topic_map.labels_name_colours(state)
-    legend = [] if named else topic_map.legend_entries(matching, topics, state, area_list)
-    return MapView(points, legend, title, caption)
+    points = topic_map.publication_points(
+        matching, topics, state, highlights, rest if len(rest) else None, area_list, subtopics
+    )
+    if colours_subtopics(state, subtopics):
+        colours = points["colour"].to_numpy(dtype=object).copy()
+        in_topic = np.flatnonzero(matching["topic"].astype(int).to_numpy() == state.topic)
+        keys = topic_map.level_keys(matching, "subtopic")[in_topic]
+        colours[len(points) - len(matching) + in_topic] = subtopic_colours(keys)  # matching's rows come last
+        points, legend = points.assign(colour=colours), []
+    else:
+        named = topic_map.labels_name_colours(state)
+        legend = [] if named else topic_map.legend_entries(matching, topics, state, area_list)
+    if state.topic is None or matching.empty:
+        return MapView(points, legend, title, caption)
+    frame = drilled_frame(documents, matching, points)
+    drilled = points.iloc[len(points) - len(matching) :]  # matching's rows come last
+    inside = drilled["x"].between(frame[0], frame[1]) & drilled["y"].between(frame[2], frame[3])
+    outside = int((~inside).sum())
+    return MapView(points, legend, title, caption + (outside_note(outside, len(matching)) if outside else ""), frame)
+
+
+def drilled_frame(
+    documents: pd.DataFrame, matching: pd.DataFrame, points: pd.DataFrame
+) -> tuple[float, float, float, float]:
+    """(x_low, x_high, y_low, y_high), in map coordinates, of a drilled topic's figure: the frame the page's map fits
+    to ``matching`` (:func:`dashboard.figures.map_layers.frame_of`, tight: the matches' 2nd to 98th percentiles
+    padded, in the page's space of ``documents``, the cache's listing), widened to hold every label group's anchor
+    of ``points`` (a MapView's points) with FRAME_ANCHOR_PAD of room, so that no label points out of the figure."""
+    norm = map_layers.normalisation(documents)
+    x, y = norm.apply(matching["x"], matching["y"])
+    x0, y0, x1, y1 = (value * norm.half for value in map_layers.frame_of(np.arange(len(matching)), x, y, tight=True))
+    frame = [x0 + norm.centre_x, x1 + norm.centre_x, y0 + norm.centre_y, y1 + norm.centre_y]
+    anchors = label_anchors(points)
+    if len(anchors):
+        pad = FRAME_ANCHOR_PAD * max(frame[1] - frame[0], frame[3] - frame[2])
+        frame = [
+            min(frame[0], float(anchors["x"].min()) - pad),
+            max(frame[1], float(anchors["x"].max()) + pad),
+            min(frame[2], float(anchors["y"].min()) - pad),
+            max(frame[3], float(anchors["y"].max()) + pad),
+        ]
+    return frame[0], frame[1], frame[2], frame[3]
+
+
+def outside_note(outside: int, total: int) -> str:
+    """The caption's note on the drilled topic's papers that lie outside the figure's frame."""
+    papers = "1 of its papers lies" if outside == 1 else f"{outside:,} of its {total:,} papers lie"
+    return f" · framed on the drilled topic as the page is; {papers} outside the frame"
 
 
 def map_view_from_documents(

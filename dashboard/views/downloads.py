@@ -71,8 +71,8 @@ def current_map_view(atlas: TopicCache, documents: pd.DataFrame, note: str) -> p
 def page_map_view(page: Page) -> publication.MapView:
     """The publication view of exactly the page's map (publication.view_of_map): the matching papers in their colours
     with every other paper grey beneath, labels of the level the map shows (the topics' when topics are filtered, as
-    on the map), highlights, a title naming the corpus, the drilled theme and the colouring, and a caption naming the
-    corpus, the build date and every filter."""
+    on the map; a drilled topic's subtopics, its papers coloured by them), highlights, a title naming the corpus, the
+    drilled theme and topic and the colouring, and a caption naming the corpus, the build date and every filter."""
     atlas, view = page.atlas, page.view
     corpus = paper_table.corpus_name(atlas.manifest)
     labels = topic_labels(atlas.topics)
@@ -80,26 +80,29 @@ def page_map_view(page: Page) -> publication.MapView:
     if view.theme is not None and "theme" in atlas.topics.columns:
         names = atlas.topics.loc[atlas.topics["theme"] == view.theme, "theme_label"]
         theme = str(names.iloc[0]) if len(names) else str(view.theme)
+    drilled = "" if page.topic is None else labels.get(int(page.topic), str(page.topic))
     note = publication.filter_note(
         [labels.get(int(topic), str(topic)) for topic in view.topics],
         view.query,
         view.decisions,
         areas=view.areas,
         theme=theme,
+        drilled_topic=drilled,
     )
     state = page.map_state
     if view.topics:  # the map labels the filtered topics by their own names
         state = dataclasses.replace(state, level="topics")
-    matching = page.matching
+    matching, subtopics = page.matching, resources.subtopics(atlas)
     return publication.view_of_map(
         resources.listing(page.cache_key, atlas),
         matching,
         atlas.topics,
         state,
-        title=publication.map_title(corpus, state, theme),
+        title=publication.map_title(corpus, state, theme, drilled, subtopics),
         caption=publication.caption_text(atlas.manifest, corpus, len(matching), note),
         highlights=page.highlights,
         areas=page.areas,
+        subtopics=subtopics,
     )
 
 
@@ -165,10 +168,10 @@ def show_csv(cache_key: resources.CacheKey, atlas: TopicCache, shown: pd.DataFra
 
 @shared(max_entries=2, show_spinner=False)
 def share_file(cache_key: resources.CacheKey) -> bytes:
-    """The one-file share page of the atlas (pipeline.operations.share.share_html: 8.3 MB and 3-6 s for the whole
+    """The one-file share page of the atlas (dashboard.export.share_page.share_html: 8.3 MB and 3-6 s for the whole
     ICLR 2025 conference), made once per cache folder and manifest time and shared by every session. Raises
     CacheError, AtlasError (the page's built script missing)."""
-    from pipeline.operations.share import share_html
+    from dashboard.export.share_page import share_html
 
     return share_html(cache_key[0])
 
