@@ -7,13 +7,14 @@ test).
 Writes DIR/{view}-{size}.png for every view of ``VIEWS`` (the map at the theme and topic level, by decision, a
 drilled theme, a filtered topic, a clicked paper, the table, Topics, Structure's three charts, Find and place,
 Decisions, Downloads and its charts, What changed when the cache has it, Trends and Venues when it holds several
-collections) at every size (default: 900x1000 with the sidebar open and closed, 1280x720, 1500x1000, 1920x1080; a
-"-closed" size closes Streamlit's sidebar first). Each view is opened from its address in a fresh page, waited for
-(the map drawn, or the tab's first chart), its section scrolled to the top of the window when it has one, and shot
-at the window's size. Prints one line per shot with what it found: labels shown and hidden on the map, elements
-that stick out of the window, and what the page shows that it should not ("nan", a traceback, raw LaTeX, a title
-under the header bar). ``--publication``: also the publication figure of a drilled view as PDF, rendered with
-pdftoppm.
+collections: Trends also with every venue pooled per year, picked in its Venue box (``CHOICES``), its rising and
+fading tables and the notes under its chart) at every size (default: 900x1000 with the sidebar open and closed,
+1280x720, 1500x1000, 1920x1080; a "-closed" size closes Streamlit's sidebar first). Each view is opened from its
+address in a fresh page, waited for (the map drawn, or the tab's first chart), its section scrolled to the top of the
+window when it has one, and shot at the window's size. Prints one line per shot with what it found: labels shown
+and hidden on the map, elements that stick out of the window, and what the page shows that it should not ("nan", a
+traceback, raw LaTeX, a title under the header bar). ``--publication``: also the publication figure of a drilled
+view as PDF, rendered with pdftoppm.
 """
 
 from __future__ import annotations
@@ -49,10 +50,17 @@ VIEWS: list[tuple[str, str, str | None, str]] = [
     ("changes", "?tab=What+changed", None, "tab"),
     ("changes-candidates", "?tab=What+changed", "Candidate new topics", ".js-plotly-plot"),
     ("trends", "?tab=Trends", None, ".js-plotly-plot"),
+    ("trends-years", "?tab=Trends", None, ".js-plotly-plot"),
+    ("trends-themes", "?tab=Trends", "Rising and fading", ".js-plotly-plot"),
+    ("trends-notes", "?tab=Trends", "Left out of the chart", ".js-plotly-plot"),
     ("venues", "?tab=Venues", None, "tab"),
     ("map-highlight", "?colour=year&highlight={year}", None, "map"),
 ]
-COLLECTION_VIEWS = {"trends", "venues", "map-highlight"}  # atlases of several collections (or years) only
+# atlases of several collections (or years) only
+COLLECTION_VIEWS = {"trends", "trends-years", "trends-themes", "trends-notes", "venues", "map-highlight"}
+# Views drawn after a choice in a select box that the address does not hold: {view: (the box's label, the option)}.
+POOLED = ("Venue", "All venues, per year")
+CHOICES = {"trends-years": POOLED, "trends-themes": POOLED, "trends-notes": POOLED}
 LABELS = """() => { const all = [...document.querySelectorAll('.atlas-label')];
   return [all.filter(n => n.style.display !== 'none').length, all.length]; }"""
 # Elements of the page (outside the map's frame) that stick out of the window sideways: clipped text or controls.
@@ -109,6 +117,19 @@ def wait_for_view(page, wait: str) -> None:
     page.wait_for_timeout(1500)
 
 
+def choose(page, label: str, option: str) -> None:
+    """Pick ``option`` in the Streamlit select box labelled ``label`` and wait for the rerun to end."""
+    page.get_by_label(label, exact=True).first.click()
+    page.get_by_role("option", name=option, exact=True).click()
+    page.wait_for_timeout(500)
+    page.wait_for_function(
+        '() => !document.querySelector(\'[data-testid="stStatusWidget"], [data-testid="stSkeleton"]\')',
+        timeout=120_000,
+        polling=250,
+    )
+    page.wait_for_timeout(1500)
+
+
 def shoot(browser, url: str, view: tuple[str, str, str | None, str], size: str, out: Path) -> str:
     """One screenshot of ``view`` at ``size``; returns its line of findings."""
     name, query, scroll_to, wait = view
@@ -119,6 +140,8 @@ def shoot(browser, url: str, view: tuple[str, str, str | None, str], size: str, 
         start = time.perf_counter()
         page.goto(url + query, wait_until="domcontentloaded")
         wait_for_view(page, wait)
+        if name in CHOICES:
+            choose(page, *CHOICES[name])
         seconds = time.perf_counter() - start
         if not sidebar and not page.locator("[role='dialog']").count():  # the paper's drawer is modal: left as is
             close_sidebar(page)

@@ -150,3 +150,117 @@ def venue_bars(shares: pd.DataFrame, labels: dict[int, str], group: str, title: 
         margin={"l": 8, "t": 70},
     )
     return figure
+
+
+HOLE_COLOUR = "rgba(120, 120, 120, 0.22)"  # the years a venue has no papers in: grey bands behind every panel
+
+
+def year_ticks(first: int, last: int) -> int:
+    """The step between year ticks on an axis from ``first`` to ``last``: 10 over more than 25 years, 5 over more
+    than 10, else 1 (forty years of ticks one a year were printed over each other)."""
+    span = last - first
+    return 10 if span > 25 else 5 if span > 10 else 1
+
+
+def _runs(years: list[int]) -> list[tuple[int, int]]:
+    """Runs of consecutive years as (first, last): [2018, 2019, 2020, 2025] -> [(2018, 2020), (2025, 2025)]."""
+    runs: list[tuple[int, int]] = []
+    for year in sorted(set(years)):
+        if runs and year == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], year)
+        else:
+            runs.append((year, year))
+    return runs
+
+
+def group_order(shares: pd.DataFrame, group: str) -> list:
+    """The groups of ``shares`` by their papers, most first, the outliers (-1) last."""
+    totals = shares.groupby(group)["papers"].sum().sort_values(ascending=False, kind="stable")
+    return [value for value in totals.index if value != -1] + [value for value in totals.index if value == -1]
+
+
+def _year_trace(part: pd.DataFrame, breaks: list[int]) -> go.Scatter:
+    """One panel's line: the shown years' shares with Wilson error bars, broken (a missing value) at ``breaks``."""
+    gaps = pd.DataFrame({"year": [year for year in breaks if year not in set(part["year"])]})
+    series = pd.concat([part, gaps], ignore_index=True).sort_values("year")
+    return go.Scatter(
+        x=series["year"],
+        y=series["share"],
+        mode="lines+markers",
+        marker={"size": 4},
+        line={"width": 1.5},
+        connectgaps=False,
+        error_y={
+            "type": "data",
+            "symmetric": False,
+            "array": series["share_high"] - series["share"],
+            "arrayminus": series["share"] - series["share_low"],
+            "thickness": 1,
+            "width": 0,
+        },
+        customdata=series[["papers", "denominator"]].to_numpy(),
+        showlegend=False,
+        hovertemplate="%{x}: %{y:.1%} (%{customdata[0]:,} of %{customdata[1]:,} papers)<extra></extra>",
+    )
+
+
+def year_multiples(
+    shares: pd.DataFrame, labels: dict[int, str], group: str, denominator: str, holes: list[int] | None = None
+) -> go.Figure:
+    """One panel per group (largest first, outliers last): its share of each year's papers with the 95% Wilson
+    interval, years on a number axis. ``shares``: dashboard.tables.trends_years.year_shares (its shown years only
+    are drawn: a thin year is a gap); ``holes``: years a venue has no papers in, shaded grey on every panel and
+    breaking the line; ``denominator`` is named in the title."""
+    shown = shares[shares["shown"]]
+    groups = group_order(shown, group)
+    rows = max(1, -(-len(groups) // PANELS_PER_ROW))
+    titles = [
+        "<br>".join(plotly_escape(line) for line in wrap_name(labels.get(value, str(value)), PANEL_TITLE_CHARS))
+        for value in groups
+    ]
+    figure = make_subplots(
+        rows=rows,
+        cols=PANELS_PER_ROW,
+        subplot_titles=titles,
+        vertical_spacing=min(0.3, 0.6 / rows),
+        horizontal_spacing=0.08,
+    )
+    years = sorted(set(shown["year"]) | set(holes or []))
+    first, last = (min(years), max(years)) if years else (0, 1)
+    breaks = sorted(set(holes or []) | set(shares.loc[~shares["shown"], "year"]))
+    for number, value in enumerate(groups):
+        part = shown[shown[group] == value]
+        row, col = number // PANELS_PER_ROW + 1, number % PANELS_PER_ROW + 1
+        figure.add_trace(_year_trace(part, [year for year in breaks if first <= year <= last]), row=row, col=col)
+        figure.update_yaxes(share_axis(float(part["share_high"].max())), row=row, col=col)
+    figure.update_xaxes(range=[first - 0.8, last + 0.8], dtick=year_ticks(first, last), tickformat="d")
+    # one list of shapes: add_vrect(row="all", col="all") took 13 s for 21 panels and 10 runs of years
+    figure.update_layout(
+        shapes=[
+            {
+                "type": "rect",
+                "xref": f"x{number + 1 if number else ''}",
+                "yref": f"y{number + 1 if number else ''} domain",
+                "x0": start - 0.5,
+                "x1": end + 0.5,
+                "y0": 0,
+                "y1": 1,
+                "fillcolor": HOLE_COLOUR,
+                "line": {"width": 0},
+                "layer": "below",
+            }
+            for start, end in _runs([year for year in holes or [] if first <= year <= last])
+            for number in range(len(groups))
+        ]
+    )
+    figure.update_annotations(font_size=11)
+    grey = "; grey: a venue's missing years" if holes else ""
+    title = chart_title(f"Share of each year's papers, 95% Wilson intervals; denominator: {denominator}{grey}")
+    # from the top: centred in the margin, its third line sat beside the first panels' names
+    title.update({"yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 12}})
+    figure.update_layout(
+        title=title,
+        height=max(340, 220 * rows),
+        margin={"t": 90 + 18 * title["text"].count("<br>"), "l": 40, "r": 20, "b": 30},
+    )
+    return figure
