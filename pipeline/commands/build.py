@@ -92,6 +92,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     parser.add_argument(
+        "--fit-sample-size",
+        type=int,
+        default=defaults.fit_sample_size,
+        help=(
+            "above this many documents fit UMAP and HDBSCAN on a sample of this many and place the rest from their "
+            f"nearest sampled papers (default: {defaults.fit_sample_size:,}; 0 = fit every document; see "
+            "pipeline/geometry/landmarks.py)"
+        ),
+    )
+    parser.add_argument(
         "--seed",
         type=int,
         default=defaults.random_state,
@@ -148,6 +158,7 @@ def _handle_build(args: argparse.Namespace) -> int:
         reduce_outliers=not args.no_outlier_reduction,
         outlier_threshold=args.outlier_threshold,
         map_refine_max_documents=args.map_refine_max_documents,
+        fit_sample_size=args.fit_sample_size,
         random_state=args.seed,
         corpus_name=(args.name or "").strip() or None,
         namer_url=args.namer_url,

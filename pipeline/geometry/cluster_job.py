@@ -1,5 +1,6 @@
 """The build's clustering stages (pipeline.operations.build): the clustering space (UMAP, through the layout store)
-then HDBSCAN, or one cluster below MIN_DOCUMENTS_FOR_UMAP documents."""
+then HDBSCAN, or one cluster below MIN_DOCUMENTS_FOR_UMAP documents; for a large corpus both on its landmarks, the
+other documents voted into clusters by theirs (pipeline.geometry.landmarks)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from pipeline.config import BuildConfig
+from pipeline.geometry.landmarks import Landmarks, fitted_rows, vote_rest
 from pipeline.geometry.neighbors import Neighbours
 from pipeline.store.layouts import StageStore
 
@@ -26,9 +28,12 @@ def cluster(
     config: BuildConfig,
     layouts: StageStore,
     timer: StageTimer,
+    landmarks: Landmarks | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The clustering space (UMAP) and HDBSCAN: (labels int64 n, -1 = outlier; membership float32 n). Below
-    MIN_DOCUMENTS_FOR_UMAP documents every document is in cluster 0."""
+    MIN_DOCUMENTS_FOR_UMAP documents every document is in cluster 0. With ``landmarks`` both run on the landmarks
+    (their own neighbour lists) and the other documents take their landmarks' vote
+    (pipeline.geometry.landmarks.vote_rest)."""
     if n < MIN_DOCUMENTS_FOR_UMAP:
         return np.zeros(n, dtype=np.int64), np.ones(n, dtype=np.float32)
     if config.min_cluster_size is None:
@@ -36,23 +41,28 @@ def cluster(
     from pipeline.geometry.cluster import hdbscan_clusters
     from pipeline.geometry.umap_layout import cached_umap_layout
 
+    fitted, neighbours = fitted_rows(embeddings, knn, landmarks)
     with timer.stage("umap_cluster_space"):
         reduced = cached_umap_layout(
             layouts,
             "umap_cluster_space",
             embeddings_key,
-            embeddings,
-            knn,
+            fitted,
+            neighbours,
             config.umap_n_components,
             config.umap_n_neighbors,
             config.umap_min_dist,
             config.random_state,
         )
     with timer.stage("hdbscan"):
-        return hdbscan_clusters(
+        labels, strengths = hdbscan_clusters(
             reduced,
             config.min_cluster_size,
             config.min_samples,
             config.cluster_selection_method,
             config.max_cluster_share,
         )
+    if landmarks is None:
+        return labels, strengths
+    with timer.stage("place_clusters"):
+        return vote_rest(landmarks, labels, strengths)

@@ -1,7 +1,9 @@
 """The build's map, drawn in a second thread while the main thread fits the clustering and the topics
 (pipeline.operations.build.fit_topics_and_map): UMAP to 2D (stage map_2d), the NeRV refinement for small corpora
 (stage map_refine, through the layout store under :func:`map_refinement_key`), or PCA below MIN_DOCUMENTS_FOR_UMAP
-documents; then the map's metrics (stage map_metrics), measured by the function the build passes
+documents; for a large corpus UMAP of its landmarks, the other documents placed from theirs (stage map_place) and
+every document refined by a short UMAP run from there (stage map_place_refine; pipeline.geometry.landmarks); then
+the map's metrics (stage map_metrics), measured by the function the build passes
 (pipeline.quality.build_metrics.map_metrics_measurer)."""
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import numpy as np
 
 from pipeline.config import BuildConfig
 from pipeline.geometry.cluster_job import MIN_DOCUMENTS_FOR_UMAP
+from pipeline.geometry.landmarks import Landmarks, fitted_rows, place_rest
 from pipeline.geometry.neighbors import Neighbours
 from pipeline.store.keys import StageKey, fingerprint, stage_key
 from pipeline.store.layouts import StageStore
@@ -62,31 +65,53 @@ def map_drawer(
     layouts: StageStore,
     timer: StageTimer,
     measure: Callable[[np.ndarray], dict[str, float | None]],
+    landmarks: Landmarks | None = None,
 ) -> Callable[[], tuple[np.ndarray, dict[str, float | None]]]:
     """The function the map thread runs: UMAP to 2D then NeRV refinement for small corpora, or PCA below
     MIN_DOCUMENTS_FOR_UMAP documents; then the map's metrics (stage map_metrics): ``measure(coordinates)``
     (pipeline.quality.build_metrics.map_metrics_measurer). They need the map, the embeddings, the neighbour lists
     and the documents' reference columns, not the topics, so the map thread measures them while the main thread
-    still fits the topics. Returns (float32 n x 2 coordinates, the map metrics)."""
+    still fits the topics. With ``landmarks`` UMAP maps the landmarks (their own neighbour lists) and the other
+    documents are placed from theirs (stage map_place; pipeline.geometry.landmarks.place_rest). Returns (float32
+    n x 2 coordinates, the map metrics)."""
     from pipeline.geometry.umap_layout import cached_umap_layout, pca_layout
 
     def draw() -> np.ndarray:
         if n < MIN_DOCUMENTS_FOR_UMAP:
             with timer.stage("map_2d"):
                 return pca_layout(embeddings, 2)
+        fitted, neighbours = fitted_rows(embeddings, knn, landmarks)
         with timer.stage("map_2d"):
             layout = cached_umap_layout(
                 layouts,
                 "map_2d",
                 embeddings_key,
-                embeddings,
-                knn,
+                fitted,
+                neighbours,
                 2,
                 config.umap_n_neighbors,
                 config.map_min_dist,
                 config.random_state,
                 config.map_negative_sample_rate,
             )
+        if landmarks is not None:
+            with timer.stage("map_place"):
+                placed = place_rest(landmarks, layout)
+            with timer.stage("map_place_refine"):  # every document, started from the placed map
+                return cached_umap_layout(
+                    layouts,
+                    "map_2d",
+                    embeddings_key,
+                    embeddings,
+                    knn,
+                    2,
+                    config.umap_n_neighbors,
+                    config.map_min_dist,
+                    config.random_state,
+                    config.map_negative_sample_rate,
+                    start=placed,
+                    n_epochs=config.fit_sample_map_epochs,
+                )
         if n <= config.map_refine_max_documents:
             with timer.stage("map_refine"):
                 layout = cached_map_refinement(layouts, embeddings_key, embeddings, layout, config)

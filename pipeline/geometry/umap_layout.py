@@ -32,7 +32,7 @@ import numpy as np
 
 from pipeline.adapters.umap_kernels import enable_numba_cache
 from pipeline.geometry.neighbors import Neighbours
-from pipeline.store.keys import StageKey, stage_key
+from pipeline.store.keys import StageKey, fingerprint, stage_key
 from pipeline.store.layouts import StageStore
 
 log = logging.getLogger(__name__)
@@ -66,8 +66,11 @@ def umap_layout(
     random_state: int,
     negative_sample_rate: int = 5,
     n_epochs: int | None = None,
+    init: np.ndarray | None = None,
 ) -> np.ndarray:
     """Fit UMAP (cosine) on ``embeddings`` with the given neighbour lists; returns float32, n x n_components.
+    ``init``: a starting layout (float32, n x n_components; None = :func:`init_method`), e.g. a large corpus's
+    landmarks' map with the other documents placed from it (pipeline.geometry.landmarks), refined for ``n_epochs``.
 
     ``negative_sample_rate`` is UMAP's (default 5); the 2D map uses more (config.map_negative_sample_rate), which
     pushes unrelated papers apart and raises the map's trustworthiness. ``n_epochs``: UMAP's (None = its default,
@@ -97,7 +100,7 @@ def umap_layout(
         n_epochs=n_epochs,
         metric="cosine",
         random_state=random_state,
-        init=init_method(n),
+        init=init_method(n) if init is None else init.astype(np.float32),
         precomputed_knn=knn,
         low_memory=True,
         verbose=False,
@@ -128,11 +131,15 @@ def umap_key(
     min_dist: float,
     random_state: int,
     negative_sample_rate: int,
+    start: str | None = None,
+    n_epochs: int | None = None,
 ) -> StageKey:
     """The key of a UMAP fit (stage ``stage``: "umap_cluster_space" or "map_2d"): the embeddings' fingerprint and
     the neighbour lists' key (pipeline.geometry.neighbors.neighbours_key), every UMAP parameter, the initialisation
-    (:func:`init_method`), this module's code (with pipeline.adapters.umap_kernels), umap-learn, numba, numpy and
-    scipy (the spectral initialisation's eigensolver)."""
+    (:func:`init_method`, or ``start``: the fingerprint of a starting layout) and the epochs (None: UMAP's), this
+    module's code (with pipeline.adapters.umap_kernels), umap-learn, numba, numpy and scipy (the spectral
+    initialisation's eigensolver)."""
+    extra = {} if start is None else {"start": start, "n_epochs": n_epochs}
     return stage_key(
         stage,
         inputs={"embeddings": embeddings_key, "neighbours": neighbours},
@@ -143,6 +150,7 @@ def umap_key(
             "negative_sample_rate": negative_sample_rate,
             "random_state": random_state,
             "init": init_method(n_documents),
+            **extra,
         },
         libraries=("umap-learn", "numba", "numpy", "scipy"),
         code=(__name__,),
@@ -160,11 +168,14 @@ def cached_umap_layout(
     min_dist: float,
     random_state: int,
     negative_sample_rate: int = 5,
+    start: np.ndarray | None = None,
+    n_epochs: int | None = None,
 ) -> np.ndarray:
     """:func:`umap_layout` of ``embeddings`` (float32, n x dim) with ``neighbours`` (pipeline.geometry.neighbors,
     k >= n_neighbors), through ``store`` (pipeline.store.layouts) under :func:`umap_key` (hit or miss in
-    ``store.hits[stage]``). ``embeddings_key``: the embeddings' pipeline.store.keys.fingerprint. float32,
-    n x n_components.
+    ``store.hits[stage]``). ``embeddings_key``: the embeddings' pipeline.store.keys.fingerprint. ``start`` and
+    ``n_epochs``: a starting layout (float32, n x n_components) refined for that many epochs (see umap_layout).
+    float32, n x n_components.
     """
 
     def fit() -> dict[str, np.ndarray]:
@@ -177,6 +188,8 @@ def cached_umap_layout(
             min_dist,
             random_state,
             negative_sample_rate,
+            n_epochs,
+            start,
         )
         return {"layout": layout}
 
@@ -190,5 +203,7 @@ def cached_umap_layout(
         min_dist,
         random_state,
         negative_sample_rate,
+        None if start is None else fingerprint(np.ascontiguousarray(start, dtype=np.float32)),
+        n_epochs,
     )
     return store.cached(key, fit)["layout"].astype(np.float32)

@@ -43,6 +43,7 @@ from pipeline import cache
 from pipeline.adapters.bertopic_import import import_bertopic_lean
 from pipeline.config import BuildConfig
 from pipeline.geometry.cluster_job import MIN_DOCUMENTS_FOR_UMAP, cluster
+from pipeline.geometry.landmarks import Landmarks, cached_landmarks, use_landmarks
 from pipeline.geometry.map_job import map_drawer
 from pipeline.geometry.neighbors import Neighbours
 from pipeline.ingest.clean import DROP_NO_WORDS, PreparedCorpus, copy_table, require_documents
@@ -265,12 +266,14 @@ def fit_topics_and_map(
     layouts: StageStore,
     timer: StageTimer,
     phrases: PhraseCountsJob | None = None,
+    landmarks: Landmarks | None = None,
 ) -> Fitted:
     """Clustering, BERTopic, hierarchy and topics per class in this thread while the 2D map is drawn in a second one
     (pipeline.geometry.umap_layout: UMAP's SGD releases the GIL); the map is joined where the topics' positions are
     needed. Its stages (map_2d, map_refine) are timed in that thread; map_wait is how long this thread waited for it,
     after measuring the terms' coherence and diversity (stage evaluate_terms), which need no map.
-    ``phrases``: the corpus's phrase counts under way (pipeline.topics.naming.stored), for the topics' names."""
+    ``phrases``: the corpus's phrase counts under way (pipeline.topics.naming.stored), for the topics' names.
+    ``landmarks``: a large corpus's sample (pipeline.geometry.landmarks), which both UMAP fits and HDBSCAN run on."""
     from pipeline.topics.model import fit_topic_model, hierarchy_table
 
     n, embeddings = len(corpus.texts), represented.embeddings
@@ -295,9 +298,10 @@ def fit_topics_and_map(
                 layouts,
                 timer,
                 map_metrics_measurer(layouts, embeddings_key, embeddings, knn, corpus.documents),
+                landmarks,
             )
         )
-        cluster_labels, probabilities = cluster(n, embeddings, embeddings_key, knn, config, layouts, timer)
+        cluster_labels, probabilities = cluster(n, embeddings, embeddings_key, knn, config, layouts, timer, landmarks)
         with timer.stage("topics"):
             fit = fit_topic_model(
                 corpus.texts,
@@ -416,7 +420,20 @@ def run_build(
             knn = cached_cosine_knn(
                 embeddings, max(config.umap_n_neighbors, config.n_neighbors_similar + 1), layouts, embeddings_key
             )
-        fitted = fit_topics_and_map(corpus, tokens, represented, knn, embeddings_key, config, layouts, timer, phrases)
+        landmarks = None
+        if use_landmarks(len(corpus.texts), config.fit_sample_size):
+            with timer.stage("landmark_neighbours"):
+                landmarks = cached_landmarks(
+                    embeddings, config.fit_sample_size, config.umap_n_neighbors, layouts, embeddings_key
+                )
+            log.info(
+                "fitting UMAP and HDBSCAN on %s of %s documents, placing the rest from their nearest ones",
+                f"{config.fit_sample_size:,}",
+                f"{len(corpus.texts):,}",
+            )
+        fitted = fit_topics_and_map(
+            corpus, tokens, represented, knn, embeddings_key, config, layouts, timer, phrases, landmarks
+        )
     finally:
         phrases.stop()
     with timer.stage("representatives"):
