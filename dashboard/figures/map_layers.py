@@ -12,6 +12,8 @@ a row of the cache's listing (its documents, then the copies; ``dashboard.state.
 from __future__ import annotations
 
 import base64
+import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -79,17 +81,111 @@ def _b64(array: np.ndarray) -> str:
     return base64.b64encode(np.ascontiguousarray(array).tobytes()).decode("ascii")
 
 
+# What pipeline.ingest.readable.readable_title changes in a title: LaTeX (a backslash, braces, math between dollars,
+# ties, quotes written `` and '', dashes written -- or ---), Markdown links ("]("), HTML entities it reads, and runs
+# of spaces or tabs. A title with none of these comes back as written, runs of spaces and tabs collapsed and the ends
+# stripped; most titles are such (readable_title costs about 40 us a title: 6 s of a fresh server's first page at
+# 154,761 papers).
+_NEEDS_READING = re.compile(r"[\\{}$~`&<>^_]|--|''|\]\(")
+_SPACE_RUNS = re.compile(r"[ \t]{2,}")
+TITLE_CHARS = 200
+TITLE_SEPARATOR = "\x1f"  # between the titles of the points' block (the unit separator; none in a readable title)
+
+
+def readable_titles(titles: Sequence[object]) -> list[str]:
+    """Each title as pipeline.ingest.readable.readable_title shows it ("" for a missing one), cut at TITLE_CHARS
+    characters: read by it only where it would change more than spaces (:data:`_NEEDS_READING`)."""
+    shown = []
+    for title in titles:
+        text = title if isinstance(title, str) else "" if title is None or title != title else str(title)
+        if _NEEDS_READING.search(text):
+            text = readable_title(text) or ""
+        else:
+            text = _SPACE_RUNS.sub(" ", text.strip()).strip()
+        shown.append(text[:TITLE_CHARS])
+    return shown
+
+
+def _point_parts(
+    listing: pd.DataFrame, topics: pd.DataFrame | None, titles: bool = True
+) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray | None, list[str]]:
+    """(x, y float32 in the component's space, readable titles ([] unless ``titles``), topic_of uint16 or None,
+    topic_texts)."""
+    x, y = normalisation(listing).apply(listing["x"], listing["y"])
+    shown: list[str] = []
+    if titles:
+        shown = readable_titles(listing["title"].to_numpy(dtype=object)) if "title" in listing else [""] * len(x)
+    if topics is None:
+        return x, y, shown, None, []
+    topic_of, texts = point_hovers(listing, topics)
+    return x, y, shown, np.asarray(topic_of, dtype=np.uint16), texts
+
+
 def point_payload(listing: pd.DataFrame, topics: pd.DataFrame | None = None) -> dict[str, Any]:
     """What the browser keeps per cache: {x, y: base64 float32 (n), titles: [str] (n, plain text)}, and with
     ``topics`` the hover's second line: {topic_of: base64 uint16 (n) index into topic_texts, topic_texts: [str]
-    (each topic's "name — subtitle"; subtitles.point_hovers)}."""
-    x, y = normalisation(listing).apply(listing["x"], listing["y"])
-    titles = [(readable_title(title) or "")[:200] for title in listing["title"].fillna("").astype(str)]
+    (each topic's "name — subtitle"; subtitles.point_hovers)}. The page sends it as one binary block
+    (:func:`point_block`)."""
+    x, y, titles, topic_of, texts = _point_parts(listing, topics)
     payload: dict[str, Any] = {"x": _b64(x), "y": _b64(y), "titles": titles}
-    if topics is not None:
-        topic_of, texts = point_hovers(listing, topics)
-        payload |= {"topic_of": _b64(np.asarray(topic_of, dtype=np.uint16)), "topic_texts": texts}
+    if topic_of is not None:
+        payload |= {"topic_of": _b64(topic_of), "topic_texts": texts}
     return payload
+
+
+def point_block(listing: pd.DataFrame, topics: pd.DataFrame | None = None, titles: bool = True) -> bytes:
+    """:func:`point_payload`'s points as one binary block, the component's ``points`` argument (Streamlit sends
+    bytes as they are: no JSON list of 150,000 titles to write, send and parse, no base64). Little-endian:
+    uint32 header length, the header (UTF-8 JSON {n, topic_texts, topic_of: bool, titles: bytes of the titles, -1
+    without them}), zero bytes to a multiple of 4, x and y (float32, n each), topic_of (uint16, n, when the header
+    says so), zero bytes to a multiple of 4, the titles (:func:`title_block`) unless ``titles`` is False (the page
+    sends them after the map's first draw: 11.5 of the 12.6 MB at 154,761 papers). :func:`read_point_block` reads
+    it."""
+    x, y, _, topic_of, texts = _point_parts(listing, topics, titles=False)
+    joined = title_block(listing) if titles else b""
+    header = json.dumps(
+        {"n": len(x), "topic_texts": texts, "topic_of": topic_of is not None, "titles": len(joined) if titles else -1},
+        ensure_ascii=False,
+    ).encode("utf-8")
+    parts = [np.uint32(len(header)).tobytes(), header, _pad(4 + len(header))]
+    parts += [x.astype("<f4").tobytes(), y.astype("<f4").tobytes()]
+    if topic_of is not None:
+        parts += [topic_of.astype("<u2").tobytes(), _pad(2 * len(topic_of))]
+    parts.append(joined)
+    return b"".join(parts)
+
+
+def title_block(listing: pd.DataFrame) -> bytes:
+    """The points' readable titles (:func:`point_payload`'s), UTF-8, joined by TITLE_SEPARATOR: the component's
+    ``titles`` argument, or the end of a :func:`point_block`."""
+    titles = readable_titles(listing["title"].to_numpy(dtype=object)) if "title" in listing else [""] * len(listing)
+    return TITLE_SEPARATOR.join(title.replace(TITLE_SEPARATOR, " ") for title in titles).encode("utf-8")
+
+
+def read_titles(block: bytes, n: int) -> list[str]:
+    """:func:`title_block` read back (``n`` titles)."""
+    return block.decode("utf-8").split(TITLE_SEPARATOR) if n else []
+
+
+def _pad(length: int) -> bytes:
+    return b"\0" * (-length % 4)
+
+
+def read_point_block(block: bytes) -> dict[str, Any]:
+    """:func:`point_block` read back: {x, y (float32), titles [str] (None when left out), topic_of (uint16 or None),
+    topic_texts}."""
+    size = int(np.frombuffer(block[:4], "<u4")[0])
+    header = json.loads(block[4 : 4 + size].decode("utf-8"))
+    n, at = int(header["n"]), 4 + size + (-(4 + size) % 4)
+    x = np.frombuffer(block, "<f4", n, at)
+    y = np.frombuffer(block, "<f4", n, at + 4 * n)
+    at += 8 * n
+    topic_of = None
+    if header["topic_of"]:
+        topic_of = np.frombuffer(block, "<u2", n, at)
+        at += 2 * n + (-(2 * n) % 4)
+    titles = read_titles(block[at : at + int(header["titles"])], n) if header["titles"] >= 0 else None
+    return {"x": x, "y": y, "titles": titles, "topic_of": topic_of, "topic_texts": header["topic_texts"]}
 
 
 def two_lines(name: str, width: int) -> list[str]:
@@ -118,8 +214,18 @@ def frame_of(positions: np.ndarray, x: np.ndarray, y: np.ndarray, tight: bool) -
 
 
 def _sizes(n_points: int) -> tuple[list[float], list[float]]:
-    base = 5.0 if n_points <= 2_000 else 3.5 if n_points <= 15_000 else 2.5
-    return [max(1.5, base * 0.6), base, base * 2], [CONTEXT_OPACITY, 0.8, 1.0]
+    """([context, matching, emphasised] point sizes in pixels, their opacities) for a map of ``n_points``. Above
+    60,000 points the points shrink (2 px, 1.6 px above 150,000) so that a map of 154,761-290,000 papers keeps its
+    density and its colours' borders readable instead of one overdrawn blob (issue 42)."""
+    if n_points <= 2_000:
+        base = 5.0
+    elif n_points <= 15_000:
+        base = 3.5
+    elif n_points <= 60_000:
+        base = 2.5
+    else:
+        base = 2.0 if n_points <= 150_000 else 1.6
+    return [max(1.2 if n_points > 60_000 else 1.5, base * 0.6), base, base * 2], [CONTEXT_OPACITY, 0.8, 1.0]
 
 
 def positions_of(doc_ids: np.ndarray, wanted: Sequence[str]) -> dict[str, int]:
@@ -133,7 +239,7 @@ def positions_of(doc_ids: np.ndarray, wanted: Sequence[str]) -> dict[str, int]:
 
 def view_layers(
     listing: pd.DataFrame,
-    matching_ids: frozenset[str] | set[str],
+    matching_ids: frozenset[str] | set[str] | np.ndarray,
     topics: pd.DataFrame,
     state: MapState,
     areas: Sequence[str] | None = None,
@@ -153,6 +259,7 @@ def view_layers(
 
     ``listing``: every point (doc_id, x, y, topic, theme, subtopic, title, decision, primary_area as present), in
     the order the browser keeps them. ``matching_ids``: the doc_ids that pass the filters and the drilled theme or
+    topic (or, as a bool array over ``listing``, which of its rows do: no set of 150,000 ids to make and look up);
     topic; the rest are drawn small and grey beneath as context. ``subtopics``: the cache's subtopics
     (TopicCache.subtopics; None or empty: two levels). Labels go only where the matches are (:func:`view_labels`).
     Returns {colours, emphasis (base64 uint8, n), palette, point_sizes, opacities, legend [{name, colour, count,
@@ -164,11 +271,12 @@ def view_layers(
     doc_ids = listing["doc_id"].astype(str).to_numpy()
     # A hash lookup per point: np.isin sorts object arrays, 0.3-0.9 s for 11,660 doc_ids on every filter change
     # (bench/load.py found it), pandas' isin takes 2 ms.
-    matches = (
-        pd.Series(doc_ids).isin(set(matching_ids)).to_numpy()
-        if len(matching_ids) < len(doc_ids)
-        else np.ones(len(doc_ids), bool)
-    )
+    if isinstance(matching_ids, np.ndarray):
+        matches = matching_ids.astype(bool, copy=False)
+    elif len(matching_ids) < len(doc_ids):
+        matches = pd.Series(doc_ids).isin(set(matching_ids)).to_numpy()
+    else:
+        matches = np.ones(len(doc_ids), bool)
     names, legend = (
         point_groups
         if point_groups is not None
@@ -176,7 +284,7 @@ def view_layers(
     )
     order = list(legend)
     index_of = {name: position for position, name in enumerate(order)}
-    colours = np.asarray([index_of[name] for name in names], dtype=np.uint8)
+    colours = pd.Series(names, dtype=object).map(index_of).to_numpy(dtype=np.uint8)  # a hash lookup per point
     colours[~matches] = len(order)
     palette = [legend[name] for name in order] + [CONTEXT_COLOUR]
     emphasis = np.where(matches & (names != OTHER_YEARS), 1, 0).astype(np.uint8)  # other years: small, as context

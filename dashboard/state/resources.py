@@ -37,23 +37,64 @@ CacheKey = tuple[str, int]
 @shared(show_spinner="Reading the topic cache…", max_entries=4)
 def load_cache(cache_dir: str, mtime_ns: int) -> TopicCache:
     """The cache folder's tables, cached per (folder, manifest mtime). The topics carry their theme (computed
-    here with the build's own function for caches built before themes); the documents their theme and map hover
-    text. A topic's ``size`` counts its *listed* papers, the surplus copies of duplicates included (see
-    :func:`listing`), so the picker, the legend, the tree, the charts, the header and the table count alike
-    (1,192 everywhere, not 1,191 in the picker and 1,192 in the legend). Raises CacheError."""
+    here with the build's own function for caches built before themes); the documents their theme. A topic's
+    ``size`` counts its *listed* papers, the surplus copies of duplicates included (see :func:`listing`), so the
+    picker, the legend, the tree, the charts, the header and the table count alike (1,192 everywhere, not 1,191 in
+    the picker and 1,192 in the legend). The plotly maps' hover texts are made only when such a map is drawn
+    (:func:`hover_texts_of`: 7.8 s of a fresh server's first page at 154,761 papers, which the WebGL map never
+    shows). Raises CacheError."""
     atlas = read_cache(cache_dir)
     atlas.topics = topic_map.themed_topics(atlas.topics, atlas.hierarchy)
-    atlas.documents = topic_map.with_themes(display.with_hover_texts(atlas.documents, atlas.topics), atlas.topics)
+    atlas.documents = topic_map.with_themes(atlas.documents, atlas.topics)
     atlas.documents = collections.with_derived_collections(atlas.documents)  # a file's venue and year columns
-    atlas.topics = with_listed_sizes(atlas.topics, paper_table.with_copies(atlas.documents, atlas.copies, atlas.topics))
+    atlas.topics = with_listed_sizes(atlas.topics, listed_topics(atlas.documents, atlas.copies))
     heap.freeze_long_lived()  # the imports and these tables live as long as the server: no full GC visits them
     return atlas
+
+
+def listed_topics(documents: pd.DataFrame, copies: pd.DataFrame | None) -> pd.DataFrame:
+    """The ``topic`` of every row of paper_table.with_copies(documents, copies) (the documents', then each copy's:
+    its own topic column, else its kept paper's), without building that table (a second copy of every column of
+    every paper: 1.3 s at 154,761 papers)."""
+    topics = [documents["topic"]]
+    if copies is not None and not copies.empty:
+        if "topic" in copies.columns:
+            topics.append(copies["topic"])
+        else:
+            kept = documents["topic"].set_axis(documents["doc_id"].astype(str))
+            kept = kept[~kept.index.duplicated(keep="last")]  # as with_copies' lookup, which keeps the last
+            topics.append(copies[paper_table.COPY_COLUMN].astype(str).map(kept))
+    return pd.DataFrame({"topic": pd.concat(topics, ignore_index=True)})
 
 
 def with_listed_sizes(topics: pd.DataFrame, listed: pd.DataFrame) -> pd.DataFrame:
     """``topics`` with ``size`` = the number of rows of ``listed`` (documents and copies) in each topic (0 if none)."""
     counts = listed["topic"].astype(int).value_counts()
     return topics.assign(size=topics["topic"].astype(int).map(counts).fillna(0).astype(int))
+
+
+@shared(max_entries=4, show_spinner="Preparing the map's hover texts…")
+def hover_texts_of(cache_key: CacheKey, _listing: pd.DataFrame, _topics: pd.DataFrame) -> dict[str, str]:
+    """{doc_id: the plotly maps' hover text (display.hover_texts)} of every listed paper, made once per cache, when
+    a plotly map is first drawn."""
+    return dict(
+        zip(
+            _listing["doc_id"].astype(str),
+            display.hover_texts(_listing.drop(columns="hover", errors="ignore"), display.topic_labels(_topics)),
+        )
+    )
+
+
+def with_hover(rows: pd.DataFrame, hovers: dict[str, str], topics: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` with their ``hover`` column for a plotly map: from ``hovers`` (:func:`hover_texts_of`), made here for
+    rows it lacks (display.hover_texts; ``topics`` names them)."""
+    if "doc_id" not in rows.columns or "hover" in rows.columns:
+        return rows
+    found = rows["doc_id"].astype(str).map(hovers).to_numpy(dtype=object)
+    missing = pd.isna(found)
+    if missing.any():
+        found[missing] = display.hover_texts(rows[missing], display.topic_labels(topics))
+    return rows.assign(hover=found)
 
 
 @shared(max_entries=4, show_spinner=False)
@@ -258,9 +299,14 @@ def map_figure(
     _topics: pd.DataFrame,
     _areas: list[str],
     _subtopics: pd.DataFrame | None = None,
+    _hovers: dict[str, str] | None = None,
 ) -> go.Figure:
     """The map of one view; ``view_key`` names the filters and highlights behind ``_shown`` and ``_highlights``;
-    ``_subtopics``: the cache's (the cache key stands for them)."""
+    ``_subtopics``: the cache's, ``_hovers``: its :func:`hover_texts_of` (the cache key stands for them)."""
+    if _hovers is not None:
+        _shown = with_hover(_shown, _hovers, _topics)
+        _context = None if _context is None else with_hover(_context, _hovers, _topics)
+        _highlights = {kind: with_hover(rows, _hovers, _topics) for kind, rows in _highlights.items()}
     return topic_map.map_figure(
         _shown,
         _topics,
@@ -274,9 +320,17 @@ def map_figure(
 
 
 @shared(max_entries=4, show_spinner=False)
-def map_points(cache_key: CacheKey, _listing: pd.DataFrame, _topics: pd.DataFrame) -> dict[str, Any]:
-    """The points the WebGL map keeps in the browser (map_layers.point_payload), made once per cache."""
-    return map_layers.point_payload(_listing, _topics)
+def map_points(cache_key: CacheKey, _listing: pd.DataFrame, _topics: pd.DataFrame) -> bytes:
+    """The points the WebGL map keeps in the browser, as one binary block (map_layers.point_block) without their
+    titles (:func:`map_titles`), made once per cache and sent as it is to every session."""
+    return map_layers.point_block(_listing, _topics, titles=False)
+
+
+@shared(max_entries=4, show_spinner=False)
+def map_titles(cache_key: CacheKey, _listing: pd.DataFrame) -> bytes:
+    """The points' titles for the WebGL map's hover (map_layers.title_block), made once per cache; sent after the
+    map's first draw."""
+    return map_layers.title_block(_listing)
 
 
 @shared(max_entries=64, show_spinner=False)
@@ -299,7 +353,7 @@ def map_layers_of(
     groups = colour_groups_of(cache_key, state.colour_by, _listing, _topics, _areas, state.highlight)
     return map_layers.view_layers(
         _listing,
-        frozenset(_matching["doc_id"].astype(str)),
+        rows_of(_listing, _matching),
         _topics,
         state,
         _areas,
@@ -310,6 +364,19 @@ def map_layers_of(
         legend_subtitles_of(cache_key, state.colour_by, _topics),
         _subtopics,
     )
+
+
+def rows_of(listing: pd.DataFrame, rows: pd.DataFrame) -> np.ndarray | frozenset[str]:
+    """Which rows of ``listing`` ``rows`` are (bool, n), when they are rows of it (the page's papers always are:
+    found by their index, checked by their doc_ids), else their doc_ids."""
+    if listing.index.is_unique and "doc_id" in rows.columns:
+        positions = listing.index.get_indexer(rows.index)
+        ids = listing["doc_id"].to_numpy()
+        if not (positions < 0).any() and np.array_equal(ids[positions], rows["doc_id"].to_numpy()):
+            mask = np.zeros(len(listing), bool)
+            mask[positions] = True
+            return mask
+    return frozenset(rows["doc_id"].astype(str))
 
 
 @shared(max_entries=16, show_spinner=False)
@@ -447,8 +514,51 @@ def papers_table(
     the corpus has one, which papers are copies of another and which were cut to the encoder's window when any is),
     rebuilt only when the filters or the map selection change (``table_key`` holds them, the text search too).
     Rows by relevance within the filter (paper_table.relevance_order): with a text search ``_query``, title matches
-    first; then the paper's topic-membership probability, highest first."""
-    return paper_table.papers_table(paper_table.relevance_order(_shown, _query), _topics, links=links)
+    first; then the paper's topic-membership probability, highest first.
+
+    The rows of papers of the cache's :func:`listing` (the page's ``_shown`` always are) are taken from the whole
+    listing's table (:func:`listing_table`, made once per cache and ``links``): a table's cells are each a function of
+    their paper alone, and its optional columns are kept by :func:`table_of_rows` under paper_table's rules, so the
+    table is the one papers_table makes, without reading every title again on each filter (0.6 s for a theme of
+    10,000 papers, 10 s for all 154,761)."""
+    ordered = paper_table.relevance_order(_shown, _query)
+    listed = listing(cache_key, load_cache(*cache_key))
+    positions = listed.index.get_indexer(ordered.index) if listed.index.is_unique else None
+    if (
+        ordered.empty
+        or positions is None
+        or (positions < 0).any()
+        or "doc_id" not in ordered.columns
+        or not np.array_equal(listed["doc_id"].to_numpy()[positions], ordered["doc_id"].to_numpy())
+    ):
+        return paper_table.papers_table(ordered, _topics, links=links)
+    return table_of_rows(listing_table(cache_key, links, listed, _topics), positions, ordered)
+
+
+@shared(max_entries=4, show_spinner=False)
+def listing_table(cache_key: CacheKey, links: bool, _listing: pd.DataFrame, _topics: pd.DataFrame) -> pd.DataFrame:
+    """paper_table.papers_table of the cache's whole :func:`listing`, in listing order, made once per cache."""
+    return paper_table.papers_table(_listing, _topics, links=links)
+
+
+def table_of_rows(table: pd.DataFrame, positions: np.ndarray, rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows at ``positions`` of ``table`` (paper_table.papers_table of a listing), index 0..n-1, with the
+    optional columns papers_table would give ``rows`` (the listing's rows at those positions) alone: a metadata column
+    only when one of them has a value, copy_of when one is a copy, truncated when one was cut, link when one has
+    one."""
+    taken = table.iloc[positions].reset_index(drop=True)
+
+    def has_text(column: str) -> bool:
+        return bool(taken[column].map(lambda value: isinstance(value, str) and bool(value.strip())).any())
+
+    dropped = [column for column in paper_table.METADATA_COLUMNS if column in taken.columns and not has_text(column)]
+    if paper_table.COPY_COLUMN in taken.columns and not rows[paper_table.COPY_COLUMN].notna().any():
+        dropped.append(paper_table.COPY_COLUMN)
+    if "truncated" in taken.columns and not rows["truncated"].fillna(False).astype(bool).any():
+        dropped.append("truncated")
+    if "link" in taken.columns and not taken["link"].map(bool).any():
+        dropped.append("link")
+    return taken.drop(columns=dropped)
 
 
 @shared(max_entries=16, show_spinner=False)

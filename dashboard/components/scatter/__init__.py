@@ -30,15 +30,24 @@ def available() -> bool:
 
 
 def scatter(
-    layers: dict[str, Any], cache_key: str, points: dict[str, Any] | None, key: str, on_change: Any = None
+    layers: dict[str, Any],
+    cache_key: str,
+    points: bytes | None,
+    key: str,
+    on_change: Any = None,
+    titles: bytes | None = None,
 ) -> Any:
     """Draw the map: ``layers`` from :func:`dashboard.figures.map_layers.view_layers`, ``points`` from
-    :func:`dashboard.figures.map_layers.point_payload` or None when this browser session has them already.
+    :func:`dashboard.figures.map_layers.point_block` (bytes: Streamlit sends them as they are, not as JSON) or None
+    when this browser session has them already; ``titles`` (:func:`dashboard.figures.map_layers.title_block`) the
+    points' titles for the hover, when the points came without them (None: none this time; the hover shows only the
+    topic until they come).
     Returns the latest event (see the module docstring) or None."""
     return _component(
         **layers,
         cache_key=cache_key,
         points=points,
+        titles=titles,
         key=key,
         default=None,
         on_change=on_change,

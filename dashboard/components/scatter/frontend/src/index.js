@@ -37,6 +37,35 @@ const decode = (text, Type) => {
   return new Type(bytes.buffer);
 };
 
+// The points' binary block (map_layers.point_block): uint32 header length, the JSON header {n, topic_texts,
+// topic_of, titles}, padding to 4, x and y (float32), topic_of (uint16) and padding to 4, the titles (UTF-8 joined
+// by U+001F). Streamlit hands bytes over as a Uint8Array, possibly a view into a larger buffer: copied once here,
+// so the typed arrays are aligned and the message's buffer is not kept.
+const TITLE_SEPARATOR = "\u001f";
+function readPointBlock(bytes) {
+  const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  const size = new DataView(buffer).getUint32(0, true);
+  const utf8 = new TextDecoder("utf-8");
+  const header = JSON.parse(utf8.decode(new Uint8Array(buffer, 4, size)));
+  const n = header.n;
+  let at = 4 + size + ((4 - ((4 + size) % 4)) % 4);
+  const x = new Float32Array(buffer, at, n);
+  const y = new Float32Array(buffer, at + 4 * n, n);
+  at += 8 * n;
+  let topicOf = null;
+  if (header.topic_of) {
+    topicOf = new Uint16Array(buffer, at, n);
+    at += 2 * n + ((4 - ((2 * n) % 4)) % 4);
+  }
+  const titles = header.titles >= 0 ? readTitles(new Uint8Array(buffer, at, header.titles), n) : [];
+  return { x, y, titles, topicOf, topicTexts: header.topic_texts || [] };
+}
+
+// The titles' block (map_layers.title_block): UTF-8 joined by U+001F. The page sends it after the first draw.
+function readTitles(bytes, n) {
+  return n ? new TextDecoder("utf-8").decode(bytes).split(TITLE_SEPARATOR) : [];
+}
+
 const root = document.getElementById("root");
 root.innerHTML = `
   <div class="toolbar" id="toolbar">
@@ -540,23 +569,20 @@ let queuedRender = null;
 let rendering = false;
 let drawnSignature = null;
 
-const signatureOf = (args) => JSON.stringify({ ...args, points: null });
+const signatureOf = (args) => JSON.stringify({ ...args, points: null, titles: null });
 
 function onRender(args) {
   rendersReceived += 1;
   // The points of one cache key never change (the key holds the cache's identity): kept once, so a render that
   // brings them again (Streamlit's repeated first render) keeps the points as drawn.
   if (args.points && !store[args.cache_key]) {
-    store[args.cache_key] = {
-      key: args.cache_key,
-      x: decode(args.points.x, Float32Array),
-      y: decode(args.points.y, Float32Array),
-      titles: args.points.titles,
-      topicOf: args.points.topic_of ? decode(args.points.topic_of, Uint16Array) : null,
-      topicTexts: args.points.topic_texts || [],
-    };
+    store[args.cache_key] = { key: args.cache_key, ...readPointBlock(args.points) };
   }
-  queuedRender = args;
+  if (args.titles && store[args.cache_key]) {
+    store[args.cache_key].titles = readTitles(args.titles, store[args.cache_key].x.length);
+  }
+  // The blocks are read: their buffers need not stay with the render.
+  queuedRender = { ...args, points: null, titles: null };
   if (!rendering) drawQueuedRenders();
 }
 
