@@ -56,9 +56,9 @@ def venue_accuracy(cache_dir: Path) -> tuple[float | None, float | None]:
     """kNN accuracy on ``venue`` (embedding, map) over a seeded sample of at most ACCURACY_SAMPLE papers."""
     from pipeline.quality.metrics import knn_accuracy
 
-    documents = pd.read_parquet(cache_dir / "documents.parquet", columns=["venue", "x", "y"])
+    documents = pd.read_parquet(cache_dir / "documents.parquet")
     if "venue" not in documents or documents["venue"].nunique() < 2:
-        return None, None
+        return None, None  # a corpus without venues
     embeddings = np.load(cache_dir / "embeddings.npy", mmap_mode="r")
     rows = np.sort(np.random.default_rng(0).permutation(len(documents))[:ACCURACY_SAMPLE])
     venues = documents["venue"].astype(str).to_numpy()[rows]

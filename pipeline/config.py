@@ -82,6 +82,9 @@ class BuildConfig:
     # this many epochs (a full fit runs 200 above 10,000 documents). On 50,000 papers of the three anthologies with
     # 20,000 landmarks: trustworthiness 0.948 after 60 epochs, 0.958 after 100, 0.961 after 120; full fit 0.964.
     fit_sample_map_epochs: int = 100
+    # A Dask scheduler for the per-document work of such a build (pipeline.partitions; docs/scale.md): "local:N" (a
+    # local cluster of N worker processes) or "tcp://host:8786"; None: one process. The same results either way.
+    dask_scheduler: str | None = field(default=None, compare=False)
     random_state: int = field(default_factory=default_seed)  # ATLAS_SEED, else 42
 
     # HDBSCAN. min_cluster_size None = scaled with n; min_samples None = about a third of it (see resolved_for).

@@ -57,13 +57,16 @@ SMOKE_RUNS = {
     "name_coverage": "test_name_coverage_measures_the_names",
     "name_packets": "test_name_packets_writes_a_packet_and_scores_it",
     "neighbours": "test_neighbours_scores_the_searches",
+    "page_speed": "test_page_speed_times_a_warmed_first_visitor",
     "palette": "test_palette_prints_the_colour_distances",
+    "partitions": "test_partitions_times_both_paths",
     "place_fit": "test_place_fit_places_unrelated_and_real_papers",
     "placeholders": "test_placeholders_counts_the_rules",
     "publication": "test_publication_draws_a_view",
     "quality": "test_quality_scores_ours_against_the_peers",
     "representations": "test_representations_scores_the_candidates",
     "robustness": "test_robustness_runs_a_case",
+    "sample_fit": "test_sample_fit_compares_a_sampled_build_with_a_full_fit",
     "screenshots": "test_screenshots_shoots_a_view",
     "server_cpu": "test_server_cpu_measures_a_visit",
     "share_speed": "test_share_speed_times_the_share_file",
@@ -548,3 +551,39 @@ def test_session_open_times_a_first_run(seed_cache: Path, bench_env: dict[str, s
     """bench.session_open times a fresh session's first run with and without Streamlit's file watcher."""
     output = run_bench("session_open", "--cache", seed_cache, "--sessions", 1, env=bench_env)
     assert_printed(output, "| file watcher | sessions |", "| none | 1 |", "| auto | 1 |")
+
+
+def test_partitions_times_both_paths(bench_env: dict[str, str]) -> None:
+    """bench.partitions runs the per-document stages in one process and on a local Dask cluster of 2 workers."""
+    needs_shared(ICLR2025)
+    output = run_bench(
+        "partitions",
+        "--input",
+        ICLR2025,
+        "--rows",
+        1000,
+        "--landmarks",
+        400,
+        "--partition-rows",
+        200,
+        env=bench_env,
+    )
+    assert_printed(output, "every stage gave the same result both ways", "| landmarks |", "peak memory")
+
+
+def test_sample_fit_compares_a_sampled_build_with_a_full_fit(
+    papers_slice: Path, tmp_path: Path, bench_env: dict[str, str]
+) -> None:
+    """bench.sample_fit builds the 300 papers whole and on 150 landmarks and prints both rows."""
+    output = run_bench(
+        "sample_fit", "--input", papers_slice, "--sizes", 0, 150, "--work", tmp_path / "work", env=bench_env
+    )
+    assert_printed(output, "| full fit |", "| 150 |", "AMI vs full fit")
+
+
+@pytest.mark.browser
+def test_page_speed_times_a_warmed_first_visitor(slice_cache: Path, bench_env: dict[str, str]) -> None:
+    """bench.page_speed --warm times the first and second visitor and the interactions on a warmed server."""
+    chromium_path()  # fails in one line when Debian's Chromium is absent
+    output = run_bench("page_speed", "--cache", slice_cache, "--repeats", 1, "--warm", env=bench_env)
+    assert_printed(output, "first visitor: first paint", "colour theme")

@@ -59,7 +59,7 @@ def test_a_document_takes_its_landmarks_weighted_vote_and_outliers_vote_too():
 @pytest.fixture(scope="module")
 def sampled_builds(build_cache, tmp_path_factory):
     """The 951-paper sample (without its two copies of one text, whose kept copy follows the row order) built twice
-    with 400 landmarks: as given, and with its rows reversed."""
+    with 400 landmarks: (as given, with its rows reversed, the file as given)."""
     needs_shared(PAPERS)
     folder = tmp_path_factory.mktemp("orders")
     papers = pd.read_parquet(PAPERS).drop_duplicates("abstract", keep=False)
@@ -69,6 +69,7 @@ def sampled_builds(build_cache, tmp_path_factory):
     return (
         build_cache(folder / "papers.parquet", "sampled", config=config),
         build_cache(folder / "papers_reversed.parquet", "sampled_reversed", config=config),
+        folder / "papers.parquet",
     )
 
 
@@ -91,7 +92,28 @@ def test_a_sampled_map_keeps_text_neighbours_together(sampled_builds):
 
 
 def test_a_sampled_build_does_not_depend_on_the_row_order(sampled_builds):
-    given, reversed_ = (cache.read_cache(folder).documents.set_index("doc_id") for folder in sampled_builds)
+    given, reversed_ = (cache.read_cache(folder).documents.set_index("doc_id") for folder in sampled_builds[:2])
     reversed_ = reversed_.loc[given.index]
     assert np.array_equal(given["topic"].to_numpy(), reversed_["topic"].to_numpy())
     assert np.allclose(given[["x", "y"]].to_numpy(), reversed_[["x", "y"]].to_numpy(), atol=1e-4)
+
+
+def test_a_build_on_a_local_dask_cluster_is_the_same_atlas(sampled_builds, build_cache, tmp_path_factory):
+    """The landmarks searched as partitions on 2 worker processes (pipeline.partitions), with a store of its own so
+    that nothing is read from the first build's: the same topics and map."""
+    config = BuildConfig(fit_sample_size=400, dask_scheduler="local:2")
+    store = tmp_path_factory.mktemp("dask-store") / "embeddings.sqlite"
+    on_dask = build_cache(sampled_builds[2], "sampled_dask", config=config, embedding_store=store)
+    given = cache.read_cache(sampled_builds[0]).documents.set_index("doc_id")
+    other = cache.read_cache(on_dask).documents.set_index("doc_id").loc[given.index]
+    assert cache.read_manifest(on_dask)["layout_cache"]["hits"]["landmark_neighbours"] is False
+    assert np.array_equal(given["topic"].to_numpy(), other["topic"].to_numpy())
+    assert np.allclose(given[["x", "y"]].to_numpy(), other[["x", "y"]].to_numpy(), atol=1e-4)
+
+
+def test_a_bad_dask_scheduler_is_one_line(build_cache, tmp_path_factory):
+    from pipeline.runtime.errors import AtlasError
+
+    needs_shared(PAPERS)
+    with pytest.raises(AtlasError, match="the Dask scheduler 'nowhere' cannot be used"):
+        build_cache(PAPERS, "bad_dask", config=BuildConfig(fit_sample_size=400, dask_scheduler="nowhere"))

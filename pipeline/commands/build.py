@@ -102,6 +102,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     parser.add_argument(
+        "--dask-scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help=(
+            "run the per-document work of a sampled build on a Dask cluster: local:N (N worker processes here) or "
+            "tcp://host:8786 (see docs/scale.md); the same atlas as without"
+        ),
+    )
+    parser.add_argument(
         "--seed",
         type=int,
         default=defaults.random_state,
@@ -159,6 +168,7 @@ def _handle_build(args: argparse.Namespace) -> int:
         outlier_threshold=args.outlier_threshold,
         map_refine_max_documents=args.map_refine_max_documents,
         fit_sample_size=args.fit_sample_size,
+        dask_scheduler=args.dask_scheduler,
         random_state=args.seed,
         corpus_name=(args.name or "").strip() or None,
         namer_url=args.namer_url,

@@ -22,6 +22,7 @@ lists for UMAP) and by the other documents (their landmarks); both are kept in t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
@@ -124,11 +125,19 @@ def search_landmarks(embeddings: np.ndarray, size: int, k: int) -> dict[str, np.
     return found
 
 
-def cached_landmarks(embeddings: np.ndarray, size: int, k: int, store: StageStore, embeddings_key: str) -> Landmarks:
-    """:func:`search_landmarks` through ``store`` under :func:`landmark_key`, as :class:`Landmarks`.
-    ``embeddings``: float32, n x dim, unit rows, in the canonical order; ``size`` < n landmarks; ``k`` neighbours."""
+def cached_landmarks(
+    embeddings: np.ndarray,
+    size: int,
+    k: int,
+    store: StageStore,
+    embeddings_key: str,
+    search: Callable[[np.ndarray, int, int], dict[str, np.ndarray]] = search_landmarks,
+) -> Landmarks:
+    """:func:`search_landmarks` (or ``search``, which must give the same: pipeline.partitions.run's search on a Dask
+    cluster) through ``store`` under :func:`landmark_key`, as :class:`Landmarks`. ``embeddings``: float32, n x dim,
+    unit rows, in the canonical order; ``size`` < n landmarks; ``k`` neighbours."""
     key = landmark_key(embeddings_key, embeddings.shape[0], size, k)
-    found = store.cached(key, lambda: search_landmarks(embeddings, size, k))
+    found = store.cached(key, lambda: search(embeddings, size, k))
     neighbours = Neighbours(found["indices"].astype(np.int64), found["similarities"].astype(np.float32), key)
     rest_similarities = found["rest_similarities"].astype(np.float32)
     return Landmarks(size, neighbours, found["rest_indices"].astype(np.int64), membership_weights(rest_similarities))

@@ -338,6 +338,30 @@ def fit_topics_and_map(
     return Fitted(cluster_labels, probabilities, fit, hierarchy, per_class, coordinates, map_figures, coherence)
 
 
+def landmark_search(embeddings: np.ndarray, embeddings_key: str, config: BuildConfig, layouts: StageStore) -> Landmarks:
+    """A large corpus's landmarks (pipeline.geometry.landmarks.cached_landmarks), searched in this process or, with
+    ``config.dask_scheduler``, as partitions on that Dask cluster (pipeline.partitions.run: the same lists). Raises
+    AtlasError (one line) when the scheduler cannot be used."""
+    size, k = config.fit_sample_size, config.umap_n_neighbors
+    if config.dask_scheduler is None:
+        return cached_landmarks(embeddings, size, k, layouts, embeddings_key)
+    from pipeline.partitions.cluster import connect
+    from pipeline.partitions.run import search_landmarks_partitioned
+
+    try:
+        with connect(config.dask_scheduler) as client:
+            return cached_landmarks(
+                embeddings,
+                size,
+                k,
+                layouts,
+                embeddings_key,
+                lambda rows, sample, neighbours: search_landmarks_partitioned(client, rows, sample, neighbours),
+            )
+    except (ValueError, OSError, ImportError) as error:  # a bad address, no scheduler, other versions, no dask
+        raise AtlasError(f"the Dask scheduler {config.dask_scheduler!r} cannot be used: {error}") from error
+
+
 def run_build(
     input_path: Path | str,
     cache_dir: Path | str,
@@ -423,9 +447,7 @@ def run_build(
         landmarks = None
         if use_landmarks(len(corpus.texts), config.fit_sample_size):
             with timer.stage("landmark_neighbours"):
-                landmarks = cached_landmarks(
-                    embeddings, config.fit_sample_size, config.umap_n_neighbors, layouts, embeddings_key
-                )
+                landmarks = landmark_search(embeddings, embeddings_key, config, layouts)
             log.info(
                 "fitting UMAP and HDBSCAN on %s of %s documents, placing the rest from their nearest ones",
                 f"{config.fit_sample_size:,}",
