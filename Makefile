@@ -49,9 +49,11 @@ $(CACHE)/manifest.json: $(VENV)/.installed $(INPUT_FILES) $(PIPELINE_SOURCES)
 
 cache: $(CACHE)/manifest.json
 
-# Two glibc malloc arenas instead of 8 per core: each session's script thread would otherwise grow and keep its own
+# The page is run once as soon as the server answers, so its first visitor finds the caches filled
+# (topic_atlas/warm_up.py). Two glibc malloc arenas instead of 8 per core: each session's script thread would otherwise grow and keep its own
 # (bench/load.py measures the server's memory with the same setting).
 run: cache
+	$(BIN)/python -m topic_atlas.warm_up --port $(PORT) &
 	MALLOC_ARENA_MAX=2 $(BIN)/streamlit run dashboard/app.py --server.address 127.0.0.1 --server.port $(PORT) -- --cache $(CACHE)
 
 lint: setup

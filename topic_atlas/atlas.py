@@ -228,10 +228,16 @@ class Atlas:
     def serve(self, port: int = 8501) -> subprocess.Popen[bytes]:
         """Start the dashboard on this atlas at http://127.0.0.1:``port`` and return its process (call
         ``.terminate()`` to stop it): the page and its Streamlit settings as the package ships them
-        (topic_atlas.serving), from any folder."""
-        from topic_atlas.serving import dashboard_command
+        (topic_atlas.serving), from any folder; the page is run once as soon as the server answers
+        (topic_atlas.warm_up, in a thread), so its first visitor finds the caches filled."""
+        import threading
 
-        return subprocess.Popen(dashboard_command(self.folder, port))
+        from topic_atlas.serving import dashboard_command
+        from topic_atlas.warm_up import warm
+
+        server = subprocess.Popen(dashboard_command(self.folder, port))
+        threading.Thread(target=warm, args=(f"http://127.0.0.1:{port}",), daemon=True, name="atlas-warm-up").start()
+        return server
 
     def share(self, path: Path | str, folder: bool = False) -> Path:
         """Write the atlas as one self-contained HTML file at ``path`` (the map with labels by zoom, search,
