@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -81,28 +80,17 @@ def _b64(array: np.ndarray) -> str:
     return base64.b64encode(np.ascontiguousarray(array).tobytes()).decode("ascii")
 
 
-# What pipeline.ingest.readable.readable_title changes in a title: LaTeX (a backslash, braces, math between dollars,
-# ties, quotes written `` and '', dashes written -- or ---), Markdown links ("]("), HTML entities it reads, and runs
-# of spaces or tabs. A title with none of these comes back as written, runs of spaces and tabs collapsed and the ends
-# stripped; most titles are such (readable_title costs about 40 us a title: 6 s of a fresh server's first page at
-# 154,761 papers).
-_NEEDS_READING = re.compile(r"[\\{}$~`&<>^_]|--|''|\]\(")
-_SPACE_RUNS = re.compile(r"[ \t]{2,}")
 TITLE_CHARS = 200
 TITLE_SEPARATOR = "\x1f"  # between the titles of the points' block (the unit separator; none in a readable title)
 
 
 def readable_titles(titles: Sequence[object]) -> list[str]:
     """Each title as pipeline.ingest.readable.readable_title shows it ("" for a missing one), cut at TITLE_CHARS
-    characters: read by it only where it would change more than spaces (:data:`_NEEDS_READING`)."""
+    characters (a plain title costs no reading there)."""
     shown = []
     for title in titles:
         text = title if isinstance(title, str) else "" if title is None or title != title else str(title)
-        if _NEEDS_READING.search(text):
-            text = readable_title(text) or ""
-        else:
-            text = _SPACE_RUNS.sub(" ", text.strip()).strip()
-        shown.append(text[:TITLE_CHARS])
+        shown.append((readable_title(text) or "")[:TITLE_CHARS])
     return shown
 
 
