@@ -297,3 +297,30 @@ def test_each_topic_and_subtopic_label_names_its_topic():
     assert parent_topics("subtopic", [12, 10], subtopics) == [5, 3]
     assert parent_topics("theme", [0, 1], subtopics) == [None, None]
     assert parent_topics("subtopic", [10], None) == [None]
+
+
+def test_a_drilled_topic_is_coloured_by_its_subtopics_as_its_figure_is(atlas, parted):
+    """The page and the publication figure draw a drilled topic alike: each subtopic's papers in its own colour
+    (topic_map.subtopic_colours), the subtopics in the legend; coloured by decision, the decisions' colours stay."""
+    documents, subtopics = parted
+    topics = atlas.topics
+    topic = int(subtopics["topic"].value_counts().index[0])
+    theme = int(topics.loc[topics["topic"] == topic, "theme"].iloc[0])
+    in_topic = documents["topic"].to_numpy() == topic
+    state = topic_map.MapState(level="zoom", theme=theme, topic=topic)
+    layers = map_layers.view_layers(documents, in_topic, topics, state, subtopics=subtopics)
+    palette = layers["palette"]
+    drawn = np.array([palette[index] for index in bytes_of(layers["colours"])], dtype=object)
+    keys = documents["subtopic"].to_numpy()[in_topic]
+    assert list(drawn[in_topic]) == list(topic_map.subtopic_colours(keys))
+    assert len(set(drawn[in_topic])) == len(set(keys) - {-1}) + (-1 in set(keys)) > 1
+    named = set(subtopics.loc[subtopics["topic"] == topic, "label"])
+    assert named <= {row["name"] for row in layers["legend"]}
+    by_decision = map_layers.view_layers(
+        documents,
+        in_topic,
+        topics,
+        topic_map.MapState(level="zoom", colour_by="decision", theme=theme, topic=topic),
+        subtopics=subtopics,
+    )
+    assert not named & {row["name"] for row in by_decision["legend"]}

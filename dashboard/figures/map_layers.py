@@ -32,6 +32,8 @@ from dashboard.figures.topic_map import (
     Highlights,
     MapState,
     colour_groups,
+    colours_subtopics,
+    drilled_subtopic_groups,
     label_groups,
     label_levels,
     level_keys,
@@ -249,7 +251,9 @@ def view_layers(
     the order the browser keeps them. ``matching_ids``: the doc_ids that pass the filters and the drilled theme or
     topic (or, as a bool array over ``listing``, which of its rows do: no set of 150,000 ids to make and look up);
     topic; the rest are drawn small and grey beneath as context. ``subtopics``: the cache's subtopics
-    (TopicCache.subtopics; None or empty: two levels). Labels go only where the matches are (:func:`view_labels`).
+    (TopicCache.subtopics; None or empty: two levels); a drilled topic's papers are coloured by them when the map is
+    coloured by theme or topic (topic_map.colours_subtopics). Labels go only where the matches are
+    (:func:`view_labels`).
     Returns {colours, emphasis (base64 uint8, n), palette, point_sizes, opacities, legend [{name, colour, count,
     subtitle}] largest first, legend_title, labels [{name, lines, font_px, anchor, colour, level, size}] by level,
     each level largest first, label_mode ("zoom": the component shows the shallowest level sent at the fitted view
@@ -270,6 +274,8 @@ def view_layers(
         if point_groups is not None
         else colour_groups(listing, topics, state.colour_by, areas, state.highlight)
     )
+    if subtopics is not None and colours_subtopics(state, subtopics):  # as the publication figure draws it
+        names, legend = drilled_subtopic_groups(listing, matches, (names, legend), state, subtopics)
     order = list(legend)
     index_of = {name: position for position, name in enumerate(order)}
     colours = pd.Series(names, dtype=object).map(index_of).to_numpy(dtype=np.uint8)  # a hash lookup per point

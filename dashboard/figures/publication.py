@@ -580,35 +580,13 @@ def map_title(
 ) -> str:
     """'Topic map of ICLR 2025: Graph, coloured by topic': the corpus, the drilled theme's name (and the drilled
     topic's, 'Graph › Molecule generation'), the colouring ('coloured by subtopic' where
-    :func:`colours_subtopics` says the drilled topic's papers are coloured by their subtopics)."""
-    colouring = "subtopic" if colours_subtopics(state, subtopics) else topic_map.COLOUR_MODES[state.colour_by].lower()
+    :func:`dashboard.figures.topic_map.colours_subtopics` says the drilled topic's papers are coloured by their
+    subtopics)."""
+    colouring = (
+        "subtopic" if topic_map.colours_subtopics(state, subtopics) else topic_map.COLOUR_MODES[state.colour_by].lower()
+    )
     place = " › ".join(name for name in (theme_name, topic_name) if name)
     return f"Topic map of {corpus}" + (f": {place}" if place else "") + f", coloured by {colouring}"
-
-
-def colours_subtopics(state: topic_map.MapState, subtopics: pd.DataFrame | None) -> bool:
-    """Whether the figure colours a drilled topic's papers by their subtopics: a topic is drilled and labelled by its
-    subtopics (:func:`dashboard.figures.topic_map.label_level` 2: ``subtopics``, the cache's table, has some of
-    it), and the points are coloured by theme or topic, which would draw the whole topic in one colour (no year
-    highlighted). Coloured by decision, primary area, venue or year, the points keep that colour and its legend."""
-    return (
-        state.topic is not None
-        and state.colour_by in ("theme", "topic")
-        and state.highlight is None
-        and topic_map.label_level(state, subtopics) == 2
-    )
-
-
-def subtopic_colours(keys: np.ndarray) -> np.ndarray:
-    """Each paper's colour by its subtopic, ``keys`` (int, n: subtopic ids, -1 for a paper of no subtopic): the
-    theme palette (Okabe and Ito's colours first, told apart by colour-blind readers; at most 10 subtopics a
-    topic) in order of size, largest first (ties by id), and the outliers' grey for -1. Returns str (n)."""
-    keys = np.asarray(keys, dtype=np.int64)
-    present, counts = np.unique(keys[keys != -1], return_counts=True)
-    ranked = present[np.lexsort((present, -counts))]
-    palette = topic_map.THEME_PALETTE
-    colour_of = {int(key): palette[rank % len(palette)] for rank, key in enumerate(ranked)}
-    return np.asarray([colour_of.get(int(key), OUTLIER_COLOUR) for key in keys], dtype=object)
 
 
 def view_of_map(
@@ -628,18 +606,19 @@ def view_of_map(
     paper of ``documents`` (doc_id, x, y) grey beneath as the map draws them, highlights ringed, and a legend only
     when the labels do not name the colours (:func:`dashboard.figures.topic_map.labels_name_colours`).
     ``subtopics``: the cache's subtopics (TopicCache.subtopics; None: none), which label a drilled topic as on the
-    map and colour its papers by subtopic (:func:`colours_subtopics`; no legend: the labels name the colours)."""
+    map and colour its papers by subtopic (:func:`dashboard.figures.topic_map.colours_subtopics`; no legend: the
+    labels name the colours)."""
     shown = set(matching["doc_id"].astype(str))
     rest = documents[~documents["doc_id"].astype(str).isin(shown)]
     area_list = list(areas) if areas is not None else None
     points = topic_map.publication_points(
         matching, topics, state, highlights, rest if len(rest) else None, area_list, subtopics
     )
-    if colours_subtopics(state, subtopics):
+    if topic_map.colours_subtopics(state, subtopics):
         colours = points["colour"].to_numpy(dtype=object).copy()
         in_topic = np.flatnonzero(matching["topic"].astype(int).to_numpy() == state.topic)
         keys = topic_map.level_keys(matching, "subtopic")[in_topic]
-        colours[len(points) - len(matching) + in_topic] = subtopic_colours(keys)  # matching's rows come last
+        colours[len(points) - len(matching) + in_topic] = topic_map.subtopic_colours(keys)  # matching's rows come last
         points, legend = points.assign(colour=colours), []
     else:
         named = topic_map.labels_name_colours(state)

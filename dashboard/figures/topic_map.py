@@ -319,6 +319,53 @@ def level_colours(column: str, topics: pd.DataFrame, subtopics: pd.DataFrame | N
     return {}
 
 
+def colours_subtopics(state: MapState, subtopics: pd.DataFrame | None) -> bool:
+    """Whether the map and its publication figure colour a drilled topic's papers by their subtopics: a topic is
+    drilled and labelled by its subtopics (:func:`label_level` 2: ``subtopics``, the cache's table, has some of it),
+    and the points are coloured by theme or topic, which would draw the whole topic in one colour (no year
+    highlighted). Coloured by decision, primary area, venue or year, the points keep that colour and its legend."""
+    return (
+        state.topic is not None
+        and state.colour_by in ("theme", "topic")
+        and state.highlight is None
+        and label_level(state, subtopics) == 2
+    )
+
+
+def subtopic_colours(keys: np.ndarray) -> np.ndarray:
+    """Each paper's colour by its subtopic, ``keys`` (int, n: subtopic ids, -1 for a paper of no subtopic): the
+    theme palette (Okabe and Ito's colours first, told apart by colour-blind readers; at most 10 subtopics a
+    topic) in order of size, largest first (ties by id), and the outliers' grey for -1. Returns str (n)."""
+    keys = np.asarray(keys, dtype=np.int64)
+    present, counts = np.unique(keys[keys != -1], return_counts=True)
+    ranked = present[np.lexsort((present, -counts))]
+    palette = THEME_PALETTE
+    colour_of = {int(key): palette[rank % len(palette)] for rank, key in enumerate(ranked)}
+    return np.asarray([colour_of.get(int(key), OUTLIER_COLOUR) for key in keys], dtype=object)
+
+
+def drilled_subtopic_groups(
+    listing: pd.DataFrame,
+    matches: np.ndarray,
+    groups: tuple[np.ndarray, dict[str, str]],
+    state: MapState,
+    subtopics: pd.DataFrame,
+) -> tuple[np.ndarray, dict[str, str]]:
+    """:func:`colour_groups`' (names, legend) of ``listing`` with the drilled topic's matching papers (``matches``,
+    bool n) named and coloured by their subtopics as :func:`subtopic_colours` colours them (the publication figure's
+    colours), a paper of no subtopic in the outliers' grey. New arrays; ``groups`` is not modified."""
+    names, legend = groups[0].copy(), dict(groups[1])
+    in_topic = np.flatnonzero(matches & (listing["topic"].astype(int).to_numpy() == state.topic))
+    keys = level_keys(listing, "subtopic")[in_topic]
+    labels = dict(zip(subtopics["subtopic"].astype(int), subtopics["label"].astype(str)))
+    colours = subtopic_colours(keys)
+    for position, key, colour in zip(in_topic, keys, colours):
+        name = labels.get(int(key), OUTLIER_LABEL)
+        names[position] = name
+        legend.setdefault(name, OUTLIER_COLOUR if name == OUTLIER_LABEL else colour)
+    return names, legend
+
+
 def point_labels(
     documents: pd.DataFrame,
     topics: pd.DataFrame,

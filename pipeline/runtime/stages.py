@@ -39,7 +39,13 @@ class StageTimer:
         # A stage run more than once (load and clean, once per collection) adds up.
         self.seconds[name] = round(self.seconds.get(name, 0.0) + time.perf_counter() - start, 3)
         self.cpu_seconds[name] = round(self.cpu_seconds.get(name, 0.0) + time.thread_time() - start_cpu, 3)
-        log.info("stage %s done in %.2f s (%.2f s CPU)", name, self.seconds[name], self.cpu_seconds[name])
+        log.info(
+            "stage %s done in %.2f s (%.2f s CPU; peak memory so far %.0f MiB)",
+            name,
+            self.seconds[name],
+            self.cpu_seconds[name],
+            peak_rss_mb(),
+        )
 
 
 def peak_rss_mb() -> float:
