@@ -27,14 +27,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from pipeline.geometry.neighbors import (
-    HNSW_EF_CONSTRUCTION,
-    HNSW_EF_SEARCH,
-    HNSW_LINKS,
-    Neighbours,
-    self_first,
-    top_k,
-)
+from pipeline.geometry.neighbors import Neighbours, hnsw_index, self_first, top_k
 from pipeline.store.keys import StageKey, stage_key
 from pipeline.store.layouts import StageStore
 
@@ -104,11 +97,7 @@ def search_landmarks(embeddings: np.ndarray, size: int, k: int) -> dict[str, np.
     vectors = np.ascontiguousarray(embeddings, dtype=np.float32)
     sample, rest = vectors[:size], vectors[size:]
     k = min(k, size)
-    index = faiss.IndexHNSWFlat(vectors.shape[1], HNSW_LINKS, faiss.METRIC_INNER_PRODUCT)
-    index.hnsw.efConstruction = HNSW_EF_CONSTRUCTION
-    index.hnsw.efSearch = max(HNSW_EF_SEARCH, k)
-    faiss.omp_set_num_threads(1)
-    index.add(sample)
+    index = hnsw_index(sample, k)
     faiss.omp_set_num_threads(thread_count())
     try:
         found: dict[str, np.ndarray] = {}

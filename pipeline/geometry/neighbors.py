@@ -12,7 +12,7 @@ search is exact (brute force, O(n^2): 2 s for the whole conference); above, it i
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -107,6 +107,21 @@ HNSW_EF_CONSTRUCTION = 40
 HNSW_EF_SEARCH = 48
 
 
+def hnsw_index(vectors: np.ndarray, k: int) -> Any:
+    """A faiss HNSW graph over ``vectors`` (float32, n x dim, unit rows; inner product; HNSW_LINKS,
+    HNSW_EF_CONSTRUCTION, and HNSW_EF_SEARCH or ``k`` when larger), built with one thread: faiss links nodes in a
+    fixed order then, so the same rows give the same graph. faiss is left at one thread. Raises ImportError when
+    faiss-cpu is not installed."""
+    import faiss
+
+    index = faiss.IndexHNSWFlat(vectors.shape[1], HNSW_LINKS, faiss.METRIC_INNER_PRODUCT)
+    index.hnsw.efConstruction = HNSW_EF_CONSTRUCTION
+    index.hnsw.efSearch = max(HNSW_EF_SEARCH, k)
+    faiss.omp_set_num_threads(1)
+    index.add(np.ascontiguousarray(vectors, dtype=np.float32))
+    return index
+
+
 def approximate_cosine_knn(embeddings: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """The ``k`` nearest rows of each row by cosine similarity, found in a faiss HNSW graph (inner product on the
     unit rows; HNSW_LINKS, HNSW_EF_CONSTRUCTION, HNSW_EF_SEARCH). Same shapes and conventions as :func:`cosine_knn`
@@ -123,11 +138,7 @@ def approximate_cosine_knn(embeddings: np.ndarray, k: int) -> tuple[np.ndarray, 
     n = embeddings.shape[0]
     k = min(k, n)
     vectors = np.ascontiguousarray(embeddings, dtype=np.float32)
-    index = faiss.IndexHNSWFlat(vectors.shape[1], HNSW_LINKS, faiss.METRIC_INNER_PRODUCT)
-    index.hnsw.efConstruction = HNSW_EF_CONSTRUCTION
-    index.hnsw.efSearch = max(HNSW_EF_SEARCH, k)
-    faiss.omp_set_num_threads(1)
-    index.add(vectors)
+    index = hnsw_index(vectors, k)
     faiss.omp_set_num_threads(thread_count())
     similarities, indices = index.search(vectors, k)
     faiss.omp_set_num_threads(1)

@@ -29,6 +29,7 @@ import pandas as pd
 from pipeline.ingest.clean import COPY_COLUMN, PreparedCorpus, duplicate_key
 from pipeline.ingest.corpus import RawCorpus, file_sha256
 from pipeline.ingest.decisions import normalise_decision
+from pipeline.ingest.years import year_ranges
 from pipeline.runtime.errors import InputError
 
 log = logging.getLogger(__name__)
@@ -81,18 +82,7 @@ def collections_display_name(collections: list[Collection]) -> str:
             years[collection.venue] = []
             parts.append(collection.venue)
         years[collection.venue].append(collection.year)
-    return ", ".join(f"{part} {_year_ranges(years[part])}" if part in years else part for part in parts)
-
-
-def _year_ranges(years: list[int]) -> str:
-    """Sorted distinct years with each run of consecutive ones as "first–last": [2026, 2024, 2025] -> "2024–2026"."""
-    runs: list[list[int]] = []
-    for year in sorted(set(years)):
-        if runs and year == runs[-1][-1] + 1:
-            runs[-1].append(year)
-        else:
-            runs.append([year])
-    return ", ".join(f"{run[0]}–{run[-1]}" if len(run) > 1 else str(run[0]) for run in runs)
+    return ", ".join(f"{part} {year_ranges(years[part], '–')}" if part in years else part for part in parts)
 
 
 def collection_from_path(path: Path) -> Collection:

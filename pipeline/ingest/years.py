@@ -133,15 +133,16 @@ def venue_year_holes(
     return dict(sorted(holes.items()))
 
 
-def year_ranges(years: Iterable[int]) -> str:
-    """Years written short, runs of consecutive years as ranges: [1990, 2018, 2019, 2020] -> "1990, 2018-2020"."""
+def year_ranges(years: Iterable[int], dash: str = "-") -> str:
+    """Years written short, runs of consecutive years as ranges joined by ``dash``: [1990, 2018, 2019, 2020] ->
+    "1990, 2018-2020"."""
     runs: list[list[int]] = []
     for year in sorted(set(years)):
         if runs and year == runs[-1][-1] + 1:
             runs[-1].append(year)
         else:
             runs.append([year])
-    return ", ".join(str(run[0]) if len(run) == 1 else f"{run[0]}-{run[-1]}" for run in runs)
+    return ", ".join(str(run[0]) if len(run) == 1 else f"{run[0]}{dash}{run[-1]}" for run in runs)
 
 
 def holes_sentence(holes: Mapping[str, Iterable[int]]) -> str:

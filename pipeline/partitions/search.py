@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from pipeline.geometry.landmarks import membership_weights
-from pipeline.geometry.neighbors import HNSW_EF_CONSTRUCTION, HNSW_EF_SEARCH, HNSW_LINKS, self_first, top_k
+from pipeline.geometry.neighbors import HNSW_EF_SEARCH, hnsw_index, self_first, top_k
 from pipeline.partitions.cluster import DEFAULT_PARTITION_ROWS, partition_bounds, send
 
 # Graphs a worker keeps read back (by their digest): the one of the build under way, and one more.
@@ -56,14 +56,7 @@ class RestSearch(NamedTuple):
 def landmark_index(sample: np.ndarray, k: int) -> Any:
     """The landmarks' faiss graph as search_landmarks builds it. ``sample``: float32, size x dim, unit rows; ``k``
     already clipped to the sample's size. Raises ImportError without faiss-cpu."""
-    import faiss
-
-    index = faiss.IndexHNSWFlat(sample.shape[1], HNSW_LINKS, faiss.METRIC_INNER_PRODUCT)
-    index.hnsw.efConstruction = HNSW_EF_CONSTRUCTION
-    index.hnsw.efSearch = max(HNSW_EF_SEARCH, k)
-    faiss.omp_set_num_threads(1)
-    index.add(np.ascontiguousarray(sample, dtype=np.float32))
-    return index
+    return hnsw_index(sample, k)
 
 
 def search_index(index: Any, sample: np.ndarray | None, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
