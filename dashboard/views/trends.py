@@ -39,6 +39,21 @@ def named_columns(group: str) -> dict[str, Any]:
     }
 
 
+def share_ratio_columns(earlier: str, later: str) -> dict[str, Any]:
+    """The column settings a rising-and-fading table shares: each period's share, their ratio with its 95% interval
+    and the p-value; ``earlier`` and ``later`` name the periods."""
+    return {
+        "share_earlier": percent(f"Share {earlier}"),
+        "share_later": percent(f"Share {later}"),
+        "ratio": st.column_config.NumberColumn(
+            "Share ratio", format="%.2f", help=f"share in {later} / share in {earlier}"
+        ),
+        "ratio_low": st.column_config.NumberColumn("Ratio (95% low)", format="%.2f"),
+        "ratio_high": st.column_config.NumberColumn("Ratio (95% high)", format="%.2f"),
+        "p_text": st.column_config.TextColumn("p-value", help="two-sided, pooled two-proportion z-test"),
+    }
+
+
 def changes_columns(group: str, first: str, last: str) -> tuple[list[str], dict[str, Any]]:
     """The changes table's columns (trends.share_changes plus ``label`` and ``p_text``) in order, and their
     headers and formats: names first, the id last."""
@@ -61,14 +76,7 @@ def changes_columns(group: str, first: str, last: str) -> tuple[list[str], dict[
         "status": st.column_config.TextColumn("Change", help="growing, fading, new or steady"),
         "papers_earlier": st.column_config.NumberColumn(f"Papers {first}", format="%d"),
         "papers_later": st.column_config.NumberColumn(f"Papers {last}", format="%d"),
-        "share_earlier": percent(f"Share {first}"),
-        "share_later": percent(f"Share {last}"),
-        "ratio": st.column_config.NumberColumn(
-            "Share ratio", format="%.2f", help=f"share in {last} / share in {first}"
-        ),
-        "ratio_low": st.column_config.NumberColumn("Ratio (95% low)", format="%.2f"),
-        "ratio_high": st.column_config.NumberColumn("Ratio (95% high)", format="%.2f"),
-        "p_text": st.column_config.TextColumn("p-value", help="two-sided, pooled two-proportion z-test"),
+        **share_ratio_columns(first, last),
         "later_fraction": percent(
             f"Of its papers, in {last}", help=f"its papers in {last} over its papers in both, not scaled by size"
         ),
@@ -145,14 +153,7 @@ def period_columns(group: str, earlier: str, later: str) -> tuple[list[str], dic
         **named_columns(group),
         **narrow_label(group),
         "status": st.column_config.TextColumn("Change", help="rising, fading, new (no paper before) or steady"),
-        "share_earlier": percent(f"Share {earlier}"),
-        "share_later": percent(f"Share {later}"),
-        "ratio": st.column_config.NumberColumn(
-            "Share ratio", format="%.2f", help=f"share in {later} / share in {earlier}"
-        ),
-        "ratio_low": st.column_config.NumberColumn("Ratio (95% low)", format="%.2f"),
-        "ratio_high": st.column_config.NumberColumn("Ratio (95% high)", format="%.2f"),
-        "p_text": st.column_config.TextColumn("p-value", help="two-sided, pooled two-proportion z-test"),
+        **share_ratio_columns(earlier, later),
         "papers_earlier": st.column_config.NumberColumn(f"Papers {earlier}", format="%d"),
         "papers_later": st.column_config.NumberColumn(f"Papers {later}", format="%d"),
     }
