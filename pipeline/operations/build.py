@@ -407,6 +407,7 @@ def run_build(
     from pipeline.topics.misfits import fit_check_summary
     from pipeline.topics.model import representative_documents, save_topic_model, topic_table
     from pipeline.topics.naming.assign import name_themes, with_llm_names
+    from pipeline.topics.naming.languages import with_language_names
     from pipeline.topics.naming.stored import BACKGROUND_MIN_DOCUMENTS, PhraseCountsJob
     from pipeline.topics.themes import assign_cut_themes
 
@@ -470,6 +471,8 @@ def run_build(
         )
         if fitted.fit.phrases is not None:  # themes named by what their topics share (pipeline.topics.naming)
             topics_frame = name_themes(fitted.fit.phrases, fitted.fit.topics, topics_frame)
+        if "language" in corpus.documents.columns:  # a topic of French papers is "Papers in French", not "Des"
+            topics_frame = with_language_names(topics_frame, fitted.fit.topics, corpus.documents["language"].tolist())
         if config.namer_url:  # the optional language-model namer: names stored beside the computed ones
             topics_frame = with_llm_names(config.namer_url, topics_frame, corpus, fitted.fit.topics, corpus.warnings)
     output = document_table(corpus, fitted, represented, knn, config)
