@@ -148,6 +148,9 @@ def test_the_trends_view_of_years_shows_rising_fading_appearance_and_the_hole(
     captions = " ".join(caption.value for caption in app.caption)
     assert "2013 (30 papers)" in captions  # the thin year, left out and named
     assert "Grey bands" in captions and "cvpr 2018-2020" in captions
+    assert (
+        "Every other year" not in captions
+    )  # ICML and CVPR meet every year (tests/test_years.py for those that do not)
     markdown = " ".join(block.value for block in app.markdown)
     assert "Rising and fading" in markdown and "When each appeared" in markdown
     periods = next(frame.value for frame in app.dataframe if {"ratio_low", "status"} <= set(frame.value.columns))

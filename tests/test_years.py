@@ -5,6 +5,7 @@ but has no paper in, inside its years and after its last one, named only when th
 from __future__ import annotations
 
 from pipeline.ingest.years import (
+    alternate_year_venues,
     holes_sentence,
     last_full_year,
     local_cadences,
@@ -72,3 +73,13 @@ def test_the_sentence_writes_runs_of_years_as_ranges() -> None:
     sentence = holes_sentence({"cvpr": [2018, 2019, 2020], "iccv": [2019]})
     assert "cvpr: 2018-2020; iccv: 2019." in sentence
     assert "not a trend" in sentence
+
+
+def test_a_weighty_venue_of_every_other_year_is_named_with_its_parity() -> None:
+    papers = {("acl", year): 100 for year in range(2000, 2012)}
+    papers |= {("lrec", year): 60 for year in range(2000, 2012, 2)}  # even years, 37% of them
+    papers |= {("tiny", year): 2 for year in range(2001, 2012, 2)}  # odd years, 2%: too light to swing a share
+    papers |= {("coling;acl", 2004): 30, ("coling", 2006): 40, ("coling", 2008): 40}  # joint names count too
+    assert alternate_year_venues(papers) == {"coling": "even", "lrec": "even"}
+    assert alternate_year_venues({("acl", year): 10 for year in range(2000, 2010)}) == {}  # every year
+    assert alternate_year_venues({("x", 2000): 9, ("x", 2002): 9}) == {}  # two meetings are not a cadence

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from dashboard.tables.trends import OUTLIER_GROUP, collection_shares, share_changes
-from pipeline.ingest.years import MIN_HOLE_SHARE, last_full_year, venue_year_holes
+from pipeline.ingest.years import MIN_HOLE_SHARE, alternate_year_venues, last_full_year, venue_year_holes
 
 # A year needs this many papers to be drawn and measured (a Wilson interval at 37 papers spans +-15 points).
 MIN_YEAR_PAPERS = 100
@@ -184,11 +184,7 @@ def series_holes(
     names (its series as drawn), after its last year too. ``min_share``: what a pooled hole must weigh (SHADE_SHARE
     for the chart's grey bands)."""
     if venue is None and {"venue", "year"} <= set(documents.columns):
-        years = pd.to_numeric(documents["year"], errors="coerce")
-        kept = documents.assign(year=years).dropna(subset=["venue", "year"])
-        counts = kept.groupby([kept["venue"].astype(str), kept["year"].astype(int)]).size()
-        papers = {(str(name), int(year)): int(count) for (name, year), count in counts.items()}
-        return venue_year_holes(papers, min_share=min_share)
+        return venue_year_holes(venue_year_papers(documents), min_share=min_share)
     if "collection" not in documents.columns:
         return {}
     papers = {}
@@ -210,3 +206,20 @@ def hole_years(holes: dict[str, list[int]]) -> list[int]:
 def shown_years(shares: pd.DataFrame) -> list[int]:
     """The years year_shares shows, sorted."""
     return sorted(int(year) for year in np.unique(shares.loc[shares["shown"], "year"]))
+
+
+def series_alternating(documents: pd.DataFrame) -> dict[str, str]:
+    """{venue: "even" or "odd"} of the venues that meet every other year and weigh enough to make every venue's
+    pooled shares swing between even and odd years (pipeline.ingest.years.alternate_year_venues), from the file's own
+    ``venue`` and ``year`` columns; {} without them."""
+    if not {"venue", "year"} <= set(documents.columns):
+        return {}
+    return alternate_year_venues(venue_year_papers(documents))
+
+
+def venue_year_papers(documents: pd.DataFrame) -> dict[tuple[str, int], int]:
+    """{(venue, year): papers} from the documents' own ``venue`` and ``year`` columns (rows lacking either left out)."""
+    years = pd.to_numeric(documents["year"], errors="coerce")
+    kept = documents.assign(year=years).dropna(subset=["venue", "year"])
+    counts = kept.groupby([kept["venue"].astype(str), kept["year"].astype(int)]).size()
+    return {(str(name), int(year)): int(count) for (name, year), count in counts.items()}

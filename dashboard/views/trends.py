@@ -286,6 +286,13 @@ def render_years(page: Page, documents: pd.DataFrame, series: dict[str, int], co
         weight = "" if one else f" whose missing meetings would have held {trends_years.SHADE_SHARE:.0%} of it or more"
         listed = ", ".join(f"{name} {year_ranges(years)}" for name, years in shaded.items())
         notes.append(f"Grey bands: the years{weight} ({listed}); a share there moves for want of those papers.")
+    alternating = {} if one else trends_years.series_alternating(page.atlas.documents)
+    if alternating:
+        listed = ", ".join(f"{name} ({parity} years)" for name, parity in alternating.items())
+        notes.append(
+            f"Every other year: {listed} meet only then and hold 5% or more of those years' papers, so the shares "
+            "of their themes swing between even and odd years; read such a theme two years at a time."
+        )
     if notes:
         st.caption(" ".join(notes))
     render_rising_fading(shares, labels, group, venue)

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+import numpy as np
+
 # A venue needs this many papers before its holes are named: two papers in 2010 and 2014 are no series.
 MIN_VENUE_PAPERS = 20
 # Gaps either side of a gap that set its cadence.
@@ -131,6 +133,30 @@ def venue_year_holes(
         if weighty:
             holes[venue] = weighty
     return dict(sorted(holes.items()))
+
+
+# A venue that meets every other year (LREC and COLING in even years) makes every venue's pooled series swing between
+# even and odd years when it holds this share of the papers of the years it meets in, on average (the ACL
+# Anthology's "Corpus and word" theme: about 15% in even years, 3% in odd ones).
+ALTERNATE_SHARE = 0.05
+MIN_ALTERNATE_MEETINGS = 3
+
+
+def alternate_year_venues(papers: Mapping[tuple[str, int], int], min_share: float = ALTERNATE_SHARE) -> dict[str, str]:
+    """{venue: "even" or "odd"} of the venues of ``papers`` ({(venue, year): papers}; joint venues split) that meet
+    every other year (at least MIN_ALTERNATE_MEETINGS meetings, all of one parity, most two years apart) and hold at
+    least ``min_share`` of their years' papers on average; venues in name order."""
+    by_venue, totals = _by_venue(papers, split_joint=True)
+    alternating = {}
+    for venue, years in by_venue.items():
+        ordered = sorted(years)
+        gaps = np.diff(ordered)
+        if len(ordered) < MIN_ALTERNATE_MEETINGS or len({year % 2 for year in ordered}) > 1 or np.median(gaps) != 2:
+            continue
+        share = float(np.mean([years[year] / totals[year] for year in ordered]))
+        if share >= min_share:
+            alternating[venue] = "even" if ordered[0] % 2 == 0 else "odd"
+    return dict(sorted(alternating.items()))
 
 
 def year_ranges(years: Iterable[int], dash: str = "-") -> str:
