@@ -358,10 +358,8 @@ def drilled_subtopic_groups(
     in_topic = np.flatnonzero(matches & (listing["topic"].astype(int).to_numpy() == state.topic))
     keys = level_keys(listing, "subtopic")[in_topic]
     labels = dict(zip(subtopics["subtopic"].astype(int), subtopics["label"].astype(str)))
-    colours = subtopic_colours(keys)
-    for position, key, colour in zip(in_topic, keys, colours):
-        name = labels.get(int(key), OUTLIER_LABEL)
-        names[position] = name
+    names[in_topic] = pd.Series(keys).map(labels).fillna(OUTLIER_LABEL).to_numpy(dtype=object)
+    for name, colour in zip(names[in_topic], subtopic_colours(keys)):  # each subtopic's colour, once
         legend.setdefault(name, OUTLIER_COLOUR if name == OUTLIER_LABEL else colour)
     return names, legend
 
