@@ -86,6 +86,10 @@ class BuildConfig:
     # local cluster of N worker processes) or "tcp://host:8786"; None: one process. The same results either way.
     dask_scheduler: str | None = field(default=None, compare=False)
     random_state: int = field(default_factory=default_seed)  # ATLAS_SEED, else 42
+    # Themes (the map's top level): "fields" = topics grouped by the field of pipeline/resources/fields.csv their
+    # papers belong to (pipeline.topics.field_themes), "map" = Ward cut of the topics' centroids and map positions
+    # (pipeline.topics.themes). docs/decisions/theme-measures.md section 10: the table behind the default.
+    theme_grouping: str = "fields"
 
     # HDBSCAN. min_cluster_size None = scaled with n; min_samples None = about a third of it (see resolved_for).
     min_cluster_size: int | None = None

@@ -127,12 +127,14 @@ def test_a_cache_without_a_hierarchy_gets_one_theme_per_topic():
     assert themed["theme_label"].tolist() == ["Outliers", "term0, more0"]
 
 
-def test_a_build_writes_themes_cut_from_its_topics_place(slice_cache):
-    """The build's themes are the Ward cut of its topics' centroids and map positions (recomputed here from the
-    cache's own papers, vectors and map), not the hierarchy's cut, which stays for caches built before themes."""
+def test_a_build_by_map_writes_themes_cut_from_its_topics_place(build_cache, papers_slice):
+    """With theme_grouping "map" the build's themes are the Ward cut of its topics' centroids and map positions
+    (recomputed here from the cache's own papers, vectors and map), not the hierarchy's cut, which stays for caches
+    built before themes."""
     from pipeline.cache import read_cache
+    from pipeline.config import BuildConfig
 
-    atlas = read_cache(slice_cache)
+    atlas = read_cache(build_cache(papers_slice, "slice300-map", config=BuildConfig(theme_grouping="map")))
     topics = atlas.topics
     assert has_themes(topics)
     real = topics[topics["topic"] != -1]

@@ -102,6 +102,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     parser.add_argument(
+        "--theme-grouping",
+        choices=("fields", "map"),
+        default=defaults.theme_grouping,
+        help=(
+            "group topics into themes by the field their papers belong to (fields, the default) or by their places "
+            "on the map (map); see docs/decisions/theme-measures.md"
+        ),
+    )
+    parser.add_argument(
         "--dask-scheduler",
         default=None,
         metavar="ADDRESS",
@@ -169,6 +178,7 @@ def _handle_build(args: argparse.Namespace) -> int:
         map_refine_max_documents=args.map_refine_max_documents,
         fit_sample_size=args.fit_sample_size,
         dask_scheduler=args.dask_scheduler,
+        theme_grouping=args.theme_grouping,
         random_state=args.seed,
         corpus_name=(args.name or "").strip() or None,
         namer_url=args.namer_url,

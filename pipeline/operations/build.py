@@ -404,12 +404,12 @@ def run_build(
     from pipeline.geometry.neighbors import cached_cosine_knn
     from pipeline.journeys.links import journey_summary
     from pipeline.runtime.threads import limit_threads
+    from pipeline.topics.field_themes import grouped_themes
     from pipeline.topics.misfits import fit_check_summary
     from pipeline.topics.model import representative_documents, save_topic_model, topic_table
     from pipeline.topics.naming.assign import name_themes, with_llm_names
     from pipeline.topics.naming.languages import with_language_names
     from pipeline.topics.naming.stored import BACKGROUND_MIN_DOCUMENTS, PhraseCountsJob
-    from pipeline.topics.themes import assign_cut_themes
 
     limit_threads()  # the same thread counts, so the same floats, whoever calls (pipeline.runtime.threads)
     embedding_store = resolve_store(embedding_store)  # DEFAULT_STORE: $ATLAS_EMBEDDING_CACHE, read now
@@ -463,11 +463,13 @@ def run_build(
         representatives = representative_documents(
             embeddings, fitted.fit.topics, corpus.doc_ids, config.n_representative
         )
-        topics_frame = assign_cut_themes(  # theme, theme_label: the map's top level
+        topics_frame = grouped_themes(  # theme, theme_label: the map's top level
             topic_table(fitted.fit, representatives, fitted.coordinates),
             fitted.fit.topics,
             embeddings,
             fitted.coordinates,
+            fitted.fit.phrases,
+            config.theme_grouping,
         )
         if fitted.fit.phrases is not None:  # themes named by what their topics share (pipeline.topics.naming)
             topics_frame = name_themes(fitted.fit.phrases, fitted.fit.topics, topics_frame)

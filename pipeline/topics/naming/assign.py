@@ -1,9 +1,10 @@
 """The build's names: a name and a subtitle per topic, a name per theme, from the corpus's candidate phrases.
 
-Topics are named first (pipeline.topics.naming.names over the topic of each document); a theme of one topic keeps
-its topic's name; a theme of several topics is named from the phrases of all its documents, each phrase's score
-times the share of the theme's topics that write it in at least MIN_COVERAGE of their documents (what the topics
-share, not the largest topic's name), and never with a topic's name.
+Topics are named first (pipeline.topics.naming.names over the topic of each document). A theme most of whose papers
+belong to one field of pipeline/resources/fields.csv takes the field's name (pipeline.topics.naming.fields); else a
+theme of one topic keeps its topic's name, and a theme of several topics is named from the phrases of all its
+documents, each phrase's score times the share of the theme's topics that write it in at least MIN_COVERAGE of
+their documents (what the topics share, not the largest topic's name), and never with a topic's name.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline.schema import OUTLIER_TOPIC
+from pipeline.topics.naming.fields import field_names, field_presence, group_coverage, load_fields, with_areas
 from pipeline.topics.naming.names import (
     MAX_NAME_CHARACTERS,
     MAX_NAME_WORDS,
@@ -100,9 +102,10 @@ def name_themes(
         part_share=THEME_PART_SHARE,
     )
     sizes = dict(zip(frame["topic"].astype(int), frame["size"].astype(int)))
-    labels = {**{theme: name.name for theme, name in names.items()}, **single}
+    by_field = theme_field_names(counts, themes)
+    labels = {**{theme: name.name for theme, name in names.items()}, **single, **by_field}
     for theme, found in members.items():
-        if theme in single:
+        if theme in single or theme in by_field:
             continue
         rows = np.flatnonzero(np.asarray(themes) == theme)
         if name_coverage(counts, labels.get(theme, ""), rows) < PAIR_BELOW:  # no phrase the topics share
@@ -111,6 +114,16 @@ def name_themes(
     return frame.assign(
         theme_label=[labels.get(int(theme), label) for theme, label in zip(frame["theme"], frame["theme_label"])]
     )
+
+
+def theme_field_names(counts: PhraseCounts, themes: Sequence[int]) -> dict[int, str]:
+    """{theme: field name} for the themes (one id per document counted in ``counts``; -1 none) that a field of
+    pipeline/resources/fields.csv names, or an area of its fields (pipeline.topics.naming.fields.field_names,
+    with_areas): the session name of what the theme's topics are kinds of ("Generative models" over diffusion,
+    text-to-image and super-resolution; "AI for science" over PDEs, proteins and brains)."""
+    fields = with_areas(load_fields())
+    coverage, base = group_coverage(field_presence(counts, fields), themes)
+    return field_names(coverage, base, fields)
 
 
 def name_coverage(counts: PhraseCounts, name: str, rows: np.ndarray) -> float:

@@ -1,0 +1,155 @@
+"""Themes as sessions: topics grouped by the field their papers belong to (pipeline.topics.naming.fields).
+
+A conference's programme puts "Diffusion models", "Text-to-image" and "Image super-resolution" in one session,
+"Generative models", because a reader knows they are kinds of one thing, not because their abstracts are close.
+Here each topic goes to the field that scores best over its papers (coverage corrected for chance,
+:func:`pipeline.topics.naming.fields.field_scores`); a topic no field holds joins the group of its nearest topic
+(centroid and map position, :func:`pipeline.topics.themes.combined_features`). While there are more groups than
+:func:`pipeline.topics.themes.theme_count` wants, the group with the fewest papers joins a group of a field of
+its area (pipeline/resources/fields.csv: "Neuroscience" and "Molecules and proteins" are "AI for science") or,
+when there is none, the group whose field scores best over its papers (or, when none scores MERGE_MIN_SCORE, its
+nearest group), so a merged theme keeps a name that covers it: its field's or its area's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from pipeline.topics.naming.fields import (
+    MIN_FIELD_LIFT,
+    Field,
+    field_presence,
+    field_scores,
+    group_coverage,
+    load_fields,
+)
+from pipeline.topics.naming.phrases import PhraseCounts
+from pipeline.topics.themes import (
+    OUTLIER_LABEL,
+    OUTLIER_THEME,
+    assign_cut_themes,
+    combined_features,
+    numbered,
+    theme_count,
+    topic_positions,
+)
+
+# A topic belongs to a field when the field holds at least this share of its papers (and MIN_FIELD_LIFT times
+# the field's corpus share).
+MIN_TOPIC_COVERAGE = 0.4
+# A small group joins the group whose field scores best over its papers (field_scores) when that score is at least
+# this (a field holding 50% of its papers at a base of 10%: 0.22), else its nearest group.
+MERGE_MIN_SCORE = 0.2
+
+
+def topic_fields(coverage: np.ndarray, base: np.ndarray) -> np.ndarray:
+    """int64, t: the field index of each topic (rows of ``coverage``, t x f shares; ``base``, f corpus shares), the
+    best :func:`field_scores` among the fields holding MIN_TOPIC_COVERAGE and MIN_FIELD_LIFT times their base of
+    its papers; -1 where none does."""
+    scores = field_scores(coverage, base[None, :])
+    allowed = (coverage >= MIN_TOPIC_COVERAGE) & (coverage >= MIN_FIELD_LIFT * base[None, :]) & (scores > 0)
+    scores = np.where(allowed, scores, -1.0)
+    best = np.argmax(scores, axis=1) if scores.size else np.zeros(len(coverage), dtype=np.int64)
+    return np.where(scores.max(axis=1, initial=-1.0) > 0, best, -1).astype(np.int64)
+
+
+def field_groups(
+    coverage: np.ndarray,
+    base: np.ndarray,
+    areas: Sequence[str],
+    features: np.ndarray,
+    sizes: np.ndarray,
+    wanted: int,
+) -> tuple[list[list[int]], list[int]] | None:
+    """(groups of topic rows covering 0..t-1, the field index of each group) for topics with field ``coverage``
+    (t x f), corpus shares ``base`` (f), each field's area (f), ``features`` (t x d) and ``sizes`` (t papers), at
+    most ``wanted`` groups (module docstring). None when no topic belongs to a field."""
+    fields = topic_fields(coverage, base)
+    if not (fields >= 0).any():
+        return None
+    weights = np.asarray(sizes, dtype=np.float64)
+    groups: dict[int, list[int]] = {}
+    for row in np.flatnonzero(fields >= 0):
+        groups.setdefault(int(fields[row]), []).append(int(row))
+    placed = np.flatnonzero(fields >= 0)
+    for row in np.flatnonzero(fields < 0):  # a topic no field holds joins its nearest topic's group
+        nearest = placed[np.argmin(((features[placed] - features[row]) ** 2).sum(axis=1))]
+        groups[int(fields[nearest])].append(int(row))
+
+    def mean_of(values: np.ndarray, rows: list[int]) -> np.ndarray:
+        return (values[rows] * weights[rows, None]).sum(axis=0) / max(weights[rows].sum(), 1e-12)
+
+    while len(groups) > max(wanted, 1):
+        small = min(groups, key=lambda field: (weights[groups[field]].sum(), field))
+        others = [field for field in groups if field != small]
+        kin = [field for field in others if areas[field] == areas[small]]
+        others = kin or others  # a field of the same area first: "Molecules and proteins" with physics
+        held = field_scores(mean_of(coverage, groups[small])[others], base[others])
+        if kin or held.max() >= MERGE_MIN_SCORE:
+            target = others[int(np.argmax(held))]
+        else:
+            centre = mean_of(features, groups[small])
+            target = min(others, key=lambda field: float(((mean_of(features, groups[field]) - centre) ** 2).sum()))
+        groups[target].extend(groups.pop(small))
+    ordered = sorted(groups.items(), key=lambda item: min(item[1]))
+    return [rows for _, rows in ordered], [field for field, _ in ordered]
+
+
+def assign_field_themes(
+    frame: pd.DataFrame,
+    topics: np.ndarray,
+    vectors: np.ndarray,
+    points: np.ndarray,
+    presence: sp.csr_matrix,
+    fields: Sequence[Field],
+    n_themes: int | None = None,
+) -> pd.DataFrame | None:
+    """A copy of ``frame`` (a topics table with topic, label, size) with ``theme`` and ``theme_label`` (its field's
+    name; the build's namer, pipeline.topics.naming.assign.name_themes, has the last word) from :func:`field_groups`
+    over the papers' ``topics`` (n), ``vectors`` (n x d), map ``points`` (n x 2) and field ``presence`` (n x f,
+    pipeline.topics.naming.fields.field_presence). ``n_themes``: default theme_count. None when no topic belongs to
+    a field (the caller cuts the themes from the map instead). The outlier topic gets theme -1, "Outliers"."""
+    ids, sizes, centroids, positions = topic_positions(topics, vectors, points)
+    coverage_of, base = group_coverage(presence, topics)
+    if not len(ids):
+        return None
+    coverage = np.stack([coverage_of[int(topic)] for topic in ids])
+    wanted = theme_count(len(ids)) if n_themes is None else int(n_themes)
+    areas = [found.area for found in fields]
+    found = field_groups(coverage, base, areas, combined_features(centroids, positions), sizes, wanted)
+    if found is None:
+        return None
+    groups, group_fields = found
+    themes = numbered(groups, sizes)
+    theme_of = {int(topic): int(theme) for topic, theme in zip(ids, themes)}
+    name_of = {int(themes[rows[0]]): fields[field].name for rows, field in zip(groups, group_fields)}
+    column = [theme_of.get(int(topic), OUTLIER_THEME) for topic in frame["topic"]]
+    return frame.assign(
+        theme=pd.Series(column, index=frame.index, dtype="int64"),
+        theme_label=[name_of.get(theme, OUTLIER_LABEL) for theme in column],
+    )
+
+
+def grouped_themes(
+    frame: pd.DataFrame,
+    topics: np.ndarray,
+    vectors: np.ndarray,
+    points: np.ndarray,
+    counts: PhraseCounts | None,
+    grouping: str,
+) -> pd.DataFrame:
+    """The build's themes (theme, theme_label) for ``frame``: by field (:func:`assign_field_themes`) when
+    ``grouping`` is "fields" and the phrase ``counts`` of the papers are at hand and some topic belongs to a field,
+    else cut from the map (pipeline.topics.themes.assign_cut_themes). Raises ValueError for another ``grouping``."""
+    if grouping not in ("fields", "map"):
+        raise ValueError(f"theme grouping must be 'fields' or 'map', got {grouping!r}")
+    if grouping == "fields" and counts is not None:
+        fields = load_fields()
+        grouped = assign_field_themes(frame, topics, vectors, points, field_presence(counts, fields), fields)
+        if grouped is not None:
+            return grouped
+    return assign_cut_themes(frame, topics, vectors, points)

@@ -1,0 +1,151 @@
+"""Fields: the session names a theme may take, and which papers each field holds.
+
+Authors write the subjects of their papers ("diffusion model", "normalizing flow") but rarely the field those
+subjects make up ("Generative models"); a theme of several topics has no phrase its papers share, so a name chosen
+from what they write names one member (rounds 1-6 of docs/decisions/theme-measures.md). The fields of
+``pipeline/resources/fields.csv`` are that missing level: a session name and the phrases whose papers belong to it.
+A paper belongs to a field when it writes one of the field's phrases (matched by :func:`phrase_key` in the build's
+:class:`PhraseCounts`, so an abbreviation the corpus defines counts as its expansion).
+
+A group's fit to a field is its **coverage** c (the share of its papers in the field) corrected for chance by the
+field's share b of the whole corpus, as the namer corrects precision (Cohen 1960): score = c (c - b) / (1 - b).
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+
+from pipeline.runtime.paths import package_file
+from pipeline.topics.naming.phrases import PhraseCounts, phrase_key
+
+FIELDS_PATH = package_file("pipeline.resources", "fields.csv")  # package data (pipeline.runtime.paths)
+# A group is named by a field only when the field holds at least this share of its papers...
+MIN_FIELD_COVERAGE = 0.5
+# ... and at least this many times the field's share of the corpus (a field most papers write names nothing).
+MIN_FIELD_LIFT = 1.5
+# An area (with_areas) names a group only when it holds this much more of its papers than a field does: a theme of
+# reinforcement and imitation learning is "Reinforcement learning", not "Decision making".
+AREA_MARGIN = 0.2
+
+
+class Field(NamedTuple):
+    """A session name, the wider area it belongs to (its own name for an area) and the phrase keys
+    (phrases.phrase_key) of the papers it holds."""
+
+    name: str
+    area: str
+    keys: tuple[str, ...]
+    wide: bool = False  # an area made of several fields (with_areas)
+
+
+def load_fields(path: Path = FIELDS_PATH) -> list[Field]:
+    """The fields of ``path`` (CSV: ``field,area,phrases``, phrases separated by ";"; lines starting with "#" are
+    notes). Raises ValueError naming the file and line of a row without a name, an area or a phrase, or of a name
+    seen twice."""
+    fields: list[Field] = []
+    seen: set[str] = set()
+    with path.open(encoding="utf-8", newline="") as handle:
+        lines = [(number, line) for number, line in enumerate(handle, start=1) if not line.startswith("#")]
+    rows = csv.reader(line for _, line in lines)
+    header = next(rows, None)
+    if header != ["field", "area", "phrases"]:
+        raise ValueError(f"{path}: the header must be 'field,area,phrases', found {header}")
+    for (number, _), row in zip(lines[1:], rows):
+        name, area, phrases = ([part.strip() for part in row] + ["", "", ""])[:3]
+        keys = tuple(key for key in dict.fromkeys(phrase_key(part) for part in phrases.split(";")) if key)
+        if not name or not area or not keys:
+            raise ValueError(f"{path}, line {number}: a field needs a name, an area and at least one phrase")
+        if name.casefold() in seen:
+            raise ValueError(f"{path}, line {number}: the field {name!r} is listed twice")
+        seen.add(name.casefold())
+        fields.append(Field(name, area, keys))
+    return fields
+
+
+def with_areas(fields: Sequence[Field]) -> list[Field]:
+    """``fields`` and, after them, each area of two or more fields as a field of its own whose phrases are all of
+    theirs ("AI for science" = physics, molecules, biology, neuroscience, time series); an area named as one of
+    its fields ("Generative models") adds nothing."""
+    names = {found.name.casefold() for found in fields}
+    members: dict[str, list[Field]] = {}
+    for found in fields:
+        members.setdefault(found.area, []).append(found)
+    areas = [
+        Field(area, area, tuple(dict.fromkeys(key for found in group for key in found.keys)), wide=True)
+        for area, group in members.items()
+        if len(group) > 1 and area.casefold() not in names
+    ]
+    return [*fields, *areas]
+
+
+def field_presence(counts: PhraseCounts, fields: Sequence[Field]) -> sp.csr_matrix:
+    """CSR bool, n_documents x n_fields: True where the document writes one of the field's phrases (a phrase the
+    counts do not hold matches nothing)."""
+    column_of = {key: column for column, key in enumerate(counts.keys)}
+    rows, cols = [], []
+    for index, found in enumerate(fields):
+        for key in found.keys:
+            if key in column_of:
+                rows.append(column_of[key])
+                cols.append(index)
+    indicator = sp.csr_matrix(
+        (np.ones(len(rows)), (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))),
+        shape=(len(counts.keys), len(fields)),
+    )
+    return ((counts.matrix @ indicator) > 0).tocsr()
+
+
+def group_coverage(
+    presence: sp.csr_matrix, groups: Sequence[int] | np.ndarray
+) -> tuple[dict[int, np.ndarray], np.ndarray]:
+    """({group: float n_fields, the share of its documents in each field}, float n_fields: each field's share of
+    all documents). ``groups``: a group id per row of ``presence``; -1 (the outliers) gets no entry but counts in
+    the corpus's shares. Raises ValueError when the lengths differ."""
+    labels = np.asarray(groups, dtype=np.int64)
+    if len(labels) != presence.shape[0]:
+        raise ValueError(f"group_coverage: {len(labels)} group ids for {presence.shape[0]} documents")
+    dense = presence.astype(np.float64)
+    base = np.asarray(dense.mean(axis=0)).ravel() if presence.shape[0] else np.zeros(presence.shape[1])
+    coverage = {
+        int(group): np.asarray(dense[labels == group].mean(axis=0)).ravel()
+        for group in np.unique(labels)
+        if group != -1
+    }
+    return coverage, base
+
+
+def field_scores(coverage: np.ndarray, base: np.ndarray) -> np.ndarray:
+    """c (c - b) / (1 - b) per field, at least 0 (module docstring); ``coverage`` and ``base`` broadcast alike."""
+    c = np.asarray(coverage, dtype=np.float64)
+    b = np.minimum(np.asarray(base, dtype=np.float64), 1 - 1e-9)
+    return np.clip(c * (c - b) / (1 - b), 0.0, None)
+
+
+def field_names(
+    coverage: Mapping[int, np.ndarray], base: np.ndarray, fields: Sequence[Field], taken: Sequence[str] = ()
+) -> dict[int, str]:
+    """{group: field name} for the groups a field names: its coverage at least MIN_FIELD_COVERAGE and
+    MIN_FIELD_LIFT times the field's corpus share. Each name once, none of ``taken`` (ignoring case): the pairs
+    (group, field) are taken best :func:`field_scores` first (an area's coverage less AREA_MARGIN), so a field goes
+    to the group it fits best."""
+    used = {name.casefold() for name in taken}
+    margin = np.array([AREA_MARGIN if found.wide else 0.0 for found in fields])
+    pairs: list[tuple[float, int, int]] = []
+    for group, shares in coverage.items():
+        scores = field_scores(shares - margin, base)
+        allowed = (shares >= MIN_FIELD_COVERAGE) & (shares >= MIN_FIELD_LIFT * np.asarray(base)) & (scores > 0)
+        pairs.extend((-float(scores[index]), int(group), int(index)) for index in np.flatnonzero(allowed))
+    names: dict[int, str] = {}
+    for _, group, position in sorted(pairs):
+        name = fields[position].name
+        if group in names or name.casefold() in used:
+            continue
+        names[group] = name
+        used.add(name.casefold())
+    return names

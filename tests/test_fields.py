@@ -1,0 +1,152 @@
+"""Fields: the session names of themes and the themes grouped by them (pipeline.topics.naming.fields,
+pipeline.topics.field_themes), on hand-made shares and on real text."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pipeline.topics.field_themes import assign_field_themes, field_groups, grouped_themes, topic_fields
+from pipeline.topics.naming.fields import (
+    AREA_MARGIN,
+    Field,
+    field_names,
+    field_presence,
+    field_scores,
+    group_coverage,
+    load_fields,
+    with_areas,
+)
+from pipeline.topics.naming.names import MAX_NAME_CHARACTERS
+from pipeline.topics.naming.phrases import count_phrases
+from pipeline.topics.themes import theme_count
+
+
+def test_the_shipped_fields_are_session_names_each_with_an_area_and_phrases():
+    fields = load_fields()
+    assert len(fields) >= 30
+    names = [found.name for found in fields]
+    assert len({name.casefold() for name in names}) == len(names)
+    for found in fields:
+        assert found.keys and found.area
+        assert len(found.name.replace(" and ", " ").split()) <= 4 and len(found.name) <= MAX_NAME_CHARACTERS
+    areas = [found for found in with_areas(fields) if found.wide]
+    assert {"AI for science", "Trustworthy AI"} <= {found.name for found in areas}
+    science = next(found for found in areas if found.name == "AI for science")
+    assert {"protein", "brain", "partial differential equation"} <= set(science.keys)
+
+
+@pytest.mark.parametrize(
+    ("body", "problem"),
+    [
+        ("field,phrases\nGenerative models,diffusion model\n", "header"),
+        ("field,area,phrases\nGenerative models,Generative models,\n", "line 3"),
+        ("field,area,phrases\nA,B,x\na,B,y\n", "line 4"),
+    ],
+)
+def test_a_bad_fields_file_is_refused_naming_its_line(tmp_path, body, problem):
+    path = tmp_path / "fields.csv"
+    path.write_text("# a note\n" + body, encoding="utf-8")
+    with pytest.raises(ValueError, match=problem) as raised:
+        load_fields(path)
+    assert str(path) in str(raised.value)
+
+
+def test_a_paper_belongs_to_the_fields_whose_phrases_it_writes_abbreviations_included():
+    texts = [
+        "Denoising diffusion models for image synthesis.",
+        "Large language models (LLMs) follow instructions. LLMs are large.",
+        "We study LLMs and their reasoning.",
+        "Graph neural networks for molecules.",
+        "Graph neural networks on citation data.",
+        "Diffusion models of molecules.",
+        "Large language models (LLMs) again.",
+        "Fast sampling of diffusion models.",
+    ]
+    counts = count_phrases(texts)  # a phrase counts from 3 papers (phrases.MIN_DOCUMENT_FREQUENCY)
+    fields = [Field("Generative models", "G", ("diffusion model",)), Field("Language", "L", ("large language model",))]
+    presence = field_presence(counts, fields).toarray()
+    assert presence[:, 0].tolist() == [True, False, False, False, False, True, False, True]
+    assert presence[2, 1]  # "LLMs", defined as "large language models" elsewhere in the corpus
+
+
+def test_coverage_is_corrected_for_chance_and_a_field_goes_to_the_group_it_fits_best():
+    coverage = {0: np.array([0.9, 0.9]), 1: np.array([0.6, 0.2]), 2: np.array([0.45, 0.1])}
+    base = np.array([0.3, 0.9])
+    assert field_scores(np.array([0.9]), np.array([0.3]))[0] == pytest.approx(0.9 * 0.6 / 0.7)
+    assert field_scores(np.array([0.2]), np.array([0.3]))[0] == 0.0  # below chance scores nothing
+    fields = [Field("Alpha", "A", ("a",)), Field("Common", "C", ("c",))]
+    names = field_names(coverage, base, fields)
+    assert names == {0: "Alpha"}  # group 1 fits Alpha less well; Common is written by 90% of the corpus
+    assert field_names(coverage, base, fields, taken=["alpha"]) == {}
+    assert field_names({1: coverage[1], 2: coverage[2]}, base, fields) == {1: "Alpha"}  # 0.45 is under half
+
+
+def test_an_area_names_a_group_only_when_it_covers_clearly_more_than_its_fields():
+    fields = [Field("Reinforcement learning", "Decision making", ("r",)), Field("Decision making", "D", ("d",), True)]
+    base = np.array([0.15, 0.25])
+    close = {0: np.array([0.85, 0.85 + AREA_MARGIN - 0.05])}
+    clear = {0: np.array([0.5, 0.5 + AREA_MARGIN + 0.2])}
+    assert field_names(close, base, fields) == {0: "Reinforcement learning"}
+    assert field_names(clear, base, fields) == {0: "Decision making"}
+
+
+def test_topics_are_grouped_by_field_and_small_groups_join_their_areas():
+    # five topics: two of field 0, one of field 1 (same area as 0), one of field 2, one no field holds
+    coverage = np.array(
+        [
+            [0.9, 0.1, 0.0],
+            [0.8, 0.2, 0.1],
+            [0.2, 0.7, 0.0],
+            [0.0, 0.1, 0.9],
+            [0.1, 0.1, 0.2],
+        ]
+    )
+    base = np.array([0.2, 0.1, 0.1])
+    features = np.array([[0.0, 0.0], [0.1, 0.0], [1.0, 0.0], [5.0, 5.0], [5.1, 5.0]])
+    sizes = np.array([100, 80, 30, 60, 20])
+    assert topic_fields(coverage, base).tolist() == [0, 0, 1, 2, -1]
+    groups, fields = field_groups(coverage, base, ["A", "A", "B"], features, sizes, wanted=3)
+    assert sorted(map(sorted, groups)) == [[0, 1], [2], [3, 4]]  # the orphan joins its nearest topic's group
+    groups, fields = field_groups(coverage, base, ["A", "A", "B"], features, sizes, wanted=2)
+    assert sorted(map(sorted, groups)) == [[0, 1, 2], [3, 4]] and sorted(fields) == [0, 2]
+    assert field_groups(np.zeros((2, 3)), base, ["A", "A", "B"], features[:2], sizes[:2], wanted=2) is None
+
+
+def test_unknown_theme_grouping_is_refused():
+    with pytest.raises(ValueError, match="fields' or 'map'"):
+        grouped_themes(pd.DataFrame(), np.zeros(0), np.zeros((0, 2)), np.zeros((0, 2)), None, "areas")
+
+
+def test_a_build_groups_its_topics_by_field_and_names_the_themes_so(slice_cache):
+    """The default build's themes (300 real ICLR 2025 abstracts): at most theme_count of them, each with one
+    unique name, and the same themes again when grouped from the cache's own papers, vectors, map and phrases."""
+    from pipeline.cache import read_cache
+    from pipeline.operations.edit_describe import edit_corpus
+
+    atlas = read_cache(slice_cache)
+    assert atlas.manifest["params"]["theme_grouping"] == "fields"
+    topics = atlas.topics
+    real = topics[topics["topic"] != -1]
+    assert 1 <= real["theme"].nunique() <= theme_count(len(real))
+    assert real.drop_duplicates("theme")["theme_label"].str.casefold().is_unique
+    documents = atlas.documents
+    counts = edit_corpus(atlas).phrases()
+    fields = load_fields()
+    regrouped = assign_field_themes(
+        topics.drop(columns=["theme", "theme_label"]),
+        documents["topic"].to_numpy(),
+        atlas.embeddings(),
+        documents[["x", "y"]].to_numpy(),
+        field_presence(counts, fields),
+        fields,
+    )
+    assert regrouped is not None
+    assert regrouped["theme"].tolist() == topics["theme"].tolist()
+    theme_of = dict(zip(topics["topic"].astype(int), topics["theme"].astype(int)))
+    themes = np.array([theme_of.get(int(topic), -1) for topic in documents["topic"]])
+    everything = with_areas(fields)
+    named = field_names(*group_coverage(field_presence(counts, everything), themes), everything)
+    label_of = dict(zip(real["theme"].astype(int), real["theme_label"]))
+    assert named and all(label_of[theme] == name for theme, name in named.items())  # a field names it: its name
