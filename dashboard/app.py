@@ -144,15 +144,17 @@ def show_header(atlas: TopicCache, n_matching: int, n_papers: int | None = None)
             with notes:
                 for message in messages:
                     st.text("• " + message)
-                show_dropped(manifest)
+                show_dropped(manifest, atlas.dropped)
 
 
-def show_dropped(manifest: Mapping[str, Any]) -> None:
-    """The ids the build dropped, with their reasons and which are copies of one text (dashboard.tables.dropped)."""
+def show_dropped(manifest: Mapping[str, Any], records: pd.DataFrame | None = None) -> None:
+    """The ids the build dropped, with their reasons and which are copies of one text, "1 text × N copies" per text
+    (dashboard.tables.dropped; ``records``: the cache's dropped records, TopicCache.dropped, whose texts it quotes)."""
     dropped = dropped_table.dropped_records(manifest)
     if dropped.empty:
         return
-    st.caption(f"Dropped records ({len(dropped):,}). " + dropped_table.copies_sentence(dropped))
+    texts = dropped_table.dropped_texts(records) if records is not None else {}
+    st.caption(f"Dropped records ({len(dropped):,}). " + dropped_table.copies_sentence(dropped, texts))
     st.dataframe(dropped, hide_index=True, width="stretch", height=min(35 * (len(dropped) + 1) + 3, 300))
 
 
@@ -294,6 +296,10 @@ def build_page(atlas: TopicCache, cache_key: tuple[str, int]) -> Page:
     paper = view.paper if view.paper in resources.doc_id_set(cache_key, papers) else None
     similar = resources.similar_ids(cache_key, paper, papers) if paper is not None else ()
     highlights = topic_map.Highlights(search=tuple(hits["doc_id"].astype(str)), chosen=paper, similar=similar)
+    narrowed = bool(view.topics) or view.theme is not None or bool(selected)
+    dropped = dropped_table.matching_dropped(
+        resources.dropped_listing(cache_key, atlas), view.query, view.decisions, view.areas, view.collections, narrowed
+    )
     return Page(
         atlas,
         cache_key,
@@ -305,6 +311,7 @@ def build_page(atlas: TopicCache, cache_key: tuple[str, int]) -> Page:
         resources.area_choices(cache_key, atlas.documents),
         hits,
         highlights,
+        dropped=dropped,
     )
 
 

@@ -22,6 +22,7 @@ LINEAGE_FILE = "lineage.parquet"  # optional: only when the atlas was aligned to
 COPIES_FILE = "copies.parquet"  # optional: only for corpora with duplicate abstracts
 JOURNEYS_FILE = "journeys.parquet"  # optional: atlases of several collections with papers found in two of them
 CANDIDATES_FILE = "candidates.parquet"  # optional: candidate new topics found by `add` (pipeline.topics.candidates)
+DROPPED_FILE = "dropped.parquet"  # optional: the records the build could not model (placeholders, empty abstracts)
 SUBTOPICS_FILE = "subtopics.parquet"  # optional: the third level, parts of the large topics (pipeline.topics.subtopics)
 MODEL_DIR = "model"
 REPRESENTATION_DIR = "representation"  # how texts become vectors: pipeline.represent.representation (JSON + .npy)
@@ -44,6 +45,10 @@ TOPIC_COLUMNS = ["topic", "label", "size", "top_terms", "representative_doc_ids"
 # A copy is an input record whose abstract another document already has (pipeline.ingest.clean): not modelled again, but
 # listed with its own id, title and metadata at the kept document (copy_of)'s topic and position.
 COPY_COLUMNS = ["doc_id", "copy_of", "title", "abstract", "topic", "topic_label", "probability", "x", "y"]
+# The records cleaning dropped (pipeline.ingest.clean.dropped_table): their id, title and abstract as given, why
+# (a key of the manifest's ``dropped_ids``) and, for one of several records holding the same dropped text, the id
+# of the first of them ("" otherwise); their other input columns follow. No topic, position or embedding.
+DROPPED_COLUMNS = ["doc_id", "title", "abstract", "reason", "copy_of"]
 HIERARCHY_COLUMNS = [
     "parent_id",
     "parent_name",
@@ -121,6 +126,7 @@ CACHE_FILES = frozenset(
         TOPICS_PER_CLASS_FILE,
         LINEAGE_FILE,
         COPIES_FILE,
+        DROPPED_FILE,
         JOURNEYS_FILE,
         CANDIDATES_FILE,
         SUBTOPICS_FILE,

@@ -124,7 +124,8 @@ def test_the_header_counts_a_listed_copy_among_the_papers(tmp_path: Path, monkey
     app = run_app(tmp_path / "cache", monkeypatch)
     no_failure(app)
     assert "· 41 papers ·" in header(app) and "41 matching the filters" in header(app), header(app)
-    assert len(papers_table(app)) == 41
+    table = papers_table(app)  # the 41 papers, then the two dropped notices, marked (issue 40, item 9)
+    assert len(table) == 43 and table["dropped"].notna().sum() == 2
     # The build notes list the two dropped notices as copies of one text, and the copy with the paper it repeats
     # (their table is made only while the notes are open).
     assert not [frame for frame in app.dataframe if "copy of" in frame.value.columns]
@@ -141,6 +142,7 @@ def test_the_header_counts_a_listed_copy_among_the_papers(tmp_path: Path, monkey
         "copy0000001": papers.iloc[3]["openreview_id"],
     }
     assert any("3 of them are copies of 2 texts" in caption.value for caption in app.caption)
+    assert any("(1 text × 2 copies)" in caption.value for caption in app.caption)
 
 
 def test_page_renders_the_corpus(caches, monkeypatch):

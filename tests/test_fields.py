@@ -150,3 +150,28 @@ def test_a_build_groups_its_topics_by_field_and_names_the_themes_so(slice_cache)
     named = field_names(*group_coverage(field_presence(counts, everything), themes), everything)
     label_of = dict(zip(real["theme"].astype(int), real["theme_label"]))
     assert named and all(label_of[theme] == name for theme, name in named.items())  # a field names it: its name
+
+
+def test_a_weak_topic_name_gives_way_to_the_field_it_is_the_home_of():
+    """A bare word ("Bandit") over papers a field holds (bandits, regret, online learning) takes the field's name,
+    its old subtitle kept (less what repeats the name); a name most of its papers write, and a field the topic is not the home of,
+    leave a topic as it was."""
+    from pipeline.topics.naming.assign import with_topic_field_names
+    from pipeline.topics.naming.names import Name
+
+    titles = (
+        [f"Regret bounds for contextual bandits, case {i}" for i in range(20)]
+        + [f"Online learning with bandit feedback, case {i}" for i in range(20)]
+        + [f"Graph neural networks for molecules, case {i}" for i in range(40)]
+        + [f"Segmentation of medical images, case {i}" for i in range(40)]
+    )
+    counts = count_phrases([f"{title}. We study it." for title in titles], titles)
+    topics = np.repeat([0, 1, 2], [40, 40, 40])
+    names = {0: Name("Bandit", ["regret"]), 1: Name("Graph neural networks", ["molecule"]), 2: Name("Case", [])}
+    renamed = with_topic_field_names(names, counts, topics)
+    assert renamed[0].name == "Bandits and online learning" and renamed[0].subtitle == ["regret"]  # no stem twice
+    assert renamed[1] is names[1]  # every paper writes its name: not weak
+    assert renamed[2].name in {"Image recognition", "Biology and medicine"}  # a bare word, and the fields' home
+    halves = {0: Name("Bandits and online learning", []), 1: Name("Bandit", []), 2: names[1], 3: names[2]}
+    kept = with_topic_field_names(halves, counts, np.repeat([0, 1, 2, 3], [20, 20, 40, 40]))
+    assert kept[1].name == "Bandit"  # another topic has the field's name already

@@ -24,7 +24,7 @@ from dashboard.export import download_bytes
 from dashboard.figures import charts, map_layers, structure_charts, subtitles, topic_map
 from dashboard.state import heap, turns, uploads
 from dashboard.state.shared_cache import shared
-from dashboard.tables import analytics, collections, contents, find, paper_table
+from dashboard.tables import analytics, collections, contents, dropped, find, paper_table
 from pipeline.cache import TopicCache, read_cache
 
 if TYPE_CHECKING:
@@ -109,6 +109,25 @@ def listing(cache_key: CacheKey, _atlas: TopicCache) -> pd.DataFrame:
     own id, title and metadata, at its kept paper's topic and place; paper_table.with_copies), so every input id can
     be found, listed and exported."""
     return paper_table.with_copies(_atlas.documents, _atlas.copies, _atlas.topics)
+
+
+@shared(max_entries=4, show_spinner=False)
+def dropped_listing(cache_key: CacheKey, _atlas: TopicCache) -> pd.DataFrame:
+    """The records the build dropped (the cache's dropped.parquet; none for a cache built before it), as the paper
+    table, its search and the CSV list them (dashboard.tables.dropped.dropped_listing): kept apart from
+    :func:`listing`, so they never reach the map, the topic sizes or the charts."""
+    return dropped.dropped_listing(_atlas.dropped)
+
+
+@shared(max_entries=16, show_spinner=False)
+def papers_with_dropped(
+    cache_key: CacheKey, table_key: str, _table: pd.DataFrame, _dropped: pd.DataFrame, links: bool, first: bool
+) -> pd.DataFrame:
+    """The papers table ``_table`` (:func:`papers_table`) with the dropped records ``_dropped`` the page's filters
+    keep (dashboard.tables.dropped.with_dropped_rows; before the papers when ``first``), once per cache and
+    ``table_key`` (which names the filters and the selection)."""
+    rows = dropped.dropped_rows_table(_dropped, load_cache(*cache_key).topics, links)
+    return dropped.with_dropped_rows(_table, rows, first)
 
 
 @shared(max_entries=4, show_spinner=False)
@@ -570,23 +589,26 @@ def table_arrow(cache_key: CacheKey, table_key: str, _table: pd.DataFrame) -> pa
 
 
 @shared(max_entries=4, show_spinner=False)
-def papers_csv(cache_key: CacheKey, listing_key: str, _atlas: TopicCache, _shown: pd.DataFrame) -> bytes:
-    """The CSV of the listed papers ``_shown`` (paper_table.papers_table with ``full=True``; ``listing_key`` names the
-    listed ids), made once per cache and listing and shared by every session: 0.9 s and 19.5 MB for the whole
-    conference.
+def papers_csv(
+    cache_key: CacheKey,
+    listing_key: str,
+    _atlas: TopicCache,
+    _shown: pd.DataFrame,
+    _dropped: pd.DataFrame | None = None,
+) -> bytes:
+    """The CSV of the listed papers ``_shown`` (paper_table.papers_table with ``full=True``) followed by the dropped
+    records ``_dropped`` the page lists (rows of :func:`dropped_listing`, marked in the ``dropped`` column, no topic;
+    dashboard.tables.dropped), ``listing_key`` naming the listed ids of both; made once per cache and listing and
+    shared by every session: 0.9 s and 19.5 MB for the whole conference.
     The page hands these bytes to its download button at once rather than as a deferred callable: Streamlit keeps a
     deferred file only until two script runs of any session have ended, so on a busy server the browser's fetch of
     it answered HTTP 404 (python -m bench.load on the whole conference: 5 failed fetches at 10 and 20 users reading
     between steps, 23 with no pause)."""
-    return download_bytes.csv_bytes(
-        paper_table.papers_table(
-            _shown,
-            _atlas.topics,
-            links=paper_table.links_enabled(_atlas.manifest, _atlas.documents),
-            full=True,
-            subtopics=_atlas.subtopics,
-        )
-    )
+    links = paper_table.links_enabled(_atlas.manifest, _atlas.documents)
+    table = paper_table.papers_table(_shown, _atlas.topics, links=links, full=True, subtopics=_atlas.subtopics)
+    if _dropped is not None and not _dropped.empty:
+        table = dropped.with_dropped_rows(table, dropped.dropped_rows_table(_dropped, _atlas.topics, links, full=True))
+    return download_bytes.csv_bytes(table)
 
 
 @shared(max_entries=16, show_spinner=False)

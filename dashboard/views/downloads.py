@@ -111,7 +111,7 @@ def render_page(page: Page) -> None:
     (made once per cache and map view: resources.publication_view)."""
     view_key = digest(page.filter_key, page.map_state, page.highlights)
     map_view = resources.publication_view(page.cache_key, view_key, lambda: page_map_view(page))
-    render(page.atlas, page.shown, page.figures, cache_key=page.cache_key, map_view=map_view)
+    render(page.atlas, page.shown, page.figures, cache_key=page.cache_key, map_view=map_view, dropped=page.dropped)
 
 
 def _drawn(job_key: str, current_id: str) -> dict[str, Any] | None:
@@ -148,17 +148,27 @@ def _image_buttons(
         )
 
 
-def show_csv(cache_key: resources.CacheKey, atlas: TopicCache, shown: pd.DataFrame) -> None:
-    """The CSV of the listed papers, made once per listing and shared by sessions (resources.papers_csv says why it
-    is not a deferred download)."""
+def show_csv(
+    cache_key: resources.CacheKey, atlas: TopicCache, shown: pd.DataFrame, dropped: pd.DataFrame | None = None
+) -> None:
+    """The CSV of the listed papers and of the dropped records the table lists (``dropped``: rows of
+    resources.dropped_listing, or None), made once per listing and shared by sessions (resources.papers_csv says why
+    it is not a deferred download)."""
+    dropped = dropped if dropped is not None and len(dropped) else pd.DataFrame(columns=["doc_id"])
+    also = (
+        f", and the {len(dropped):,} records the build dropped that they list (no topic; the column dropped says why)"
+        if len(dropped)
+        else ""
+    )
     st.markdown(
         f"**Papers as CSV** — the {len(shown):,} papers the table "
-        "lists (filters and map selection applied), with abstracts."
+        f"lists (filters and map selection applied), with abstracts{also}."
     )
-    listing_key = hashlib.sha256("\n".join(shown["doc_id"].astype(str)).encode()).hexdigest()
+    ids = [*shown["doc_id"].astype(str), "dropped:", *dropped["doc_id"].astype(str)]
+    listing_key = hashlib.sha256("\n".join(ids).encode()).hexdigest()
     st.download_button(
         "Download CSV",
-        data=resources.papers_csv(cache_key, listing_key, atlas, shown),
+        data=resources.papers_csv(cache_key, listing_key, atlas, shown, dropped),
         file_name=download_bytes.download_name(f"topic-atlas-papers-{Path(str(atlas.path)).name}", "csv"),
         mime="text/csv",
         on_click="ignore",
@@ -355,10 +365,12 @@ def render(
     map_documents: pd.DataFrame | None = None,
     map_view: publication.MapView | None = None,
     filter_state: Mapping[str, Any] | None = None,
+    dropped: pd.DataFrame | None = None,
 ) -> None:
     """The Downloads view.
 
-    ``shown``: the papers the table lists (CSV). ``cache_key``: the atlas's (folder, manifest mtime), so a CSV made
+    ``shown``: the papers the table lists (CSV); ``dropped``: the dropped records it lists after them (rows of
+    resources.dropped_listing; None: none). ``cache_key``: the atlas's (folder, manifest mtime), so a CSV made
     before a rename or rebuild is not served after it. ``figures``: {key: (name, plotly figure or LazyFigure)} of
     the page's charts.
     The publication figure draws ``map_view`` when given (the map view's own points, labels and highlights), else
@@ -366,7 +378,7 @@ def render(
     ({"topics", "query", "decisions"}).
     """
     download_bytes.warm_up()
-    show_csv(cache_key, atlas, shown)
+    show_csv(cache_key, atlas, shown, dropped)
     show_share(cache_key, atlas)
     journey_view.render_download(atlas)  # the links between collections (issue 22)
     st.divider()

@@ -37,7 +37,9 @@ class Page:
     map); ``selected``: doc_ids of the map's box or lasso selection; ``shown``: ``matching`` narrowed to the
     selection (what the table lists); ``search_hits``: the semantic search's best papers among ``matching`` (with a
     score column); ``figures``: {key: (name, figure)} the views made, for the downloads; ``topic``: the drilled
-    topic (None: none), set by :meth:`drill_topic`.
+    topic (None: none), set by :meth:`drill_topic`; ``dropped``: the records the build dropped that the table, its
+    search and the CSV list after the papers (dashboard.tables.dropped.matching_dropped: none when a topic, theme or
+    map selection narrows the papers; they are never on the map).
     """
 
     atlas: TopicCache
@@ -52,6 +54,7 @@ class Page:
     highlights: Highlights = field(default_factory=Highlights)
     figures: dict[str, tuple[str, Any]] = field(default_factory=dict)
     topic: int | None = None
+    dropped: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
     def map_state(self) -> MapState:
@@ -71,6 +74,7 @@ class Page:
         before the views run, so the map view calls this before anything of the page is drawn
         (dashboard.views.map.prepare); every view after it sees the topic's papers."""
         self.matching, self.context, self.topic = matching, context, topic
+        self.dropped = self.dropped.iloc[:0]  # a dropped record is in no topic
         if self.selected:
             self.selected &= set(matching["doc_id"].astype(str))
         self.shown = matching[matching["doc_id"].astype(str).isin(self.selected)] if self.selected else matching

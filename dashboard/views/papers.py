@@ -16,6 +16,7 @@ import streamlit as st
 
 from dashboard import display
 from dashboard.state import resources
+from dashboard.tables.dropped import DROPPED_MARK
 from dashboard.views import journey as journey_view
 from dashboard.views import map as map_view
 from dashboard.views.page import Page, digest
@@ -46,10 +47,11 @@ def on_row_select(key: str, doc_ids: list[str]) -> None:
 def render(page: Page) -> None:
     """The table of the papers shown (filters, drilled theme and map selection applied), one row selectable."""
     key = table_key(page)
-    table = resources.papers_table(
-        page.cache_key, key, page.shown, page.atlas.topics, resources.links(page.cache_key, page.atlas), page.view.query
-    )
-    st.subheader(f"Papers ({len(table):,})")
+    links = resources.links(page.cache_key, page.atlas)
+    table = resources.papers_table(page.cache_key, key, page.shown, page.atlas.topics, links, page.view.query)
+    if len(page.dropped):  # the records the build dropped, marked, no topic (dashboard.tables.dropped)
+        table = resources.papers_with_dropped(page.cache_key, key, table, page.dropped, links, bool(page.view.query))
+    st.subheader(f"Papers ({len(table) - len(page.dropped):,})" + dropped_note(len(page.dropped)))
     st.caption(
         (
             "Papers whose title matches the search first, then the most typical of their topic"
@@ -57,6 +59,7 @@ def render(page: Page) -> None:
             else "Most typical of their topic first"
         )
         + " (BERTopic's membership probability); the math in a title reads as text (τ, ℝᵈ, x²)."
+        + dropped_order_note(len(page.dropped), bool(page.view.query))
     )
     if map_view.table_waits_for_map():
         with st.container(height=TABLE_HEIGHT_PX, border=True):
@@ -73,7 +76,13 @@ def render(page: Page) -> None:
         "copy_of": st.column_config.TextColumn(
             "Copy of",
             width=110,
-            help="This paper's abstract is another paper's (a duplicate): it shares that paper's topic and place.",
+            help="This paper's abstract is another paper's (a duplicate): it shares that paper's topic and place. "
+            "For a dropped record: the first of the records holding the same dropped text.",
+        ),
+        DROPPED_MARK: st.column_config.TextColumn(
+            "Dropped",
+            width=200,
+            help="The build could not model this record (why is said): it has no topic and no place on the map.",
         ),
         "truncated": st.column_config.CheckboxColumn(
             "Cut", width=50, help="Longer than the encoder's window: only its beginning was embedded."
@@ -81,7 +90,17 @@ def render(page: Page) -> None:
     }
     order = [
         column
-        for column in ("title", "topic_label", "decision", "primary_area", "link", "keywords", "copy_of", "truncated")
+        for column in (
+            "title",
+            "topic_label",
+            DROPPED_MARK,
+            "decision",
+            "primary_area",
+            "link",
+            "keywords",
+            "copy_of",
+            "truncated",
+        )
         if column in table.columns
     ]
     rows = first_rows(table, key)
@@ -105,6 +124,24 @@ def render(page: Page) -> None:
         more.button(
             f"Show all {len(table):,}", key=f"{key}-show-all", on_click=partial(show_all_rows, key), width="stretch"
         )
+
+
+def dropped_note(n_dropped: int) -> str:
+    """The subheader's " and N dropped records" ("" for none)."""
+    if not n_dropped:
+        return ""
+    return f" and {n_dropped:,} dropped record" + ("" if n_dropped == 1 else "s")
+
+
+def dropped_order_note(n_dropped: int, searched: bool) -> str:
+    """The caption's sentence on where the dropped records are listed ("" for none)."""
+    if not n_dropped:
+        return ""
+    where = "first" if searched else "after the papers"
+    return (
+        f" The records the build dropped (placeholders, empty or withdrawn abstracts) come {where}, marked in the "
+        "Dropped column: they have no topic and no place on the map."
+    )
 
 
 def first_rows(table: pd.DataFrame, key: str) -> pd.DataFrame:
@@ -143,6 +180,7 @@ def render_paper(page: Page, doc_id: str) -> None:
         page.cache_key, str(doc_id), papers, atlas.topics, links, window, atlas.manifest.get("fit_check")
     )
     if details is None or row is None:
+        render_dropped_paper(page, doc_id)
         return
     with st.container(border=True, key="paper-panel"):
         top = st.columns([3, 2], vertical_alignment="center")
@@ -210,3 +248,26 @@ def render_paper(page: Page, doc_id: str) -> None:
                 "similarity": st.column_config.NumberColumn("Sim.", format="%.2f", width=50),
             },
         )
+
+
+def render_dropped_paper(page: Page, doc_id: str) -> None:
+    """A record the build dropped (a row of the table marked dropped), in the paper panel: its title, why it was
+    dropped, the first copy of its text, its abstract as given. Nothing for an id that is not one."""
+    rows = resources.dropped_listing(page.cache_key, page.atlas)
+    found = rows[rows["doc_id"] == str(doc_id)]
+    if found.empty:
+        return
+    row = found.iloc[0]
+    with st.container(border=True, key="paper-panel"):
+        top = st.columns([3, 2], vertical_alignment="center")
+        top[0].caption("Dropped record (not on the map)")
+        top[1].button("Close", key="close-paper", on_click=close_paper, width="stretch")
+        st.text(row["title"] if isinstance(row["title"], str) and row["title"].strip() else "(no title)")
+        st.caption("Dropped by the build")
+        st.text(f"{row[DROPPED_MARK]}: it has no topic and no place on the map.")
+        if isinstance(row["copy_of"], str) and row["copy_of"]:
+            st.caption("Copies")
+            st.text(f"One of several records with the same text; the first is {row['copy_of']}.")
+        st.caption("Abstract as given")
+        abstract = row["abstract"]
+        st.text(abstract if isinstance(abstract, str) and abstract.strip() else "(no abstract)")

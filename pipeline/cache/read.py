@@ -27,6 +27,8 @@ from pipeline.schema import (
     COPY_COLUMNS,
     DOCUMENT_COLUMNS,
     DOCUMENTS_FILE,
+    DROPPED_COLUMNS,
+    DROPPED_FILE,
     EDITS_DIR,
     EMBEDDINGS_FILE,
     HIERARCHY_COLUMNS,
@@ -82,6 +84,8 @@ class TopicCache:
         lists, ``doc_ids`` and ``representative_doc_ids`` lists); empty (with its columns) when absent.
     subtopics : the large topics' parts (SUBTOPIC_COLUMNS, ``subtitle`` a list of str); the documents' ``subtopic``
         column says each paper's. Empty (with its columns) for caches built before subtopics.
+    dropped : the records the build could not model (DROPPED_COLUMNS plus their other input columns: no topic, no
+        position); empty (with its columns) when none were dropped or the cache was built before ``dropped.parquet``.
     """
 
     path: Path
@@ -95,6 +99,7 @@ class TopicCache:
     journeys: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=JOURNEY_COLUMNS))
     candidates: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=CANDIDATE_COLUMNS))
     subtopics: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=SUBTOPIC_COLUMNS))
+    dropped: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=DROPPED_COLUMNS))
     identity: tuple[int, int, int] | None = None  # the manifest's identity when the tables were read
 
     def embeddings(self) -> np.ndarray:
@@ -367,6 +372,7 @@ def _read_cache_once(cache_dir: Path) -> TopicCache:
         if (cache_dir / SUBTOPICS_FILE).exists()
         else pd.DataFrame(columns=SUBTOPIC_COLUMNS)
     )
+    dropped = _read_dropped(cache_dir) if (cache_dir / DROPPED_FILE).exists() else pd.DataFrame(columns=DROPPED_COLUMNS)
     if len(subtopics):
         subtopics["subtitle"] = subtopics["subtitle"].map(lambda terms: [str(term) for term in terms])
     if len(documents) != manifest["n_documents"]:
@@ -397,7 +403,17 @@ def _read_cache_once(cache_dir: Path) -> TopicCache:
         journeys=journeys,
         candidates=candidates,
         subtopics=subtopics,
+        dropped=dropped,
     )
+
+
+def _read_dropped(cache_dir: Path) -> pd.DataFrame:
+    """dropped.parquet with ``doc_id``, ``reason`` and ``copy_of`` as text ("" for a missing value) and ``title``
+    and ``abstract`` as given (None where missing). Raises CacheError when it is corrupt or lacks a column."""
+    table = _read_table(cache_dir, DROPPED_FILE, DROPPED_COLUMNS)
+    for column in ("doc_id", "reason", "copy_of"):
+        table[column] = [str(value) if isinstance(value, str) or not pd.isna(value) else "" for value in table[column]]
+    return table
 
 
 def _read_candidates(cache_dir: Path) -> pd.DataFrame:

@@ -19,6 +19,8 @@ from pipeline.schema import (
     COPY_COLUMNS,
     DOCUMENT_COLUMNS,
     DOCUMENTS_FILE,
+    DROPPED_COLUMNS,
+    DROPPED_FILE,
     EMBEDDINGS_FILE,
     HIERARCHY_COLUMNS,
     HIERARCHY_FILE,
@@ -62,12 +64,13 @@ def write_tables(
     journeys: pd.DataFrame | None = None,
     candidates: pd.DataFrame | None = None,
     subtopics: pd.DataFrame | None = None,
+    dropped: pd.DataFrame | None = None,
 ) -> None:
     """Write the cache files into ``folder`` (normally the staging folder of :func:`staged_cache`).
 
     ``topics_per_class``, ``lineage`` (LINEAGE_COLUMNS), ``copies`` (COPY_COLUMNS first), ``journeys``
-    (JOURNEY_COLUMNS), ``candidates`` (CANDIDATE_COLUMNS) and ``subtopics`` (SUBTOPIC_COLUMNS) are written only when
-    given and not empty.
+    (JOURNEY_COLUMNS), ``candidates`` (CANDIDATE_COLUMNS), ``subtopics`` (SUBTOPIC_COLUMNS) and ``dropped``
+    (DROPPED_COLUMNS first: pipeline.ingest.clean.dropped_table) are written only when given and not empty.
 
     ``manifest`` must hold MANIFEST_KEYS except ``kind`` and ``schema_version``, which are set here.
     ``embeddings`` is float32, n_documents x dim. The manifest is written last, so a folder without one is partial.
@@ -117,6 +120,11 @@ def write_tables(
         if missing:
             raise ValueError(f"{SUBTOPICS_FILE} lacks columns {missing}")
         subtopics[SUBTOPIC_COLUMNS].to_parquet(folder / SUBTOPICS_FILE, index=False)
+    if dropped is not None and not dropped.empty:
+        missing = [column for column in DROPPED_COLUMNS if column not in dropped.columns]
+        if missing:
+            raise ValueError(f"{DROPPED_FILE} lacks columns {missing}")
+        dropped.to_parquet(folder / DROPPED_FILE, index=False)
     np.save(folder / EMBEDDINGS_FILE, embeddings.astype(np.float32), allow_pickle=False)
     full_manifest = {"kind": CACHE_KIND, "schema_version": SCHEMA_VERSION, **manifest}
     missing_keys = [key for key in MANIFEST_KEYS if key not in full_manifest]

@@ -19,6 +19,10 @@ Records are dropped, counted and listed by id, for these reasons (keys of ``drop
   themselves, with their own title and metadata, are kept in ``PreparedCorpus.copies`` (column ``copy_of``), so
   the cache can list them under the kept paper's topic and position.
 
+The other dropped records, with their own title, abstract and metadata, their reason and the first of the records
+holding the same dropped text, are what :func:`dropped_table` gives the cache (``dropped.parquet``), so the page
+can list every input record.
+
 Also reported, not dropped: abstracts far longer than the rest (:data:`LONG_TEXT_FACTOR` times the median: a broken
 quote that merged records, or a pasted paper), and the language of every document (:mod:`pipeline.ingest.language`).
 """
@@ -446,3 +450,42 @@ def copy_table(copies: pd.DataFrame, documents: pd.DataFrame) -> pd.DataFrame:
     table = table.join(kept, on=COPY_COLUMN)
     first = ["doc_id", COPY_COLUMN, "title", "abstract", *shared]
     return table[first + [column for column in table.columns if column not in first]]
+
+
+def dropped_table(
+    records: pd.DataFrame, dropped_ids: dict[str, list[str]], dropped_copies: dict[str, list[list[str]]]
+) -> pd.DataFrame:
+    """The records cleaning dropped as the cache lists them (``dropped.parquet``): one row per dropped record that is
+    not a copy of a kept document (those are in :func:`copy_table`), in input order, with its own ``doc_id``,
+    ``title`` and ``abstract`` as given, ``reason`` (its key of ``dropped_ids``) and ``copy_of`` (the first id of
+    its group in ``dropped_copies``, the first record itself included, when several records hold that dropped text;
+    "" otherwise), then its other input columns.
+
+    ``records``: RawCorpus.records (ids not among them, such as a collection's prefixed ids, are left out);
+    ``dropped_ids`` and ``dropped_copies``: PreparedCorpus's. Empty (no columns) when nothing was dropped.
+    """
+    reason_of = {
+        str(doc_id): reason for reason, ids in dropped_ids.items() if reason != DROP_DUPLICATE for doc_id in ids
+    }
+    first_of = {
+        str(doc_id): str(group[0]) for groups in dropped_copies.values() for group in groups for doc_id in group
+    }
+    ids = records["doc_id"].astype(str)
+    rows = records[ids.isin(reason_of).to_numpy()]
+    if rows.empty:
+        return pd.DataFrame()
+    table = rows.drop(columns=[column for column in ("record", "text") if column in rows.columns]).reset_index(
+        drop=True
+    )
+    table["doc_id"] = table["doc_id"].astype(str)
+    table["reason"] = table["doc_id"].map(reason_of)
+    table[COPY_COLUMN] = table["doc_id"].map(lambda doc_id: first_of.get(doc_id, ""))
+    for column in table.select_dtypes(include="object").columns:  # one type a column, as Parquet needs: text or none
+        table[column] = [None if _missing(value) else str(value) for value in table[column]]
+    first = ["doc_id", "title", "abstract", "reason", COPY_COLUMN]
+    return table[first + [column for column in table.columns if column not in first]]
+
+
+def _missing(value: object) -> bool:
+    """Whether a cell of an object column is missing (None or a float NaN; a list or dict is a value)."""
+    return value is None or (isinstance(value, float) and value != value)

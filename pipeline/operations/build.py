@@ -46,7 +46,7 @@ from pipeline.geometry.cluster_job import MIN_DOCUMENTS_FOR_UMAP, cluster
 from pipeline.geometry.landmarks import Landmarks, cached_landmarks, use_landmarks
 from pipeline.geometry.map_job import map_drawer
 from pipeline.geometry.neighbors import Neighbours
-from pipeline.ingest.clean import DROP_NO_WORDS, PreparedCorpus, copy_table, require_documents
+from pipeline.ingest.clean import DROP_NO_WORDS, PreparedCorpus, copy_table, dropped_table, require_documents
 from pipeline.ingest.collections import Collection, collections_display_name
 from pipeline.ingest.corpus import load_corpus
 from pipeline.journeys.links_job import find_journeys
@@ -562,6 +562,7 @@ def run_build(
                 copies=copy_table(corpus.prepared.copies, written),
                 journeys=links,
                 subtopics=subtopics,
+                dropped=dropped_table(corpus.raw.records, corpus.prepared.dropped_ids, corpus.prepared.dropped_copies),
             )
     log.info(
         "wrote %s: %s, %s, %.1f%% outliers, peak memory %.0f MiB",

@@ -17,11 +17,20 @@ import numpy as np
 import pandas as pd
 
 from pipeline.schema import OUTLIER_TOPIC
-from pipeline.topics.naming.fields import field_names, field_presence, group_coverage, load_fields, with_areas
+from pipeline.topics.naming.fields import (
+    MIN_FIELD_LIFT,
+    field_names,
+    field_presence,
+    field_scores,
+    group_coverage,
+    load_fields,
+    with_areas,
+)
 from pipeline.topics.naming.names import (
     MAX_NAME_CHARACTERS,
     MAX_NAME_WORDS,
     PAIR_BELOW,
+    SUBTITLE_TERMS,
     TITLE_WEIGHT,
     Name,
     choose_names,
@@ -29,10 +38,15 @@ from pipeline.topics.naming.names import (
     has_repeated_stem,
     known_short,
     name_phrases,
+    stems_overlap,
 )
 from pipeline.topics.naming.phrases import PhraseCounts, count_phrases, phrase_key
 
 SUBTITLE_SEPARATOR = ", "
+# A weak topic name gives way to a field that holds this share of the topic's papers ... (with_topic_field_names)
+TOPIC_FIELD_COVERAGE = 0.6
+# ... when the topic holds this share of the field's papers in the corpus.
+TOPIC_FIELD_PRECISION = 0.25
 # A theme's topic writes a phrase when a tenth of its papers do (names.ranked_phrases' part_share).
 THEME_PART_SHARE = 0.1
 # A one-word phrase written by more than this share of the corpus's documents never names a theme (common_phrases):
@@ -68,7 +82,57 @@ def name_topics(
         fallback=fallback,
         avoid=(lambda _, key, __: all(word in learned for word in key.split())) if learned else None,
     )
-    return names, counts
+    return with_topic_field_names(names, counts, topics), counts
+
+
+def with_topic_field_names(names: Mapping[int, Name], counts: PhraseCounts, topics: np.ndarray) -> dict[int, Name]:
+    """``names`` with each weak topic name (one bare word, or a name fewer than PAIR_BELOW of its papers write) that
+    a field of pipeline/resources/fields.csv describes better replaced by the field's name: the field holds at least
+    TOPIC_FIELD_COVERAGE of the topic's papers (MIN_FIELD_LIFT times its corpus share) and the topic holds at least
+    TOPIC_FIELD_PRECISION of the field's papers (the field's home, not one of its many topics): "Brain" ->
+    "Neuroscience", "Bandit" -> "Bandits and online learning"; the old name leads the subtitle (field_subtitle).
+    Each field names one topic at most, never one another topic is named. ``topics``: a topic id per document of
+    ``counts``."""
+    fields = load_fields()
+    labels = np.asarray(topics, dtype=np.int64)
+    coverage, base = group_coverage(field_presence(counts, fields), labels)
+    sizes = {int(topic): int((labels == topic).sum()) for topic in coverage}
+    pairs: list[tuple[float, int, int]] = []
+    for topic, shares in coverage.items():
+        name = names.get(topic)
+        if name is None or not weak_name(counts, name.name, np.flatnonzero(labels == topic)):
+            continue
+        precision = shares * sizes[topic] / np.maximum(base * len(labels), 1.0)
+        allowed = (shares >= TOPIC_FIELD_COVERAGE) & (shares >= MIN_FIELD_LIFT * base)
+        allowed &= precision >= TOPIC_FIELD_PRECISION
+        scores = field_scores(shares, base)
+        pairs.extend((-float(scores[index]), topic, int(index)) for index in np.flatnonzero(allowed))
+    used = {name.name.casefold() for name in names.values()}
+    renamed = dict(names)
+    for _, topic, index in sorted(pairs):
+        field_name = fields[index].name
+        if renamed[topic] is not names[topic] or field_name.casefold() in used:
+            continue
+        renamed[topic] = Name(field_name, field_subtitle(field_name, names[topic]))
+        used.add(field_name.casefold())
+    return renamed
+
+
+def field_subtitle(field_name: str, old: Name) -> list[str]:
+    """The subtitle of a topic renamed ``field_name``: its old name's phrases, then its old subtitle, each sharing no
+    word stem with the field's name or an earlier term, at most SUBTITLE_TERMS ("Neuroscience": "Brain, fMRI, ...")."""
+    terms: list[str] = []
+    for term in [*name_phrases(old.name), *old.subtitle]:
+        if not any(stems_overlap(term, other) for other in [*name_phrases(field_name), *terms]):
+            terms.append(term)
+    return terms[:SUBTITLE_TERMS]
+
+
+def weak_name(counts: PhraseCounts, name: str, rows: np.ndarray) -> bool:
+    """Whether ``name`` is one bare word ("Brain", "Bandit"; an abbreviation in brackets not counted) or fewer than
+    PAIR_BELOW of the documents ``rows`` write it."""
+    bare = len(name.split(" (")[0].split()) == 1
+    return bare or name_coverage(counts, name, rows) < PAIR_BELOW
 
 
 def name_themes(
