@@ -154,8 +154,8 @@ def test_a_build_groups_its_topics_by_field_and_names_the_themes_so(slice_cache)
 
 def test_a_weak_topic_name_gives_way_to_the_field_it_is_the_home_of():
     """A bare word ("Bandit") over papers a field holds (bandits, regret, online learning) takes the field's name,
-    its old subtitle kept (less what repeats the name); a name most of its papers write, and a field the topic is not the home of,
-    leave a topic as it was."""
+    its old subtitle kept (less what repeats the name); a name most of its papers write, and a field the topic is
+    not the home of, leave a topic as it was."""
     from pipeline.topics.naming.assign import with_topic_field_names
     from pipeline.topics.naming.names import Name
 
