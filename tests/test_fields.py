@@ -92,6 +92,15 @@ def test_an_area_names_a_group_only_when_it_covers_clearly_more_than_its_fields(
     assert field_names(clear, base, fields) == {0: "Decision making"}
 
 
+def test_a_theme_of_one_topic_is_named_by_a_field_never_by_an_area():
+    fields = [Field("Bandits and online learning", "Theory", ("b",)), Field("Theory", "Theory", ("t",), True)]
+    base = np.array([0.05, 0.3])
+    coverage = {0: np.array([0.55, 0.99])}  # the area covers 0.44 more: it would win
+    assert field_names(coverage, base, fields) == {0: "Theory"}
+    assert field_names(coverage, base, fields, narrow={0}) == {0: "Bandits and online learning"}
+    assert field_names({0: np.array([0.3, 0.99])}, base, fields, narrow={0}) == {}  # no field holds half of it
+
+
 def test_topics_are_grouped_by_field_and_small_groups_join_their_areas():
     # five topics: two of field 0, one of field 1 (same area as 0), one of field 2, one no field holds
     coverage = np.array(

@@ -166,7 +166,7 @@ def name_themes(
         part_share=THEME_PART_SHARE,
     )
     sizes = dict(zip(frame["topic"].astype(int), frame["size"].astype(int)))
-    by_field = theme_field_names(counts, themes)
+    by_field = theme_field_names(counts, themes, narrow=single)
     labels = {**{theme: name.name for theme, name in names.items()}, **single, **by_field}
     for theme, found in members.items():
         if theme in single or theme in by_field:
@@ -180,14 +180,15 @@ def name_themes(
     )
 
 
-def theme_field_names(counts: PhraseCounts, themes: Sequence[int]) -> dict[int, str]:
+def theme_field_names(counts: PhraseCounts, themes: Sequence[int], narrow: Collection[int] = ()) -> dict[int, str]:
     """{theme: field name} for the themes (one id per document counted in ``counts``; -1 none) that a field of
     pipeline/resources/fields.csv names, or an area of its fields (pipeline.topics.naming.fields.field_names,
     with_areas): the session name of what the theme's topics are kinds of ("Generative models" over diffusion,
-    text-to-image and super-resolution; "AI for science" over PDEs, proteins and brains)."""
+    text-to-image and super-resolution; "AI for science" over PDEs, proteins and brains). ``narrow``: the themes
+    of one topic, which a field may name but an area not."""
     fields = with_areas(load_fields())
     coverage, base = group_coverage(field_presence(counts, fields), themes)
-    return field_names(coverage, base, fields)
+    return field_names(coverage, base, fields, narrow=narrow)
 
 
 def name_coverage(counts: PhraseCounts, name: str, rows: np.ndarray) -> float:

@@ -14,7 +14,7 @@ field's share b of the whole corpus, as the namer corrects precision (Cohen 1960
 from __future__ import annotations
 
 import csv
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -128,18 +128,26 @@ def field_scores(coverage: np.ndarray, base: np.ndarray) -> np.ndarray:
 
 
 def field_names(
-    coverage: Mapping[int, np.ndarray], base: np.ndarray, fields: Sequence[Field], taken: Sequence[str] = ()
+    coverage: Mapping[int, np.ndarray],
+    base: np.ndarray,
+    fields: Sequence[Field],
+    taken: Sequence[str] = (),
+    narrow: Collection[int] = (),
 ) -> dict[int, str]:
     """{group: field name} for the groups a field names: its coverage at least MIN_FIELD_COVERAGE and
     MIN_FIELD_LIFT times the field's corpus share. Each name once, none of ``taken`` (ignoring case): the pairs
     (group, field) are taken best :func:`field_scores` first (an area's coverage less AREA_MARGIN), so a field goes
-    to the group it fits best."""
+    to the group it fits best. The groups of ``narrow`` (a theme of one topic) are named by a field, never an area:
+    an area is wider than one topic ("Theory and optimization" over bandits alone)."""
     used = {name.casefold() for name in taken}
-    margin = np.array([AREA_MARGIN if found.wide else 0.0 for found in fields])
+    wide = np.array([found.wide for found in fields], dtype=bool)
+    margin = np.where(wide, AREA_MARGIN, 0.0)
     pairs: list[tuple[float, int, int]] = []
     for group, shares in coverage.items():
         scores = field_scores(shares - margin, base)
         allowed = (shares >= MIN_FIELD_COVERAGE) & (shares >= MIN_FIELD_LIFT * np.asarray(base)) & (scores > 0)
+        if group in narrow:
+            allowed &= ~wide
         pairs.extend((-float(scores[index]), int(group), int(index)) for index in np.flatnonzero(allowed))
     names: dict[int, str] = {}
     for _, group, position in sorted(pairs):
