@@ -156,7 +156,8 @@ def test_a_build_groups_its_topics_by_field_and_names_the_themes_so(slice_cache)
     theme_of = dict(zip(topics["topic"].astype(int), topics["theme"].astype(int)))
     themes = np.array([theme_of.get(int(topic), -1) for topic in documents["topic"]])
     everything = with_areas(fields)
-    named = field_names(*group_coverage(field_presence(counts, everything), themes), everything)
+    single = set(real["theme"].value_counts().loc[lambda sizes: sizes == 1].index.astype(int))
+    named = field_names(*group_coverage(field_presence(counts, everything), themes), everything, narrow=single)
     label_of = dict(zip(real["theme"].astype(int), real["theme_label"]))
     assert named and all(label_of[theme] == name for theme, name in named.items())  # a field names it: its name
 

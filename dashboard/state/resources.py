@@ -24,7 +24,7 @@ from dashboard.export import download_bytes
 from dashboard.figures import charts, map_layers, structure_charts, subtitles, topic_map
 from dashboard.state import heap, turns, uploads
 from dashboard.state.shared_cache import shared
-from dashboard.tables import analytics, collections, contents, dropped, find, paper_table
+from dashboard.tables import analytics, collections, contents, dropped, find, paper_table, trends_years
 from pipeline.cache import TopicCache, read_cache
 
 if TYPE_CHECKING:
@@ -128,6 +128,15 @@ def papers_with_dropped(
     ``table_key`` (which names the filters and the selection)."""
     rows = dropped.dropped_rows_table(_dropped, load_cache(*cache_key).topics, links)
     return dropped.with_dropped_rows(_table, rows, first)
+
+
+@shared(max_entries=4, show_spinner=False)
+def venue_year_papers(cache_key: CacheKey, _atlas: TopicCache) -> dict[tuple[str, int], int]:
+    """{(venue, year): papers} of the atlas's own ``venue`` and ``year`` columns ({} without them), counted once per
+    cache for the Trends view's holes and every-other-year venues (dashboard.tables.trends_years)."""
+    if not {"venue", "year"} <= set(_atlas.documents.columns):
+        return {}
+    return trends_years.venue_year_papers(_atlas.documents)
 
 
 @shared(max_entries=4, show_spinner=False)

@@ -20,6 +20,8 @@ earlier and a later period, and when each appeared; pure pandas/numpy.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 
@@ -175,16 +177,19 @@ def series_years(names: list[str]) -> dict[str, int] | None:
 
 
 def series_holes(
-    documents: pd.DataFrame, venue: str | None = None, min_share: float = MIN_HOLE_SHARE
+    documents: pd.DataFrame,
+    venue: str | None = None,
+    min_share: float = MIN_HOLE_SHARE,
+    papers: Mapping[tuple[str, int], int] | None = None,
 ) -> dict[str, list[int]]:
     """The holes a series of years has (pipeline.ingest.years.venue_year_holes), as {venue: years}. Every venue
     pooled (``venue`` None): each venue's missing meetings that matter to a year's shares, from the file's own
     ``venue`` and ``year`` columns when it has them (joint venues "acl;ijcnlp" split), else from the collections'
     names. One venue: that venue's own missing meetings of MIN_HOLE_PAPERS papers or more, from the collections'
     names (its series as drawn), after its last year too. ``min_share``: what a pooled hole must weigh (SHADE_SHARE
-    for the chart's grey bands)."""
+    for the chart's grey bands). ``papers``: :func:`venue_year_papers` of ``documents`` when already counted."""
     if venue is None and {"venue", "year"} <= set(documents.columns):
-        return venue_year_holes(venue_year_papers(documents), min_share=min_share)
+        return venue_year_holes(venue_year_papers(documents) if papers is None else papers, min_share=min_share)
     if "collection" not in documents.columns:
         return {}
     papers = {}
@@ -208,13 +213,14 @@ def shown_years(shares: pd.DataFrame) -> list[int]:
     return sorted(int(year) for year in np.unique(shares.loc[shares["shown"], "year"]))
 
 
-def series_alternating(documents: pd.DataFrame) -> dict[str, str]:
+def series_alternating(documents: pd.DataFrame, papers: Mapping[tuple[str, int], int] | None = None) -> dict[str, str]:
     """{venue: "even" or "odd"} of the venues that meet every other year and weigh enough to make every venue's
     pooled shares swing between even and odd years (pipeline.ingest.years.alternate_year_venues), from the file's own
-    ``venue`` and ``year`` columns; {} without them."""
+    ``venue`` and ``year`` columns; {} without them. ``papers``: :func:`venue_year_papers` of ``documents`` when
+    already counted."""
     if not {"venue", "year"} <= set(documents.columns):
         return {}
-    return alternate_year_venues(venue_year_papers(documents))
+    return alternate_year_venues(venue_year_papers(documents) if papers is None else papers)
 
 
 def venue_year_papers(documents: pd.DataFrame) -> dict[tuple[str, int], int]:

@@ -16,6 +16,7 @@ import streamlit as st
 
 from dashboard.display import topic_labels
 from dashboard.figures import trend_charts
+from dashboard.state import resources
 from dashboard.tables import paper_table, trends, trends_years
 from dashboard.tables.collections import collection_options
 from dashboard.views.page import PLOTLY_CONFIG, Page
@@ -239,15 +240,7 @@ def render_rising_fading(shares: pd.DataFrame, labels: dict[int, str], group: st
             f"Each share over all the papers of {names[0]} pooled, then of {names[1]}; share ratio (later / earlier) "
             "with Katz's 95% interval. Rising: the interval above 1; fading: below 1; new: no paper before."
         )
-        order, config = period_columns(group, *names)
-        st.dataframe(
-            changes,
-            hide_index=True,
-            column_order=order,
-            column_config=config,
-            key="trend-periods",
-            height=table_height(len(changes)),
-        )
+        show_table(changes, *period_columns(group, *names), key="trend-periods")
     st.markdown("**When each appeared**")
     appearance = trends_years.first_appearance(shares, group)
     appearance.insert(1, "label", appearance[group].map(labels))
@@ -256,14 +249,14 @@ def render_rising_fading(shares: pd.DataFrame, labels: dict[int, str], group: st
         f"starts at {trends_years.APPEAR_SHARE:.0%} or more (a year's few papers cannot fake it); over the years "
         "shown. A theme's earliest papers are often older work its words happen to fit."
     )
-    order, config = appearance_columns(group)
+    show_table(appearance, *appearance_columns(group), key="trend-appearance")
+
+
+def show_table(table: pd.DataFrame, order: list[str], config: dict[str, Any], key: str) -> None:
+    """``table`` as the Trends view's tables are shown: no index, ``order``'s columns configured by ``config``, as
+    tall as its rows (table_height)."""
     st.dataframe(
-        appearance,
-        hide_index=True,
-        column_order=order,
-        column_config=config,
-        key="trend-appearance",
-        height=table_height(len(appearance)),
+        table, hide_index=True, column_order=order, column_config=config, key=key, height=table_height(len(table))
     )
 
 
@@ -272,9 +265,10 @@ def render_years(page: Page, documents: pd.DataFrame, series: dict[str, int], co
     with intervals and the holes shaded, the thin years named, rising and fading themes and first appearances."""
     group, labels, venue = context["group"], context["labels"], context["venue"]
     one = None if venue == ALL_VENUES else venue
-    holes = trends_years.series_holes(page.atlas.documents, one)
+    papers = resources.venue_year_papers(page.cache_key, page.atlas)  # counted once for the holes and the swings
+    holes = trends_years.series_holes(page.atlas.documents, one, papers=papers)
     show_holes(holes)
-    shaded = holes if one else trends_years.series_holes(page.atlas.documents, None, trends_years.SHADE_SHARE)
+    shaded = holes if one else trends_years.series_holes(page.atlas.documents, None, trends_years.SHADE_SHARE, papers)
     dated = documents.assign(year=documents["collection"].map(series))
     shares = trends_years.year_shares(dated, group, context["mask"])
     figure = trend_charts.year_multiples(shares, labels, group, context["denominator"], trends_years.hole_years(shaded))
@@ -286,7 +280,7 @@ def render_years(page: Page, documents: pd.DataFrame, series: dict[str, int], co
         weight = "" if one else f" whose missing meetings would have held {trends_years.SHADE_SHARE:.0%} of it or more"
         listed = ", ".join(f"{name} {year_ranges(years)}" for name, years in shaded.items())
         notes.append(f"Grey bands: the years{weight} ({listed}); a share there moves for want of those papers.")
-    alternating = {} if one else trends_years.series_alternating(page.atlas.documents)
+    alternating = {} if one else trends_years.series_alternating(page.atlas.documents, papers)
     if alternating:
         listed = ", ".join(f"{name} ({parity} years)" for name, parity in alternating.items())
         notes.append(
@@ -302,7 +296,8 @@ def render_collections(page: Page, documents: pd.DataFrame, chosen: list[str], c
     """The Trends view of a few collections: shares per collection with intervals, and what grows, fades or is new
     between two of them."""
     group, labels, venue = context["group"], context["labels"], context["venue"]
-    show_holes(trends_years.series_holes(page.atlas.documents, None if venue == ALL_VENUES else venue))
+    papers = resources.venue_year_papers(page.cache_key, page.atlas)
+    show_holes(trends_years.series_holes(page.atlas.documents, None if venue == ALL_VENUES else venue, papers=papers))
     shares = trends.collection_shares(documents, group, context["mask"])
     figure = trend_charts.small_multiples(shares, labels, group, context["denominator"])
     st.plotly_chart(figure, theme=None, config=PLOTLY_CONFIG, key="trend-multiples")
