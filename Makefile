@@ -26,8 +26,10 @@ PYTEST_ARGS ?=
 # The settings `make test-sweep` runs the suite under: another seed and thread count stand in for another CPU, whose
 # floating-point results differ as theirs do (tests/conftest.py).
 SWEEP_SETTINGS ?= "--atlas-seed 7 --atlas-threads 2" "--atlas-seed 2026 --atlas-threads 1"
-# Every module of the pipeline, in every subfolder: a change to any of them rebuilds the cache.
-PIPELINE_SOURCES := $(shell find pipeline -name '*.py' -not -path '*/__pycache__/*')
+# Every module of the pipeline, in every subfolder, and the command that runs the build: a change to any of them
+# rebuilds the cache.
+PIPELINE_SOURCES := $(shell find pipeline -name '*.py' -not -path '*/__pycache__/*') \
+	topic_atlas/cli.py topic_atlas/commands/build.py topic_atlas/atlas.py topic_atlas/inputs.py
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export ATLAS_EMBEDDING_CACHE ?= $(CURDIR)/.cache/embeddings.sqlite

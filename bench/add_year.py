@@ -62,7 +62,7 @@ FOUND_PRECISION = 0.5
 
 def child(command: list[str], log: Path) -> dict[str, Any]:
     """One command-line run (run_child of bench/build.py): wall, cpu, rss_mb."""
-    return run_child([sys.executable, "-m", "pipeline", *command], dict(os.environ), log)
+    return run_child([sys.executable, "-m", "topic_atlas", *command], dict(os.environ), log)
 
 
 STEPS = ("build", "add", "refit")

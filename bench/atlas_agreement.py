@@ -3,7 +3,8 @@
 Two comparisons, both on caches already built (``topic-atlas build --collections FILE`` and ``--input FILE``):
 
 - **kNN accuracy on primary areas per ICLR year**: the k=10 cosine nearest-neighbour vote of
-  pipeline.quality.metrics.knn_accuracy (10-fold stratified cross-validation), over the papers of one ICLR year,
+  pipeline.quality.neighbour_metrics.knn_accuracy (10-fold stratified cross-validation), over the papers of one ICLR
+  year,
   with the vectors of the combined atlas against the vectors of that year's own atlas (its own cache when given,
   else the build's representation fitted on that year's papers alone, in the build's canonical order). The same
   papers and labels on both sides: only the representation differs. A third column pools all ICLR papers of the
@@ -116,7 +117,7 @@ def knn_by_year(
     own atlas, in the combined atlas (the same papers), and in the combined atlas with every ICLR paper pooled under
     the crosswalk's names (pipeline.quality.coverage.canonical_areas)."""
     from pipeline.quality.coverage import canonical_areas, load_crosswalk
-    from pipeline.quality.metrics import knn_accuracy
+    from pipeline.quality.neighbour_metrics import knn_accuracy
 
     documents, embeddings = combined
     iclr = documents["venue"].astype(str).eq("ICLR").to_numpy() & documents["primary_area"].notna().to_numpy()
@@ -147,7 +148,7 @@ def knn_split_spread(
     10-fold split (0 .. seeds - 1), one row per ICLR collection in ``own``: each side's mean and standard deviation,
     and the paired difference combined - own (the same split for both): its mean, standard deviation, range and in how
     many splits it is negative. Raises ValueError when ``seeds`` < 2 (no spread)."""
-    from pipeline.quality.metrics import knn_accuracy
+    from pipeline.quality.neighbour_metrics import knn_accuracy
 
     if seeds < 2:
         raise ValueError(f"seeds must be at least 2, not {seeds}")
@@ -182,7 +183,7 @@ def pooled_accuracy(embeddings: np.ndarray, areas: pd.Series, pool: np.ndarray, 
     its area (``areas``, canonical names): the kNN vote of knn_accuracy with the pool as the training set."""
     from sklearn.neighbors import KNeighborsClassifier
 
-    from pipeline.quality.metrics import NEIGHBOURS
+    from pipeline.quality.neighbour_metrics import NEIGHBOURS
 
     pool_rows = np.flatnonzero(pool)
     classifier = KNeighborsClassifier(n_neighbors=NEIGHBOURS + 1, metric="cosine", algorithm="brute")
@@ -243,10 +244,11 @@ def refit_table(
 ) -> pd.DataFrame:
     """One row per (SVD seed, combined dimensions, ICLR collection): the mean kNN accuracy over ``split_seeds`` splits
     in the year's own atlas (the build's lexical dimensions, that seed) and in the combined atlas (those dimensions,
-    that seed; fitted on pipeline.quality.metrics.cache_texts of ``combined_documents``, which are in the order the
+    that seed; fitted on pipeline.quality.evaluation.cache_texts of ``combined_documents``, which are in the order the
     build fitted them, or ``cached_embeddings`` where dimensions and seed are the build's). The build's settings are
     BuildConfig's, the seed its random_state."""
-    from pipeline.quality.metrics import cache_texts, knn_accuracy
+    from pipeline.quality.evaluation import cache_texts
+    from pipeline.quality.neighbour_metrics import knn_accuracy
     from pipeline.represent.representation import represent_corpus
 
     def split_mean(features: np.ndarray, areas: list[Any]) -> float:

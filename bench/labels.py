@@ -11,7 +11,7 @@ All three namers name the same topics (the atlas's topic of each paper):
   stop words), the first four words, as BERTopic's ``Name`` column shows them;
 - **best practice**: BERTopic's Best Practices page: ``CountVectorizer(stop_words="english", min_df=2,
   ngram_range=(1, 2))``, then ``KeyBERTInspired`` and ``MaximalMarginalRelevance(diversity=0.3)``, with the packaged
-  all-MiniLM-L6-v2 (pipeline.represent.encoders) through the project's embedding cache; the first three terms.
+  all-MiniLM-L6-v2 (pipeline.represent.encoder_backends) through the project's embedding cache; the first three terms.
 
 Protocol. A topic's characteristic author keywords are those of its papers, folded (case, a plural "s", hyphens as
 spaces), written by at least two of its papers, ranked by count x lift (lift = the keyword's share among the topic's
@@ -42,14 +42,14 @@ import pandas as pd
 from dashboard.figures.map_layers import THEME_LINE_CHARS, TOPIC_LINE_CHARS, two_lines
 from pipeline.cache import read_cache
 from pipeline.topics.naming.names import has_repeated_stem
-from pipeline.topics.naming.phrases import phrase_key
+from pipeline.topics.naming.phrase_tokens import phrase_key
 
 TOP_KEYWORDS = 10
 MIN_KEYWORD_PAPERS = 3
 # Texts per forward pass of the encoder in the best-practice run. KeyBERTInspired embeds each topic's 5
 # representative abstracts and its 100 candidate words: a few hundred abstracts (0.5 s each, batched or not, on the
 # loaded 2-core machine) and a few thousand one-word texts (918 in 15 s in batches of 64). The cache keys vectors
-# by batch size (pipeline.represent.encoders.model_id), so they never mix with the build's.
+# by batch size (pipeline.represent.encoder_registry.model_id), so they never mix with the build's.
 EMBED_BATCH = 64
 
 
@@ -129,11 +129,13 @@ def score(
 
 def cached_backend() -> tuple[Any, dict[str, int]]:
     """A BERTopic embedding backend that embeds through the project's embedding cache
-    (pipeline.represent.encoders.embed_texts, the packaged all-MiniLM-L6-v2, offline), and its running counts
+    (pipeline.represent.embedding_store.embed_texts, the packaged all-MiniLM-L6-v2, offline), and its running counts
     {texts, embedded} (texts asked for, texts run through the encoder because the cache lacked them)."""
     from bertopic.backend import BaseEmbedder
 
-    from pipeline.represent.encoders import DEFAULT_MODEL, embed_texts, get_encoder
+    from pipeline.represent.embedding_store import embed_texts
+    from pipeline.represent.encoder_backends import get_encoder
+    from pipeline.represent.encoder_registry import DEFAULT_MODEL
 
     encoder = get_encoder(DEFAULT_MODEL)
     counts = {"texts": 0, "embedded": 0}
@@ -213,7 +215,7 @@ def title_weight_table(
     title, abstract, topic; ``frame``: its topics table; ``keywords``: each paper's author keywords)."""
     from pipeline.topics.naming.assign import name_themes
     from pipeline.topics.naming.names import choose_names
-    from pipeline.topics.naming.phrases import count_phrases
+    from pipeline.topics.naming.phrase_counts import count_phrases
 
     titles = documents["title"].fillna("").astype(str).tolist()
     texts = [title + ". " + abstract for title, abstract in zip(titles, documents["abstract"].fillna(""))]

@@ -2,7 +2,7 @@
 
 ``python -m bench.map_metrics --cache caches/all-venues [--threads 1 2] [--repeat 2]`` reads a build's embeddings,
 map (documents' x, y) and reference columns, finds the neighbour lists as the build does (through the layout store,
-so a second run reads them), and times pipeline.quality.metrics.map_metrics as the build calls it
+so a second run reads them), and times pipeline.quality.map_metrics.map_metrics as the build calls it
 (pipeline.quality.build_metrics.cached_map_metrics, without the store; every library pool limited to one thread, as
 the command line limits it) once per thread count and repeat, in turn: wall
 seconds, this process's CPU seconds (user + sys, every thread) and whether the figures equal the first run's. The
@@ -31,7 +31,8 @@ def main(argv: list[str] | None = None) -> int:
     import pandas as pd
 
     from bench.umap_epochs import build_neighbours
-    from pipeline.quality.metrics import agreement_references, map_metrics, reference_column
+    from pipeline.quality.agreement import agreement_references, reference_column
+    from pipeline.quality.map_metrics import map_metrics
 
     limit_threads()
     embeddings = np.ascontiguousarray(np.load(args.cache / "embeddings.npy"), dtype=np.float32)

@@ -10,15 +10,15 @@ topic of ``topics.parquet``, or a theme; the outlier topic -1 is never a group) 
 - **coverage**: the share of the group's papers whose title or abstract writes the name. A paper writes a name when
   it writes the name's phrase (its first phrase, the text before ", ", bench.labels.first_phrase) or its
   parenthesised abbreviation ("Graph neural networks (GNNs)": both), or any abbreviation the corpus defines for the
-  phrase ("GNN" too), or a close variant of these: a writing with the same pipeline.topics.naming.phrases.phrase_key
-  (case, a plural "s", hyphens folded). It is read off the corpus's own phrase counts
-  (pipeline.topics.naming.phrases.count_phrases over the build's texts: the phrase's column, where the abbreviations
-  the corpus defines are counted as their expansion) and its abbreviation table (``abbreviation_definitions``), and
-  completed by the key as whole words of the text's folded words (:func:`folded_text`), which finds what the counts
-  leave out: a stop word (stock BERTopic's "the"), an adjective ("visual"), a phrase inside a hyphenated word
-  ("graph neural network-based"), one written in fewer than 3 papers. The ``match`` column says ``phrase`` when the
-  name's phrase is a column of the counts (always, for the build's own names), ``text`` when the counts never
-  counted it;
+  phrase ("GNN" too), or a close variant of these: a writing with the same
+  pipeline.topics.naming.phrase_tokens.phrase_key (case, a plural "s", hyphens folded). It is read off the corpus's
+  own phrase counts (pipeline.topics.naming.phrase_counts.count_phrases over the build's texts: the phrase's column,
+  where the abbreviations the corpus defines are counted as their expansion) and its abbreviation table
+  (``abbreviation_definitions``), and completed by the key as whole words of the text's folded words
+  (:func:`folded_text`), which finds what the counts leave out: a stop word (stock BERTopic's "the"), an adjective
+  ("visual"), a phrase inside a hyphenated word ("graph neural network-based"), one written in fewer than 3 papers.
+  The ``match`` column says ``phrase`` when the name's phrase is a column of the counts (always, for the build's own
+  names), ``text`` when the counts never counted it;
 - **precision**: the share of the atlas's papers writing the name (outliers included) that are in the group, and
   **lift**: coverage over the share of all the atlas's papers that write it (1 = no more in the group than anywhere);
 - the group's top c-TF-IDF terms (``top_terms`` of a topic; for a theme, its topics' terms merged, each term's
@@ -54,7 +54,8 @@ import numpy as np
 import pandas as pd
 
 from bench.labels import first_phrase
-from pipeline.topics.naming.phrases import PhraseCounts, phrase_key
+from pipeline.topics.naming.phrase_counts import PhraseCounts
+from pipeline.topics.naming.phrase_tokens import phrase_key
 
 OUTLIER = -1
 LEVELS = ("topics", "themes")
@@ -101,7 +102,7 @@ def name_phrases(name: str) -> list[str]:
 
 def short_forms(counts: PhraseCounts) -> dict[str, str]:
     """{abbreviation's phrase_key: its expansion's key} from ``counts.abbreviations`` (one short form per expansion;
-    pipeline.topics.naming.phrases.abbreviation_definitions gives them all)."""
+    pipeline.topics.naming.abbreviations.abbreviation_definitions gives them all)."""
     return {phrase_key(short): long_key for long_key, short in counts.abbreviations.items()}
 
 
@@ -121,7 +122,7 @@ class Writers:
     """Which papers write a name: from one corpus's phrase counts and its texts.
 
     ``counts``: count_phrases of ``texts`` (n documents); ``shorts``: {abbreviation key: expansion key} of the
-    corpus's abbreviation table (pipeline.topics.naming.phrases.abbreviation_definitions; by default
+    corpus's abbreviation table (pipeline.topics.naming.abbreviations.abbreviation_definitions; by default
     :func:`short_forms` of ``counts``). A paper writes a key when the counts hold it in the key's column (a candidate
     phrase, or an abbreviation the corpus defines, counted as its expansion) or its folded text
     (:func:`folded_text`) holds the key as whole words (a stop word, a phrase inside a longer hyphenated word, a phrase
@@ -357,7 +358,8 @@ def measure_cache(
     """Print one cache's per-group tables and lowest groups for ``levels``; return its summary rows."""
     from bench.name_packets import group_ids, our_names, theme_table
     from pipeline.cache import read_cache
-    from pipeline.topics.naming.phrases import abbreviation_definitions, count_phrases
+    from pipeline.topics.naming.abbreviations import abbreviation_definitions
+    from pipeline.topics.naming.phrase_counts import count_phrases
 
     atlas = read_cache(folder)
     documents = atlas.documents

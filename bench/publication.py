@@ -1,13 +1,12 @@
-"""Publication figures of a cache's map as the page draws them, by both renderers: time and size per view and format.
+"""Publication figures of a cache's map as the page draws them: time and size per view and format.
 
-    .venv/bin/python -m bench.publication --cache ATLAS --out /tmp/publication [--renderers matplotlib,plotly]
-        [--views themes,topics,drilled,filtered]
+    .venv/bin/python -m bench.publication --cache ATLAS --out /tmp/publication [--views themes,topics,drilled,filtered]
 
 The views: the whole map coloured and labelled by theme (the page's first view), the whole map by topic, the
 largest theme drilled into (coloured by topic, the rest of the map grey) and the largest topic filtered (the rest
-grey). Each renderer draws PNG, SVG and PDF of a view in one job, the way the Downloads view does (a child of the
-render server, with the export timeout). Prints one line per view and renderer with the job's wall time and the
-files' sizes, writes the files to --out and a PNG of each PDF (pdftoppm, when installed) so the PDF can be looked at.
+grey). matplotlib draws PNG, SVG and PDF of a view in one job, the way the Downloads view does (a child of the
+render server, with the export timeout). Prints one line per view with the job's wall time and the files' sizes,
+writes the files to --out and a PNG of each PDF (pdftoppm, when installed) so the PDF can be looked at.
 """
 
 from __future__ import annotations
@@ -78,7 +77,6 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cache", type=Path, required=True)
     parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--renderers", default=",".join(publication.RENDERERS))
     parser.add_argument("--views", default=",".join(VIEWS))
     parser.add_argument("--timeout", type=float, default=300.0)
     args = parser.parse_args()
@@ -92,26 +90,24 @@ def main() -> None:
     rows = []
     for name in args.views.split(","):
         view = views[name]
-        for renderer in args.renderers.split(","):
-            started = time.perf_counter()
-            images = download_bytes.publication_images(view, publication.FORMATS, renderer, timeout_s=args.timeout)
-            elapsed = time.perf_counter() - started
-            for image_format, data in images.items():
-                (args.out / f"{name}-{renderer}.{image_format}").write_bytes(data)
-            pdf_preview(args.out / f"{name}-{renderer}.pdf")
-            labelled = view.points[view.points["label"] != ""]["label"].nunique()
-            rows.append(
-                {
-                    "view": name,
-                    "renderer": renderer,
-                    "points": len(view.points),
-                    "label groups": labelled,
-                    "legend": len(view.legend),
-                    "PNG+SVG+PDF s": round(elapsed, 1),
-                    **{f"{fmt} MB": round(len(images[fmt]) / 1e6, 2) for fmt in publication.FORMATS},
-                }
-            )
-            print(f"{name:9s} {renderer:10s} {elapsed:5.1f} s  -> {args.out}/{name}-{renderer}.*", flush=True)
+        started = time.perf_counter()
+        images = download_bytes.publication_images(view, publication.FORMATS, timeout_s=args.timeout)
+        elapsed = time.perf_counter() - started
+        for image_format, data in images.items():
+            (args.out / f"{name}.{image_format}").write_bytes(data)
+        pdf_preview(args.out / f"{name}.pdf")
+        labelled = view.points[view.points["label"] != ""]["label"].nunique()
+        rows.append(
+            {
+                "view": name,
+                "points": len(view.points),
+                "label groups": labelled,
+                "legend": len(view.legend),
+                "PNG+SVG+PDF s": round(elapsed, 1),
+                **{f"{fmt} MB": round(len(images[fmt]) / 1e6, 2) for fmt in publication.FORMATS},
+            }
+        )
+        print(f"{name:9s} {elapsed:5.1f} s  -> {args.out}/{name}.*", flush=True)
     print()
     table = pd.DataFrame(rows)
     print("| " + " | ".join(table.columns) + " |")

@@ -5,7 +5,8 @@ Usage::
     .venv/bin/python bench/quality.py --input ../shared/data/iclr2025/iclr2025_abstracts.parquet
 
 Every model sees the same documents (read and cleaned as the build does) and is scored by the same functions of
-:mod:`pipeline.quality.metrics`, against the same reference columns (``primary_area`` and ``decision`` where present):
+:mod:`pipeline.quality.evaluation`, against the same reference columns (``primary_area`` and ``decision`` where
+present):
 
 - ``ours``: ``pipeline.operations.build.run_build`` into a temporary folder, default settings (its representation, by
   default tfidf-svd); its metrics are the build's ``evaluate`` stage, map metrics included.
@@ -56,8 +57,10 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from bench.sources import Source, add_source_arguments, cleaned_documents, source_of  # noqa: E402
 from pipeline.config import BuildConfig  # noqa: E402
-from pipeline.quality.metrics import evaluate_topics, format_table, reference_column  # noqa: E402
-from pipeline.represent.encoders import EncoderLike  # noqa: E402
+from pipeline.quality.agreement import reference_column  # noqa: E402
+from pipeline.quality.evaluation import evaluate_topics  # noqa: E402
+from pipeline.quality.metric_table import format_table  # noqa: E402
+from pipeline.represent.encoder_backends import EncoderLike  # noqa: E402
 
 log = logging.getLogger("bench.quality")
 SEED = 42
@@ -90,8 +93,8 @@ class Scored:
 def load(source: Source, encoder: EncoderLike | None, peer_model: str, store: Path) -> Corpus:
     """Read and clean the corpus exactly as the build does (bench.sources), and embed it for the peers with
     ``peer_model`` through the SQLite embedding cache ``store``."""
-    from pipeline.quality.metrics import agreement_references
-    from pipeline.represent.encoders import embed_texts
+    from pipeline.quality.agreement import agreement_references
+    from pipeline.represent.embedding_store import embed_texts
 
     documents = cleaned_documents(source)
     texts = documents["text"].tolist()
@@ -212,7 +215,7 @@ def fit_ours(source: Source, config: BuildConfig, built: Path | None = None) -> 
     from pipeline.cache import read_cache
     from pipeline.ingest.collections import read_collection_file
     from pipeline.operations.build import run_build
-    from pipeline.represent.encoders import DEFAULT_STORE
+    from pipeline.represent.embedding_store import DEFAULT_STORE
 
     if built is not None:
         atlas = read_cache(built)
@@ -368,7 +371,8 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(
         level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s", datefmt="%H:%M:%S"
     )
-    from pipeline.represent.encoders import DEFAULT_STORE, get_encoder
+    from pipeline.represent.embedding_store import DEFAULT_STORE
+    from pipeline.represent.encoder_backends import get_encoder
     from pipeline.runtime.threads import limit_threads
 
     limit_threads()

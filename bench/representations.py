@@ -6,7 +6,7 @@ For every candidate (``--candidates``, default CANDIDATES) it prints one row:
 
 - ``knn_area``: accuracy of a k=10 nearest-neighbour majority vote (cosine) predicting each paper's OpenReview
   ``primary_area``, 10-fold stratified cross-validation, over every paper with an area (González-Márquez & Kobak
-  2024, arXiv 2404.08403, protocol; pipeline.quality.metrics.knn_accuracy). Vectors of the build's model text
+  2024, arXiv 2404.08403, protocol; pipeline.quality.neighbour_metrics.knn_accuracy). Vectors of the build's model text
   ("title. abstract").
 - ``search@10``: for SEARCH_QUERIES random papers (seeded), the query is the paper's title alone and the documents
   are all abstracts alone: the share of queries whose own paper is among the 10 most cosine-similar abstracts.
@@ -38,8 +38,11 @@ ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from pipeline.represent.encoders import DEFAULT_STORE, embed_texts, encoder_spec, get_encoder, normalise_rows  # noqa: E402
+from pipeline.represent.embedding_store import DEFAULT_STORE, embed_texts  # noqa: E402
+from pipeline.represent.encoder_backends import get_encoder  # noqa: E402
+from pipeline.represent.encoder_registry import encoder_spec  # noqa: E402
 from pipeline.represent.representation import BLOCK_SEPARATOR, LexicalParams, concatenate_blocks, fit_lexical  # noqa: E402
+from pipeline.represent.unit_rows import normalise_rows  # noqa: E402
 
 SEARCH_QUERIES = 500
 SEARCH_K = 10
@@ -140,8 +143,8 @@ def raw_tfidf_vectors(corpus: Corpus) -> Vectors:
 
 
 def encoder_vectors(corpus: Corpus, name: str, store: Path, timing_docs: int) -> Vectors:
-    """Embed with a pipeline.represent.encoders encoder: quality through the cache, speed on ``timing_docs`` texts
-    without it."""
+    """Embed with a pipeline.represent.encoder_backends encoder: quality through the cache, speed on ``timing_docs``
+    texts without it."""
     start = time.perf_counter()
     encoder = get_encoder(name)
     print(f"  {name}: loaded in {time.perf_counter() - start:.1f} s", flush=True)
@@ -160,10 +163,11 @@ def encoder_vectors(corpus: Corpus, name: str, store: Path, timing_docs: int) ->
 
 
 def knn_area_accuracy(vectors: object, areas: np.ndarray) -> float:
-    """k=10 cosine kNN accuracy of the primary area, 10-fold stratified CV (pipeline.quality.metrics.knn_accuracy)."""
+    """k=10 cosine kNN accuracy of the primary area, 10-fold stratified CV
+    (pipeline.quality.neighbour_metrics.knn_accuracy)."""
     import scipy.sparse as sp
 
-    from pipeline.quality.metrics import knn_accuracy
+    from pipeline.quality.neighbour_metrics import knn_accuracy
 
     if sp.issparse(vectors):
         return knn_accuracy_sparse(vectors, areas)

@@ -4,7 +4,7 @@ command line, one line per case, then ``N passed, M failed``.
     .venv/bin/python bench/robustness.py                      # the product's default encoder
     .venv/bin/python bench/robustness.py --embedding-model all-MiniLM-L6-v2-static
 
-Each case runs ``python -m pipeline build`` in a subprocess, as a user would, and is checked for what every run
+Each case runs ``python -m topic_atlas build`` in a subprocess, as a user would, and is checked for what every run
 must do (exit code 0 or 2, never a traceback; on 0 a readable cache in which every input record is a document or
 counted as dropped; on 2 one ``error:`` line and no cache left behind) and for what its case.md expects.
 A case passes when every check holds; the line says which one failed.
@@ -66,9 +66,9 @@ class Case:
 
 
 def build(path: Path, folder: Path, options: tuple[str, ...], model: str | None) -> Run:
-    """``python -m pipeline build`` on ``path`` into ``folder/cache``; reads the cache when the build succeeded."""
+    """``python -m topic_atlas build`` on ``path`` into ``folder/cache``; reads the cache when the build succeeded."""
     target = folder / "cache"
-    command = [sys.executable, "-m", "pipeline", "build", "--input", str(path), "--cache", str(target), *options]
+    command = [sys.executable, "-m", "topic_atlas", "build", "--input", str(path), "--cache", str(target), *options]
     if model:
         command += ["--embedding-model", model]
     start = time.perf_counter()

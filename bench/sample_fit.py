@@ -8,9 +8,10 @@ HDBSCAN) into ``--work``, each a child process timed from start to exit (CPU sec
 ``os.wait4``). The builds share one embedding and layout store, so the first pays for cleaning, the representation
 and the neighbour lists and the later ones reuse them: the wall times compare the stages that differ (their seconds
 are printed). For each build it prints the topics, the outliers, the map's trustworthiness and neighbour recall (the
-build's own figures, pipeline.quality.metrics), the kNN accuracy on ``venue`` in the representation and on the map
-(k=10, 5-fold, pipeline.quality.metrics.knn_accuracy, on at most 20,000 papers), NPMI and topic diversity, and the
-topics' agreement with the full fit's (scikit-learn's adjusted mutual information, outliers a label of their own).
+build's own figures, pipeline.quality.evaluation), the kNN accuracy on ``venue`` in the representation and on the map
+(k=10, 5-fold, pipeline.quality.neighbour_metrics.knn_accuracy, on at most 20,000 papers), NPMI and topic diversity,
+and the topics' agreement with the full fit's (scikit-learn's adjusted mutual information, outliers a label of their
+own).
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ def timed_build(input_path: Path, cache_dir: Path, size: int, store: Path) -> di
 
 def venue_accuracy(cache_dir: Path) -> tuple[float | None, float | None]:
     """kNN accuracy on ``venue`` (embedding, map) over a seeded sample of at most ACCURACY_SAMPLE papers."""
-    from pipeline.quality.metrics import knn_accuracy
+    from pipeline.quality.neighbour_metrics import knn_accuracy
 
     documents = pd.read_parquet(cache_dir / "documents.parquet")
     if "venue" not in documents or documents["venue"].nunique() < 2:

@@ -12,7 +12,7 @@
 (c) the corpus split 90/10 (seeded): build on 90%, ``add`` the 10%: the ARI of the old papers' topics before and
     after (must be 1.0), and the agreement of the added papers' topics with a full refit of 100% aligned to the
     same 90% atlas (share of equal ids, and ARI), next to how far that refit moves the old papers themselves;
-(d) the wall time of ``python -m pipeline add`` (whole process, as a user runs it) for 100 and for 1,000 papers
+(d) the wall time of ``python -m topic_atlas add`` (whole process, as a user runs it) for 100 and for 1,000 papers
     of the held-out 10%, with add's own stage seconds.
 
 Builds run in this process with one loaded encoder and the shared embedding cache ($ATLAS_EMBEDDING_CACHE), so
@@ -41,7 +41,7 @@ import pandas as pd  # noqa: E402
 if TYPE_CHECKING:
     from pipeline.cache import TopicCache
     from pipeline.config import BuildConfig
-    from pipeline.represent.encoders import EncoderLike
+    from pipeline.represent.encoder_backends import EncoderLike
 
 
 def build(
@@ -55,7 +55,7 @@ def build(
     """Build ``input_path`` into ``target`` (a copy of ``source`` first, when given); returns (TopicCache, seconds)."""
     from pipeline.cache import read_cache
     from pipeline.operations.build import run_build
-    from pipeline.represent.encoders import DEFAULT_STORE
+    from pipeline.represent.embedding_store import DEFAULT_STORE
 
     if target.exists():
         shutil.rmtree(target)
@@ -177,7 +177,7 @@ def part_d(work: Path, new_path: Path, counts: list[int]) -> list[str]:
         shutil.copytree(work / "c90", target)
         start = time.perf_counter()
         result = subprocess.run(
-            [sys.executable, "-m", "pipeline", "add", "--cache", str(target), "--input", str(sample)],
+            [sys.executable, "-m", "topic_atlas", "add", "--cache", str(target), "--input", str(sample)],
             cwd=ROOT,
             capture_output=True,
             text=True,
@@ -201,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--embedding-model",
         default=None,
-        help="encoder name (see python -m pipeline build --help); default: the build's",
+        help="encoder name (see topic-atlas build --help); default: the build's",
     )
     parser.add_argument(
         "--cluster-sizes",
@@ -221,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
 
     logging.basicConfig(level=logging.WARNING)
     from pipeline.config import BuildConfig
-    from pipeline.represent.encoders import get_encoder
+    from pipeline.represent.encoder_backends import get_encoder
     from pipeline.represent.representation import block_names, is_lexical
 
     config = replace(BuildConfig(), embedding_model=args.embedding_model) if args.embedding_model else BuildConfig()

@@ -17,7 +17,7 @@ of another group), then each theme's papers, topics, map regions and name:
   (:func:`pair_means`), without the n x n matrix;
 - **15-NN on the map in own group**: the share of a paper's 15 nearest papers on the 2D map (x, y) that are in its
   own theme (topic), the map's "kNN accuracy" of the groups themselves (Venna et al. 2010 use the same neighbourhood
-  preservation idea; pipeline.quality.metrics's knn_accuracy_2d does it for a reference class); again with the
+  preservation idea; pipeline.quality.map_metrics's knn_accuracy_2d does it for a reference class); again with the
   outliers taken off the map (the issue's 0.856 and 0.821 on ICLR 2025 are this row); and the share expected by
   chance (:func:`chance_share`);
 - **AMI with primary_area**: adjusted mutual information (Vinh, Epps & Bailey 2010, sklearn's

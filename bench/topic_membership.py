@@ -51,7 +51,7 @@ from pipeline.config import BuildConfig  # noqa: E402
 from pipeline.geometry.centroids import fit_threshold, median_fit_threshold, member_fit  # noqa: E402
 from pipeline.ingest.clean import join_title_abstract, model_text  # noqa: E402
 from pipeline.operations.build import run_build  # noqa: E402
-from pipeline.represent.encoders import DEFAULT_STORE  # noqa: E402
+from pipeline.represent.embedding_store import DEFAULT_STORE  # noqa: E402
 from pipeline.text.words import TOKEN_PATTERN, separate_cjk  # noqa: E402
 from pipeline.topics.membership import COHERENCE_TERMS, MEMBER_PERCENTILE, MEMBERSHIP_TERMS, leave_one_out_similarities  # noqa: E402
 from pipeline.topics.misfits import FITS_NO_TOPIC  # noqa: E402

@@ -1,9 +1,9 @@
 """How many rows trustworthiness needs above 20,000 documents: a sampled figure's standard error and its cost.
 
 ``python -m bench.trust_sample --cache caches/all-venues`` reads a build's embeddings and map (documents' x, y),
-ranks the build's seeded sample of 20,000 rows (pipeline.quality.metrics.evaluation_sample) against every document
-(pipeline.quality.metrics.trustworthiness_penalties: the same figure the build computes, per row), and prints for
-each sample size the estimate, its standard error (the per-row figures' standard deviation over the square root of
+ranks the build's seeded sample of 20,000 rows (pipeline.quality.map_metrics.evaluation_sample) against every document
+(pipeline.quality.neighbour_metrics.trustworthiness_penalties: the same figure the build computes, per row), and prints
+for each sample size the estimate, its standard error (the per-row figures' standard deviation over the square root of
 the rows) and the spread of 200 seeded subsamples of that size, with the CPU seconds of ranking that many rows. The
 build's TRUSTWORTHINESS_SAMPLE is chosen from this table.
 """
@@ -23,7 +23,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, required=True, help="a build's cache folder (embeddings, documents)")
     parser.add_argument("--sizes", type=int, nargs="+", default=[20_000, 10_000, 5_000, 2_000])
     args = parser.parse_args(argv)
-    from pipeline.quality.metrics import NEIGHBOURS, evaluation_sample, map_neighbours, trustworthiness_penalties
+    from pipeline.quality.map_metrics import evaluation_sample
+    from pipeline.quality.neighbour_metrics import NEIGHBOURS, map_neighbours, trustworthiness_penalties
 
     embeddings = np.load(args.cache / "embeddings.npy")
     coordinates = pd.read_parquet(args.cache / "documents.parquet", columns=["x", "y"]).to_numpy(np.float32)

@@ -10,7 +10,8 @@ build fits them (pipeline.geometry.umap_layout.umap_layout):
   (the reference: UMAP's default of 200 epochs above 10,000 documents, the build's seed); ``--seeds`` fits each
   epoch count with the build's seed and the next ones, so the spread a seed alone makes is beside each change;
 - the map (2D, ``negative_sample_rate`` 15): trustworthiness (k = 10, on the build's seeded sample of 20,000 rows
-  ranked against all n), kNN recall and the kNN accuracy of the primary area on the map (pipeline.quality.metrics).
+  ranked against all n), kNN recall and the kNN accuracy of the primary area on the map
+  (pipeline.quality.neighbour_metrics).
 
 Each fit's CPU seconds are this process's (user + sys; UMAP's seeded SGD runs on one thread). The build keeps
 UMAP's default epochs; docs/decisions/map-umap-settings.md holds the table and why.
@@ -57,17 +58,22 @@ def timed_fit(
 
 def map_figures(embeddings: np.ndarray, coordinates: np.ndarray, knn, areas: list) -> dict[str, float]:
     """Trustworthiness, kNN recall and the primary area's kNN accuracy of a map, as the build measures them."""
-    from pipeline.quality import metrics
+    from pipeline.quality import neighbour_metrics
+    from pipeline.quality.map_metrics import evaluation_sample
 
-    sample = metrics.evaluation_sample(len(embeddings))
+    sample = evaluation_sample(len(embeddings))
     rows = np.arange(len(embeddings)) if sample is None else sample
-    k = metrics.NEIGHBOURS
-    map_knn = metrics.map_neighbours(coordinates, k)
-    embedding_knn = metrics.drop_self(knn.indices, k)
+    k = neighbour_metrics.NEIGHBOURS
+    map_knn = neighbour_metrics.map_neighbours(coordinates, k)
+    embedding_knn = neighbour_metrics.drop_self(knn.indices, k)
     return {
-        "trustworthiness": metrics.trustworthiness(embeddings, coordinates, k, map_knn=map_knn, rows=sample),
-        "recall": metrics.knn_recall(embeddings[rows], coordinates[rows], k, embedding_knn[rows], map_knn[rows]),
-        "area accuracy": metrics.knn_accuracy(coordinates[rows], [areas[i] for i in rows.tolist()], "euclidean", k),
+        "trustworthiness": neighbour_metrics.trustworthiness(embeddings, coordinates, k, map_knn=map_knn, rows=sample),
+        "recall": neighbour_metrics.knn_recall(
+            embeddings[rows], coordinates[rows], k, embedding_knn[rows], map_knn[rows]
+        ),
+        "area accuracy": neighbour_metrics.knn_accuracy(
+            coordinates[rows], [areas[i] for i in rows.tolist()], "euclidean", k
+        ),
     }
 
 

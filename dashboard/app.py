@@ -132,7 +132,8 @@ def show_header(atlas: TopicCache, n_matching: int, n_papers: int | None = None)
             display.unlinked(paper_table.markdown_escape(paper_table.no_topics_message(manifest)))
             + " The map shows every paper in grey."
         )
-    for warning in (manifest.get("coverage") or {}).get("warnings") or []:  # a collection with a hole (issue 22)
+    coverage = manifest.get("coverage")
+    for warning in (coverage.get("warnings") if coverage else None) or []:  # a collection with a hole (issue 22)
         st.warning(display.unlinked(paper_table.markdown_escape(str(warning))))
     messages = paper_table.build_messages(manifest)
     if messages:

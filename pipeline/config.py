@@ -33,7 +33,7 @@ class BuildConfig:
     """Parameters of one build. ``None`` means "choose from the corpus size" (see resolved_for)."""
 
     # Representation (pipeline.represent.representation): "tfidf-svd" = TF-IDF -> truncated SVD fitted on the corpus, an
-    # encoder name of pipeline.represent.encoders (all-MiniLM-L6-v2, ...-static, ...-static-pca, ...-onnx-int8,
+    # encoder name of pipeline.represent.encoder_registry (all-MiniLM-L6-v2, ...-static, ...-static-pca, ...-onnx-int8,
     # ...-seq128), or blocks joined by "+". Chosen from bench/representations.py on the whole conference
     # (docs/decisions/representation.md): tfidf-svd finds same-area papers as well as the MiniLM transformer and finds a
     # paper from its title within a few points of it, at a small fraction of its cost.
@@ -61,7 +61,8 @@ class BuildConfig:
     umap_n_components: int = 5
     umap_min_dist: float = 0.0
     # UMAP to 2D for the map. negative_sample_rate 15 (UMAP's default is 5) and min_dist 0.0 raised the map's
-    # trustworthiness (k=10) from 0.91 to 0.94 (951 abstracts) and 0.96 (titles) with MiniLM (pipeline.quality.metrics).
+    # trustworthiness (k=10) from 0.91 to 0.94 (951 abstracts) and 0.96 (titles) with MiniLM
+    # (pipeline.quality.neighbour_metrics).
     map_min_dist: float = 0.0
     map_negative_sample_rate: int = 15
     # Then NeRV refines the UMAP map for precision (pipeline.geometry.refine): trustworthiness 0.936 -> 0.954 on the 951

@@ -95,6 +95,8 @@ TOPIC_ID_COLUMNS = {
     TOPICS_PER_CLASS_FILE: ["topic"],
     LINEAGE_FILE: ["previous_topic", "topic"],
 }
+# The keys read_manifest requires: the required keys of pipeline.cache.manifest.Manifest, the manifest's type, and
+# timings_s (which a writer adds last); tests/test_manifest_type.py keeps the two together.
 MANIFEST_KEYS = [
     "kind",
     "schema_version",

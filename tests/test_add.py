@@ -19,7 +19,7 @@ from pipeline import cache
 from pipeline.cache import publish
 from pipeline.operations.add import run_add
 from pipeline.operations.place import place_file
-from pipeline.quality.metrics import cache_texts
+from pipeline.quality.evaluation import cache_texts
 from pipeline.runtime.errors import CorpusTooSmallError, InputError, TargetError
 from pipeline.topics.update import fit_fixed_topics, topic_terms
 from tests.conftest import ROOT
@@ -194,7 +194,7 @@ def test_papers_that_fit_no_topic_say_a_refit_is_due(atlas_copy: Path, tmp_path:
 def test_add_on_the_command_line(atlas_copy: Path, split_corpus, embedding_store: Path, tmp_path: Path):
     env = {**os.environ, "ATLAS_EMBEDDING_CACHE": str(embedding_store), "HF_HUB_OFFLINE": "1"}
     result = subprocess.run(
-        [sys.executable, "-m", "pipeline", "add", "--cache", str(atlas_copy), "--input", str(split_corpus[1])],
+        [sys.executable, "-m", "topic_atlas", "add", "--cache", str(atlas_copy), "--input", str(split_corpus[1])],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -203,8 +203,9 @@ def test_add_on_the_command_line(atlas_copy: Path, split_corpus, embedding_store
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert "added 30 papers" in result.stdout and "fit no topic well" in result.stdout
+    missing = tmp_path / "none"
     refused = subprocess.run(
-        [sys.executable, "-m", "pipeline", "add", "--cache", str(tmp_path / "none"), "--input", str(split_corpus[1])],
+        [sys.executable, "-m", "topic_atlas", "add", "--cache", str(missing), "--input", str(split_corpus[1])],
         cwd=ROOT,
         env=env,
         capture_output=True,

@@ -17,13 +17,13 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from pipeline import cache
-from pipeline.commands.add import _collections
 from pipeline.config import BuildConfig
 from pipeline.ingest.collections import Collection, read_collection_file
 from pipeline.operations.add import run_add
 from pipeline.runtime.errors import CorpusTooSmallError, InputError
 from pipeline.topics.candidates import candidate_refit_reason, group_flagged, in_new_territory
 from tests.conftest import ICLR2024, ICLR2025, ICLR2026, ICML2025, ROOT, needs_shared
+from topic_atlas.inputs import add_inputs
 
 pytestmark = pytest.mark.slow
 
@@ -215,6 +215,9 @@ def test_the_command_line_names_an_input_collection(year_files: Path):
         parser.add_argument("--venue")
         parser.add_argument("--year", type=int)
         return parser.parse_args(arguments)
+
+    def _collections(args: argparse.Namespace) -> tuple[Path | None, list | None]:
+        return add_inputs(args.input, args.collections, args.name, args.venue, args.year)
 
     plain = parse("--input", str(year_files / "iclr2024.parquet"))
     assert _collections(plain) == (year_files / "iclr2024.parquet", None)

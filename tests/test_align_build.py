@@ -204,7 +204,7 @@ def test_rename_on_the_command_line(slice_cache: Path, tmp_path: Path):
 
     def rename(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run(
-            [sys.executable, "-m", "pipeline", "rename", "--cache", str(target), *args],
+            [sys.executable, "-m", "topic_atlas", "rename", "--cache", str(target), *args],
             cwd=ROOT,
             env=env,
             capture_output=True,

@@ -160,6 +160,55 @@ def test_a_model_given_back_comes_in_again_with_a_map_from_the_embeddings(
     assert np.isfinite(again.documents[["x", "y"]].to_numpy()).all()
 
 
+def test_to_bertopic_after_a_merge_answers_with_the_atlas_current_topics(slice_cache: Path, tmp_path: Path):
+    """What a person meets who merges two topics of a built atlas (the session's 300-paper slice, copied) and then
+    asks for the model: the atlas's topics as they are now (sizes, names, terms, centroids), numbered 0, 1, ... in
+    the order of the atlas's ids, as BERTopic numbers topics."""
+    from pipeline.quality.evaluation import cache_texts
+
+    edited = ta.Atlas.load(ta.Atlas.load(slice_cache).save(tmp_path / "edited"))
+    sizes = edited.topics.set_index("topic")["size"]
+    first, second = sizes[sizes.index >= 0].nlargest(2).index.tolist()
+    edited.merge([first, second])
+    topics = edited.topics.set_index("topic").sort_index()
+    real = [int(topic) for topic in topics.index if topic >= 0]
+    model_id = {-1: -1, **{topic: number for number, topic in enumerate(real)}}
+    model = edited.to_bertopic()
+    info = model.get_topic_info().set_index("Topic")
+    assert sorted(info.index) == sorted(model_id[int(topic)] for topic in topics.index)
+    for topic in topics.index:
+        number, terms = model_id[int(topic)], [term for term, _ in topics.at[topic, "top_terms"]]
+        assert info.at[number, "Count"] == topics.at[topic, "size"]
+        assert info.at[number, "CustomName"] == topics.at[topic, "label"]
+        assert info.at[number, "Name"] == f"{number}_" + "_".join(terms[:4])
+        assert [term for term, _ in model.get_topic(number)] == terms
+    documents = np.asarray([model_id[int(topic)] for topic in edited.documents["topic"]])
+    assert list(model.topics_) == documents.tolist()
+    docs = cache_texts(edited.documents)  # the texts the build embedded
+    predicted = np.asarray(model.transform(docs)[0])
+    assert set(predicted.tolist()) <= set(model_id.values())  # no topic the merge removed
+    in_topics = documents >= 0
+    assert np.mean(predicted[in_topics] == documents[in_topics]) >= 0.6  # nearest current topic centroid
+    distribution, _ = model.approximate_distribution(docs[:5])
+    assert distribution.shape == (5, len(real))  # c-TF-IDF rows of the current topics
+    assert len(model.hierarchical_topics(docs)) == len(real) - 1  # an exactly symmetric c-TF-IDF distance
+
+
+def test_an_atlas_from_a_users_model_can_be_edited_and_given_back(atlas: ta.Atlas, tmp_path: Path):
+    """A user's model whose vectorizer has ``stop_words="english"`` (scikit-learn's named list, saved as that string)
+    comes in, two of its topics are merged, and the model given back lists the merged topics, not the old ones."""
+    edited = ta.Atlas.load(atlas.save(tmp_path / "edited"))
+    sizes = edited.topics.set_index("topic")["size"]
+    first, second = sizes[sizes.index >= 0].nlargest(2).index.tolist()
+    edited.merge([first, second])
+    real = sorted(int(topic) for topic in edited.topics["topic"] if topic >= 0)
+    info = edited.to_bertopic().get_topic_info()
+    assert sorted(int(topic) for topic in info["Topic"] if topic >= 0) == list(range(len(real)))
+    counts = sorted(info.loc[info["Topic"] >= 0, "Count"].tolist())
+    assert counts == sorted(edited.topics.loc[edited.topics["topic"] >= 0, "size"].tolist())
+    assert sizes[first] + sizes[second] in counts
+
+
 # ------------------------------------------------------------------------- contract: pipeline.adapters.bertopic_export
 
 
@@ -172,6 +221,34 @@ def test_bertopic_fitted_state_is_where_the_adapter_reads_it(topic_model: Any):
     state = model_topics(topic_model, PAPERS)
     assert state.reduced is not None and state.probabilities is not None and state.probabilities.shape == (PAPERS,)
     assert all(state.representative_docs[topic] for topic in state.names if topic >= 0)
+
+
+def test_a_loaded_models_topic_tables_are_where_the_adapter_writes_them(atlas: ta.Atlas):
+    """write_topic_tables relies on bertopic numbering topics -1, 0, 1, ... by row: Name worked out from the terms,
+    -1 an outlier topic when topic_sizes_ holds it, a loaded model's transform the row of the most similar topic
+    embedding minus the outliers' row, the c-TF-IDF of the model's fitted transformer, a fresh TopicMapper."""
+    from pipeline.adapters.bertopic_export import TopicTables, write_topic_tables
+
+    model = atlas.to_bertopic()  # loaded from disk: transform by cosine similarity to the topic embeddings
+    vocabulary = len(model.vectorizer_model.vocabulary_)
+    dims = np.asarray(model.topic_embeddings_).shape[1]
+    embeddings = np.eye(3, dims, dtype=np.float32)
+    counts = np.zeros((3, vocabulary))
+    counts[:, :3] = np.eye(3) + 1.0
+    terms = {-1: [("noise", 0.1)], 0: [("alpha", 0.5), ("beta", 0.4)], 1: [(word, 0.1) for word in "abcdef"]}
+    tables = TopicTables(np.array([0, 0, 1, -1, 1, 1]), terms, {0: "First", 1: "Second"}, embeddings, counts)
+    write_topic_tables(model, tables)
+    info = model.get_topic_info().set_index("Topic")
+    assert info["Count"].to_dict() == {-1: 1, 0: 2, 1: 3}
+    assert info["Name"].to_dict() == {-1: "-1_noise", 0: "0_alpha_beta", 1: "1_a_b_c_d"}
+    assert info.loc[[0, 1], "CustomName"].tolist() == ["First", "Second"]
+    assert model.get_topic(1) == terms[1] and list(model.topics_) == [0, 0, 1, -1, 1, 1]
+    predicted, _ = model.transform(["x", "y", "z"], embeddings=embeddings[[2, 0, 1]])
+    assert list(predicted) == [1, -1, 0]
+    assert model.c_tf_idf_.shape == (3, vocabulary) and np.isfinite(model.c_tf_idf_.data).all()
+    assert model.topic_mapper_.get_mappings() == {-1: -1, 0: 0, 1: 1}
+    with pytest.raises(ValueError, match="without gaps"):
+        write_topic_tables(model, TopicTables(np.array([0, 2]), terms, {}, embeddings[:2], counts[:2]))
 
 
 def test_plotting_is_restored_after_a_lean_import():

@@ -21,7 +21,7 @@ import pytest
 from PIL import Image
 
 from dashboard.display import OUTLIER_COLOUR, TOPIC_PALETTE
-from dashboard.figures import map_layers, topic_map
+from dashboard.figures import map_layers, map_model, topic_map
 from pipeline.cache import read_cache
 from tests.streamlit_server import chromium_browser, streamlit_server
 from tests.test_browser_map import CHROMIUM_ARGS, POSTS_TAKEN, TWO_FRAMES, latest_event, open_map, settle_camera
@@ -81,7 +81,7 @@ def test_a_tight_frame_holds_all_but_a_few_of_the_matches():
     """A drilled theme framed on its 8th-92nd percentiles plus 15% left about one paper in eight outside the view."""
     rng = np.random.default_rng(0)
     x, y = rng.normal(0, 0.2, 2000), rng.normal(0.1, 0.1, 2000)
-    x0, y0, x1, y1 = map_layers.frame_of(np.arange(2000), x, y, tight=True)
+    x0, y0, x1, y1 = map_model.frame_of(np.arange(2000), x, y, tight=True)
     inside = (x0 <= x) & (x <= x1) & (y0 <= y) & (y <= y1)
     assert inside.mean() >= 0.97, inside.mean()
     assert x1 - x0 < np.ptp(x)  # still tight: a stray paper does not widen the view to the whole map

@@ -227,7 +227,7 @@ def test_no_cluster_may_hold_most_of_the_corpus():
 
 def test_a_vector_depends_on_its_text_alone(encoder):
     """Embedded with others or alone, a text gets the same vector bit for bit (one text per forward pass)."""
-    from pipeline.represent.encoders import embed_texts
+    from pipeline.represent.embedding_store import embed_texts
 
     needs_shared(PAPERS)
     papers = pd.read_parquet(PAPERS).head(40)

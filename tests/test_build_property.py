@@ -24,10 +24,10 @@ from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from pipeline import cache
-from pipeline.commands.main import run_guarded
 from pipeline.config import BuildConfig
 from pipeline.operations.build import run_build
 from tests.conftest import SEED
+from topic_atlas.cli import run_guarded
 
 SENTENCES = [
     sentence
@@ -106,7 +106,7 @@ DEFAULT = BuildConfig()
 
 
 def guarded_build(path: Path, target: Path, **kwargs) -> tuple[int, str]:
-    """run_build behind the command line's guard (pipeline.commands.main.run_guarded): (exit code, stderr)."""
+    """run_build behind the command line's guard (topic_atlas.cli.run_guarded): (exit code, stderr)."""
     stderr = io.StringIO()
     with redirect_stderr(stderr):
         code = run_guarded(lambda: run_build(path, target, **kwargs) and 0, "build", ["build", "--input", str(path)])

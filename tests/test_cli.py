@@ -21,7 +21,7 @@ from tests.conftest import CASES, ROOT, SEED, needs_shared
 def run_cli(*args: str, env_store: Path, timeout: int = 300) -> subprocess.CompletedProcess:
     env = {**os.environ, "ATLAS_EMBEDDING_CACHE": str(env_store), "HF_HUB_OFFLINE": "1"}
     return subprocess.run(
-        [sys.executable, "-m", "pipeline", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout
+        [sys.executable, "-m", "topic_atlas", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout
     )
 
 
@@ -39,21 +39,20 @@ def listed_commands(help_text: str) -> list[str]:
     return re.findall(r"^ {4}([a-z]+)\s", help_text, flags=re.MULTILINE)
 
 
-def test_topic_atlas_adds_share_to_the_pipelines_commands(embedding_store: Path):
-    """``topic-atlas`` (topic_atlas.cli, also ``python -m topic_atlas``) is the pipeline's command line with ``share``
-    in its old place; ``python -m pipeline`` runs the pipeline's commands alone (issue 39)."""
-    env = {**os.environ, "ATLAS_EMBEDDING_CACHE": str(embedding_store)}
-    full = subprocess.run(
-        [sys.executable, "-m", "topic_atlas", "--help"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
-    )
+def test_the_command_line_is_topic_atlas_alone(embedding_store: Path):
+    """``topic-atlas`` (topic_atlas.cli, also ``python -m topic_atlas``) lists every command in its order, ``share``
+    among them; the pipeline has no command line of its own (``python -m pipeline`` is gone: issue 39, the command
+    line is a client of the API above the pipeline)."""
+    full = run_cli("--help", env_store=embedding_store)
     assert full.returncode == 0, full.stderr[-2000:]
     assert listed_commands(full.stdout) == ["build", "evaluate", "place", "add", "rename", "fetch", "share", "edit"]
-    share_help = subprocess.run(
-        [sys.executable, "-m", "topic_atlas", "share", "--help"], cwd=ROOT, env=env, capture_output=True, text=True
-    )
+    share_help = run_cli("share", "--help", env_store=embedding_store)
     assert share_help.returncode == 0 and all(flag in share_help.stdout for flag in ("--cache", "--out", "--folder"))
-    pipeline_only = run_cli("--help", env_store=embedding_store)
-    assert listed_commands(pipeline_only.stdout) == ["build", "evaluate", "place", "add", "rename", "fetch", "edit"]
+    env = {**os.environ, "ATLAS_EMBEDDING_CACHE": str(embedding_store)}
+    gone = subprocess.run(
+        [sys.executable, "-m", "pipeline", "--help"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert gone.returncode != 0 and "pipeline" in gone.stderr
 
 
 def test_the_console_script_limits_threads_before_numpy_loads():
@@ -117,7 +116,7 @@ def test_sigkill_during_a_stage_leaves_the_previous_cache(
     before = {path.relative_to(target): path.read_bytes() for path in target.rglob("*") if path.is_file()}
     env = {**os.environ, "ATLAS_EMBEDDING_CACHE": str(embedding_store), "HF_HUB_OFFLINE": "1", "PYTHONUNBUFFERED": "1"}
     process = subprocess.Popen(
-        [sys.executable, "-m", "pipeline", "build", "--input", str(SEED), "--cache", str(target), "--seed", "7"],
+        [sys.executable, "-m", "topic_atlas", "build", "--input", str(SEED), "--cache", str(target), "--seed", "7"],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,

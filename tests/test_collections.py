@@ -3,7 +3,6 @@ check of pipeline.quality.coverage) on slices of the real ICLR 2024 / 2026 / ICM
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 from pathlib import Path
@@ -11,7 +10,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from pipeline.commands.build import _inputs
 from pipeline.ingest.clean import DROP_DUPLICATE, prepare_documents
 from pipeline.ingest.collections import (
     Collection,
@@ -26,6 +24,7 @@ from pipeline.ingest.corpus import load_corpus
 from pipeline.quality.coverage import coverage_report, load_crosswalk
 from pipeline.runtime.errors import InputError
 from tests.conftest import ICLR2024, ICLR2024_DECISIONS, ICML2025, SHARED, needs_shared
+from topic_atlas.inputs import build_inputs
 
 ICLR2024_SIDE = ICLR2024_DECISIONS
 
@@ -96,10 +95,8 @@ def test_an_atlas_of_collections_is_named_by_its_venues_and_years() -> None:
 
 
 def test_one_input_builds_as_before_and_several_make_collections(tmp_path: Path) -> None:
-    one = argparse.Namespace(input=[tmp_path / "a.csv"], collections=None)
-    assert _inputs(one) == (tmp_path / "a.csv", None)
-    several = argparse.Namespace(input=[tmp_path / "iclr2024.csv", tmp_path / "icml2025.csv"], collections=None)
-    source, collections = _inputs(several)
+    assert build_inputs([tmp_path / "a.csv"]) == (tmp_path / "a.csv", None)
+    source, collections = build_inputs([tmp_path / "iclr2024.csv", tmp_path / "icml2025.csv"])
     assert source == tmp_path / "iclr2024.csv" and [c.name for c in collections or []] == ["ICLR 2024", "ICML 2025"]
 
 

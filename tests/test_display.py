@@ -14,7 +14,7 @@ import pytest
 
 from dashboard import display
 from dashboard.export import download_bytes
-from dashboard.figures import charts, topic_map
+from dashboard.figures import charts, plotly_map, topic_map
 from dashboard.tables import paper_table
 
 
@@ -66,7 +66,7 @@ def test_every_view_shows_the_same_unique_non_empty_label(documents, topics):
     shown = topics.assign(label=[labels[int(topic)] for topic in topics["topic"]])  # as read_cache gives every view
     themed = shown.assign(theme=shown["topic"], theme_label=shown["label"])
     mapped = topic_map.with_themes(display.with_hover_texts(documents, topics), themed)
-    figure = topic_map.map_figure(mapped, themed, topic_map.MapState(colour_by="topic", level="topics"))
+    figure = plotly_map.map_figure(mapped, themed, topic_map.MapState(colour_by="topic", level="topics"))
     annotations = {annotation.text for annotation in figure.layout.annotations}
     assert {"Topic 0", "Graphs, nodes", "graphs, nodes (topic 2)"} <= annotations
     hovers = " ".join(text for trace in figure.data for text in trace.hovertext)
@@ -230,14 +230,13 @@ FIGURES = (
     "acceptance",
     "decision mix",
     "ratings",
-    "publication (plotly)",
 )
 
 
 @pytest.fixture(scope="module")
 def built_figures() -> dict[str, go.Figure]:
     """{name: figure} for every figure builder of the page, each given HOSTILE text where it takes corpus text."""
-    from dashboard.figures import decision_charts, publication, structure_charts
+    from dashboard.figures import decision_charts, structure_charts
     from dashboard.tables import analytics, find
     from dashboard.tables.lineage import flow_counts, sankey_figure
     from pipeline.cache import HIERARCHY_COLUMNS
@@ -270,17 +269,14 @@ def built_figures() -> dict[str, go.Figure]:
         }
     )
     acceptance = analytics.acceptance_table(documents, topics)
-    view = publication.map_view_from_documents(
-        mapped, topics.assign(label=[labels[int(t)] for t in topics["topic"]]), title=HOSTILE, caption=HOSTILE
-    )
     highlighted = find.overlay_points(documents.iloc[:1], HOSTILE)
     figures = {
         "topic sizes": charts.topic_size_figure(topics),
         "top terms": charts.top_terms_figure(topics, [0, 1]),
         "highlighted points": charts.highlight_points(go.Figure(), highlighted, "hits"),
-        "map by theme": topic_map.map_figure(mapped, topics, topic_map.MapState()),
-        "map by topic": topic_map.map_figure(mapped, topics, topic_map.MapState(colour_by="topic", level="topics")),
-        "map by area": topic_map.map_figure(mapped, topics, topic_map.MapState(colour_by="primary_area")),
+        "map by theme": plotly_map.map_figure(mapped, topics, topic_map.MapState()),
+        "map by topic": plotly_map.map_figure(mapped, topics, topic_map.MapState(colour_by="topic", level="topics")),
+        "map by area": plotly_map.map_figure(mapped, topics, topic_map.MapState(colour_by="primary_area")),
         "topic tree": structure_charts.topic_tree_figure(topics),
         "similarity": structure_charts.similarity_figure(topics, hierarchy, vectors),
         "areas": structure_charts.area_share_figure(structure_charts.area_crosstab(mapped, topics, by="theme")),
@@ -288,7 +284,6 @@ def built_figures() -> dict[str, go.Figure]:
         "acceptance": decision_charts.acceptance_rate_figure(acceptance, analytics.overall_rate(documents)),
         "decision mix": decision_charts.decision_mix_figure(acceptance),
         "ratings": decision_charts.rating_figure(documents, topics),
-        "publication (plotly)": publication.plotly_figure(view),
     }
     assert set(figures) == set(FIGURES)
     return figures

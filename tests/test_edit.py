@@ -191,7 +191,7 @@ def test_two_sessions_editing_at_once_both_land(atlas: Path):
 
 def test_a_second_writer_gets_the_lock_message_and_the_command_line_edits(atlas: Path):
     topics = largest_topics(atlas, 2)
-    command = [sys.executable, "-m", "pipeline", "edit", "merge", "--cache", str(atlas), "--topics"]
+    command = [sys.executable, "-m", "topic_atlas", "edit", "merge", "--cache", str(atlas), "--topics"]
     command += [str(topic) for topic in topics]
     environment = {**os.environ, "PYTHONPATH": str(REPO), "ATLAS_LOCK_WAIT_S": "1"}
     with cache.writer_lock(atlas):

@@ -16,28 +16,21 @@ from sklearn.manifold import trustworthiness as sklearn_trustworthiness
 from sklearn.metrics import adjusted_rand_score
 
 from pipeline import cache
-from pipeline.quality.metrics import (
-    EVALUATION_SAMPLE,
-    TRUSTWORTHINESS_SAMPLE,
+from pipeline.quality.agreement import reference_agreement
+from pipeline.quality.evaluation import evaluate_cache, evaluate_topics
+from pipeline.quality.map_metrics import EVALUATION_SAMPLE, TRUSTWORTHINESS_SAMPLE, map_metrics, trustworthiness_sample
+from pipeline.quality.metric_table import format_table
+from pipeline.quality.neighbour_metrics import (
     PenaltyBlocks,
     drop_self,
-    evaluate_cache,
-    evaluate_topics,
-    format_table,
     knn_accuracy,
     knn_recall,
-    map_metrics,
     map_neighbours,
-    npmi_coherence,
-    reference_agreement,
-    reference_tokens,
-    run_tasks,
-    topic_diversity,
-    topic_shares,
     trustworthiness,
     trustworthiness_penalties,
-    trustworthiness_sample,
 )
+from pipeline.quality.topic_metrics import npmi_coherence, reference_tokens, topic_diversity, topic_shares
+from pipeline.runtime.tasks import run_tasks
 
 # ------------------------------------------------------------------------------------------------ topic terms
 
@@ -296,7 +289,7 @@ def test_outlier_reassignment_keeps_the_least_similar_papers_as_outliers():
 
 
 def test_build_stores_metrics_and_the_command_reproduces_them(slice_cache: Path, tmp_path: Path, capsys):
-    from pipeline.commands.main import main
+    from topic_atlas.cli import main
 
     manifest = cache.read_manifest(slice_cache)
     metrics = manifest["metrics"]
@@ -336,7 +329,7 @@ def test_embedding_knn_accuracy_is_the_cosine_classifiers(slice_cache: Path):
 
 
 def test_evaluate_command_explains_a_missing_cache(tmp_path: Path, capsys):
-    from pipeline.commands.main import main
+    from topic_atlas.cli import main
 
     assert main(["evaluate", "--cache", str(tmp_path / "nothing")]) == 2
     assert "Rebuild it with" in capsys.readouterr().err

@@ -14,16 +14,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline.commands.main import run_guarded
 from pipeline.runtime.errors import stage_of
 from pipeline.runtime.stages import StageTimer
 from tests.conftest import CASES, ROOT, SEED, needs_shared
+from topic_atlas.cli import run_guarded
 
 
 def run_cli(*args: str, env: dict[str, str] | None = None, timeout: int = 300) -> subprocess.CompletedProcess:
     environment = {**os.environ, "HF_HUB_OFFLINE": "1", **(env or {})}
     return subprocess.run(
-        [sys.executable, "-m", "pipeline", *args],
+        [sys.executable, "-m", "topic_atlas", *args],
         cwd=ROOT,
         env=environment,
         capture_output=True,

@@ -23,8 +23,8 @@ from urllib.parse import parse_qs, urlparse
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.commands.main import main
 from pipeline.ingest.openreview import COLUMNS, note_to_row, parse_rating, parts_dir_for
+from topic_atlas.cli import main
 
 FIXTURES = Path(__file__).parent / "fixtures" / "openreview"
 VENUE = "ICLR.cc/2025/Conference"

@@ -19,7 +19,7 @@ from pipeline.topics.naming.fields import (
     with_areas,
 )
 from pipeline.topics.naming.names import MAX_NAME_CHARACTERS
-from pipeline.topics.naming.phrases import count_phrases
+from pipeline.topics.naming.phrase_counts import count_phrases
 from pipeline.topics.themes import theme_count
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dashboard.figures import map_layers, topic_map
+from dashboard.figures import map_layers, map_model, topic_map
 from pipeline.cache import read_cache
 
 
@@ -144,7 +144,7 @@ def test_each_label_points_at_the_densest_cell_of_its_own_matching_papers(atlas)
     ids = frozenset(documents.loc[documents["theme"] == theme, "doc_id"].astype(str))
     state = topic_map.MapState(level="topics")
     layers = map_layers.view_layers(documents, ids, topics, state)
-    x, y = map_layers.normalisation(documents).apply(documents["x"], documents["y"])
+    x, y = map_model.normalisation(documents).apply(documents["x"], documents["y"])
     matches = documents["doc_id"].astype(str).isin(ids).to_numpy()
     assert layers["labels"]
     for label in layers["labels"]:
@@ -234,7 +234,7 @@ def test_by_zoom_the_labels_carry_every_level_each_sized_by_its_papers(atlas, pa
     assert {label["name"] for label in layers["labels"] if label["level"] == 2} == set(subtopics["label"])
     from dashboard.figures.label_layout import dense_anchor
 
-    x, y = map_layers.normalisation(documents).apply(documents["x"], documents["y"])
+    x, y = map_model.normalisation(documents).apply(documents["x"], documents["y"])
     name_of = dict(zip(subtopics["subtopic"], subtopics["label"]))
     for label in (label for label in layers["labels"] if label["level"] == 2):
         members = (documents["subtopic"].map(name_of) == label["name"]).to_numpy()
@@ -290,7 +290,7 @@ def test_each_topic_and_subtopic_label_names_its_topic():
     label, seed 7)."""
     import pandas as pd
 
-    from dashboard.figures.map_layers import parent_topics
+    from dashboard.figures.map_model import parent_topics
 
     subtopics = pd.DataFrame({"subtopic": [10, 11, 12], "topic": [3, 3, 5]})
     assert parent_topics("topic", [3, 5], subtopics) == [3, 5]

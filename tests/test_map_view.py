@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dashboard.figures import topic_map
+from dashboard.figures import map_model, plotly_map, publication, topic_map
 from dashboard.figures.topic_map import Highlights, MapState
 from pipeline.cache import HIERARCHY_COLUMNS
 
@@ -50,7 +50,7 @@ def shown_labels(figure) -> list[str]:
 
 def test_the_whole_map_labels_its_themes_beside_the_points():
     docs = documents()
-    figure = topic_map.map_figure(docs, TOPICS, MapState())
+    figure = plotly_map.map_figure(docs, TOPICS, MapState())
     assert sorted(shown_labels(figure)) == sorted(
         ["&lt;b&gt;LLMs&lt;/b&gt;, agents", "graphs, proteins", "reasoning, math"]
     )  # escaped, never markup
@@ -65,8 +65,8 @@ def test_the_whole_map_labels_its_themes_beside_the_points():
 
 def test_topic_level_and_drill_down_label_the_fine_topics():
     docs = documents()
-    assert len(topic_map.map_figure(docs, TOPICS, MapState(level="topics")).layout.annotations) == 4
-    drilled = topic_map.map_figure(
+    assert len(plotly_map.map_figure(docs, TOPICS, MapState(level="topics")).layout.annotations) == 4
+    drilled = plotly_map.map_figure(
         docs[docs["theme"] == 1], TOPICS, MapState(colour_by="topic", theme=1), context=docs[docs["theme"] != 1]
     )
     assert sorted(shown_labels(drilled)) == ["graphs, nodes", "proteins, molecules"]
@@ -96,7 +96,7 @@ def test_topic_level_and_drill_down_label_the_fine_topics():
     ],
 )
 def test_each_colour_mode_has_its_legend(colour_by, groups):
-    figure = topic_map.map_figure(documents(), TOPICS, MapState(colour_by=colour_by))
+    figure = plotly_map.map_figure(documents(), TOPICS, MapState(colour_by=colour_by))
     assert {trace.name for trace in figure.data} == groups
     assert figure.layout.showlegend
 
@@ -104,11 +104,11 @@ def test_each_colour_mode_has_its_legend(colour_by, groups):
 def test_highlights_and_a_kept_selection_are_drawn_on_the_map():
     docs = documents()
     chosen = docs["doc_id"].iloc[3]
-    highlights = topic_map.highlight_rows(
+    highlights = plotly_map.highlight_rows(
         docs,
         Highlights(search=tuple(docs["doc_id"].iloc[:5]), chosen=chosen, similar=tuple(docs["doc_id"].iloc[10:13])),
     )
-    figure = topic_map.map_figure(
+    figure = plotly_map.map_figure(
         docs, TOPICS, MapState(), highlights=highlights, selected_ids=docs["doc_id"].iloc[:20]
     )
     names = [trace.name for trace in figure.data]
@@ -119,27 +119,26 @@ def test_highlights_and_a_kept_selection_are_drawn_on_the_map():
 
 
 def test_an_empty_view_says_so():
-    figure = topic_map.map_figure(documents().iloc[0:0], TOPICS, MapState())
+    figure = plotly_map.map_figure(documents().iloc[0:0], TOPICS, MapState())
     assert shown_labels(figure) == ["No papers match the filters"]
 
 
-def test_publication_points_are_exactly_the_current_view():
+def test_the_publication_points_are_the_models_current_view():
     docs = documents()
     shown, context = docs[docs["theme"] == 1], docs[docs["theme"] != 1]
     state = MapState(colour_by="topic", level="themes", theme=1)
-    points = topic_map.publication_points(
-        shown, TOPICS, state, Highlights(chosen=shown["doc_id"].iloc[0]), context=context
-    )
+    model = map_model.map_model(docs, frozenset(shown["doc_id"]), TOPICS, state, all_levels=False)
+    points = publication.view_points(docs, model, Highlights(chosen=shown["doc_id"].iloc[0]))
     assert list(points.columns) == ["x", "y", "colour", "label", "highlight"]
     assert len(points) == len(docs) and points["highlight"].sum() == 1
     assert set(points["label"]) == {"", "graphs, nodes", "proteins, molecules"}  # the drilled theme's topics
     assert (points.iloc[: len(context)]["label"] == "").all() and (
         points.iloc[: len(context)]["colour"] == topic_map.CONTEXT_COLOUR
     ).all()
-    legend = topic_map.legend_entries(shown, TOPICS, state)
+    legend = model.present_groups()
     assert [name for name, _ in legend] == ["graphs, nodes", "proteins, molecules"]
     assert all(colour.startswith("#") for _, colour in legend)
-    whole = topic_map.publication_points(docs, TOPICS, MapState())
+    whole = publication.view_points(docs, map_model.map_model(docs, frozenset(docs["doc_id"]), TOPICS, MapState()))
     assert set(whole["label"]) == {
         "",
         "graphs, proteins",
@@ -231,13 +230,15 @@ def parted_documents() -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def test_by_zoom_the_plotly_map_labels_the_first_level_and_a_drilled_topic_its_subtopics():
     docs, subtopics = parted_documents()
-    themes = shown_labels(topic_map.map_figure(docs, TOPICS, MapState()))
-    assert shown_labels(topic_map.map_figure(docs, TOPICS, MapState(level="zoom"), subtopics=subtopics)) == themes
+    themes = shown_labels(plotly_map.map_figure(docs, TOPICS, MapState()))
+    assert shown_labels(plotly_map.map_figure(docs, TOPICS, MapState(level="zoom"), subtopics=subtopics)) == themes
     in_five = docs[docs["topic"] == 5]
     state = MapState(level="zoom", theme=1, topic=5)
-    figure = topic_map.map_figure(in_five, TOPICS, state, context=docs[docs["topic"] != 5], subtopics=subtopics)
+    figure = plotly_map.map_figure(in_five, TOPICS, state, context=docs[docs["topic"] != 5], subtopics=subtopics)
     assert sorted(shown_labels(figure)) == ["left &lt;graphs&gt;", "right graphs"]
-    assert shown_labels(topic_map.map_figure(in_five, TOPICS, state)) == ["graphs, nodes"]  # no subtopics given
-    points = topic_map.publication_points(docs, TOPICS, MapState(level="subtopics"), subtopics=subtopics)
+    assert shown_labels(plotly_map.map_figure(in_five, TOPICS, state)) == ["graphs, nodes"]  # no subtopics given
+    every = frozenset(docs["doc_id"])
+    model = map_model.map_model(docs, every, TOPICS, MapState(level="subtopics"), subtopics=subtopics)
+    points = publication.view_points(docs, model)
     assert set(points["label"]) == {"", "left <graphs>", "right graphs"}
     assert (points["label"] != "").sum() == 30

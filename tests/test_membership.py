@@ -32,7 +32,7 @@ REEF_OUTLIER = (
 
 def fit(encoder, texts: list[str], clusters: list[int]):
     from pipeline.adapters.bertopic_import import import_bertopic_lean
-    from pipeline.represent.encoders import embed_texts
+    from pipeline.represent.embedding_store import embed_texts
     from pipeline.topics.model import fit_topic_model
 
     import_bertopic_lean()

@@ -27,7 +27,8 @@ from bench.name_coverage import (
     theme_terms,
 )
 from pipeline.cache import read_cache
-from pipeline.topics.naming.phrases import abbreviation_definitions, count_phrases
+from pipeline.topics.naming.abbreviations import abbreviation_definitions
+from pipeline.topics.naming.phrase_counts import count_phrases
 
 # Group 0 (papers 0-5) and group 1 (papers 6-9). By construction:
 # - "graph neural networks" or one of its abbreviations ("GNNs", "GNN": defined twice, so the corpus's abbreviation

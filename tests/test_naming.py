@@ -9,9 +9,11 @@ import pandas as pd
 import pytest
 
 from pipeline.cache import read_cache
+from pipeline.topics.naming.abbreviations import abbreviation_definitions
 from pipeline.topics.naming.assign import name_themes, name_topics
 from pipeline.topics.naming.names import choose_names, has_repeated_stem, name_phrases, same_stem, stems_overlap
-from pipeline.topics.naming.phrases import abbreviation_definitions, candidate_phrases, count_phrases, phrase_key
+from pipeline.topics.naming.phrase_counts import count_phrases
+from pipeline.topics.naming.phrase_tokens import candidate_phrases, phrase_key
 from tests.conftest import needs_shared
 
 CASE_19_CSV = Path("/work/shared/cases/19-placeholders-and-latex-from-real-venues/papers.csv")
@@ -71,7 +73,7 @@ def test_a_phrase_cut_before_its_head_noun_never_names_a_group():
 
 
 def test_phrase_counts_do_not_depend_on_how_many_words_get_codes_at_once(monkeypatch):
-    from pipeline.topics.naming import phrases
+    from pipeline.topics.naming import phrase_index
 
     texts = [
         "Graph neural networks (GNNs) for multi-task learning ' of the state-of-the-art.",
@@ -81,7 +83,7 @@ def test_phrase_counts_do_not_depend_on_how_many_words_get_codes_at_once(monkeyp
     titles = ["Graph Neural Networks", "Mixture of Experts", "Multi-task learning"] * 3
     expected = count_phrases(texts, titles)
     assert "multi task learning" in expected.keys and expected.abbreviations["mixture of expert"] == "MoE"
-    monkeypatch.setattr(phrases, "_CODES", 12)  # a new epoch of word codes for every text
+    monkeypatch.setattr(phrase_index, "_CODES", 12)  # a new epoch of word codes for every text
     found = count_phrases(texts, titles)
     assert (found.keys, found.written, found.abbreviations) == (expected.keys, expected.written, expected.abbreviations)
     assert (found.matrix != expected.matrix).nnz == 0 and (found.in_title != expected.in_title).nnz == 0
@@ -269,7 +271,7 @@ def test_a_paired_name_never_says_a_word_twice_through_an_abbreviation():
     import scipy.sparse as sp
 
     from pipeline.topics.naming.names import _pair_text
-    from pipeline.topics.naming.phrases import PhraseCounts
+    from pipeline.topics.naming.phrase_counts import PhraseCounts
 
     keys = ["long context llm inference", "large language model"]
     counts = PhraseCounts(
@@ -295,9 +297,9 @@ def short_form_corpus() -> tuple[list[str], list[str]]:
 
 
 def test_a_short_form_stands_alone_in_a_name_only_when_the_corpus_writes_it():
+    from pipeline.topics.naming.abbreviations import short_form_shares
     from pipeline.topics.naming.assign import members_name
     from pipeline.topics.naming.names import known_short
-    from pipeline.topics.naming.phrases import short_form_shares
 
     texts, titles = short_form_corpus()
     counts = count_phrases(texts, titles)

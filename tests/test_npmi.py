@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 from conftest import PAPERS, needs_shared
 
-from pipeline.quality.metrics import npmi_coherence, reference_tokens
 from pipeline.quality.npmi import window_counts
+from pipeline.quality.topic_metrics import npmi_coherence, reference_tokens
 
 
 def gensim_npmi(topics: dict[int, list[str]], tokens: list[list[str]]) -> list[float]:

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from dashboard import display
-from dashboard.figures import map_layers, topic_map
+from dashboard.figures import map_layers, plotly_map, topic_map
 from dashboard.state import resources
 from dashboard.tables import paper_table
 from pipeline.cache import read_cache
@@ -108,7 +108,7 @@ def test_a_plotly_map_gets_the_hover_texts_the_cache_read_used_to_make(atlas):
     rows = documents.iloc[::7]
     assert resources.with_hover(rows, hovers, topics)["hover"].tolist() == expected[::7]
     assert resources.with_hover(rows, {}, topics)["hover"].tolist() == expected[::7]  # made for rows not kept
-    figure = topic_map.map_figure(resources.with_hover(documents, hovers, topics), topics, topic_map.MapState())
+    figure = plotly_map.map_figure(resources.with_hover(documents, hovers, topics), topics, topic_map.MapState())
     shown = {text for trace in figure.data for text in (() if trace.hovertext is None else trace.hovertext)}
     assert shown and shown <= set(expected)
 

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from pipeline.store.layouts import NullStore, open_store
-from pipeline.topics.naming.phrases import PhraseCounts, count_phrases
+from pipeline.topics.naming.phrase_counts import PhraseCounts, count_phrases
 from pipeline.topics.naming.stored import PhraseCountsJob, counts_from_arrays, counts_to_arrays
 
 

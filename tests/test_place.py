@@ -71,7 +71,7 @@ def test_place_command_writes_parquet(slice_cache: Path, embedding_store: Path, 
         [
             sys.executable,
             "-m",
-            "pipeline",
+            "topic_atlas",
             "place",
             "--cache",
             str(slice_cache),
@@ -118,7 +118,7 @@ def test_place_says_when_a_paper_fits_no_topic_with_its_similarity(slice_cache: 
     pd.DataFrame(records).to_json(path, orient="records", lines=True)
     out = tmp_path / "placed.parquet"
     env = {**os.environ, "ATLAS_EMBEDDING_CACHE": str(embedding_store), "HF_HUB_OFFLINE": "1"}
-    command = [sys.executable, "-m", "pipeline", "place", "--cache", str(slice_cache), "--input", str(path)]
+    command = [sys.executable, "-m", "topic_atlas", "place", "--cache", str(slice_cache), "--input", str(path)]
     result = subprocess.run(
         [*command, "--out", str(out)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
     )

@@ -1,4 +1,4 @@
-"""dashboard.figures.publication: the MapView contract, the view of today's map, and both renderers' real output."""
+"""dashboard.figures.publication: the MapView contract, the view of today's map, and the renderer's real output."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import re
 import subprocess
 import warnings
 from datetime import date
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -17,9 +16,6 @@ from dashboard.display import OUTLIER_COLOUR, topic_colour
 from dashboard.export import publication_images
 from dashboard.figures import publication, publication_layout
 from tests.conftest import needs_program
-
-CHROMIUM = Path("/usr/bin/chromium")
-needs_chromium = pytest.mark.usefixtures("chromium")  # fails in one line when Chromium is absent
 
 
 def clustered_view(n_per_cluster: int = 100, legend: list[tuple[str, str]] | None = None) -> publication.MapView:
@@ -233,22 +229,7 @@ def test_few_leader_lines_cross():
     assert len(crossing_pairs(starts, ends)) <= 5
 
 
-# --- the renderers ---
-
-
-def test_plotly_figure_shows_points_labels_title_caption_and_legend():
-    view = clustered_view(20, legend=[("Oral", "#1B7837"), ("Reject", "#D6604D")])
-    figure = publication.plotly_figure(view)
-    assert sum(len(trace.x) for trace in figure.data[:2]) == len(view.points)  # unlabelled beneath, then labelled
-    assert len(figure.data[2].x) == 2  # the highlighted points, on top
-    assert [trace.name for trace in figure.data[3:]] == ["Oral", "Reject"]
-    texts = [annotation.text.replace("<br>", " ") for annotation in figure.layout.annotations]
-    assert any("LLM agents &lt;&amp;&gt;" in text for text in texts)  # corpus text is escaped for plotly
-    assert sum("310 papers" in text for text in texts) == 1
-    assert figure.layout.title.text == "Test map: three clusters"
-    # The legend right of the plot area, outside it (above it, it printed over the title), in the right margin.
-    assert figure.layout.legend.x > 1 and figure.layout.margin.r >= 100
-    assert "Noto Sans CJK" in figure.layout.font.family  # CJK labels have a font (fonts-noto-cjk)
+# --- the renderer ---
 
 
 def test_matplotlib_legend_and_labels_lie_outside_each_other_and_the_plot_area():
@@ -271,7 +252,7 @@ def test_matplotlib_legend_and_labels_lie_outside_each_other_and_the_plot_area()
 @pytest.fixture(scope="module")
 def matplotlib_images() -> dict[str, bytes]:
     """The clustered view drawn once by matplotlib in all three formats."""
-    return publication_images.render_all(clustered_view(), publication.FORMATS, "matplotlib")
+    return publication_images.render_all(clustered_view(), publication.FORMATS)
 
 
 def test_matplotlib_png_is_300_dpi_with_content(matplotlib_images):
@@ -345,17 +326,6 @@ def test_matplotlib_draws_cjk_labels_with_their_glyphs():
     assert not missing, missing[:3]
 
 
-def test_unknown_renderer_and_format():
-    with pytest.raises(ValueError, match="renderer"):
-        publication_images.render_all(clustered_view(5), ["png"], renderer="datamapplot")
+def test_unknown_format():
     with pytest.raises(ValueError, match="format"):
         publication_images.render_all(clustered_view(5), ["gif"])
-
-
-@needs_chromium
-def test_plotly_renderer_draws_all_three_formats():
-    images = publication_images.render_all(
-        clustered_view(20), publication.FORMATS, "plotly", browser_path=str(CHROMIUM)
-    )
-    assert images["png"].startswith(b"\x89PNG") and pixel_spread(images["png"]) > 3
-    assert b"</svg>" in images["svg"] and images["pdf"].startswith(b"%PDF")

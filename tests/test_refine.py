@@ -13,7 +13,7 @@ from pipeline.config import BuildConfig
 from pipeline.geometry.neighbors import cosine_knn
 from pipeline.geometry.refine import NervObjective, neighbour_distribution, nerv_refine
 from pipeline.geometry.umap_layout import umap_layout
-from pipeline.quality.metrics import knn_recall, trustworthiness
+from pipeline.quality.neighbour_metrics import knn_recall, trustworthiness
 
 
 @pytest.fixture(scope="module")

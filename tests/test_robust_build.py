@@ -85,7 +85,7 @@ def test_the_no_topics_note_is_printed_once(tmp_path: Path, embedding_store: Pat
         [
             sys.executable,
             "-m",
-            "pipeline",
+            "topic_atlas",
             "build",
             "--input",
             str(path),

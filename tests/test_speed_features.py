@@ -20,7 +20,9 @@ import pytest
 
 from pipeline.config import BuildConfig
 from pipeline.operations.build import run_build
-from pipeline.represent.encoders import ENCODER_NAMES, embed_texts, encoder_spec, get_encoder, model_id
+from pipeline.represent.embedding_store import embed_texts
+from pipeline.represent.encoder_backends import get_encoder
+from pipeline.represent.encoder_registry import ENCODER_NAMES, encoder_spec, model_id
 from tests.conftest import PAPERS, ROOT, needs_shared
 
 N_DOCS = 80
@@ -163,9 +165,9 @@ def test_build_imports_no_plotting_or_transformer_libraries(first_build, tmp_pat
     corpus.head(N_DOCS).to_parquet(path, index=False)
     probe = (
         "import sys, runpy\n"
-        "sys.argv = ['pipeline', 'build', '--input', sys.argv[1], '--cache', sys.argv[2], '--embedding-cache', "
+        "sys.argv = ['topic-atlas', 'build', '--input', sys.argv[1], '--cache', sys.argv[2], '--embedding-cache', "
         "sys.argv[3], '--embedding-model', 'all-MiniLM-L6-v2-static']\n"
-        "try:\n    runpy.run_module('pipeline', run_name='__main__')\n"
+        "try:\n    runpy.run_module('topic_atlas', run_name='__main__')\n"
         "except SystemExit as e:\n    assert not e.code, e.code\n"
         "heavy = sorted({m.split('.')[0] for m in sys.modules} "
         "& {'torch', 'transformers', 'sentence_transformers', 'plotly', 'matplotlib', 'umap'})\n"

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline.cache import SUBTOPIC_COLUMNS, read_cache
-from pipeline.topics.naming.phrases import count_phrases
+from pipeline.topics.naming.phrase_counts import count_phrases
 from pipeline.topics.subtopics import (
     MAX_SUBTOPICS,
     MIN_TOPIC_PAPERS,

@@ -29,6 +29,7 @@ from tests.conftest import PAPERS, SEED, needs_shared
 REPO = Path(__file__).resolve().parent.parent
 DRIVER = REPO / "tests" / "fault_writer.py"
 APP = REPO / "dashboard" / "app.py"
+RENAME = [sys.executable, "-m", "topic_atlas", "rename"]  # the command line, as a user runs it
 
 
 def digest(folder: Path) -> dict[str, str]:
@@ -158,7 +159,7 @@ def test_two_writers_at_once_both_land_one_after_the_other(atlas: Path):
     topics = sorted(int(topic) for topic in cache.read_cache(atlas).topics["topic"] if topic >= 0)[:2]
     runs = [
         subprocess.Popen(
-            [sys.executable, "-m", "pipeline", "rename", "--cache", str(atlas), "--topic", str(t), "--label", f"W{t}"],
+            [*RENAME, "--cache", str(atlas), "--topic", str(t), "--label", f"W{t}"],
             cwd=REPO,
             env={**os.environ, "PYTHONPATH": str(REPO)},
             stderr=subprocess.PIPE,
@@ -176,7 +177,7 @@ def test_a_second_writer_refuses_with_a_clear_message_when_the_lock_is_held(atla
     old, topic = digest(atlas), first_topic(atlas)
     with cache.writer_lock(atlas):
         result = subprocess.run(
-            [sys.executable, "-m", "pipeline", "rename", "--cache", str(atlas), "--topic", str(topic), "--label", "X"],
+            [*RENAME, "--cache", str(atlas), "--topic", str(topic), "--label", "X"],
             cwd=REPO,
             env={**os.environ, "PYTHONPATH": str(REPO), "ATLAS_LOCK_WAIT_S": "1"},
             capture_output=True,

@@ -2,8 +2,9 @@
 
 See :mod:`topic_atlas.atlas` for the API and docs/architecture.md for the pipeline and the dashboard behind it.
 
-``Atlas`` and ``BuildConfig`` are imported when first used (PEP 562), so importing the package, or its command line
-:mod:`topic_atlas.cli`, loads no numerical library: the command line limits the BLAS threads before numpy loads.
+``Atlas``, ``BuildConfig`` and ``fetch_venue`` (an OpenReview venue as a corpus file) are imported when first used
+(PEP 562), so importing the package, or its command line :mod:`topic_atlas.cli`, loads no numerical library: the
+command line limits the BLAS threads before numpy loads.
 """
 
 from __future__ import annotations
@@ -13,12 +14,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pipeline.config import BuildConfig
     from topic_atlas.atlas import Atlas
+    from topic_atlas.fetching import fetch_venue
 
-__all__ = ["Atlas", "BuildConfig"]
+__all__ = ["Atlas", "BuildConfig", "fetch_venue"]
 
 
 def __getattr__(name: str) -> Any:
-    """``Atlas`` (topic_atlas.atlas) and ``BuildConfig`` (pipeline.config), imported on first use."""
+    """``Atlas`` (topic_atlas.atlas), ``BuildConfig`` (pipeline.config) and ``fetch_venue`` (topic_atlas.fetching),
+    imported on first use."""
     if name == "Atlas":
         from topic_atlas.atlas import Atlas
 
@@ -27,6 +30,10 @@ def __getattr__(name: str) -> Any:
         from pipeline.config import BuildConfig
 
         return BuildConfig
+    if name == "fetch_venue":
+        from topic_atlas.fetching import fetch_venue
+
+        return fetch_venue
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

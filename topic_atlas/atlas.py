@@ -21,13 +21,18 @@ import subprocess
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from pipeline.cache import TopicCache, read_cache
+from pipeline.cache import Manifest, TopicCache, read_cache
 from pipeline.config import BuildConfig
+from pipeline.represent.embedding_store import DEFAULT_STORE
+
+if TYPE_CHECKING:
+    from dashboard.export.share_page import ShareResult
+    from pipeline.operations.add import AddResult
 
 TEXT_COLUMNS = ("title", "abstract")
 
@@ -36,11 +41,23 @@ class Atlas:
     """A topic atlas of a corpus: its papers with topics, subtopics and map positions, its topics with names and
     themes, their hierarchy and the build's manifest (parameters, versions, metrics, timings).
 
-    Make one with :meth:`fit` or :meth:`load`; ``folder`` is the cache folder it is read from.
+    Make one with :meth:`fit`, :meth:`build` or :meth:`load` (:meth:`open` reads the folder when first used);
+    ``folder`` is the cache folder it is read from.
     """
 
-    def __init__(self, cache: TopicCache) -> None:
-        self._cache = cache
+    def __init__(self, cache: TopicCache | Path) -> None:
+        """``cache``: the tables read from a cache folder, or a folder to read when first used (:meth:`open`)."""
+        self._read = cache if isinstance(cache, TopicCache) else None
+        self._path = cache.path if isinstance(cache, TopicCache) else Path(cache)
+        self._manifest: Manifest | None = None  # what a build or an add wrote, until the tables are read
+
+    @property
+    def _cache(self) -> TopicCache:
+        """The atlas's tables, read from :attr:`folder` on first use (pipeline.cache.CacheError when it holds no
+        readable atlas) and again after each change the atlas makes."""
+        if self._read is None:
+            self._read = read_cache(self._path)
+        return self._read
 
     # ------------------------------------------------------------------------------------------------ making one
 
@@ -49,6 +66,14 @@ class Atlas:
         """The atlas in the cache folder ``folder``. Raises pipeline.cache.CacheError (missing, partial, corrupt or
         foreign folder; its message says how to rebuild)."""
         return cls(read_cache(Path(folder)))
+
+    @classmethod
+    def open(cls, folder: Path | str) -> Atlas:
+        """The atlas in the cache folder ``folder``, read when first used rather than now: for what reads or writes
+        the folder itself (:meth:`add`, :meth:`label_topic`, :meth:`place_file`, :meth:`write_share`, the edits),
+        which check it and name what is wrong in their own words, and so for the command line. Raises nothing; the
+        first use raises what :meth:`load` would."""
+        return cls(Path(folder))
 
     @classmethod
     def fit(
@@ -76,6 +101,52 @@ class Atlas:
             frame.to_parquet(corpus, index=False)
             run_build(corpus, target, config or BuildConfig(), force=folder is None)
         return cls.load(target)
+
+    @classmethod
+    def build(
+        cls,
+        inputs: Path | str | Sequence[Path | str] | None,
+        folder: Path | str,
+        config: BuildConfig | None = None,
+        collections: Path | str | None = None,
+        encoding: str | None = None,
+        embedding_store: Path | str | None = DEFAULT_STORE,
+        force: bool = False,
+        align: bool = True,
+    ) -> Atlas:
+        """Build the atlas of corpus files into ``folder`` (created, or replaced atomically) and return it, opened
+        (:meth:`open`: its ``manifest`` read, its tables when first used); ``topic-atlas build``.
+
+        ``inputs``: one corpus file (any format the build reads; None: the default corpus), or several, each a
+        collection named by its file; ``collections``: a TOML collection file instead (topic_atlas.inputs).
+        ``config``: the build's parameters. ``encoding``: the files' text encoding (None: UTF-8, else Windows-1252
+        with a warning). ``embedding_store``: the SQLite file of cached embeddings (default: $ATLAS_EMBEDDING_CACHE,
+        else .cache/embeddings.sqlite; None: embed afresh, keep nothing). ``force``: replace a folder that is not an
+        atlas. ``align``: keep the topic ids of the atlas already in ``folder`` (pipeline.topics.align).
+
+        Raises InputError (unreadable input, both inputs and collections, a file given twice), TargetError (a
+        folder that may not be replaced), CorpusTooSmallError and EmptyVocabularyError, as
+        pipeline.operations.build.run_build; an unexpected failure carries the stage it happened in."""
+        from pipeline.operations.build import run_build
+        from topic_atlas.inputs import build_inputs
+
+        paths = [inputs] if isinstance(inputs, (str, Path)) else list(inputs or [])
+        source, chosen = build_inputs(
+            [Path(path) for path in paths], Path(collections) if collections is not None else None
+        )
+        result = run_build(
+            source,
+            folder,
+            config or BuildConfig(),
+            encoding=encoding,
+            embedding_store=embedding_store,
+            force=force,
+            align=align,
+            collections=chosen,
+        )
+        atlas = cls.open(result.cache_dir)
+        atlas._changed(result.manifest)
+        return atlas
 
     @classmethod
     def from_bertopic(
@@ -108,20 +179,20 @@ class Atlas:
 
     def to_bertopic(self) -> Any:
         """The atlas's topics as a ``bertopic.BERTopic`` model: ``get_topic_info``, ``get_topic``, ``transform``,
-        ``approximate_distribution`` and ``visualize_topics`` work. Its topic ids are the model's own
-        (``manifest["model_topic_ids"]`` maps the atlas's to them); ``transform`` embeds texts with the atlas's own
-        representation and gives each the topic of the most similar topic embedding. Raises FileNotFoundError when
-        the folder holds no saved model."""
-        from pipeline.adapters.bertopic_export import load_saved_model
-        from pipeline.cache import MODEL_DIR
-        from pipeline.operations.place import embed_queries, query_representation
+        ``approximate_distribution`` and ``visualize_topics`` work; ``transform`` embeds texts with the atlas's own
+        representation and gives each the topic of the most similar topic embedding.
 
-        representation = query_representation(self._cache)
+        Unedited, it is the model saved in the folder: its topic ids are the model's own (``manifest
+        ["model_topic_ids"]`` maps the atlas's to them). After an edit (:meth:`merge`, :meth:`split`,
+        :meth:`delete_topic`, :meth:`move`, :meth:`rename`) not undone, it answers with the atlas's current topics:
+        their papers, sizes, terms, names (``CustomName``) and centroids (``transform``), numbered 0, 1, ... in the
+        order of the atlas's ids as BERTopic needs (-1 stays -1; pipeline/operations/to_bertopic.py).
 
-        def embed(texts: list[str]) -> np.ndarray:
-            return embed_queries(texts, self._cache, representation=representation)
+        Raises FileNotFoundError when the folder holds no saved model, TargetError when an edited atlas's saved
+        vocabulary (``model/ctfidf_config.json``) cannot be read."""
+        from pipeline.operations.to_bertopic import atlas_model
 
-        return load_saved_model(self.folder / MODEL_DIR, embed)
+        return atlas_model(self._cache)
 
     def save(self, folder: Path | str) -> Path:
         """Copy the atlas to ``folder`` (which must not exist) and return it; :meth:`load` reads it back, and the
@@ -137,7 +208,7 @@ class Atlas:
     @property
     def folder(self) -> Path:
         """The cache folder the atlas was read from."""
-        return self._cache.path
+        return self._path
 
     @property
     def documents(self) -> pd.DataFrame:
@@ -171,8 +242,11 @@ class Atlas:
         return self._cache.hierarchy
 
     @property
-    def manifest(self) -> dict[str, Any]:
-        """The build's manifest: inputs, parameters, versions, metrics, timings, dropped records."""
+    def manifest(self) -> Manifest:
+        """The build's manifest (pipeline.cache.manifest.Manifest): inputs, parameters, versions, metrics, timings,
+        dropped records."""
+        if self._read is None and self._manifest is not None:
+            return self._manifest
         return self._cache.manifest
 
     @property
@@ -219,7 +293,8 @@ class Atlas:
     def figure(self, level: str = "themes") -> Any:
         """The map as a plotly figure (a notebook shows it interactively): points coloured by theme, labelled by
         ``level`` ("themes", "topics" or "subtopics")."""
-        from dashboard.figures.topic_map import MapState, map_figure, themed_topics, with_themes
+        from dashboard.figures.plotly_map import map_figure
+        from dashboard.figures.topic_map import MapState, themed_topics, with_themes
 
         topics = themed_topics(self.topics, self.hierarchy)
         documents = with_themes(self.documents, topics)
@@ -244,17 +319,108 @@ class Atlas:
         filters, the papers, a lasso list with CSV; opens from disk offline), or with ``folder`` a folder of
         ``index.html`` and ``data/*.bin`` for static hosting (dashboard.export.share_page, as ``topic-atlas
         share``). Returns ``path``. Raises pipeline.runtime.errors.TargetError for a path that cannot be written."""
+        return self.write_share(path, folder).path
+
+    def write_share(self, path: Path | str, folder: bool = False) -> ShareResult:
+        """:meth:`share`, saying what it wrote (``topic-atlas share``): the path, the papers and the bytes written in
+        all (dashboard.export.share_page.ShareResult). Raises TargetError as :meth:`share`, and
+        pipeline.cache.CacheError for a folder that holds no readable atlas (checked after the target)."""
         from dashboard.export.share_page import write_share, write_share_folder
 
-        return (write_share_folder if folder else write_share)(self.folder, path).path
+        return (write_share_folder if folder else write_share)(self.folder, path)
+
+    def place_file(
+        self, path: Path | str, out: Path | str | None = None, encoding: str | None = None, k: int = 10
+    ) -> pd.DataFrame:
+        """Where the papers of a corpus file would go, without changing the atlas (``topic-atlas place``): the file
+        read and cleaned as the build reads it (``encoding`` None: UTF-8, else Windows-1252 with a warning), each
+        paper placed by the vote of its ``k`` nearest papers as :meth:`place` places it (the columns of
+        pipeline.operations.place.place_documents), and with ``out`` the table written there, Parquet or CSV,
+        whole or not at all (topic_atlas.placed).
+
+        Raises TargetError for an ``out`` that is not a .parquet or .csv file name outside the atlas's folder
+        (checked before anything is read), pipeline.cache.CacheError for an unreadable atlas, InputError for a bad
+        file and CorpusTooSmallError for a file without a usable paper."""
+        from pipeline.operations.place import place_documents, prepare_new_documents
+        from topic_atlas.placed import checked_target, write_placed
+
+        target = checked_target(out, self.folder) if out is not None else None
+        placed = place_documents(self._cache, prepare_new_documents(path, encoding), k=k)
+        if target is not None:
+            write_placed(placed, target)
+        return placed
+
+    def evaluate(self) -> dict[str, Any]:
+        """The atlas's quality metrics computed again from its tables (pipeline.quality.evaluation: NPMI, topic
+        diversity, outliers, trustworthiness, kNN recall and accuracy, agreement with decisions), written to
+        ``folder/metrics.json`` and returned (``topic-atlas evaluate``); :attr:`metrics` are the build's own."""
+        import json
+
+        from pipeline.quality.evaluation import METRICS_FILE, evaluate_cache
+
+        metrics = evaluate_cache(self._cache)
+        (self.folder / METRICS_FILE).write_text(json.dumps(metrics, indent=2), encoding="utf-8")
+        return metrics
+
+    # ------------------------------------------------------------------------------------------------ growing it
+
+    def add(
+        self,
+        path: Path | str | None = None,
+        collections: Path | str | None = None,
+        name: str | None = None,
+        venue: str | None = None,
+        year: int | None = None,
+        encoding: str | None = None,
+    ) -> AddResult:
+        """Add the papers of the corpus file ``path`` and/or the collections of the TOML collection file
+        ``collections`` without a refit (``topic-atlas add``; pipeline.operations.add): each paper's topic by its
+        nearest papers' vote, its position among them; topic sizes, terms and representative papers updated; the
+        papers that fit no topic grouped into candidate new topics; the folder rewritten atomically under its
+        writer lock. ``name``, ``venue``, ``year`` make ``path`` a collection (topic_atlas.inputs.add_inputs).
+
+        Returns pipeline.operations.add.AddResult: the folder (resolved), its new manifest and the add's report
+        (n_added, dropped, topics, misfits, candidates, refit_reasons, timings_s, ...); the atlas's tables are read
+        again when next used. Raises InputError (no file given, a bad file), TargetError (no readable atlas,
+        another writer) or CorpusTooSmallError (no paper not already in the atlas); then nothing is written."""
+        from pipeline.operations.add import run_add
+        from topic_atlas.inputs import add_inputs
+
+        source, chosen = add_inputs(
+            Path(path) if path is not None else None,
+            Path(collections) if collections is not None else None,
+            name,
+            venue,
+            year,
+        )
+        result = run_add(self.folder, source, encoding, collections=chosen)
+        self._changed(result.manifest)
+        return result
+
+    def label_topic(self, topic: int, label: str | None) -> dict[str, Any]:
+        """Give ``topic`` your own ``label`` (None: back to the label it had before it was first renamed), kept by
+        aligned rebuilds while the topic keeps its id (``manifest["label_overrides"]``, pipeline.operations.rename;
+        ``topic-atlas rename``); unlike :meth:`rename`, not an edit of the log. Returns the label overrides
+        ({topic id: {"label", "automatic"}}). Raises InputError for an unknown or outlier topic, an empty label or a
+        reset of a topic never renamed, TargetError for an unreadable atlas or another writer holding it."""
+        from pipeline.operations.rename import rename_topic
+
+        overrides = rename_topic(self.folder, topic, label)
+        self._changed()
+        return overrides
 
     # ------------------------------------------------------------------------------------------------ editing it
     # Edits rewrite the cache folder without a refit (pipeline.operations.edit: logged in edits.jsonl, undoable,
-    # under the folder's writer lock); each reads the atlas again afterwards and returns the edit's log entry.
+    # under the folder's writer lock); each returns the edit's log entry, and the atlas is read again when next used.
 
     def _edited(self, entry: dict[str, Any]) -> dict[str, Any]:
-        self._cache = read_cache(self.folder)
+        self._changed()
         return entry
+
+    def _changed(self, manifest: Manifest | None = None) -> None:
+        """Forget the tables read before a change to the folder: they are read again when next used (``manifest``:
+        the one the change wrote, if it says)."""
+        self._read, self._manifest = None, manifest
 
     def merge(self, topics: Sequence[int], by: str | None = None) -> dict[str, Any]:
         """Merge two or more ``topics`` into the largest of them. Raises pipeline.runtime.errors.InputError for
@@ -293,6 +459,21 @@ class Atlas:
         from pipeline.operations import edit
 
         return self._edited(edit.undo(self.folder, by=by))
+
+    def replay(self, log: Path | str, by: str | None = None) -> list[dict[str, Any]]:
+        """Make the edits of another version's log (an ``edits.jsonl`` saved from the atlas before, e.g. before a
+        rebuild) again, each topic found by the papers the log kept for it (pipeline.operations.edit_replay).
+        Returns one report per edit: id, op, summary, status (applied, already so, no longer applies), note. Raises
+        InputError when ``log`` is not a file, TargetError for a line that is not JSON, no atlas or another writer."""
+        from pipeline.operations.edit_log import read_log
+        from pipeline.operations.edit_replay import replay_edits
+        from pipeline.runtime.errors import InputError
+
+        if not Path(log).is_file():
+            raise InputError(f"{log}: no such file; give the edits.jsonl saved from the atlas before")
+        reports = replay_edits(self.folder, read_log(log), by=by)
+        self._changed()
+        return reports
 
     def edits(self) -> pd.DataFrame:
         """The edit log: id, op, at, by, summary, params, undone; empty before the first edit."""

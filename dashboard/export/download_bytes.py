@@ -5,7 +5,7 @@ PNG, SVG and PDF of plotly charts go through kaleido 1.x, which drives a Chromiu
 browser from the ``BROWSER_PATH`` environment variable when it is set, else searches PATH for Chrome/Chromium
 names; :func:`ensure_browser_path` sets ``BROWSER_PATH`` to Debian's ``/usr/bin/chromium`` or the first browser on
 PATH (dashboard.export.kaleido_images.find_browser). Publication figures (:mod:`dashboard.figures.publication`) are
-drawn by matplotlib or plotly.
+drawn by matplotlib (:mod:`dashboard.export.publication_images`), which needs no browser.
 
 The page never renders an image in its own process. :func:`run_render_job` runs each render in a child process
 forked from a render server that imported the renderers once (:mod:`dashboard.export.render_process`), waits at most the
@@ -179,28 +179,13 @@ def figure_images(
     )
 
 
-def publication_images(
-    view: MapView, formats: Iterable[str], renderer: str | None = None, timeout_s: float | None = None
-) -> dict[str, bytes]:
-    """The publication figure of ``view`` as {format: bytes} (png, svg, pdf), drawn by ``renderer`` (default
-    :data:`dashboard.figures.publication.DEFAULT_RENDERER`) in a child process with a timeout. Raises ValueError for an
-    invalid view, renderer or format, and ExportError."""
+def publication_images(view: MapView, formats: Iterable[str], timeout_s: float | None = None) -> dict[str, bytes]:
+    """The publication figure of ``view`` as {format: bytes} (png, svg, pdf), drawn by matplotlib
+    (:mod:`dashboard.export.publication_images`) in a child process with a timeout. Raises ValueError for an invalid
+    view or format, and ExportError."""
     from dashboard.figures import publication
 
-    renderer = renderer or publication.DEFAULT_RENDERER
-    if renderer not in publication.RENDERERS:
-        raise ValueError(f"renderer must be one of {publication.RENDERERS}, not {renderer!r}")
     formats = [publication.checked_format(image_format) for image_format in formats]
     publication.check_view(view)
-    browser = ensure_browser_path()
-    if renderer == "plotly" and browser is None:
-        raise ImageExportUnavailable(CHROMIUM_MISSING)
-    job = {
-        "kind": "publication",
-        "formats": formats,
-        "renderer": renderer,
-        "browser_path": browser,
-        "width": 0,
-        "height": 0,
-    }
+    job = {"kind": "publication", "formats": formats, "browser_path": None, "width": 0, "height": 0}
     return run_render_job(job, lambda folder: publication.save_view(view, folder), "publication figure", timeout_s)

@@ -5,7 +5,7 @@ stdout, then reads job folders from stdin, one per line, forks a child for each 
 are reaped by the kernel (SIGCHLD ignored); what a job did is in its folder, never in an exit code.
 
 A job folder holds ``job.json``: ``{"kind": "figure" | "publication", "formats": [...], "browser_path": str | None,
-"width": int, "height": int, "renderer": str, "timeout_s": float}`` plus ``figure.json`` (a plotly figure, kind
+"width": int, "height": int, "timeout_s": float}`` plus ``figure.json`` (a plotly figure, kind
 "figure") or ``points.parquet`` and ``view.json`` (a :class:`dashboard.figures.publication.MapView`, kind
 "publication"). The child writes ``out.<format>`` per format, or ``error.json`` (``{"kind": "unavailable" | "failed",
 "message": str}``), then ``done``.
@@ -54,12 +54,7 @@ def render_job(folder: Path) -> dict[str, bytes]:
             timeout_s=float(job.get("timeout_s") or kaleido_images.IN_PROCESS_TIMEOUT_S),
         )
     if job["kind"] == "publication":
-        return publication_images.render_all(
-            publication.load_view(folder),
-            formats,
-            job.get("renderer") or publication.DEFAULT_RENDERER,
-            browser_path=job.get("browser_path"),
-        )
+        return publication_images.render_all(publication.load_view(folder), formats)
     raise ValueError(f"unknown render job kind {job['kind']!r}")
 
 

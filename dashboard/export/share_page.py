@@ -1,6 +1,6 @@
 """One file to share an atlas (issue 41): the map, search, filters, the papers and a lasso list in one HTML file.
 
-``topic-atlas share --cache C --out atlas.html`` (and ``--folder OUT``; :mod:`topic_atlas.share_command`),
+``topic-atlas share --cache C --out atlas.html`` (and ``--folder OUT``; :mod:`topic_atlas.commands.share`),
 ``Atlas.share`` and the page's Downloads tab write what :func:`share_html` makes: the template and script of
 :mod:`dashboard.components.share` (regl-scatterplot with the map component's label rules, all inlined, nothing
 fetched) and the atlas's data as deflate-compressed binary blocks, base64 in
@@ -150,7 +150,7 @@ def _map_view(atlas: TopicCache) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, 
 def _labels_with_groups(
     labels: list[dict[str, Any]], x: np.ndarray, y: np.ndarray, topic: np.ndarray, theme: np.ndarray
 ) -> list[dict[str, Any]]:
-    """``labels`` (map_layers.view_labels) each with ``topic`` (the topic id of most of the NEAREST papers nearest
+    """``labels`` (map_layers.label_rows) each with ``topic`` (the topic id of most of the NEAREST papers nearest
     its anchor: the rule of the map component's index.js ``nearestTopic``, which labels.js ``markCovered`` reads to
     tell which topics have subtopic labels) and ``theme`` (the theme id of those papers' topic), so the page shows
     a filtered theme's or topic's labels alone. ``x``, ``y``: float32 (n) in the labels' space; ``topic``,
@@ -189,7 +189,7 @@ def _title_of(atlas: TopicCache) -> str:
 def share_payload(atlas: TopicCache) -> SharePayload:
     """The share page's header and compressed blocks for ``atlas`` (every document; the surplus copies of duplicate
     abstracts are not listed). See the module's docstring for the blocks' layout."""
-    from dashboard.figures.map_layers import normalisation
+    from dashboard.figures.map_model import normalisation
     from dashboard.tables.paper_table import is_openreview_id, links_enabled
 
     documents, topics, layers = _map_view(atlas)

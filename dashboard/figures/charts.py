@@ -1,5 +1,5 @@
 """Plotly figures of a topic cache: topic sizes, top terms, and search hits or placed papers drawn on the map
-(the map itself is :func:`dashboard.figures.topic_map.map_figure`).
+(the map itself is :func:`dashboard.figures.plotly_map.map_figure`).
 
 Every function here is pure: tables in, a ``plotly.graph_objects.Figure`` out, no Streamlit.
 Plotly renders a subset of HTML (``<b>``, ``<br>``, ``<a>`` ...) in hover labels, annotations and

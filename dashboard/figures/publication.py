@@ -1,23 +1,27 @@
 """Publication figures of exactly the map the page shows: a :class:`MapView` in, PNG / SVG / PDF bytes out.
 
 A ``MapView`` is what the page draws (its points with their colours, the label group of each point at the current
-label level, the highlighted points, the legend), plus a title and a caption naming corpus, date and filters. Two
-renderers draw it, both offline, with one layout (:mod:`dashboard.figures.publication_layout`): each label group's
-name beside the points in two columns, joined to the densest spot of its cluster by a leader line, so no label lies
-over a point, another label or the legend; the legend (only when the labels do not name the colours) right of the
-plot area; the title above and the caption beneath. A drilled topic's view (:func:`view_of_map`) is framed as the
-page's map frames it (``MapView.frame``), its papers coloured and labelled by their subtopics.
+label level, the highlighted points, the legend), plus a title and a caption naming corpus, date and filters; the
+page's view is made from the view's :class:`dashboard.figures.map_model.MapModel` (:func:`view_of_map`), the model
+every renderer of the map draws. matplotlib draws it (:func:`matplotlib_figure`), offline, with one layout
+(:mod:`dashboard.figures.publication_layout`): each label group's name beside the points in two columns, joined to
+the densest spot of its cluster by a leader line, so no label lies over a point, another label or the legend; the
+legend (only when the labels do not name the colours) right of the plot area; the title above and the caption
+beneath. DejaVu Sans with Noto Sans CJK as glyph fallback; points rasterised at 300 dpi while text, leader lines,
+legend and caption stay vector (selectable text) in SVG and PDF. It needs no browser. A drilled topic's view is
+framed as the page's map frames it (``MapView.frame``), its papers coloured and labelled by their subtopics.
 
-- **matplotlib** (:func:`matplotlib_figure`, the default): DejaVu Sans with Noto Sans CJK as glyph fallback, points
-  rasterised at 300 dpi while text, leader lines, legend and caption stay vector (selectable text) in SVG and PDF.
-  Needs no browser.
-- **plotly** (:func:`plotly_figure`): the same layout as a plotly figure drawn by kaleido and Chromium, points in
-  WebGL, embedded as an image in SVG and PDF.
+There is one renderer. A second, plotly drawn by kaleido and Chromium from the same layout, was removed (issue 39):
+it drew the same figure 4-7 times slower (7.5-9.5 s against 1.1-1.8 s for PNG + SVG + PDF of the whole
+conference, ``bench/publication.py``), embedded the points as one image in its SVG and PDF where matplotlib keeps
+the text as text, needed Chromium on the server, and no export format needed it: PNG, SVG and PDF all come from
+matplotlib (docs/decisions/publication-renderer.md). The page's other charts still go through kaleido
+(:mod:`dashboard.export.kaleido_images`).
 
 The figure used to be drawn by DataMapPlot (``datamapplot.create_plot``): its label placement took 25-50 s for the
 whole conference's 55 topic labels on two busy cores (``bench/publication.py``), its legend sat inside the plot area
-and its leader lines ended at the mean of a theme's scattered papers, often empty space. Every renderer here is a
-pure function of the view; the page runs them in a child process with a timeout
+and its leader lines ended at the mean of a theme's scattered papers, often empty space. The renderer is a pure
+function of the view; the page runs it in a child process with a timeout
 (:mod:`dashboard.export.download_bytes`), never in a server thread.
 """
 
@@ -35,17 +39,14 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 
-from dashboard.display import OUTLIER_COLOUR, OUTLIER_TOPIC, plotly_escape, topic_colour, topic_labels
-from dashboard.figures import map_layers, topic_map
+from dashboard.display import OUTLIER_COLOUR, OUTLIER_TOPIC, topic_colour, topic_labels
+from dashboard.figures import map_model, topic_map
 from dashboard.figures.publication_layout import LINE_SPACING, LabelLayout, font_measure, label_anchors, layout_labels
 
 POINT_COLUMNS = ("x", "y", "colour", "label", "highlight")
 FORMATS = ("png", "svg", "pdf")
 MIME_TYPES = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf"}
-RENDERERS = ("matplotlib", "plotly")
-DEFAULT_RENDERER = "matplotlib"
 FONT_FAMILY = "DejaVu Sans"  # a system font (fonts-dejavu-core); matplotlib ships it too
 # Chinese, Japanese and Korean glyphs in the DataMapPlot renderer: Noto Sans CJK (fonts-noto-cjk), the fallback after
 # DejaVu Sans (matplotlib >= 3.6 falls back glyph by glyph along a list of families).
@@ -54,8 +55,6 @@ CJK_FONT_FILES = (
     Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"),
     Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc"),
 )
-# The plotly renderer's fonts: DejaVu, then Noto CJK (fonts-noto-cjk) for Chinese, Japanese and Korean labels.
-PLOTLY_FONT_FAMILY = "DejaVu Sans, Noto Sans CJK JP, Noto Sans CJK SC, sans-serif"
 FIGURE_SIZE_IN = (12.0, 9.0)  # 4:3, the proportions of the map on the page
 MARGIN_IN = 0.3
 TITLE_BAND_IN = 0.75
@@ -376,156 +375,12 @@ def _point_size(n_points: int) -> float:
     return 1.2
 
 
-def plotly_figure(view: MapView, width: int = 1800, height: int = 1350) -> go.Figure:
-    """The view as a plotly Figure for kaleido: the same layout as :func:`matplotlib_figure` at ``width`` x
-    ``height`` pixels (one point = ``width`` / 12 / 72 px): one WebGL trace of the points, highlighted points ringed on
-    top, each label beside the points with its leader line, the legend right of the plot area (legend-only traces),
-    the title above and the caption beneath. Raises ValueError for an invalid view."""
-    check_view(view)
-    points = view.shown_points
-    px_per_pt = width / (FIGURE_SIZE_IN[0] * 72)
-    families = matplotlib_font_families()
-    measure = font_measure(families)
-    legend_width_in = (
-        (max(measure([name], 9.0)[0] for name, _ in view.legend[:LEGEND_MAX_ENTRIES]) + 30) / 72 if view.legend else 0.0
-    )
-    caption_guess = _wrapped(view.caption, CAPTION_WRAP_CHARS).count("\n") + 2 if view.caption else 0
-    size_in = (width / px_per_pt / 72, height / px_per_pt / 72)
-    geometry = frame_geometry(size_in, bool(view.title), caption_guess, legend_width_in)
-    left, bottom, plot_width, plot_height = geometry.plot
-    layout = layout_labels(points, plot_width * 72, plot_height * 72, measure)
-    figure = go.Figure()
-    labelled = (points["label"].astype(str) != "").to_numpy()
-    marker_px = 2 * np.sqrt(_point_size(len(points)) / np.pi) * px_per_pt
-    for members, scale in ((~labelled, 0.75), (labelled, 1.0)):
-        figure.add_trace(
-            go.Scattergl(
-                x=points["x"].to_numpy()[members],
-                y=points["y"].to_numpy()[members],
-                mode="markers",
-                showlegend=False,
-                hoverinfo="skip",
-                marker={
-                    "color": points["colour"].astype(str).to_numpy()[members].tolist(),
-                    "size": max(marker_px * scale, 2.0),
-                    "opacity": 0.85,
-                    "line": {"width": 0},
-                },
-            )
-        )
-    highlighted = points[points["highlight"].astype(bool)]
-    if not highlighted.empty:
-        figure.add_trace(
-            go.Scattergl(
-                x=highlighted["x"].to_numpy(),
-                y=highlighted["y"].to_numpy(),
-                mode="markers",
-                showlegend=False,
-                hoverinfo="skip",
-                marker={
-                    "color": highlighted["colour"].astype(str).tolist(),
-                    "size": 12,
-                    "line": {"width": 2, "color": HIGHLIGHT_EDGE},
-                },
-            )
-        )
-    for name, colour in view.legend[:LEGEND_MAX_ENTRIES]:
-        figure.add_trace(
-            go.Scatter(
-                x=[None], y=[None], mode="markers", name=plotly_escape(name), marker={"color": colour, "size": 10}
-            )
-        )
-    texts, lines = label_colours(view, layout.labels)
-    annotations = [
-        dict(
-            x=row.anchor_x,
-            y=row.anchor_y,
-            ax=row.text_x,
-            ay=row.text_y,
-            xref="x",
-            yref="y",
-            axref="x",
-            ayref="y",
-            text="<br>".join(plotly_escape(line) for line in row.lines),
-            showarrow=True,
-            arrowhead=0,
-            arrowwidth=0.6 * px_per_pt,
-            arrowcolor=line_colour,
-            standoff=0,
-            startstandoff=2 * px_per_pt,
-            xanchor="right" if row.side < 0 else "left",
-            yanchor="middle",
-            align="right" if row.side < 0 else "left",
-            font={"size": row.font_pt * px_per_pt, "color": text_colour, "family": PLOTLY_FONT_FAMILY},
-        )
-        for row, text_colour, line_colour in zip(layout.labels.itertuples(index=False), texts, lines)
-    ]
-    caption = caption_lines(view, layout)
-    if caption:
-        annotations.append(
-            dict(
-                text="<br>".join(plotly_escape(line) for line in caption.split("\n")),
-                x=0,
-                y=0,
-                xref="paper",
-                yref="paper",
-                xanchor="left",
-                yanchor="top",
-                yshift=-0.12 * 72 * px_per_pt,
-                showarrow=False,
-                align="left",
-                font={"size": 9 * px_per_pt, "color": "#444444", "family": PLOTLY_FONT_FAMILY},
-            )
-        )
-    axis = {"showgrid": False, "zeroline": False, "showticklabels": False, "title": None, "showline": False}
-    margin = {
-        "l": round(left * 72 * px_per_pt),
-        "b": round(bottom * 72 * px_per_pt),
-        "r": round((size_in[0] - left - plot_width) * 72 * px_per_pt),
-        "t": round((size_in[1] - bottom - plot_height) * 72 * px_per_pt),
-        "pad": 0,
-    }
-    figure.update_layout(
-        template="plotly_white",
-        width=width,
-        height=height,
-        annotations=annotations,
-        font={"family": PLOTLY_FONT_FAMILY},
-        title={
-            "text": "<br>".join(plotly_escape(line) for line in _wrapped(view.title, TITLE_WRAP_CHARS).split("\n")),
-            "x": MARGIN_IN / size_in[0],
-            "xanchor": "left",
-            "y": 1 - 0.22 / size_in[1],
-            "yanchor": "top",
-            "font": {"size": 16 * px_per_pt, "family": PLOTLY_FONT_FAMILY},
-        },
-        margin=margin,
-        showlegend=bool(view.legend),
-        # The legend right of the plot area, outside it: above the plot it printed over the title.
-        legend={
-            "orientation": "v",
-            "yanchor": "top",
-            "y": 1.0,
-            "xanchor": "right",
-            "x": (width - MARGIN_IN * 72 * px_per_pt - margin["l"]) / (plot_width * 72 * px_per_pt),
-            "font": {"size": 9 * px_per_pt},
-        },
-        xaxis={**axis, "range": list(layout.x_range)},
-        yaxis={**axis, "range": list(layout.y_range)},
-    )
-    return figure
-
-
 def checked_format(image_format: str) -> str:
     """``image_format`` in lower case; raises ValueError unless it is png, svg or pdf."""
     image_format = str(image_format).lower()
     if image_format not in FORMATS:
         raise ValueError(f"image format must be one of {FORMATS}, not {image_format!r}")
     return image_format
-
-
-# --- a MapView of today's map, until the map view provides its own
-# (dashboard/figures/topic_map.py: publication_points) ---
 
 
 def filter_note(
@@ -601,48 +456,61 @@ def view_of_map(
     areas: Iterable[str] | None = None,
     subtopics: pd.DataFrame | None = None,
 ) -> MapView:
-    """The MapView of the page's map: ``matching`` (the papers that pass the filters and the drilled theme or topic;
-    doc_id, x, y, topic, theme, subtopic and the colour mode's column) in the view's colours and labels, every other
-    paper of ``documents`` (doc_id, x, y) grey beneath as the map draws them, highlights ringed, and a legend only
-    when the labels do not name the colours (:func:`dashboard.figures.topic_map.labels_name_colours`).
-    ``subtopics``: the cache's subtopics (TopicCache.subtopics; None: none), which label a drilled topic as on the
-    map and colour its papers by subtopic (:func:`dashboard.figures.topic_map.colours_subtopics`; no legend: the
-    labels name the colours)."""
-    shown = set(matching["doc_id"].astype(str))
-    rest = documents[~documents["doc_id"].astype(str).isin(shown)]
+    """The MapView of the page's map, from the view's :class:`dashboard.figures.map_model.MapModel` (the one the
+    page's map draws): ``matching`` (the papers that pass the filters and the drilled theme or topic; doc_id, x, y,
+    topic, theme, subtopic and the colour mode's column) in the model's colours and first level's labels, every
+    other paper of ``documents`` (the cache's listing: doc_id, x, y and the same columns) grey beneath as the map
+    draws them, highlights ringed, and a legend only when the labels do not name the colours
+    (:func:`dashboard.figures.topic_map.labels_name_colours`). ``subtopics``: the cache's subtopics
+    (TopicCache.subtopics; None: none), which label a drilled topic as on the map and colour its papers by subtopic
+    (:func:`dashboard.figures.topic_map.colours_subtopics`; no legend: the labels name the colours)."""
+    shown = frozenset(matching["doc_id"].astype(str))
     area_list = list(areas) if areas is not None else None
-    points = topic_map.publication_points(
-        matching, topics, state, highlights, rest if len(rest) else None, area_list, subtopics
+    model = map_model.map_model(
+        documents, shown, topics, state, area_list, subtopics=subtopics, legend_subtitles={}, all_levels=False
     )
-    if topic_map.colours_subtopics(state, subtopics):
-        colours = points["colour"].to_numpy(dtype=object).copy()
-        in_topic = np.flatnonzero(matching["topic"].astype(int).to_numpy() == state.topic)
-        keys = topic_map.level_keys(matching, "subtopic")[in_topic]
-        colours[len(points) - len(matching) + in_topic] = topic_map.subtopic_colours(keys)  # matching's rows come last
-        points, legend = points.assign(colour=colours), []
+    points = view_points(documents, model, highlights)
+    if topic_map.colours_subtopics(state, subtopics) or topic_map.labels_name_colours(state):
+        legend: list[tuple[str, str]] = []
     else:
-        named = topic_map.labels_name_colours(state)
-        legend = [] if named else topic_map.legend_entries(matching, topics, state, area_list)
-    if state.topic is None or matching.empty:
+        legend = model.present_groups()
+    if state.topic is None or not model.matches.any():
         return MapView(points, legend, title, caption)
-    frame = drilled_frame(documents, matching, points)
-    drilled = points.iloc[len(points) - len(matching) :]  # matching's rows come last
+    frame = drilled_frame(model, points)
+    drilled = points.iloc[len(points) - int(model.matches.sum()) :]  # the matching rows come last
     inside = drilled["x"].between(frame[0], frame[1]) & drilled["y"].between(frame[2], frame[3])
     outside = int((~inside).sum())
-    return MapView(points, legend, title, caption + (outside_note(outside, len(matching)) if outside else ""), frame)
+    note = outside_note(outside, len(drilled)) if outside else ""
+    return MapView(points, legend, title, caption + note, frame)
 
 
-def drilled_frame(
-    documents: pd.DataFrame, matching: pd.DataFrame, points: pd.DataFrame
-) -> tuple[float, float, float, float]:
+def view_points(
+    listing: pd.DataFrame, model: map_model.MapModel, highlights: topic_map.Highlights | None = None
+) -> pd.DataFrame:
+    """A MapView's points of ``model`` (made from ``listing``): columns x, y (map coordinates), colour (hex),
+    label (the point's label group at the model's first level; "" for outliers and context), highlight (search hit,
+    chosen or similar paper). The context comes first, grey and unlabelled, then the matching points, each in the
+    listing's order."""
+    marks = highlights or topic_map.Highlights()
+    chosen = set(marks.search) | set(marks.similar) | ({marks.chosen} if marks.chosen else set())
+    order = np.concatenate([np.flatnonzero(~model.matches), np.flatnonzero(model.matches)])
+    return pd.DataFrame(
+        {
+            "x": listing["x"].to_numpy(dtype=float)[order],
+            "y": listing["y"].to_numpy(dtype=float)[order],
+            "colour": model.point_colours()[order],
+            "label": model.point_labels[order].astype(str),
+            "highlight": pd.Series(model.doc_ids[order]).isin(chosen).to_numpy(),
+        }
+    )
+
+
+def drilled_frame(model: map_model.MapModel, points: pd.DataFrame) -> tuple[float, float, float, float]:
     """(x_low, x_high, y_low, y_high), in map coordinates, of a drilled topic's figure: the frame the page's map fits
-    to ``matching`` (:func:`dashboard.figures.map_layers.frame_of`, tight: the matches' 2nd to 98th percentiles
-    padded, in the page's space of ``documents``, the cache's listing), widened to hold every label group's anchor
-    of ``points`` (a MapView's points) with FRAME_ANCHOR_PAD of room, so that no label points out of the figure."""
-    norm = map_layers.normalisation(documents)
-    x, y = norm.apply(matching["x"], matching["y"])
-    x0, y0, x1, y1 = (value * norm.half for value in map_layers.frame_of(np.arange(len(matching)), x, y, tight=True))
-    frame = [x0 + norm.centre_x, x1 + norm.centre_x, y0 + norm.centre_y, y1 + norm.centre_y]
+    to the matches (the model's frame: :func:`dashboard.figures.map_model.frame_of`, tight: the matches' 2nd to 98th
+    percentiles padded, in the component's space), widened to hold every label group's anchor of ``points`` (a
+    MapView's points) with FRAME_ANCHOR_PAD of room, so that no label points out of the figure."""
+    frame = list(model.map_frame())
     anchors = label_anchors(points)
     if len(anchors):
         pad = FRAME_ANCHOR_PAD * max(frame[1] - frame[0], frame[3] - frame[2])

@@ -1,7 +1,7 @@
 """Where the publication figure's labels go: beside the points in two columns, each joined to its cluster by a leader
 line, never over a point, another label or the legend. Pure (numpy, pandas and matplotlib's font metrics).
 
-Both renderers of :mod:`dashboard.figures.publication` draw the same layout, computed in points (1/72 inch) for the
+matplotlib (:mod:`dashboard.figures.publication`) draws this layout, computed in points (1/72 inch) for the
 figure's plot area: each label group's name, set in 8-12 pt by its size (7-10 pt with more than 24 labels), on two
 balanced lines while the two columns have room for that (:func:`dashboard.figures.label_layout.wrap_name`), else on
 one; when even one line each does not fit the plot's height, the smallest groups go unlabelled and the caption says

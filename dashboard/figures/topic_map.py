@@ -1,41 +1,34 @@
-"""The topic map of the current view, as a plotly figure and as plain points for a publication figure. Pure.
+"""The map's rules: what a view (:class:`MapState`) shows, colour groups, palettes, label levels and label groups. Pure.
 
-A view (:class:`MapState`) says how points are coloured (topic, theme, decision or primary area), which level is
-labelled (by zoom, themes, topics or subtopics) and which theme or topic, if any, is drilled into. Three levels nest:
-a theme holds topics, a topic may hold subtopics (``pipeline.cache.TopicCache.subtopics`` and the documents'
-``subtopic`` column); a figure that cannot follow the zoom (plotly, the publication figure) labels one level.
-Labels go beside the points with leader lines (:mod:`dashboard.figures.label_layout`), so they never cover a point
-or each other and never take the hover; each label says its group's name, and a label's border has its group's
-colour when points are coloured by that group.
-Search hits, the chosen paper and its similar papers are drawn on top.
+A view says how points are coloured (theme, topic, decision, primary area, venue or year), which level is labelled
+(by zoom, themes, topics or subtopics) and which theme or topic, if any, is drilled into. Three levels nest: a theme
+holds topics, a topic may hold subtopics (``pipeline.cache.TopicCache.subtopics`` and the documents' ``subtopic``
+column); a figure that cannot follow the zoom (plotly, the publication figure) labels one level. Each label says its
+group's name, points at its group's densest cell, and has its group's colour when points are coloured by that group.
 
-Figures are built from plain dicts with plotly's validation off (``go.Figure(..., _validate=False)``: validating
-11,672 points in 30 traces costs more than a page rerun may take); every value put here is already of the type
-plotly.js reads. Strings from the corpus go through :func:`dashboard.display.plotly_escape` before they reach the
-figure (``&``, ``<``, ``>`` escaped; quotes kept, since plotly would show ``&quot;`` literally).
+:func:`dashboard.figures.map_model.map_model` applies these rules to one view; every renderer of the map draws the
+model it makes (the WebGL component's layers, :mod:`dashboard.figures.plotly_map`, the publication figure, the
+share page).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 
 from dashboard.display import (
-    FONT_FAMILY,
     OUTLIER_COLOUR,
     OUTLIER_LABEL,
     OUTLIER_TOPIC,
     TOPIC_PALETTE,
-    plotly_escape,
     shorten,
 )
 from dashboard.figures.decision_charts import DECISION_COLOURS
-from dashboard.figures.label_layout import dense_anchor, place_labels, text_size_px, wrap_name
+from dashboard.figures.label_layout import dense_anchor, wrap_name
 from dashboard.tables.contents import LEVEL_COLUMNS, has_subtopics, level_keys
 from pipeline.topics.themes import OUTLIER_THEME, assign_themes, has_themes
 
@@ -58,11 +51,8 @@ UNKNOWN = "Unknown"
 # highlighted year's other papers and a topic filter's context were all but invisible (issue 40, item 7).
 CONTEXT_COLOUR = "#ADADAD"
 PLOT_HEIGHT_PX = 760  # three quarters of a 1000-pixel-high window and more
-AREA_NAME_CHARS = 44
 THEME_LABEL_LINE_CHARS = 24
 TOPIC_LABEL_LINE_CHARS = 28
-LEGEND_ROW_PX = 21
-LEGEND_CHAR_PX = 6.6
 # Themes: 20 colours, Okabe and Ito's six for colour-blind readers, then 14 found by bench/palette.py --search: no two
 # closer than 9.4 in CAM02-UCS with normal vision or full deuteranopia, protanopia or tritanopia (11.0 with normal
 # vision; the first ten, given to the largest themes, 11.0 and 15.7), all at least 18 from the outliers' and the
@@ -72,11 +62,6 @@ THEME_PALETTE: tuple[str, ...] = (
     "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#870F78", "#784B69", "#C3C387", "#9678FF",
     "#3C0FFF", "#69874B", "#C30096", "#96A55A", "#E1A5C3", "#1E5A4B", "#FF7896", "#A56987", "#B4004B", "#964B0F",
 )  # fmt: skip
-HIGHLIGHT_STYLES = {  # kind -> (legend name, symbol, colour, size); drawn in this order, the chosen paper last
-    "similar": ("similar papers", "circle-open", "#111111", 12),
-    "search": ("search hits", "star", "#111111", 14),
-    "chosen": ("chosen paper", "star", "#D62728", 20),
-}
 
 
 @dataclass(frozen=True)
@@ -430,338 +415,6 @@ def label_groups(
         groups.colours.append(colours.get(key, "#8A8A8A"))
         groups.sizes.append(int(count))
     return groups
-
-
-def _annotations(
-    groups: LabelGroups, extent: tuple[float, float, float, float], height_px: float
-) -> tuple[list[dict[str, Any]], tuple[float, float], tuple[float, float]]:
-    """Plotly annotations (label + leader line) of ``groups`` beside ``extent``, and the x and y ranges."""
-    sizes = np.asarray([text_size_px(lines, font) for lines, font in zip(groups.lines, groups.font_px)]).reshape(-1, 2)
-    placement = place_labels(np.asarray(groups.anchors, dtype=float).reshape(-1, 2), sizes, extent, height_px)
-    annotations = []
-    for index, (lines, font, anchor, colour) in enumerate(
-        zip(groups.lines, groups.font_px, groups.anchors, groups.colours)
-    ):
-        left = placement.side[index] < 0
-        annotations.append(
-            {
-                "x": anchor[0],
-                "y": anchor[1],
-                "xref": "x",
-                "yref": "y",
-                "ax": float(placement.text_xy[index, 0]),
-                "ay": float(placement.text_xy[index, 1]),
-                "axref": "x",
-                "ayref": "y",
-                "text": "<br>".join(plotly_escape(line) for line in lines),
-                "showarrow": True,
-                "arrowhead": 0,
-                "arrowwidth": 1,
-                "arrowcolor": "#777777",
-                "standoff": 2,
-                "xanchor": "right" if left else "left",
-                "yanchor": "middle",
-                "align": "right" if left else "left",
-                "font": {"size": font, "color": "#1A1A1A", "family": FONT_FAMILY},
-                "bgcolor": "rgba(255,255,255,0.92)",
-                "bordercolor": colour,
-                "borderwidth": 1.5 if colour != "#8A8A8A" else 0.8,
-                "borderpad": 2,
-                "captureevents": False,
-            }
-        )
-    return annotations, placement.x_range, placement.y_range
-
-
-def _marker_size(n_points: int) -> int:
-    return 7 if n_points <= 2_000 else 5 if n_points <= 6_000 else 4
-
-
-def _hover_texts(rows: pd.DataFrame) -> np.ndarray:
-    if "hover" in rows.columns:
-        return rows["hover"].to_numpy(dtype=object)
-    return np.asarray([plotly_escape(str(title)) for title in rows["title"]], dtype=object)
-
-
-def _points_trace(
-    columns: Mapping[str, np.ndarray],
-    positions: np.ndarray | None,
-    name: str,
-    colour: str,
-    size: float,
-    opacity: float,
-    hover: bool,
-    selected: set[str] | None,
-) -> dict[str, Any]:
-    """A scattergl trace of the rows at ``positions`` (all when None) of ``columns`` (doc_id, x, y, hover arrays)."""
-
-    def take(column: str) -> np.ndarray:
-        return columns[column] if positions is None else columns[column][positions]
-
-    doc_ids = take("doc_id")
-    trace: dict[str, Any] = {
-        "type": "scattergl",
-        "mode": "markers",
-        "name": name,
-        "x": take("x"),
-        "y": take("y"),
-        "customdata": doc_ids,
-        "marker": {"size": size, "color": colour, "opacity": opacity, "line": {"width": 0}},
-    }
-    if hover:
-        trace["hovertext"] = take("hover")
-        trace["hoverinfo"] = "text"
-    else:
-        trace["hoverinfo"] = "skip"
-    if selected:  # an empty selection draws nothing dimmed
-        trace["selectedpoints"] = np.flatnonzero(pd.Series(doc_ids).isin(set(selected)).to_numpy()).tolist()
-        trace["unselected"] = {"marker": {"opacity": 0.12}}
-    return trace
-
-
-def _point_columns(rows: pd.DataFrame, hover: bool = True) -> dict[str, np.ndarray]:
-    columns = {
-        "doc_id": rows["doc_id"].astype(str).to_numpy(dtype=object),
-        "x": rows["x"].to_numpy(dtype=float),
-        "y": rows["y"].to_numpy(dtype=float),
-    }
-    if hover:
-        columns["hover"] = _hover_texts(rows)
-    return columns
-
-
-def _legend_name(name: str, count: int, colour_by: str) -> str:
-    shown = shorten(name, AREA_NAME_CHARS) if colour_by == "primary_area" else shorten(name, 40)
-    return f"{plotly_escape(shown)} ({count:,})"
-
-
-def _legend_height(names: list[str], width_px: float = 1100) -> int:
-    widths = [len(name) * LEGEND_CHAR_PX + 44 for name in names]
-    rows, used = 1, 0.0
-    for width in widths:
-        if used + width > width_px and used > 0:
-            rows, used = rows + 1, 0.0
-        used += width
-    return rows * LEGEND_ROW_PX + 12
-
-
-def highlight_rows(documents: pd.DataFrame, highlights: Highlights) -> dict[str, pd.DataFrame]:
-    """{kind: rows of ``documents`` (any superset of the shown papers) for the highlighted doc_ids}, in the ids'
-    order."""
-    by_id = documents.drop_duplicates("doc_id").set_index(documents["doc_id"].drop_duplicates().astype(str))
-    rows = {}
-    for kind, doc_ids in highlights.kinds().items():
-        known = [doc_id for doc_id in doc_ids if doc_id in by_id.index]
-        if known:
-            rows[kind] = by_id.loc[known].reset_index(drop=True)
-    return rows
-
-
-# A drilled theme is framed by its points' 2nd to 98th percentiles (stray papers far from the rest would otherwise keep
-# the whole map in view); the whole map frames every point.
-DRILL_QUANTILES = (0.02, 0.98)
-
-
-def map_extent(rows: pd.DataFrame, drilled: bool = False) -> tuple[float, float, float, float]:
-    """(x_low, x_high, y_low, y_high) the labels must stay outside of: every point, or for a drilled theme the
-    central 96% in each axis, padded by 3%. (0, 1, 0, 1) for no rows."""
-    if rows.empty:
-        return 0.0, 1.0, 0.0, 1.0
-    x, y = rows["x"].to_numpy(dtype=float), rows["y"].to_numpy(dtype=float)
-    if not drilled or len(rows) < 50:
-        return float(x.min()), float(x.max()), float(y.min()), float(y.max())
-    (x_low, x_high), (y_low, y_high) = np.quantile(x, DRILL_QUANTILES), np.quantile(y, DRILL_QUANTILES)
-    pad_x, pad_y = 0.03 * (x_high - x_low), 0.03 * (y_high - y_low)
-    return float(x_low - pad_x), float(x_high + pad_x), float(y_low - pad_y), float(y_high + pad_y)
-
-
-def map_figure(
-    documents: pd.DataFrame,
-    topics: pd.DataFrame,
-    state: MapState,
-    highlights: Mapping[str, pd.DataFrame] | None = None,
-    selected_ids: Iterable[str] | None = None,
-    context: pd.DataFrame | None = None,
-    areas: Sequence[str] | None = None,
-    height_px: int = PLOT_HEIGHT_PX,
-    subtopics: pd.DataFrame | None = None,
-) -> go.Figure:
-    """The map of ``documents`` (the papers the view shows) in the view ``state``.
-
-    ``documents``: doc_id, title, x, y, topic, theme (see :func:`with_themes`), optional hover, decision,
-    primary_area. ``topics``: topic, label, theme, theme_label. ``highlights``: {kind: rows with doc_id, x, y,
-    title, hover} (see :func:`highlight_rows`). ``selected_ids``: a box or lasso selection to keep drawn (other
-    points dimmed). ``context``: papers drawn beneath in light grey without hover (the rest of the map around a
-    drilled theme). ``areas``: the corpus's primary-area order, for stable colours. ``subtopics``: the cache's
-    subtopics (TopicCache.subtopics), for a drilled topic's or the subtopic level's labels (without them: topics).
-    One level is labelled (:func:`label_level`; "By zoom" labels its first level, since plotly cannot follow the
-    zoom). Every point carries its doc_id in ``customdata``. The plot area is ``height_px`` high; the legend sits
-    beneath it. Returns the Figure.
-    """
-    selected = {str(doc_id) for doc_id in selected_ids} if selected_ids is not None else None
-    names, legend = colour_groups(documents, topics, state.colour_by, areas, state.highlight)
-    size = _marker_size(len(documents))
-    traces: list[dict[str, Any]] = []
-    if context is not None and not context.empty:
-        traces.append(
-            _points_trace(
-                _point_columns(context, hover=False),
-                None,
-                "rest of the map",
-                CONTEXT_COLOUR,
-                max(3, size - 1),
-                0.6,
-                False,
-                None,
-            )
-            | {"showlegend": False}
-        )
-    columns = _point_columns(documents)
-    legend_names = []
-    grey_traces: list[go.Scattergl] = []
-    colour_traces: list[go.Scattergl] = []
-    for rank, (name, colour) in enumerate(legend.items()):
-        positions = np.flatnonzero(names == name)
-        if not positions.size:
-            continue
-        grey = name in (OUTLIER_LABEL, UNKNOWN)
-        label = _legend_name(name, positions.size, state.colour_by)
-        legend_names.append(label)
-        trace = _points_trace(
-            columns, positions, label, colour, max(3, size - 1) if grey else size, 0.45 if grey else 0.8, True, selected
-        )
-        (grey_traces if grey else colour_traces).append(trace | {"legendrank": rank})
-    traces += grey_traces + colour_traces  # grey beneath; the legend keeps the groups' order
-    for kind, rows in (highlights or {}).items():
-        name, symbol, colour, marker_size = HIGHLIGHT_STYLES[kind]
-        hover = _hover_texts(rows)
-        traces.append(
-            {
-                "type": "scattergl",
-                "mode": "markers",
-                "name": f"{name} ({len(rows)})",
-                "x": rows["x"].to_numpy(dtype=float),
-                "y": rows["y"].to_numpy(dtype=float),
-                "customdata": rows["doc_id"].astype(str).to_numpy(),
-                "hovertext": hover,
-                "hoverinfo": "text",
-                "marker": {
-                    "size": marker_size,
-                    "symbol": symbol,
-                    "color": colour,
-                    "line": {"width": 1.5, "color": "#FFFFFF" if symbol == "star" else colour},
-                },
-            }
-        )
-        legend_names.append(f"{name} ({len(rows)})")
-    labelled = documents[point_labels(documents, topics, state, subtopics) != ""]
-    # every drawn point, the outliers' too (they are hoverable): a label beside the labelled points alone covered
-    # an outlier beyond them (seed 7 on the 300-paper slice)
-    extent = map_extent(documents, drilled=state.theme is not None)
-    groups = label_groups(labelled, topics, state, height_px, subtopics)
-    annotations, x_range, y_range = _annotations(groups, extent, height_px)
-    legend_px = _legend_height(legend_names)
-    layout = {
-        "template": "plotly_white",
-        "height": height_px + legend_px + 16,
-        "margin": {"l": 4, "r": 4, "t": 4, "b": legend_px + 12},
-        "showlegend": True,
-        "legend": {
-            "orientation": "h",
-            "x": 0,
-            "xanchor": "left",
-            "y": -0.005,
-            "yanchor": "top",
-            "font": {"size": 11},
-            "itemsizing": "constant",
-        },
-        # Drag pans and the wheel zooms, as on a map; a click on a point selects it (Streamlit turns clicks into
-        # selections only outside the lasso and box modes), and the lasso and box are in the toolbar.
-        "dragmode": "pan",
-        "clickmode": "event+select",
-        "hovermode": "closest",
-        "hoverlabel": {"bgcolor": "white", "font": {"size": 12, "family": FONT_FAMILY}, "align": "left"},
-        "xaxis": {"range": list(x_range), "visible": False, "showgrid": False, "zeroline": False},
-        "yaxis": {
-            "range": list(y_range),
-            "visible": False,
-            "showgrid": False,
-            "zeroline": False,
-            "scaleanchor": "x",
-            "scaleratio": 1,
-        },
-        "annotations": annotations,
-        "font": {"family": FONT_FAMILY},
-        "uirevision": f"map-{state.theme}-{state.topic}",  # the user's zoom kept across reruns; a drill resets it
-    }
-    if documents.empty:
-        layout["annotations"] = [
-            {
-                "text": "No papers match the filters",
-                "x": 0.5,
-                "y": 0.5,
-                "xref": "paper",
-                "yref": "paper",
-                "showarrow": False,
-                "font": {"size": 15, "color": "#555555"},
-            }
-        ]
-    return go.Figure({"data": traces, "layout": layout}, _validate=False)
-
-
-def publication_points(
-    documents: pd.DataFrame,
-    topics: pd.DataFrame,
-    state: MapState,
-    highlights: Highlights | None = None,
-    context: pd.DataFrame | None = None,
-    areas: Sequence[str] | None = None,
-    subtopics: pd.DataFrame | None = None,
-) -> pd.DataFrame:
-    """The points of the current view for a static publication figure: columns x, y, colour (hex), label (the
-    point's label group at the view's level, :func:`label_level`; "" for outliers and papers outside a drilled theme
-    or topic), highlight (search hit, chosen or similar paper). ``context`` papers come first, grey and
-    unlabelled; then ``documents``. ``subtopics``: as for :func:`map_figure`."""
-    names, legend = colour_groups(documents, topics, state.colour_by, areas, state.highlight)
-    chosen = (
-        set((highlights or Highlights()).search)
-        | set((highlights or Highlights()).similar)
-        | ({highlights.chosen} if highlights and highlights.chosen else set())
-    )
-    frames = []
-    if context is not None and not context.empty:
-        frames.append(
-            pd.DataFrame(
-                {
-                    "x": context["x"].to_numpy(dtype=float),
-                    "y": context["y"].to_numpy(dtype=float),
-                    "colour": CONTEXT_COLOUR,
-                    "label": "",
-                    "highlight": context["doc_id"].astype(str).isin(chosen).to_numpy(),
-                }
-            )
-        )
-    frames.append(
-        pd.DataFrame(
-            {
-                "x": documents["x"].to_numpy(dtype=float),
-                "y": documents["y"].to_numpy(dtype=float),
-                "colour": [legend[name] for name in names],
-                "label": point_labels(documents, topics, state, subtopics).astype(str),
-                "highlight": documents["doc_id"].astype(str).isin(chosen).to_numpy(),
-            }
-        )
-    )
-    return pd.concat(frames, ignore_index=True)
-
-
-def legend_entries(
-    documents: pd.DataFrame, topics: pd.DataFrame, state: MapState, areas: Sequence[str] | None = None
-) -> list[tuple[str, str]]:
-    """[(group name, colour)] of the colour groups present in ``documents``, in legend order."""
-    names, legend = colour_groups(documents, topics, state.colour_by, areas, state.highlight)
-    present = set(names.tolist())
-    return [(name, colour) for name, colour in legend.items() if name in present]
 
 
 def view_description(

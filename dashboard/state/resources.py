@@ -21,7 +21,7 @@ import streamlit as st
 
 from dashboard import display
 from dashboard.export import download_bytes
-from dashboard.figures import charts, map_layers, structure_charts, subtitles, topic_map
+from dashboard.figures import charts, map_layers, plotly_map, structure_charts, subtitles, topic_map
 from dashboard.state import heap, turns, uploads
 from dashboard.state.shared_cache import shared
 from dashboard.tables import analytics, collections, contents, dropped, find, paper_table, trends_years
@@ -29,6 +29,7 @@ from pipeline.cache import TopicCache, read_cache
 
 if TYPE_CHECKING:
     from dashboard.figures.publication import MapView
+    from pipeline.cache.manifest import FitCheckEntry
     from pipeline.represent.representation import Representation
 
 CacheKey = tuple[str, int]
@@ -296,7 +297,7 @@ def paper_panel(
     _topics: pd.DataFrame,
     links: bool,
     window: int | None,
-    _fit_check: dict[str, Any] | None = None,
+    _fit_check: FitCheckEntry | None = None,
 ) -> tuple[dict[str, Any] | None, pd.Series | None, pd.DataFrame]:
     """(paper_table.paper_details, the paper's row of the listing, paper_table.similar_papers) of one paper,
     made once per cache and paper: the panel stays open over every later rerun of the session, and rebuilding it
@@ -335,7 +336,7 @@ def map_figure(
         _shown = with_hover(_shown, _hovers, _topics)
         _context = None if _context is None else with_hover(_context, _hovers, _topics)
         _highlights = {kind: with_hover(rows, _hovers, _topics) for kind, rows in _highlights.items()}
-    return topic_map.map_figure(
+    return plotly_map.map_figure(
         _shown,
         _topics,
         state,

@@ -34,10 +34,6 @@ from dashboard.views.page import LazyFigure, Page, digest
 from pipeline.cache import TopicCache
 
 CHART_FORMATS = ("png", "svg")
-RENDERER_NAMES = {
-    "matplotlib": "matplotlib (vector text; no browser needed)",
-    "plotly": "plotly (drawn by Chromium)",
-}
 STATE_KEY = "downloads-images"  # session state: {job key: {"id": view id, "images": {...}} | {"id": ..., "error": str}}
 
 
@@ -230,26 +226,19 @@ def caption_markdown(caption: str) -> str:
 
 
 def show_publication_figure(view: publication.MapView) -> None:
-    """The publication figure of the map: renderer choice, one Draw button for PNG + SVG + PDF, then the three
+    """The publication figure of the map (drawn by matplotlib): one Draw button for PNG + SVG + PDF, then the three
     downloads and a preview, or the message saying why there is no figure."""
     st.markdown(
         "**Publication figure of the map** — exactly the papers, colours and labels on "
         "the map, with a title and a caption; PNG (300 dpi), SVG and PDF (vector text)."
     )
     st.caption(caption_markdown(view.caption))
-    renderer = st.radio(
-        "Drawn by",
-        list(RENDERER_NAMES),
-        format_func=RENDERER_NAMES.__getitem__,
-        key="publication-renderer",
-        horizontal=True,
-    )
-    current = f"{view.fingerprint}-{renderer}"
+    current = view.fingerprint
     if st.button("Draw the publication figure (PNG, SVG, PDF)", key="publication-draw", type="primary"):
         _draw(
             "publication",
             current,
-            lambda: download_bytes.publication_images(view, publication.FORMATS, renderer),
+            lambda: download_bytes.publication_images(view, publication.FORMATS),
             "publication figure",
         )
     drawn = _drawn("publication", current)

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 import streamlit as st
 
 from dashboard.components import scatter
-from dashboard.figures import topic_map
+from dashboard.figures import plotly_map, topic_map
 from dashboard.state import resources
 from dashboard.tables import paper_table
 from dashboard.views import contents as contents_view
@@ -194,7 +194,7 @@ LEVEL_HELP = (
 
 def figure_of(page: Page) -> object:
     """The map of the page's view (cached per filters, view, highlights and selection)."""
-    highlights = topic_map.highlight_rows(page.atlas.documents, page.highlights)
+    highlights = plotly_map.highlight_rows(page.atlas.documents, page.highlights)
     view_key = (page.filter_key, page.highlights)
     return resources.map_figure(
         page.cache_key,
@@ -228,8 +228,8 @@ def lazy_figure_of(page: Page) -> LazyFigure:
 
     def make() -> object:
         hovers = hovers_of(page)
-        marked = topic_map.highlight_rows(documents, highlights)
-        return topic_map.map_figure(
+        marked = plotly_map.highlight_rows(documents, highlights)
+        return plotly_map.map_figure(
             resources.with_hover(matching, hovers, topics),
             topics,
             state,

@@ -175,7 +175,8 @@ def render_paper(page: Page, doc_id: str) -> None:
     """The chosen paper's panel (inside :func:`paper_dialog`)."""
     atlas = page.atlas
     papers, links = resources.listing(page.cache_key, atlas), resources.links(page.cache_key, atlas)
-    window = (atlas.manifest.get("embedding_cache") or {}).get("max_seq_length")
+    embedding_cache = atlas.manifest.get("embedding_cache")
+    window = embedding_cache.get("max_seq_length") if embedding_cache else None
     details, row, similar = resources.paper_panel(
         page.cache_key, str(doc_id), papers, atlas.topics, links, window, atlas.manifest.get("fit_check")
     )

@@ -3,7 +3,7 @@ Streamlit helper, :func:`render`, which takes the ``streamlit`` module as an arg
 Streamlit and its functions can be tested without a browser).
 
 The metrics come from the cache manifest's ``metrics`` (written by the build's evaluate stage, or by
-``topic-atlas evaluate``); see :mod:`pipeline.quality.metrics` for their definitions and sources.
+``topic-atlas evaluate``); see :mod:`pipeline.quality.evaluation` for their definitions and sources.
 """
 
 from __future__ import annotations

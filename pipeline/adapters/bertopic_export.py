@@ -16,6 +16,16 @@ it (bertopic 0.17.4, the pinned version; :data:`CHECKED_VERSIONS`), each checked
   ``transform`` compares documents with by cosine similarity once the model is loaded from disk (no UMAP or HDBSCAN
   saved). :func:`save_with_topic_embeddings` swaps in the atlas's topic centroids for the save and restores the
   model's own after it, so the saved model's ``transform`` works with the atlas's own representation, offline.
+- the topic tables of a model, which :func:`write_topic_tables` rewrites from an edited atlas's current topics:
+  ``topics_`` (n ints), ``topic_sizes_`` ({topic: count}, which ``_outliers`` reads: -1 among its keys),
+  ``topic_representations_`` ({topic: [(term, weight), ...]}; ``topic_labels_``, the ``Name`` column, is worked out
+  from it: "<id>_" and its first four terms joined by "_"), ``topic_embeddings_`` and ``c_tf_idf_`` (one row per
+  topic in sorted order, -1 first), ``representative_docs_`` and ``topic_aspects_`` (emptied: they described the
+  old topics) and ``topic_mapper_`` (a fresh ``bertopic._bertopic.TopicMapper`` of the new topics, so a later
+  ``merge_topics`` or ``reduce_topics`` starts from them). The rows stand for the topics by position: bertopic
+  numbers its topics -1 (outliers), 0, 1, ... without gaps, and a loaded model's ``transform`` gives the row of
+  the most cosine-similar topic embedding minus ``_outliers``. Custom labels go through the public
+  ``set_topic_labels``; the c-TF-IDF rows through the model's own fitted ``ctfidf_model.transform`` (its IDF).
 - ``bertopic._bertopic.plotting``: bertopic's plotting module, replaced by a placeholder when bertopic was imported
   without plotly (pipeline.adapters.bertopic_import hides it from a build). :func:`with_plotting` puts the real
   module back once plotly can be imported, so ``visualize_topics`` of a model from ``to_bertopic`` works in a process
@@ -36,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from pipeline.adapters.checks import check_version, warn_once
 
@@ -165,6 +176,62 @@ def save_with_topic_embeddings(
         topic_model.save(
             str(folder), serialization="safetensors", save_ctfidf=True, save_embedding_model=embedding_model
         )
+
+
+@dataclass
+class TopicTables:
+    """A model's topics as :func:`write_topic_tables` writes them, numbered as bertopic numbers topics: -1 (the
+    outliers, when there are any), then 0, 1, ... without gaps.
+
+    Attributes
+    ----------
+    topics : int64, n: each fitted document's topic.
+    terms : {topic: [(term, weight), ...]}, best first, for every topic of ``topics``.
+    labels : {topic: its name} (the model's custom labels).
+    embeddings : float32, topics x dim: each topic's embedding, rows in sorted topic order (-1 first).
+    counts : CSR, topics x the model's vocabulary: each topic's summed term counts, rows in sorted topic order.
+    """
+
+    topics: np.ndarray
+    terms: dict[int, list[tuple[str, float]]]
+    labels: dict[int, str]
+    embeddings: np.ndarray
+    counts: sp.csr_matrix
+
+
+def write_topic_tables(topic_model: Any, tables: TopicTables) -> None:
+    """Make ``topic_model``'s topics, sizes, terms, names, custom labels, topic embeddings and c-TF-IDF those of
+    ``tables`` (module docstring), in place. Raises ValueError when the topics are not numbered -1, 0, 1, ...
+    without gaps, or a table's rows or columns do not match them or the model's vocabulary."""
+    _checked()
+    from bertopic._bertopic import TopicMapper
+
+    ids = sorted({int(topic) for topic in tables.topics})
+    expected = ([-1] if -1 in ids else []) + list(range(len(ids) - (-1 in ids)))
+    if ids != expected:
+        raise ValueError(f"topics must be numbered -1, 0, 1, ... without gaps; got {ids[:20]}")
+    vocabulary = len(topic_model.vectorizer_model.vocabulary_)
+    if tables.embeddings.shape[0] != len(ids) or tables.counts.shape != (len(ids), vocabulary):
+        raise ValueError(
+            f"{tables.embeddings.shape[0]} topic embeddings and {tables.counts.shape} term counts for {len(ids)} "
+            f"topics and a vocabulary of {vocabulary} terms"
+        )
+    if set(tables.terms) != set(ids):
+        raise ValueError(f"terms for topics {sorted(tables.terms)[:20]} but the documents are in {ids[:20]}")
+    topic_model.topics_ = [int(topic) for topic in tables.topics]
+    counted = np.unique(tables.topics, return_counts=True)
+    topic_model.topic_sizes_ = {int(topic): int(size) for topic, size in zip(*counted)}
+    topic_model.topic_representations_ = {topic: list(tables.terms[topic]) for topic in ids}
+    topic_model.topic_embeddings_ = np.asarray(tables.embeddings, dtype=np.float32)
+    counts = sp.csr_matrix(tables.counts, dtype=np.float64, copy=True)  # transform normalises its input in place
+    c_tf_idf = sp.csr_matrix(topic_model.ctfidf_model.transform(counts))
+    c_tf_idf.sum_duplicates()  # canonical, as bertopic's own: hierarchical_topics needs an exactly symmetric distance
+    c_tf_idf.eliminate_zeros()
+    topic_model.c_tf_idf_ = c_tf_idf
+    topic_model.representative_docs_ = {}
+    topic_model.topic_aspects_ = {}
+    topic_model.topic_mapper_ = TopicMapper(ids)
+    topic_model.set_topic_labels({topic: tables.labels[topic] for topic in ids if topic in tables.labels})
 
 
 def text_embedder(embed: Callable[[list[str]], np.ndarray]) -> Any:

@@ -214,6 +214,10 @@ def _vocabulary_of(vocab: Any, params: Any, source: str) -> SavedVocabulary:
     if not isinstance(vocab, dict) or not isinstance(params, dict):
         raise ValueError(f"{source}: expected a vocabulary mapping and vectorizer parameters")
     stop_words = params.get("stop_words") or []
+    if stop_words == "english":  # scikit-learn's named list, as CountVectorizer(stop_words="english") saves it
+        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+        stop_words = sorted(ENGLISH_STOP_WORDS)
     ngram_range = params.get("ngram_range")
     if isinstance(stop_words, str) or not isinstance(ngram_range, (list, tuple)) or len(ngram_range) != 2:
         raise ValueError(f"{source}: stop_words {stop_words!r:.40} or ngram_range {ngram_range!r} is not a list")

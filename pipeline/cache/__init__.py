@@ -10,6 +10,7 @@ One module per job, their public names re-exported here (``from pipeline.cache i
 
 - pipeline.schema: the files, columns and domain constants (``OUTLIER_TOPIC``, ``DOCUMENT_COLUMNS``, ...), shared
   with the compute modules;
+- :mod:`pipeline.cache.manifest`: :class:`Manifest`, the manifest's type, and the TypedDicts of its nested objects;
 - :mod:`pipeline.cache.read`: :func:`read_cache`, :class:`TopicCache`, :func:`read_manifest` and the checks
   (:class:`CacheError`, :func:`check_target`, :func:`check_no_links`, :func:`check_model_vocabulary`);
 - :mod:`pipeline.cache.labels`: :func:`display_labels`, the labels every view shows;
@@ -32,6 +33,7 @@ from pipeline.cache.lock import (
     lock_wait_s,
     writer_lock,
 )
+from pipeline.cache.manifest import Manifest
 from pipeline.cache.publish import (
     publish_folder,
     remove_leftovers,
@@ -147,6 +149,7 @@ __all__ = [
     "METRICS_FILE",
     "MODEL_DIR",
     "MODEL_VOCABULARY_FILE",
+    "Manifest",
     "NO_DENSE_CLUSTER",
     "OUTLIER_LABEL",
     "OUTLIER_REASON_COLUMN",

@@ -11,12 +11,13 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
 from pipeline.cache.labels import display_labels
+from pipeline.cache.manifest import Manifest
 from pipeline.schema import (
     CACHE_FILES,
     CACHE_FOLDERS,
@@ -72,7 +73,7 @@ class TopicCache:
     Attributes
     ----------
     path : folder the cache was read from.
-    manifest : the parsed ``manifest.json``.
+    manifest : the parsed ``manifest.json`` (pipeline.cache.manifest.Manifest).
     documents : one row per document; columns DOCUMENT_COLUMNS plus optional metadata.
     topics : one row per topic; columns TOPIC_COLUMNS (``top_terms`` is a list of ``[term, weight]`` pairs).
     hierarchy : BERTopic's topic merge tree; columns HIERARCHY_COLUMNS (empty with fewer than 2 topics).
@@ -89,7 +90,7 @@ class TopicCache:
     """
 
     path: Path
-    manifest: dict[str, Any]
+    manifest: Manifest
     documents: pd.DataFrame
     topics: pd.DataFrame
     hierarchy: pd.DataFrame = field(default_factory=pd.DataFrame)
@@ -180,8 +181,9 @@ def unknown_entries(path: Path | str) -> list[str]:
     return unknown
 
 
-def read_manifest(cache_dir: Path | str) -> dict[str, Any]:
-    """Read and check ``manifest.json``.
+def read_manifest(cache_dir: Path | str) -> Manifest:
+    """Read and check ``manifest.json``: a :class:`~pipeline.cache.manifest.Manifest` whose MANIFEST_KEYS are present
+    and whose MANIFEST_TYPES values have their types (the other keys are not checked).
 
     Raises CacheError when the folder or manifest is missing, the JSON is corrupt, the folder is not a
     Topic Atlas cache, or its ``schema_version`` differs from SCHEMA_VERSION.
@@ -209,7 +211,7 @@ def read_manifest(cache_dir: Path | str) -> dict[str, Any]:
         negative = isinstance(value, int) and value < 0 and what.startswith("a count")
         if not isinstance(value, kinds) or isinstance(value, bool) or negative:
             raise CacheError(cache_dir, f"{MANIFEST_FILE}'s {key} is {_shown_value(value)}, not {what}")
-    return manifest
+    return cast(Manifest, manifest)  # its kind, version, required keys and their types checked above
 
 
 # The types of the manifest's required values the page and the commands compute with: a tampered manifest

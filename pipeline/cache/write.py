@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from pipeline.cache.manifest import Manifest
 from pipeline.schema import (
     CACHE_KIND,
     CANDIDATE_COLUMNS,
@@ -53,7 +54,7 @@ def _json_default(value: Any) -> Any:
 
 def write_tables(
     folder: Path,
-    manifest: dict[str, Any],
+    manifest: Manifest,
     documents: pd.DataFrame,
     topics: pd.DataFrame,
     hierarchy: pd.DataFrame,
@@ -72,7 +73,8 @@ def write_tables(
     (JOURNEY_COLUMNS), ``candidates`` (CANDIDATE_COLUMNS), ``subtopics`` (SUBTOPIC_COLUMNS) and ``dropped``
     (DROPPED_COLUMNS first: pipeline.ingest.clean.dropped_table) are written only when given and not empty.
 
-    ``manifest`` must hold MANIFEST_KEYS except ``kind`` and ``schema_version``, which are set here.
+    ``manifest`` (pipeline.cache.manifest.Manifest) must hold MANIFEST_KEYS; ``kind`` and ``schema_version`` are
+    put first here (CACHE_KIND and SCHEMA_VERSION where it lacks them).
     ``embeddings`` is float32, n_documents x dim. The manifest is written last, so a folder without one is partial.
 
     Raises ValueError when a table lacks a required column or the row counts disagree.
@@ -126,10 +128,10 @@ def write_tables(
             raise ValueError(f"{DROPPED_FILE} lacks columns {missing}")
         dropped.to_parquet(folder / DROPPED_FILE, index=False)
     np.save(folder / EMBEDDINGS_FILE, embeddings.astype(np.float32), allow_pickle=False)
-    full_manifest = {"kind": CACHE_KIND, "schema_version": SCHEMA_VERSION, **manifest}
+    full_manifest: Manifest = {"kind": CACHE_KIND, "schema_version": SCHEMA_VERSION, **manifest}
     missing_keys = [key for key in MANIFEST_KEYS if key not in full_manifest]
     if missing_keys:
-        raise ValueError(f"manifest lacks {missing_keys}")
+        raise ValueError(f"manifest lacks {missing_keys}")  # timings_s: NotRequired in the type, required here
     (folder / MANIFEST_FILE).write_text(json.dumps(full_manifest, indent=2, default=_json_default), encoding="utf-8")
 
 

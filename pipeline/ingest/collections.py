@@ -21,7 +21,7 @@ import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -31,6 +31,9 @@ from pipeline.ingest.corpus import RawCorpus, file_sha256
 from pipeline.ingest.decisions import normalise_decision
 from pipeline.ingest.years import year_ranges
 from pipeline.runtime.errors import InputError
+
+if TYPE_CHECKING:
+    from pipeline.cache.manifest import CollectionEntry
 
 log = logging.getLogger(__name__)
 
@@ -362,7 +365,7 @@ def combined_raw(collections: list[Collection], raws: list[RawCorpus], source: P
 
 def collections_manifest(
     collections: list[Collection], raws: list[RawCorpus], corpora: list[PreparedCorpus]
-) -> list[dict[str, Any]]:
+) -> list[CollectionEntry]:
     """The manifest's ``collections``: per collection its name, venue, year, file, SHA-256 (side tables
     included), side tables, records read, documents kept and drops."""
     return [

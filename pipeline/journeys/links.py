@@ -21,13 +21,16 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from pipeline.schema import JOURNEY_COLUMNS
+
+if TYPE_CHECKING:
+    from pipeline.cache.manifest import JourneySummary
 
 FOUND_BOTH, FOUND_ABSTRACT, FOUND_TITLE = "title and abstract", "abstract", "title"
 # A normalised title shorter than this matches nothing: "Introduction", "Abstract" or "Untitled" are no evidence.
@@ -49,7 +52,7 @@ def title_key(title: Any) -> str:
     return key if len(key) >= MIN_TITLE_KEY_CHARS else ""
 
 
-def collection_order(collections: Sequence[dict[str, Any]]) -> dict[str, int]:
+def collection_order(collections: Sequence[Mapping[str, Any]]) -> dict[str, int]:
     """{collection name: rank} in time order: by year (unknown last), then VENUE_MONTHS (unknown venues after the
     known ones), then the order given. ``collections``: the manifest's entries (name, venue, year)."""
     keyed = [
@@ -209,7 +212,7 @@ _DTYPES = {
 }
 
 
-def journey_summary(links: pd.DataFrame, threshold: float, candidates: str) -> dict[str, Any]:
+def journey_summary(links: pd.DataFrame, threshold: float, candidates: str) -> JourneySummary:
     """The manifest's ``journeys``: the threshold, how candidates were found, the number of links, per ``found_by``
     and per pair of collections ("ICLR 2025 -> ICML 2025")."""
     between = links.groupby(["collection", "other_collection"], sort=False).size()

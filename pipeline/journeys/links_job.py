@@ -4,7 +4,7 @@ of different collections found in the build's neighbour lists and titles, by the
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -12,6 +12,9 @@ import pandas as pd
 from pipeline.config import BuildConfig
 from pipeline.geometry.neighbors import Neighbours
 from pipeline.runtime.console import counted
+
+if TYPE_CHECKING:
+    from pipeline.cache.manifest import CollectionEntry
 
 log = logging.getLogger(__name__)
 
@@ -21,7 +24,7 @@ def find_journeys(
     embeddings: np.ndarray,
     knn: Neighbours,
     config: BuildConfig,
-    collection_entries: list[dict[str, Any]],
+    collection_entries: list[CollectionEntry],
 ) -> pd.DataFrame:
     """The links between papers of different collections (pipeline.journeys.links, pipeline.schema.JOURNEY_COLUMNS):
     near neighbours in the build's lists at least ``config.journey_similarity`` similar, and same normalised titles.

@@ -55,7 +55,8 @@ from pipeline.operations.add_collections import DROP_ALREADY_IN_ATLAS, NewPapers
 from pipeline.runtime.stages import StageTimer
 
 if TYPE_CHECKING:
-    from pipeline.represent.encoders import EncoderLike
+    from pipeline.cache.manifest import CollectionEntry, Coverage, JourneySummary
+    from pipeline.represent.encoder_backends import EncoderLike
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +72,7 @@ class AddResult:
     """What an add wrote: the cache folder, its manifest, and the entry it appended to ``manifest["add_history"]``."""
 
     cache_dir: Path
-    manifest: dict[str, Any]
+    manifest: cache.Manifest
     report: dict[str, Any]
 
 
@@ -302,10 +303,10 @@ def refit_reasons(report: dict[str, Any], n_added_total: int, n_fitted: int) -> 
 
 def grown_manifest(
     atlas: TopicCache, documents: pd.DataFrame, topics: pd.DataFrame, report: dict[str, Any], lineage: dict[str, Any]
-) -> dict[str, Any]:
+) -> cache.Manifest:
     """The manifest of the grown atlas: counts updated, the add appended to ``add_history``, the lineage replaced.
     Build provenance (input, params, metrics, timings) stays: it describes the fit."""
-    manifest = dict(atlas.manifest)
+    manifest = atlas.manifest.copy()
     manifest["n_documents_fitted"] = int(atlas.manifest.get("n_documents_fitted", atlas.manifest["n_documents"]))
     manifest["n_documents"] = len(documents)
     manifest["n_topics"] = int((topics["topic"] != OUTLIER_TOPIC).sum())
@@ -378,7 +379,7 @@ def place_new(atlas: TopicCache, incoming: NewPapers, encoder: EncoderLike | Non
     find their nearest papers (stages ``embed``, ``place`` and ``neighbours`` of ``timer``)."""
     from pipeline.operations.add_collections import link_same_texts, old_documents
     from pipeline.operations.place import embed_queries, place_embeddings
-    from pipeline.quality.metrics import cache_texts
+    from pipeline.quality.evaluation import cache_texts
 
     new = incoming.documents
     params = atlas.manifest.get("params", {})
@@ -547,13 +548,33 @@ class GrownTables:
 
 
 @dataclass
-class CollectionExtras:
-    """An add of collections's other writes: the manifest keys it replaces (collections, coverage, journeys,
-    warnings), journeys.parquet and copies.parquet (None: carried over unchanged)."""
+class CollectionKeys:
+    """The manifest keys an add of collections replaces (:func:`record_added_collections`): the collections (the
+    atlas's, then the new ones), the coverage check over every paper, the warnings (the atlas's without its old
+    coverage warnings, then the new ones) and the journeys' summary."""
 
-    manifest: dict[str, Any]
+    collections: list[CollectionEntry]
+    coverage: Coverage
+    warnings: list[str]
+    journeys: JourneySummary
+
+
+@dataclass
+class CollectionExtras:
+    """An add of collections's other writes: the manifest keys it replaces (None for a plain add),
+    journeys.parquet and copies.parquet (None: carried over unchanged)."""
+
+    keys: CollectionKeys | None = None
     journeys: pd.DataFrame | None = None
     copies: pd.DataFrame | None = None
+
+
+def record_added_collections(manifest: cache.Manifest, keys: CollectionKeys) -> None:
+    """Set ``collections``, ``coverage``, ``warnings`` and ``journeys`` of ``manifest`` (in place, in this order)."""
+    manifest["collections"] = keys.collections
+    manifest["coverage"] = keys.coverage
+    manifest["warnings"] = keys.warnings
+    manifest["journeys"] = keys.journeys
 
 
 def collection_extras(atlas: TopicCache, incoming: NewPapers, grown: Grown, timer: StageTimer) -> CollectionExtras:
@@ -562,14 +583,15 @@ def collection_extras(atlas: TopicCache, incoming: NewPapers, grown: Grown, time
     journeys extended to the new papers (pipeline.operations.add_collections.added_journeys; stage ``journeys``
     of ``timer``) and the new collections' copies appended. Nothing for a plain add."""
     if not incoming.entries:
-        return CollectionExtras({})
+        return CollectionExtras()
     from pipeline.ingest.clean import copy_table
     from pipeline.operations.add_collections import added_journeys, merged_entries
     from pipeline.quality.coverage import coverage_report, load_crosswalk
 
     entries = merged_entries(atlas, incoming.entries)
     coverage = coverage_report(grown.documents, load_crosswalk())
-    old_warnings = set((atlas.manifest.get("coverage") or {}).get("warnings", []))
+    previous_coverage = atlas.manifest.get("coverage")
+    old_warnings = set(previous_coverage.get("warnings", []) if previous_coverage else [])
     warnings = [text for text in atlas.manifest.get("warnings", []) if text not in old_warnings]
     for warning in coverage["warnings"]:
         log.warning(warning)
@@ -578,13 +600,8 @@ def collection_extras(atlas: TopicCache, incoming: NewPapers, grown: Grown, time
     copies = copy_table(incoming.copies, grown.documents) if len(incoming.copies) else pd.DataFrame()
     if len(atlas.copies) and len(copies):
         copies = pd.concat([atlas.copies, copies], ignore_index=True)
-    manifest = {
-        "collections": entries,
-        "coverage": coverage,
-        "warnings": warnings + coverage["warnings"],
-        "journeys": summary,
-    }
-    return CollectionExtras(manifest, journeys, copies if len(copies) else None)
+    keys = CollectionKeys(entries, coverage, warnings + coverage["warnings"], summary)
+    return CollectionExtras(keys, journeys, copies if len(copies) else None)
 
 
 def write_grown_atlas(atlas: TopicCache, tables: GrownTables, report: dict[str, Any], extras: CollectionExtras) -> None:
@@ -592,7 +609,8 @@ def write_grown_atlas(atlas: TopicCache, tables: GrownTables, report: dict[str, 
     and swap it in atomically (pipeline.cache.staged_cache); on any failure the old atlas stays as it was.
     candidates.parquet holds the earlier adds' candidates and this one's."""
     manifest = grown_manifest(atlas, tables.documents, tables.topics, report, tables.lineage)
-    manifest.update(extras.manifest)
+    if extras.keys is not None:
+        record_added_collections(manifest, extras.keys)
     earlier, now = atlas.candidates, tables.candidates
     candidates = (
         pd.concat([earlier, now], ignore_index=True) if len(earlier) and len(now) else (now if len(now) else earlier)

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline.cache import TopicCache
+from pipeline.cache.manifest import CollectionEntry, JourneySummary
 from pipeline.ingest.collections import LINK_COLUMN, Collection, collection_from_path
 
 log = logging.getLogger(__name__)
@@ -49,7 +50,7 @@ class NewPapers:
     dropped: dict[str, int]
     dropped_ids: dict[str, list[str]]
     copies: pd.DataFrame = field(default_factory=pd.DataFrame)
-    entries: list[dict[str, Any]] = field(default_factory=list)
+    entries: list[CollectionEntry] = field(default_factory=list)
 
 
 def split_known(atlas_documents: pd.DataFrame, new: pd.DataFrame, batch: int) -> tuple[pd.DataFrame, list[str]]:
@@ -100,7 +101,7 @@ def old_documents(atlas: TopicCache) -> pd.DataFrame:
     return documents
 
 
-def atlas_entries(atlas: TopicCache) -> list[dict[str, Any]]:
+def atlas_entries(atlas: TopicCache) -> list[CollectionEntry]:
     """The manifest's ``collections`` of the atlas before the add: its own, or one entry for an atlas of one file."""
     if atlas.manifest.get("collections"):
         return list(atlas.manifest["collections"])
@@ -180,11 +181,11 @@ def link_same_texts(documents: pd.DataFrame, texts: list[str]) -> pd.DataFrame:
     return linked
 
 
-def merged_entries(atlas: TopicCache, new_entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def merged_entries(atlas: TopicCache, new_entries: list[CollectionEntry]) -> list[CollectionEntry]:
     """The manifest's ``collections`` after an add: the atlas's entries (:func:`atlas_entries`), then the new
     collections'; a new entry of a collection the atlas already has adds its documents to it and is listed under
     its ``added`` (path, SHA-256, documents)."""
-    entries = [dict(entry) for entry in atlas_entries(atlas)]
+    entries = [entry.copy() for entry in atlas_entries(atlas)]
     by_name = {entry["name"]: entry for entry in entries}
     for entry in new_entries:
         if entry["name"] in by_name:
@@ -192,10 +193,10 @@ def merged_entries(atlas: TopicCache, new_entries: list[dict[str, Any]]) -> list
             known["documents"] = int(known.get("documents") or 0) + int(entry["documents"])
             known["added"] = [
                 *known.get("added", []),
-                {key: entry[key] for key in ("path", "sha256", "documents")},
+                {"path": entry["path"], "sha256": entry["sha256"], "documents": entry["documents"]},
             ]
         else:
-            entries.append(dict(entry))
+            entries.append(entry.copy())
     return entries
 
 
@@ -204,8 +205,8 @@ def added_journeys(
     documents: pd.DataFrame,
     embeddings: np.ndarray,
     lists: Any,
-    entries: list[dict[str, Any]],
-) -> tuple[pd.DataFrame, dict[str, Any]]:
+    entries: list[CollectionEntry],
+) -> tuple[pd.DataFrame, JourneySummary]:
     """journeys.parquet of the grown atlas and the manifest's ``journeys``: the atlas's links, plus the links of
     the build's rule (pipeline.journeys.links.journey_links: near neighbours of another collection at least
     ``journey_similarity`` similar, or the same normalised title) that involve a new paper.

@@ -15,8 +15,8 @@ metrics, the c-TF-IDF counts and the phrase counts the topics are named from, ea
 parameters, library versions and code by the one rule of pipeline.store.keys, so a rebuild that changes only
 clustering or topic parameters redoes only HDBSCAN and the topics, and one that changes the code of a stage redoes it
 and every stage after it. Encoder vectors are kept per document in the embedding cache
-(pipeline.represent.encoders). A build without an embedding cache uses the null store, which keeps nothing. The 2D
-map is drawn, and its metrics measured, in a second thread while the main thread fits the clustering space and the
+(pipeline.represent.embedding_store). A build without an embedding cache uses the null store, which keeps nothing. The
+2D map is drawn, and its metrics measured, in a second thread while the main thread fits the clustering space and the
 topics; from 5,000 documents on, the phrase counts are made in a second process from the clean stage on
 (pipeline.topics.naming.stored).
 
@@ -52,19 +52,20 @@ from pipeline.ingest.corpus import load_corpus
 from pipeline.journeys.links_job import find_journeys
 from pipeline.operations import locking
 from pipeline.operations.build_state import Fitted, PreparedInput
-from pipeline.operations.build_tables import build_manifest, document_table
+from pipeline.operations.build_tables import build_manifest, document_table, record_collections, record_run
 from pipeline.quality.build_metrics import evaluate_build, map_metrics_measurer
-from pipeline.represent.encoders import DEFAULT_STORE, resolve_store
+from pipeline.represent.embedding_store import DEFAULT_STORE, resolve_store
 from pipeline.represent.truncation import truncation_warning
 from pipeline.runtime.console import counted
 from pipeline.runtime.errors import AtlasError, EmptyVocabularyError, TargetError
 from pipeline.runtime.paths import PROJECT_ROOT, SAMPLE_CORPUS, package_file
-from pipeline.runtime.stages import StageTimer, peak_rss_mb
+from pipeline.runtime.stages import StageTimer
 from pipeline.store.keys import fingerprint
 from pipeline.store.layouts import StageStore, open_store
 
 if TYPE_CHECKING:  # imported where they run: --help must not pay for scikit-learn or bertopic
-    from pipeline.represent.encoders import EncoderLike
+    from pipeline.cache.manifest import CollectionEntry
+    from pipeline.represent.encoder_backends import EncoderLike
     from pipeline.represent.representation import RepresentedCorpus
     from pipeline.text.tokens import TokenizedCorpus
     from pipeline.text.words import WordCounts
@@ -96,7 +97,7 @@ class BuildResult:
     """What a build wrote: the cache folder and its manifest."""
 
     cache_dir: Path
-    manifest: dict[str, Any]
+    manifest: cache.Manifest
 
 
 def canonical_order(texts: list[str]) -> np.ndarray:
@@ -176,7 +177,7 @@ def read_and_clean(input_path: Path, encoding: str | None, layouts: StageStore, 
 
 def read_and_clean_collections(
     collections: list[Collection], source: Path, encoding: str | None, layouts: StageStore, timer: StageTimer
-) -> tuple[PreparedInput, list[dict[str, Any]]]:
+) -> tuple[PreparedInput, list[CollectionEntry]]:
     """The load and clean stages for an atlas of several collections (pipeline.ingest.collections): each collection
     read, joined to its side tables and cleaned on its own (duplicates within it handled as for one file), then
     merged (a paper in two collections stays in both), then the canonical order. Returns the corpus and the
@@ -326,7 +327,7 @@ def fit_topics_and_map(
             with timer.stage("topics_per_class"):
                 per_class = topics_per_class_table(fit.topic_model, corpus.texts, corpus.documents["decision"].tolist())
         with timer.stage("evaluate_terms"):  # NPMI and diversity need only the terms: measured before the map is
-            from pipeline.quality.metrics import coherence_metrics  # joined, while the map thread still works
+            from pipeline.quality.topic_metrics import coherence_metrics  # joined, while the map thread still works
 
             coherence = coherence_metrics(
                 corpus.texts, {topic: [term for term, _ in pairs] for topic, pairs in fit.topic_terms.items()}, layouts
@@ -385,8 +386,8 @@ def run_build(
         null store of pipeline.store.layouts computes every stage).
     force : replace ``cache_dir`` even when it is not a Topic Atlas cache.
     encoder : an already loaded encoder to reuse for an encoder block (tests, benchmarks): a SentenceTransformer or
-        a pipeline.represent.encoders encoder; ignored when it is not the one config names (see
-        pipeline.represent.encoders.get_encoder).
+        a pipeline.represent.encoder_backends encoder; ignored when it is not the one config names (see
+        pipeline.represent.encoder_backends.get_encoder).
     align : when ``cache_dir`` holds an atlas, keep its topic ids for the topics that match (pipeline.topics.align);
         False numbers the topics afresh.
     collections : several input files as one atlas (pipeline.ingest.collections): one representation, one set of
@@ -405,7 +406,6 @@ def run_build(
     from pipeline.journeys.links import journey_summary
     from pipeline.runtime.threads import limit_threads
     from pipeline.topics.field_themes import grouped_themes
-    from pipeline.topics.misfits import fit_check_summary
     from pipeline.topics.model import representative_documents, save_topic_model, topic_table
     from pipeline.topics.naming.assign import name_themes, with_llm_names
     from pipeline.topics.naming.languages import with_language_names
@@ -418,7 +418,7 @@ def run_build(
         check_paths(collection.path, cache_dir, force)
     timer = StageTimer()
     layouts = open_store(Path(embedding_store).parent / "layouts" if embedding_store is not None else None)
-    collection_entries: list[dict[str, Any]] = []
+    collection_entries: list[CollectionEntry] = []
     if collections:
         corpus, collection_entries = read_and_clean_collections(collections, input_path, encoding, layouts, timer)
         if not config.corpus_name:  # named by its collections, not by the collection file ("all-venues.toml")
@@ -478,18 +478,24 @@ def run_build(
         if config.namer_url:  # the optional language-model namer: names stored beside the computed ones
             topics_frame = with_llm_names(config.namer_url, topics_frame, corpus, fitted.fit.topics, corpus.warnings)
     output = document_table(corpus, fitted, represented, knn, config)
-    manifest = build_manifest(input_path, corpus, fitted, represented, topics_frame, without_content, config, layouts)
-    manifest.update(
-        fit_check_summary(fitted.fit.fit_check, corpus.doc_ids, output[cache.OUTLIER_REASON_COLUMN].tolist())
+    manifest = build_manifest(
+        input_path,
+        corpus,
+        fitted,
+        represented,
+        topics_frame,
+        output[cache.OUTLIER_REASON_COLUMN].tolist(),
+        without_content,
+        config,
+        layouts,
     )
     if collections:
         from pipeline.quality.coverage import coverage_report, load_crosswalk
 
-        manifest["collections"] = collection_entries
-        manifest["coverage"] = coverage_report(corpus.documents, load_crosswalk())
-        for warning in manifest["coverage"]["warnings"]:
+        coverage = coverage_report(corpus.documents, load_crosswalk())
+        for warning in coverage["warnings"]:
             log.warning(warning)
-            manifest["warnings"].append(warning)
+        record_collections(manifest, collection_entries, coverage)
     links = None
     if collections:
         with timer.stage("journeys"):
@@ -543,11 +549,7 @@ def run_build(
                 represented.representation.save(staging / cache.REPRESENTATION_DIR)
             manifest = aligned.manifest
             manifest["layout_cache"] = layouts.manifest_entry()  # every stage's hit, the map metrics' included
-            manifest["timings_s"], manifest["cpu_s"], manifest["peak_rss_mb"] = (
-                dict(timer.seconds),
-                dict(timer.cpu_seconds),
-                peak_rss_mb(),
-            )
+            record_run(manifest, timer)
             restore = np.argsort(corpus.order)  # back to input order
             written = documents.iloc[restore].reset_index(drop=True)
             cache.write_tables(

@@ -1,6 +1,7 @@
 """What a build writes, assembled from its stages' results (pipeline.operations.build): documents.parquet's rows
 (:func:`document_table`, with each paper's similar papers, :func:`neighbour_columns`) and the manifest
-(:func:`build_manifest`, :func:`library_versions`), in the format of pipeline.cache (docs/cache-format.md)."""
+(:func:`build_manifest`, :func:`library_versions`, :func:`build_params`; then :func:`record_collections` and
+:func:`record_run` as the build goes on), a pipeline.cache.manifest.Manifest (docs/cache-format.md)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import platform
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pandas as pd
@@ -18,13 +19,15 @@ from pipeline.config import BuildConfig, corpus_display_name
 from pipeline.geometry.neighbors import Neighbours
 from pipeline.ingest.clean import COPY_COLUMN
 from pipeline.operations.build_state import Fitted, PreparedInput
-from pipeline.represent.encoders import encoder_description
+from pipeline.represent.encoder_backends import encoder_description
 from pipeline.represent.representation import is_lexical
 from pipeline.represent.truncation import truncated_flags
 from pipeline.store.layouts import StageStore
 
 if TYPE_CHECKING:
+    from pipeline.cache.manifest import BuildParams, CollectionEntry, Coverage, Manifest
     from pipeline.represent.representation import RepresentedCorpus
+    from pipeline.runtime.stages import StageTimer
 
 VERSIONED_PACKAGES = (
     "bertopic",
@@ -104,21 +107,34 @@ def document_table(
     ]
 
 
+def build_params(config: BuildConfig) -> BuildParams:
+    """The manifest's ``params``: every BuildConfig field (``BuildConfig.to_dict``), ``adaptations`` a list.
+    tests/test_manifest_type.py checks that BuildParams declares exactly these keys."""
+    return cast("BuildParams", config.to_dict())
+
+
 def build_manifest(
     input_path: Path,
     corpus: PreparedInput,
     fitted: Fitted,
     represented: RepresentedCorpus,
     topics_frame: pd.DataFrame,
+    outlier_reasons: list[str],
     without_content: list[str],
     config: BuildConfig,
     layouts: StageStore,
-) -> dict[str, Any]:
-    """The manifest of a build, before its metrics, alignment and timings (see pipeline.cache); its ``layout_cache``
-    is completed when the build ends (the evaluation's stage comes later)."""
+) -> Manifest:
+    """The manifest of a build, before its metrics, alignment and timings (see pipeline.cache.manifest); its
+    ``layout_cache`` is completed when the build ends (the evaluation's stage comes later). ``outlier_reasons``: the
+    document table's ``outlier_reason`` column (pipeline.topics.misfits.outlier_reasons), counted in
+    ``outlier_reasons`` beside the fit check's ``fit_check``."""
+    from pipeline.topics.misfits import fit_check_entry, outlier_reason_counts
+
     raw, prepared, fit = corpus.raw, corpus.prepared, fitted.fit
     representation = represented.representation
-    return {
+    manifest: Manifest = {
+        "kind": schema.CACHE_KIND,  # write_tables puts these two first
+        "schema_version": schema.SCHEMA_VERSION,
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "input_path": str(input_path),
         "corpus_name": config.corpus_name or corpus_display_name(str(input_path)),
@@ -146,7 +162,7 @@ def build_manifest(
             "lexical_fit_cached": represented.lexical_cached,
         },
         "layout_cache": layouts.manifest_entry(),
-        "params": config.to_dict(),
+        "params": build_params(config),
         "versions": library_versions(),
         "dropped": prepared.dropped,
         "dropped_ids": prepared.dropped_ids,
@@ -159,4 +175,26 @@ def build_manifest(
         "no_content_word_ids": without_content,
         "warnings": corpus.warnings,
         "notes": fit.notes,
+        "outlier_reasons": outlier_reason_counts(outlier_reasons),
     }
+    fit_check = fit_check_entry(fit.fit_check, corpus.doc_ids)
+    if fit_check is not None:
+        manifest["fit_check"] = fit_check
+    return manifest
+
+
+def record_collections(manifest: Manifest, entries: list[CollectionEntry], coverage: Coverage) -> None:
+    """Set a build of several collections' ``collections`` and ``coverage`` in ``manifest`` (in place), the
+    coverage check's warnings appended to its ``warnings`` (which a build's manifest always has)."""
+    manifest["collections"] = entries
+    manifest["coverage"] = coverage
+    manifest["warnings"].extend(coverage["warnings"])  # the build's list (PreparedInput.warnings), as before
+
+
+def record_run(manifest: Manifest, timer: StageTimer) -> None:
+    """Set what a run cost in ``manifest`` (in place): ``timings_s`` and ``cpu_s`` (seconds per stage of ``timer``)
+    and ``peak_rss_mb`` (the process's peak resident memory, MiB). A writer calls it last, before the write."""
+    from pipeline.runtime.stages import peak_rss_mb
+
+    manifest["timings_s"], manifest["cpu_s"] = dict(timer.seconds), dict(timer.cpu_seconds)
+    manifest["peak_rss_mb"] = peak_rss_mb()

@@ -373,14 +373,14 @@ def relabelled_tables(atlas: TopicCache, level: str, ident: int, label: str) -> 
     from pipeline.operations.edit_tables import EditedTables, copies_table, single_topic_themes
 
     documents, topics, hierarchy = atlas.documents, atlas.topics.copy(), atlas.hierarchy
-    subtopics, manifest = atlas.subtopics.copy(), dict(atlas.manifest)
+    subtopics, manifest = atlas.subtopics.copy(), atlas.manifest.copy()
     if level == "topic":
         label = rename_rules.check_label(atlas, int(ident), label)
         documents, topics, hierarchy = rename_rules.relabelled(atlas, int(ident), label)
         overrides = dict(manifest.get("label_overrides") or {})
-        automatic = overrides.get(str(ident), {}).get(
-            "automatic", dict(zip(atlas.topics["topic"].astype(int), atlas.topics["label"])).get(int(ident))
-        )
+        previous = overrides.get(str(ident))
+        fitted = dict(zip(atlas.topics["topic"].astype(int), atlas.topics["label"]))[int(ident)]  # checked: present
+        automatic = previous.get("automatic", fitted) if previous else fitted
         overrides[str(ident)] = {"label": label, "automatic": automatic}
         manifest["label_overrides"] = overrides
         if "theme" in topics.columns:

@@ -49,7 +49,7 @@ class EditCorpus:
 
     Attributes
     ----------
-    texts : the model texts (n; pipeline.quality.metrics.cache_texts), in documents.parquet order.
+    texts : the model texts (n; pipeline.quality.evaluation.cache_texts), in documents.parquet order.
     titles : each paper's title, "" where missing (n).
     counts : CSR int64, n x terms: each paper's counts of the saved vocabulary's terms.
     terms : the vocabulary (terms), column order.
@@ -67,12 +67,12 @@ class EditCorpus:
     _presence: Any = field(default=None, repr=False)
 
     def phrases(self) -> Any:
-        """The papers' candidate phrases (pipeline.topics.naming.phrases.count_phrases: about 3 CPU s per 10,000
+        """The papers' candidate phrases (pipeline.topics.naming.phrase_counts.count_phrases: about 3 CPU s per 10,000
         papers), counted once and kept in the build's layout store (pipeline.topics.naming.stored) for the next
         edit of the same papers."""
         if self._phrases is None:
             from pipeline.store.layouts import LayoutStore
-            from pipeline.topics.naming.phrases import count_phrases
+            from pipeline.topics.naming.phrase_counts import count_phrases
             from pipeline.topics.naming.stored import counts_from_arrays, counts_to_arrays, phrase_counts_key
 
             arrays = LayoutStore(layouts_folder()).cached(
@@ -141,7 +141,7 @@ def edit_corpus(atlas: TopicCache) -> EditCorpus:
 def made_corpus(atlas: TopicCache) -> EditCorpus:
     """:func:`edit_corpus` without the memo."""
     from pipeline.adapters.bertopic_model import saved_vocabulary
-    from pipeline.quality.metrics import cache_texts
+    from pipeline.quality.evaluation import cache_texts
     from pipeline.text.vocabulary import vectorizer_for_vocabulary
 
     try:

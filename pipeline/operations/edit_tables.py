@@ -10,7 +10,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pipeline.cache import FIT_SIMILARITY_COLUMN, OUTLIER_REASON_COLUMN, OUTLIER_TOPIC, SUBTOPIC_COLUMN, TopicCache
+from pipeline.cache import (
+    FIT_SIMILARITY_COLUMN,
+    OUTLIER_REASON_COLUMN,
+    OUTLIER_TOPIC,
+    SUBTOPIC_COLUMN,
+    Manifest,
+    TopicCache,
+)
 from pipeline.operations import edit_describe as describe
 
 OUTLIER_LABEL = "Outliers"
@@ -20,7 +27,7 @@ OUTLIER_LABEL = "Outliers"
 class EditedTables:
     """The new versions of the tables an edit rewrites (the others are carried over unchanged)."""
 
-    manifest: dict[str, Any]
+    manifest: Manifest
     documents: pd.DataFrame
     topics: pd.DataFrame
     hierarchy: pd.DataFrame
@@ -246,15 +253,15 @@ def outlier_reasons(documents: pd.DataFrame) -> dict[str, int]:
 
 
 def edited_manifest(
-    manifest: Mapping[str, Any], topics: np.ndarray, table: pd.DataFrame, stale: tuple[str, ...], edit_id: int
-) -> dict[str, Any]:
+    manifest: Manifest, topics: np.ndarray, table: pd.DataFrame, stale: tuple[str, ...], edit_id: int
+) -> Manifest:
     """The manifest after an edit: topic count, outlier share, ids ever used, the user labels of topics still there,
     the cheap metrics recomputed and the others named in ``metrics_stale``."""
     present = set(int(topic) for topic in topics)
     real = sorted(present - {OUTLIER_TOPIC})
     outliers = float((topics == OUTLIER_TOPIC).mean()) if len(topics) else 0.0
     sizes = np.asarray([int((topics == topic).sum()) for topic in real])
-    result = dict(manifest)
+    result = manifest.copy()
     result["n_topics"] = len(real)
     result["outlier_fraction"] = outliers
     result["topic_ids_ever_used"] = sorted(set(manifest.get("topic_ids_ever_used") or []) | set(real))

@@ -10,7 +10,7 @@ does not hold the atlas adds the build's way:
   ``Atlas.to_bertopic().transform`` works with it too (pipeline.adapters.bertopic_export);
 - **the map**, when the model has none: the model's reduced embeddings when they are 2D, else UMAP (the build's
   settings for the 2D map) of them, else of the ``embeddings`` given, else of the atlas's own vectors;
-- themes (pipeline.topics.themes), quality metrics (pipeline.quality.metrics) and the manifest.
+- themes (pipeline.topics.themes), quality metrics (pipeline.quality.evaluation) and the manifest.
 
 Everything is written through pipeline.cache (:func:`pipeline.cache.staged_cache`, ``write_tables``), so the folder
 is a cache like a build's: ``topic-atlas`` reads it, and the dashboard serves it.
@@ -35,11 +35,11 @@ from pipeline.geometry.neighbors import cosine_knn
 from pipeline.ingest.clean import join_title_abstract, model_text
 from pipeline.ingest.corpus import COLUMN_ALIASES
 from pipeline.operations import locking
-from pipeline.operations.build_tables import library_versions, neighbour_columns
-from pipeline.represent.encoders import normalise_rows
+from pipeline.operations.build_tables import build_params, library_versions, neighbour_columns, record_run
+from pipeline.represent.unit_rows import normalise_rows
 from pipeline.runtime.console import counted
 from pipeline.runtime.errors import TargetError
-from pipeline.runtime.stages import StageTimer, peak_rss_mb
+from pipeline.runtime.stages import StageTimer
 from pipeline.store.keys import texts_fingerprint
 
 log = logging.getLogger(__name__)
@@ -256,7 +256,7 @@ def bertopic_manifest(
     represented: Any,
     config: BuildConfig,
     map_from: str,
-) -> dict[str, Any]:
+) -> cache.Manifest:
     """The manifest of a from_bertopic atlas (pipeline.cache.MANIFEST_KEYS and the build's keys that apply), before
     its metrics and timings; ``source`` says where the topics and the map came from."""
     from pipeline.adapters.checks import installed_version
@@ -264,6 +264,8 @@ def bertopic_manifest(
     representation = represented.representation
     real = [topic for topic in topics["topic"] if int(topic) != cache.OUTLIER_TOPIC]
     return {
+        "kind": cache.CACHE_KIND,  # write_tables puts these two first
+        "schema_version": cache.SCHEMA_VERSION,
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "input_path": SOURCE,
         "corpus_name": config.corpus_name or SOURCE,
@@ -280,7 +282,7 @@ def bertopic_manifest(
         "embedding_model_name": representation.name,
         "embedding_encoder": {},
         "embedding_dim": int(represented.embeddings.shape[1]),
-        "params": config.to_dict(),
+        "params": build_params(config),
         "versions": library_versions(),
         "source": {"kind": "bertopic", "bertopic": installed_version("bertopic"), "map": map_from},
         "dropped": {},
@@ -293,8 +295,9 @@ def bertopic_manifest(
 
 
 def evaluate(atlas: AtlasInput, model: ModelTopics, vectors: np.ndarray, coordinates: np.ndarray) -> dict[str, Any]:
-    """The build's quality metrics (pipeline.quality.metrics.evaluate_topics) of the model's topics."""
-    from pipeline.quality.metrics import agreement_references, evaluate_topics, reference_column
+    """The build's quality metrics (pipeline.quality.evaluation.evaluate_topics) of the model's topics."""
+    from pipeline.quality.agreement import agreement_references, reference_column
+    from pipeline.quality.evaluation import evaluate_topics
 
     column = reference_column(atlas.documents)
     terms = {topic: [term for term, _ in pairs] for topic, pairs in model.terms.items()}
@@ -371,8 +374,7 @@ def write_bertopic_atlas(
                 topic_model, staging / cache.MODEL_DIR, represented.representation.name, centroids
             )
             represented.representation.save(staging / cache.REPRESENTATION_DIR)
-        manifest["timings_s"], manifest["cpu_s"] = dict(timer.seconds), dict(timer.cpu_seconds)
-        manifest["peak_rss_mb"] = peak_rss_mb()
+        record_run(manifest, timer)
         cache.write_tables(staging, manifest, documents, topics, hierarchy, vectors)
     log.info(
         "wrote %s: %s, %s from a BERTopic model", target, counted(n, "document"), counted(manifest["n_topics"], "topic")

@@ -38,7 +38,7 @@ from pipeline.cache import OUTLIER_TOPIC, TopicCache, read_cache
 from pipeline.geometry.neighbors import top_k
 
 if TYPE_CHECKING:
-    from pipeline.represent.encoders import EncoderLike
+    from pipeline.represent.encoder_backends import EncoderLike
     from pipeline.represent.representation import Representation
 
 log = logging.getLogger(__name__)

@@ -81,10 +81,11 @@ def rename_topic(cache_dir: Path | str, topic: int, label: str | None) -> dict[s
             label = check_label(atlas, topic, overrides.pop(str(topic))["automatic"])
         else:
             label = check_label(atlas, topic, label)
-            automatic = overrides.get(str(topic), {}).get("automatic", current.get(topic))
+            previous = overrides.get(str(topic))
+            automatic = previous.get("automatic", current[topic]) if previous else current[topic]  # checked: present
             overrides[str(topic)] = {"label": label, "automatic": automatic}
         documents, topics, hierarchy = relabelled(atlas, topic, label)
-        manifest = {**atlas.manifest, "label_overrides": overrides}
+        manifest: cache.Manifest = {**atlas.manifest, "label_overrides": overrides}
         with cache.staged_cache(atlas.path) as staging:
             embeddings = np.load(atlas.path / cache.EMBEDDINGS_FILE, allow_pickle=False)
             cache.write_tables(

@@ -6,7 +6,7 @@ The fitted representation is sent to every worker once (``client.scatter(..., br
 the vocabulary's terms in float16, 16 MB for 15,700 terms) and each task transforms its partition's texts; a text's
 vector depends on that text and the fitted model alone, so the rows equal ``representation.transform(texts)``
 (the same sparse rows times the same components). An encoder block is loaded by each worker on its first task
-(it must be installed there; pipeline.represent.encoders).
+(it must be installed there; pipeline.represent.encoder_backends).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from pipeline.store.keys import StageKey, fingerprint, stage_key, texts_fingerpr
 from pipeline.store.layouts import StageStore
 
 # The map's metrics (their kNN accuracies and trustworthiness blocks) run in this many threads
-# (pipeline.quality.metrics.map_metrics): the map thread measures them last, while the main thread soon waits for it
+# (pipeline.quality.map_metrics.map_metrics): the map thread measures them last, while the main thread soon waits for it
 # (map_wait), so a second core is free (docs/decisions/map-metrics-threads.md).
 MAP_METRICS_THREADS = 2
 
@@ -36,8 +36,8 @@ def map_metrics_key(
     references: dict[str, list[Any]],
 ) -> StageKey:
     """The key of stage "map_metrics": the embeddings' fingerprint, the map's (float32 n x 2; it may come from UMAP,
-    the refinement or PCA), the neighbour lists' key, the reference columns' fingerprints, pipeline.quality.metrics'
-    code, numpy, scipy and scikit-learn."""
+    the refinement or PCA), the neighbour lists' key, the reference columns' fingerprints, pipeline.quality.map_metrics'
+    code (with the modules it imports), numpy, scipy and scikit-learn."""
     return stage_key(
         "map_metrics",
         inputs={
@@ -50,7 +50,7 @@ def map_metrics_key(
             ),
         },
         libraries=("numpy", "scipy", "scikit-learn"),
-        code=("pipeline.quality.metrics",),
+        code=("pipeline.quality.map_metrics",),
     )
 
 
@@ -65,7 +65,7 @@ def cached_map_metrics(
     compute: Callable[..., dict[str, float | None]],
 ) -> dict[str, float | None]:
     """``compute(embeddings, coordinates, reference, knn_indices=..., references=..., threads=MAP_METRICS_THREADS)``
-    (pipeline.quality.metrics.map_metrics), through the layout store under :func:`map_metrics_key` (a None figure is
+    (pipeline.quality.map_metrics.map_metrics), through the layout store under :func:`map_metrics_key` (a None figure is
     stored as NaN). ``coordinates``: the map, float32 n x 2; ``knn``: the build's neighbour lists."""
 
     def run() -> dict[str, np.ndarray]:
@@ -90,7 +90,8 @@ def map_metrics_measurer(
     """The function the map thread measures the map with (pipeline.geometry.map_job.map_drawer): given the map
     (float32 n x 2), :func:`cached_map_metrics` of it, the embeddings, the neighbour lists and ``documents``'
     reference columns (read now, in the calling thread)."""
-    from pipeline.quality.metrics import agreement_references, map_metrics, reference_column
+    from pipeline.quality.agreement import agreement_references, reference_column
+    from pipeline.quality.map_metrics import map_metrics
 
     column = reference_column(documents)
     reference = documents[column].tolist() if column else None
@@ -117,13 +118,15 @@ def evaluate_build(
     map_figures: dict[str, float | None] | None = None,
     coherence_figures: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The evaluate stage's metrics (pipeline.quality.metrics.evaluate_topics) of a build: ``documents`` (their
+    """The evaluate stage's metrics (pipeline.quality.evaluation.evaluate_topics) of a build: ``documents`` (their
     reference columns), ``texts`` and ``topics`` (int, n) in the canonical order, ``topic_terms`` ({topic: [(term,
     weight), ...]}), the embeddings (float32 n x dim) and their fingerprint, the map (float32 n x 2) and the neighbour
     lists. Those that depend only on the embeddings, the map and the reference columns are the map thread's
     (``map_figures``), else from the layout store when it has them; ``coherence_figures``: the terms' metrics
     measured while the map thread worked (stage evaluate_terms)."""
-    from pipeline.quality.metrics import agreement_references, evaluate_topics, map_metrics, reference_column
+    from pipeline.quality.agreement import agreement_references, reference_column
+    from pipeline.quality.evaluation import evaluate_topics
+    from pipeline.quality.map_metrics import map_metrics
 
     column = reference_column(documents)
     reference = documents[column].tolist() if column else None

@@ -19,11 +19,14 @@ Pure functions over the documents table (pandas), so the build, a test and the p
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from pipeline.runtime.paths import CROSSWALK, package_file
+
+if TYPE_CHECKING:
+    from pipeline.cache.manifest import Coverage
 
 # Shipped as package data (pipeline/resources/, in the checkout a link to data/collections/iclr_primary_areas.csv).
 CROSSWALK_PATH = package_file(*CROSSWALK)
@@ -86,13 +89,13 @@ def _collection_years(documents: pd.DataFrame) -> dict[str, tuple[str, int | Non
     }
 
 
-def coverage_report(documents: pd.DataFrame, crosswalk: pd.DataFrame) -> dict[str, Any]:
+def coverage_report(documents: pd.DataFrame, crosswalk: pd.DataFrame) -> Coverage:
     """The manifest's ``coverage``: per collection its size and venue, and ``warnings``, one sentence per
     collection that looks incomplete (module docstring for the three rules). ``documents``: the build's documents
     with ``collection``, ``venue``, ``year`` and, for the area checks, ``primary_area``."""
     years = _collection_years(documents)
     sizes = documents["collection"].value_counts()
-    report: dict[str, Any] = {
+    report: Coverage = {
         "collections": {
             name: {"venue": venue, "year": year, "papers": int(sizes.get(name, 0))}
             for name, (venue, year) in years.items()

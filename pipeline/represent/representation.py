@@ -6,7 +6,7 @@ A representation is named (``--embedding-model`` of the build, ``BuildConfig.emb
 ``tfidf-svd``                      latent semantic analysis (Deerwester et al. 1990): TF-IDF of the words (English
                                    stop words removed, sublinear term frequency, smoothed IDF, unit rows), then a
                                    truncated SVD to ``lexical_dims`` dimensions, both fitted on the corpus
-an encoder name                    a pipeline.represent.encoders encoder (``all-MiniLM-L6-v2``, ``...-static``,
+an encoder name                    a pipeline.represent.encoder_registry encoder (``all-MiniLM-L6-v2``, ``...-static``,
 ``...-onnx-int8``,
                                    ``...-seq128`` or a local sentence-transformers folder): a vector depends on its
                                    text alone and is cached per text
@@ -44,12 +44,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import scipy.sparse as sp
 
-from pipeline.represent.encoders import embed_texts, encoder_spec, get_encoder, model_id, normalise_rows
+from pipeline.represent.embedding_store import embed_texts
+from pipeline.represent.encoder_backends import get_encoder
+from pipeline.represent.encoder_registry import encoder_spec, model_id
+from pipeline.represent.unit_rows import normalise_rows
 from pipeline.store.keys import StageKey, fingerprint, stage_key, texts_fingerprint
 from pipeline.store.layouts import NULL_STORE, StageStore
 
 if TYPE_CHECKING:
-    from pipeline.represent.encoders import EncoderLike
+    from pipeline.represent.encoder_backends import EncoderLike
     from pipeline.text.words import WordCounts  # imports scikit-learn, which `build --help` must not
 
 log = logging.getLogger(__name__)
@@ -444,10 +447,10 @@ def represent_corpus(
     ----------
     texts : the corpus's model texts, n.
     name : representation name (module docstring).
-    embedding_store : SQLite cache of encoder vectors (pipeline.represent.encoders), or None.
+    embedding_store : SQLite cache of encoder vectors (pipeline.represent.embedding_store), or None.
     layouts : the layout store for the lexical fit (pipeline.store.layouts; the null store keeps nothing).
     params : settings of a lexical block.
-    batch_size, encoder : passed to pipeline.represent.encoders.embed_texts for encoder blocks.
+    batch_size, encoder : passed to pipeline.represent.embedding_store.embed_texts for encoder blocks.
     word_counts : the texts' pipeline.text.vocabulary.WordCounts when already counted (used by a lexical block).
 
     Returns a RepresentedCorpus. Raises ValueError for a bad name, ModuleNotFoundError when an encoder's package is

@@ -85,7 +85,8 @@ def configure_output(command: str, log_folder: Path | None = None) -> Path | Non
     # it one that hands its records to the handlers above.
     bertopic = logging.getLogger("BERTopic")
     bertopic.handlers = [_Forward(handlers)]
-    # transformers' warnings reach these handlers too: pipeline.represent.encoders turns its own stderr handler off.
+    # transformers' warnings reach these handlers too: pipeline.represent.encoder_backends turns its own stderr handler
+    # off.
     return path
 
 

@@ -14,10 +14,11 @@ An empty variable counts as unset. The variables:
     threads per library pool: BLAS/OpenMP, numba, torch, faiss, onnxruntime (pipeline.runtime.threads); a positive
     integer, default 1; anything else means 1.
 ``ATLAS_EMBEDDING_CACHE``
-    the SQLite embedding cache (pipeline.represent.encoders); the layout store ``layouts/`` lies beside it;
+    the SQLite embedding cache (pipeline.represent.embedding_store); the layout store ``layouts/`` lies beside it;
     default ``.cache/embeddings.sqlite`` of the project root (pipeline.runtime.paths).
 ``ATLAS_MODEL_CACHE``
-    the folder of encoders derived from the packaged MiniLM (pipeline.represent.encoders); default ``.cache/encoders``.
+    the folder of encoders derived from the packaged MiniLM (pipeline.represent.derived_encoders); default
+    ``.cache/encoders``.
 ``ATLAS_LOG_DIR``
     the folder of failure logs, tried before ``.cache/logs`` (pipeline.runtime.crashlog); default none.
 ``ATLAS_LOCK_WAIT_S``

@@ -9,7 +9,7 @@ that can start a pool is limited here, through its public API:
 
 - BLAS/OpenMP pools (numpy, scipy, scikit-learn) with threadpoolctl's ``threadpool_limits``;
 - PyTorch with ``torch.set_num_threads`` (only when torch is imported already or is about to be used);
-- ONNX Runtime through its session options (pipeline.represent.encoders.OnnxEncoder reads :func:`thread_count`);
+- ONNX Runtime through its session options (pipeline.represent.encoder_backends.OnnxEncoder reads :func:`thread_count`);
 - numba (UMAP's parallel kernels) with ``numba.set_num_threads``.
 
 ``ATLAS_THREADS`` overrides the count (e.g. 2 on an otherwise idle machine; measured in

@@ -15,11 +15,14 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import numpy as np
 
 from pipeline.store.keys import StageKey
+
+if TYPE_CHECKING:
+    from pipeline.cache.manifest import LayoutCache
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +64,7 @@ class StageStore(Protocol):
         """``compute()``, or ``load(folder)`` of what ``save(value, folder)`` kept under ``key``."""
         ...
 
-    def manifest_entry(self) -> dict[str, Any]:
+    def manifest_entry(self) -> LayoutCache:
         """The manifest's ``layout_cache``: ``{"folder": str or None, "hits": {stage: bool}}``."""
         ...
 
@@ -133,7 +136,7 @@ class LayoutStore:
             save(found, entry)
         return found
 
-    def manifest_entry(self) -> dict[str, Any]:
+    def manifest_entry(self) -> LayoutCache:
         """The manifest's ``layout_cache``: the folder and this build's hits."""
         return {"folder": str(self.folder), "hits": dict(self.hits)}
 
@@ -164,7 +167,7 @@ class NullStore:
         """``compute()``."""
         return compute()
 
-    def manifest_entry(self) -> dict[str, Any]:
+    def manifest_entry(self) -> LayoutCache:
         """``{"folder": None, "hits": {}}``."""
         return {"folder": None, "hits": {}}
 

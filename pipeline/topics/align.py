@@ -41,7 +41,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pipeline.cache import OUTLIER_TOPIC, CacheError, TopicCache, read_cache
+from pipeline.cache import OUTLIER_TOPIC, CacheError, Manifest, TopicCache, read_cache
+from pipeline.cache.manifest import LabelOverride
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +101,7 @@ class AtlasTables:
     topics: pd.DataFrame
     hierarchy: pd.DataFrame
     topics_per_class: pd.DataFrame | None
-    manifest: dict[str, Any]
+    manifest: Manifest
     lineage: pd.DataFrame | None = None
 
 
@@ -466,7 +467,7 @@ def renumber_tables(
     per_class = tables.topics_per_class
     if per_class is not None and not per_class.empty:
         per_class = per_class.assign(topic=mapped(per_class["topic"]))
-    manifest = dict(tables.manifest)
+    manifest = tables.manifest.copy()
     metrics = manifest.get("metrics")
     if isinstance(metrics, dict) and isinstance(metrics.get("npmi_by_topic"), dict):
         metrics = dict(metrics)
@@ -520,7 +521,7 @@ def _terms_of(topics: pd.DataFrame) -> dict[int, list]:
     return {int(topic): list(terms) for topic, terms in zip(topics["topic"], topics["top_terms"])}
 
 
-def _ever_used(manifest: dict[str, Any], topics: pd.DataFrame) -> set[int]:
+def _ever_used(manifest: Manifest, topics: pd.DataFrame) -> set[int]:
     """Topic ids an atlas has ever used: its manifest's list, else (an older cache) its present topics."""
     recorded = manifest.get("topic_ids_ever_used")
     present = {int(topic) for topic in topics["topic"]} - {OUTLIER_TOPIC}
@@ -529,12 +530,12 @@ def _ever_used(manifest: dict[str, Any], topics: pd.DataFrame) -> set[int]:
 
 def _number_afresh(
     tables: AtlasTables, problem: str | None, no_align: bool
-) -> tuple[AtlasTables, dict[int, int], set[int], dict[str, Any]]:
+) -> tuple[AtlasTables, dict[int, int], set[int], dict[str, LabelOverride]]:
     """The model's own ids (no previous atlas, an unreadable one, or --no-align): (tables, mapping, ever used,
     overrides)."""
     fit_labels = dict(zip(tables.topics["topic"].astype(int), tables.topics["label"]))
     mapping = {topic: topic for topic in sorted(fit_labels)}
-    manifest = dict(tables.manifest)
+    manifest = tables.manifest.copy()
     if problem:
         manifest["warnings"] = [*manifest.get("warnings", []), problem]
         log.warning(problem)
@@ -547,7 +548,7 @@ def _number_afresh(
 
 def _align_to(
     previous: TopicCache, tables: AtlasTables, embeddings: np.ndarray, config: AlignConfig
-) -> tuple[AtlasTables, dict[int, int], set[int], dict[str, Any]]:
+) -> tuple[AtlasTables, dict[int, int], set[int], dict[str, LabelOverride]]:
     """Match, renumber and record the lineage against ``previous``: (tables, mapping, ever used, overrides)."""
     keys, previous_keys = paper_keys(tables.documents), paper_keys(previous.documents)
     unique, previous_unique = ~pd.Index(keys).duplicated(), ~pd.Index(previous_keys).duplicated()
@@ -572,7 +573,7 @@ def _align_to(
     kept.update({int(key): value["label"] for key, value in overrides.items()})
     labels = final_labels(mapping, fit_labels, kept)
     first_node = max([*ever_used, *mapping.values(), OUTLIER_TOPIC]) + 1
-    aligned = renumber_tables(replace(tables, manifest=dict(tables.manifest)), mapping, labels, first_node)
+    aligned = renumber_tables(replace(tables, manifest=tables.manifest.copy()), mapping, labels, first_node)
     flows = flow_table(old_topics, pd.Series(aligned.documents["topic"].astype(int).to_numpy(), index=keys)[unique])
     lineage = lineage_record(match, mapping, flows, labels, previous, config)
     aligned.manifest["lineage"] = lineage

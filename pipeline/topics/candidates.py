@@ -171,7 +171,7 @@ def candidate_names(
     namer ranks (its documents in the candidate times the share of all its documents there), so they can hold words
     the atlas's saved vocabulary lacks."""
     from pipeline.topics.naming.names import choose_names, ranked_phrases
-    from pipeline.topics.naming.phrases import count_phrases
+    from pipeline.topics.naming.phrase_counts import count_phrases
 
     wanted = [int(member) for member in members]
     if not any(member != OUTLIER for member in wanted):

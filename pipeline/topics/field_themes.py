@@ -27,7 +27,7 @@ from pipeline.topics.naming.fields import (
     group_coverage,
     load_fields,
 )
-from pipeline.topics.naming.phrases import PhraseCounts
+from pipeline.topics.naming.phrase_counts import PhraseCounts
 from pipeline.topics.themes import (
     OUTLIER_LABEL,
     OUTLIER_THEME,

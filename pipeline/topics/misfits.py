@@ -21,12 +21,16 @@ vocabulary of their topics (similarity 0.25-0.38, as typical real papers): no ce
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from pipeline.geometry.centroids import median_fit_threshold, member_fit, topic_fit
 from pipeline.schema import CLUSTER_DISSOLVED, FITS_NO_TOPIC, NO_DENSE_CLUSTER
 from pipeline.topics.membership import OUTLIER_TOPIC, dissolve
+
+if TYPE_CHECKING:
+    from pipeline.cache.manifest import FitCheckEntry
 
 FIT_SHARE = 0.5
 
@@ -111,21 +115,25 @@ def outlier_reasons(topics: np.ndarray, cluster_labels: np.ndarray, ejected: np.
     return reasons
 
 
-def fit_check_summary(check: FitCheck | None, doc_ids: list[str], reasons: list[str]) -> dict[str, object]:
-    """The manifest's keys for the check: ``fit_check`` ({share_of_median, threshold (4 decimals, None without
-    topics), n_moved, moved_ids (sorted), seconds (wall, the check and the refit it caused)}; absent when the check did
-    not run) and ``outlier_reasons`` ({reason: papers} of :func:`outlier_reasons`, the outliers only)."""
+def outlier_reason_counts(reasons: list[str]) -> dict[str, int]:
+    """The manifest's ``outlier_reasons``: {reason: papers}, sorted by reason, of :func:`outlier_reasons`'s strings
+    (one per paper; "" for a paper in a topic, not counted)."""
     counts: dict[str, int] = {}
     for reason in reasons:
         if reason:
             counts[reason] = counts.get(reason, 0) + 1
-    entries: dict[str, object] = {"outlier_reasons": dict(sorted(counts.items()))}
-    if check is not None:
-        entries["fit_check"] = {
-            "share_of_median": check.share,
-            "threshold": None if check.threshold is None else round(check.threshold, 4),
-            "n_moved": int(check.ejected.sum()),
-            "moved_ids": sorted(str(doc_ids[row]) for row in np.flatnonzero(check.ejected)),
-            "seconds": round(check.seconds, 3),
-        }
-    return entries
+    return dict(sorted(counts.items()))
+
+
+def fit_check_entry(check: FitCheck | None, doc_ids: list[str]) -> FitCheckEntry | None:
+    """The manifest's ``fit_check``: {share_of_median, threshold (4 decimals, None without topics), n_moved,
+    moved_ids (sorted), seconds (wall, the check and the refit it caused)}; None when the check did not run."""
+    if check is None:
+        return None
+    return {
+        "share_of_median": check.share,
+        "threshold": None if check.threshold is None else round(check.threshold, 4),
+        "n_moved": int(check.ejected.sum()),
+        "moved_ids": sorted(str(doc_ids[row]) for row in np.flatnonzero(check.ejected)),
+        "seconds": round(check.seconds, 3),
+    }

@@ -35,7 +35,7 @@ from pipeline.topics.misfits import FitCheck, eject_misfits, fit_note
 from pipeline.topics.naming.assign import SUBTITLE_SEPARATOR, name_topics
 
 if TYPE_CHECKING:
-    from pipeline.represent.encoders import EncoderLike
+    from pipeline.represent.encoder_backends import EncoderLike
     from pipeline.represent.representation import Representation
     from pipeline.text.tokens import TokenizedCorpus
     from pipeline.topics.naming.stored import PhraseCountsJob
@@ -55,7 +55,7 @@ class TopicFit:
     topic_terms : {topic: [(term, c-TF-IDF weight), ...]}, best first, empty terms removed.
     labels : {topic: name} (pipeline.topics.naming; the term label of pipeline.topics.labels where no phrase fits).
     subtitles : {topic: its distinguishing phrases joined by ", "}.
-    phrases : the corpus's pipeline.topics.naming.phrases.PhraseCounts (themes are named from them), or None.
+    phrases : the corpus's pipeline.topics.naming.phrase_counts.PhraseCounts (themes are named from them), or None.
     notes : plain-language messages about the fit (outliers reassigned, topics merged, no topics found).
     n_reassigned : outliers moved into a topic by outlier reduction (and not moved out again by the fit check).
     fit_check : the fit check's outcome (pipeline.topics.misfits.FitCheck): which papers it moved to -1, the

@@ -25,7 +25,8 @@ import pandas as pd
 from pipeline.schema import OUTLIER_TOPIC as OUTLIER
 from pipeline.schema import SUBTOPIC_COLUMN, SUBTOPIC_COLUMNS
 from pipeline.topics.naming.names import choose_names, common_phrases, dangling_pairs, name_phrases
-from pipeline.topics.naming.phrases import PhraseCounts, phrase_key
+from pipeline.topics.naming.phrase_counts import PhraseCounts
+from pipeline.topics.naming.phrase_tokens import phrase_key
 from pipeline.topics.themes import standardised
 
 # A subtopic's name is ranked as a topic's (count x precision above chance, within the topic), but never a phrase that

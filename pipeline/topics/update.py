@@ -16,6 +16,7 @@ saves no preprocessor).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,7 @@ def saved_vectorizer(model_dir: Path | str, texts: list[str]) -> Any:
     return vectorizer_for_vocabulary(texts, saved.terms, saved.stop_words, saved.ngram_max)
 
 
-def build_config(params: dict[str, Any]) -> Any:
+def build_config(params: Mapping[str, Any]) -> Any:
     """A pipeline.config.BuildConfig from a manifest's ``params`` (keys it does not know are ignored)."""
     from pipeline.config import BuildConfig
 
@@ -49,7 +50,7 @@ def build_config(params: dict[str, Any]) -> Any:
 
 
 def fit_fixed_topics(
-    texts: list[str], embeddings: np.ndarray, topics: np.ndarray, model_dir: Path | str, params: dict[str, Any]
+    texts: list[str], embeddings: np.ndarray, topics: np.ndarray, model_dir: Path | str, params: Mapping[str, Any]
 ) -> tuple[Any, dict[int, int]]:
     """BERTopic fitted on fixed assignments (manual mode). Returns (model, {our topic id: the model's topic id}).
 

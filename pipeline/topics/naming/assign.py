@@ -40,7 +40,8 @@ from pipeline.topics.naming.names import (
     name_phrases,
     stems_overlap,
 )
-from pipeline.topics.naming.phrases import PhraseCounts, count_phrases, phrase_key
+from pipeline.topics.naming.phrase_counts import PhraseCounts, count_phrases
+from pipeline.topics.naming.phrase_tokens import phrase_key
 
 SUBTITLE_SEPARATOR = ", "
 # A weak topic name gives way to a field that holds this share of the topic's papers ... (with_topic_field_names)

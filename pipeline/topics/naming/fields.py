@@ -22,7 +22,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from pipeline.runtime.paths import package_file
-from pipeline.topics.naming.phrases import PhraseCounts, phrase_key
+from pipeline.topics.naming.phrase_counts import PhraseCounts
+from pipeline.topics.naming.phrase_tokens import phrase_key
 
 FIELDS_PATH = package_file("pipeline.resources", "fields.csv")  # package data (pipeline.runtime.paths)
 # A group is named by a field only when the field holds at least this share of its papers...

@@ -1,4 +1,4 @@
-"""Names for groups of documents (topics, themes) from the candidate phrases they write (naming.phrases).
+"""Names for groups of documents (topics, themes) from the candidate phrases they write (naming.phrase_counts).
 
 A phrase's score in a group is its documents in the group times the share of all its documents that are in the
 group (count x precision, the "count x lift" ranking of author keywords that bench/labels.py checks names against,
@@ -23,7 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from pipeline.topics.naming.phrases import PhraseCounts, phrase_key
+from pipeline.topics.naming.phrase_counts import PhraseCounts
+from pipeline.topics.naming.phrase_tokens import phrase_key
 
 # Set by reading the names of ICLR 2024 and 2025 beside their author keywords (bench/labels.py), not tuned to it.
 WORD_BONUS = 0.35

@@ -1,5 +1,5 @@
-"""The corpus's phrase counts (pipeline.topics.naming.phrases.count_phrases) kept in the layout store and, on a miss,
-counted in a second process while the build does other work.
+"""The corpus's phrase counts (pipeline.topics.naming.phrase_counts.count_phrases) kept in the layout store and, on a
+miss, counted in a second process while the build does other work.
 
 The counts depend only on the documents' texts and titles, not on the clustering, so a rebuild with other topic or
 clustering parameters reads them from the store (stage "phrases", keyed by both fingerprints and the phrases
@@ -23,7 +23,7 @@ import scipy.sparse as sp
 
 from pipeline.store.keys import StageKey, stage_key, texts_fingerprint
 from pipeline.store.layouts import Arrays, StageStore
-from pipeline.topics.naming.phrases import PhraseCounts, count_phrases
+from pipeline.topics.naming.phrase_counts import PhraseCounts, count_phrases
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +34,8 @@ BACKGROUND_MIN_DOCUMENTS = 5_000
 
 def phrase_counts_key(texts: Sequence[str], titles: Sequence[str] | None) -> StageKey:
     """The key of stage "phrases": the texts' and titles' fingerprints (pipeline.store.keys.texts_fingerprint; no
-    titles is its own key), the code of the phrases module and of this one, numpy and scipy."""
+    titles is its own key), the code of phrase_counts (with the modules it imports) and of this one, numpy and
+    scipy."""
     return stage_key(
         "phrases",
         inputs={
@@ -42,7 +43,7 @@ def phrase_counts_key(texts: Sequence[str], titles: Sequence[str] | None) -> Sta
             "titles": "none" if titles is None else texts_fingerprint(titles, "titles"),
         },
         libraries=("numpy", "scipy"),
-        code=("pipeline.topics.naming.phrases", __name__),
+        code=("pipeline.topics.naming.phrase_counts", __name__),
     )
 
 

@@ -1,11 +1,9 @@
-"""``topic-atlas place``: argument parsing and one call of :mod:`pipeline.operations.place`."""
+"""``topic-atlas place``: argument parsing and one call of :meth:`topic_atlas.Atlas.place_file`."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
-
-from pipeline.operations.place import place_file
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -32,29 +30,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _handle_place(args: argparse.Namespace) -> int:
     from pipeline.runtime.console import counted
-    from pipeline.runtime.errors import TargetError
+    from topic_atlas.atlas import Atlas
 
-    out = args.out.expanduser().resolve()
-    if out.suffix.lower() not in (".parquet", ".csv"):
-        raise TargetError(f"{out}: --out must end in .parquet or .csv")
-    if out.exists() and out.is_dir():
-        raise TargetError(f"{out} is a folder; give a file name")
-    if args.cache.expanduser().resolve() in out.parents:
-        raise TargetError(f"{out} is inside the cache folder, which place never modifies; write it elsewhere")
-    placed = place_file(args.cache, args.input, args.encoding, args.neighbors)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    temporary = out.with_name(f".{out.name}.partial")
-    if out.suffix.lower() == ".csv":
-        placed.assign(
-            neighbor_ids=placed["neighbor_ids"].map(";".join),
-            neighbor_scores=placed["neighbor_scores"].map(lambda s: ";".join(map(str, s))),
-        ).to_csv(temporary, index=False)
-    else:
-        placed.to_parquet(temporary, index=False)
-    temporary.replace(out)
+    placed = Atlas.open(args.cache).place_file(args.input, args.out, args.encoding, args.neighbors)
     counts = placed["topic_label"].value_counts()
     print(
-        f"placed {counted(len(placed), 'document')} into {out}; topics: "
+        f"placed {counted(len(placed), 'document')} into {args.out.expanduser().resolve()}; topics: "
         + ", ".join(f"{label} ({count})" for label, count in counts.items())
     )
     for row in placed[~placed["fits"]].itertuples():

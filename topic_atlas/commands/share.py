@@ -1,18 +1,11 @@
-"""``topic-atlas share``: argument parsing and one call of :mod:`dashboard.export.share_page`.
-
-One of the commands of :mod:`topic_atlas.cli`, registered as the pipeline's commands are (``register(subparsers)``;
-the handler returns the exit code). It lives here, not in ``pipeline/commands/``, because the share page is the
-dashboard's map: the command line's API layer sits above both the pipeline and the dashboard (issue 39).
-"""
+"""``topic-atlas share``: argument parsing and one call of :meth:`topic_atlas.Atlas.write_share` (the dashboard's
+map as one HTML file, dashboard.export.share_page)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
-
-from dashboard.export.share_page import write_share, write_share_folder
-from pipeline.cache import CacheError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -36,11 +29,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _handle_share(args: argparse.Namespace) -> int:
     """Write the share file (``--out``) or folder (``--folder``) and say what was written; 2 for an unreadable
     cache, its message on stderr."""
+    from pipeline.cache import CacheError
+    from topic_atlas.atlas import Atlas
+
     try:
         if args.out is not None:
-            result = write_share(args.cache, args.out)
+            result = Atlas.open(args.cache).write_share(args.out)
         else:
-            result = write_share_folder(args.cache, args.folder)
+            result = Atlas.open(args.cache).write_share(args.folder, folder=True)
     except CacheError as error:  # its message says what is wrong and how to rebuild
         print(f"error: {error}", file=sys.stderr)
         return 2

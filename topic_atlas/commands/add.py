@@ -1,15 +1,13 @@
-"""``topic-atlas add``: argument parsing and one call of :mod:`pipeline.operations.add`."""
+"""``topic-atlas add``: argument parsing and one call of :meth:`topic_atlas.Atlas.add`."""
 
 from __future__ import annotations
 
 import argparse
-from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pipeline import cache
-from pipeline.ingest.collections import Collection, collection_from_path, read_collection_file
-from pipeline.operations.add import AddResult, run_add
-from pipeline.runtime.errors import InputError
+if TYPE_CHECKING:
+    from pipeline.operations.add import AddResult
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -41,40 +39,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=_handle_add)
 
 
-def _collections(args: argparse.Namespace) -> tuple[Path | None, list[Collection] | None]:
-    """(the plain input file, the collections to add): --collections' entries, and --input as one more collection
-    when --name, --venue or --year name it (else as plain papers, or as a collection named from its file when the
-    atlas has collections: pipeline.operations.add.read_incoming)."""
-    if args.input is None and args.collections is None:
-        raise InputError("give --input FILE and/or --collections FILE")
-    collections = read_collection_file(args.collections) if args.collections is not None else []
-    named = args.name is not None or args.venue is not None or args.year is not None
-    if args.input is None:
-        if named:
-            raise InputError("--name, --venue and --year describe --input; give --input FILE")
-        return None, collections
-    if not named:
-        return args.input, collections or None
-    path = args.input.expanduser().resolve()
-    found = collection_from_path(path)
-    venue = (args.venue or found.venue).strip()
-    year = args.year if args.year is not None else found.year
-    name = (args.name or (f"{venue} {year}" if year is not None else found.name)).strip()
-    return None, [*collections, replace(found, name=name, venue=venue, year=year)]
-
-
 def _handle_add(args: argparse.Namespace) -> int:
-    source, collections = _collections(args)
-    result = run_add(args.cache, source, args.encoding, collections=collections)
-    print_report(result)
+    from topic_atlas.atlas import Atlas
+
+    atlas = Atlas.open(args.cache)
+    result = atlas.add(args.input, args.collections, args.name, args.venue, args.year, args.encoding)
+    print_report(result, {int(row.topic): row.label for row in atlas.topics.itertuples()})
     return 0
 
 
-def print_report(result: AddResult) -> None:
-    """What the add did: papers added and skipped, topics they went to, how well they fit, the candidate new topics,
-    why a refit is due, stage seconds."""
+def print_report(result: AddResult, labels: dict[int, str]) -> None:
+    """What the add did: papers added and skipped, topics they went to (``labels``: {topic id: label} of the grown
+    atlas), how well they fit, the candidate new topics, why a refit is due, stage seconds."""
     report = result.report
-    labels = {int(row.topic): row.label for row in cache.read_cache(result.cache_dir).topics.itertuples()}
     added_to = f" ({', '.join(report['collections'])})" if report.get("collections") else ""
     print(
         f"added {report['n_added']} papers{added_to} to {result.cache_dir} "

@@ -1,12 +1,9 @@
-"""``topic-atlas evaluate``: argument parsing and one call of :mod:`pipeline.quality.metrics`."""
+"""``topic-atlas evaluate``: argument parsing and one call of :meth:`topic_atlas.Atlas.evaluate`."""
 
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
-
-from pipeline.quality.metrics import METRICS_FILE, evaluate_cache, format_table
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -25,16 +22,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _handle_evaluate(args: argparse.Namespace) -> int:
     import sys
 
-    from pipeline.cache import CacheError, read_cache
+    from pipeline.cache import CacheError
+    from pipeline.quality.evaluation import METRICS_FILE
+    from pipeline.quality.metric_table import format_table
+    from topic_atlas.atlas import Atlas
 
     try:
-        topic_cache = read_cache(args.cache)
+        atlas = Atlas.load(args.cache)
     except CacheError as error:  # its message says what is wrong and how to rebuild
         print(f"error: {error}", file=sys.stderr)
         return 2
-    metrics = evaluate_cache(topic_cache)
-    target = Path(args.cache) / METRICS_FILE
-    target.write_text(json.dumps(metrics, indent=2), encoding="utf-8")
+    metrics = atlas.evaluate()
     print(format_table(metrics))
-    print(f"written to {target}")
+    print(f"written to {Path(args.cache) / METRICS_FILE}")
     return 0

@@ -1,12 +1,9 @@
-"""``topic-atlas rename``: argument parsing and one call of :mod:`pipeline.operations.rename`."""
+"""``topic-atlas rename``: argument parsing and one call of :meth:`topic_atlas.Atlas.label_topic`."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
-
-from pipeline import cache
-from pipeline.operations.rename import rename_topic
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -28,8 +25,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _handle_rename(args: argparse.Namespace) -> int:
-    rename_topic(args.cache, args.topic, None if args.reset else args.label)
-    label = cache.read_cache(args.cache).topics.set_index("topic").loc[args.topic, "label"]
+    from topic_atlas.atlas import Atlas
+
+    atlas = Atlas.open(args.cache)
+    atlas.label_topic(args.topic, None if args.reset else args.label)
+    label = atlas.topics.set_index("topic").loc[args.topic, "label"]
     print(
         f"topic {args.topic} of {args.cache} is now labelled {label!r}"
         + (" (its label before the rename)" if args.reset else "")

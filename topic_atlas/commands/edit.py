@@ -1,5 +1,6 @@
 """``topic-atlas edit {merge,split,delete,move,rename,undo,log,replay}``: argument parsing and one call of
-:mod:`pipeline.operations.edit` each."""
+:class:`topic_atlas.Atlas` each (``merge``, ``split``, ``delete_topic``, ``move``, ``rename``, ``undo``, ``edits``,
+``replay``)."""
 
 from __future__ import annotations
 
@@ -54,10 +55,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _handle_edit(args: argparse.Namespace) -> int:
-    from pipeline.operations import edit
+    from topic_atlas.atlas import Atlas
 
+    atlas = Atlas.open(args.cache)
     if args.action == "log":
-        table = edit.edits(args.cache)
+        table = atlas.edits()
         if table.empty:
             print(f"{args.cache} has no edits")
         for row in table.itertuples():
@@ -65,28 +67,23 @@ def _handle_edit(args: argparse.Namespace) -> int:
             print(f"{row.id:>3}  {row.at}  {row.by or '-'}  {row.op}: {row.summary}{undone}")
         return 0
     if args.action == "replay":
-        from pipeline.operations.edit_log import read_log
-        from pipeline.operations.edit_replay import replay_edits
-
-        if not args.log.is_file():
-            raise InputError(f"{args.log}: no such file; give the edits.jsonl saved from the atlas before")
-        for report in replay_edits(args.cache, read_log(args.log), by=args.by):
+        for report in atlas.replay(args.log, by=args.by):
             print(f"{report['id']:>3}  {report['op']}: {report['status']} ({report['note']})")
         return 0
     if args.action == "merge":
-        entry = edit.merge_topics(args.cache, args.topics, by=args.by)
+        entry = atlas.merge(args.topics, by=args.by)
     elif args.action == "split":
-        entry = edit.split_topic(args.cache, args.topic, args.k, by=args.by)
+        entry = atlas.split(args.topic, args.k, by=args.by)
     elif args.action == "delete":
-        entry = edit.delete_topic(args.cache, args.topic, to_nearest=args.to_nearest, by=args.by)
+        entry = atlas.delete_topic(args.topic, to_nearest=args.to_nearest, by=args.by)
     elif args.action == "move":
         ids = [part.strip() for part in str(args.ids).split(",") if part.strip()]
         if not ids:
             raise InputError("--ids is empty; give paper ids joined by commas: a,b,c")
-        entry = edit.move_papers(args.cache, ids, args.to, by=args.by)
+        entry = atlas.move(ids, args.to, by=args.by)
     elif args.action == "rename":
-        entry = edit.rename(args.cache, args.level, args.id, args.label, by=args.by)
+        entry = atlas.rename(args.level, args.id, args.label, by=args.by)
     else:
-        entry = edit.undo(args.cache, by=args.by)
+        entry = atlas.undo(by=args.by)
     print(f"edit {entry['id']} of {args.cache}: {entry['summary']}")
     return 0

@@ -1,10 +1,8 @@
-"""``topic-atlas fetch``: argument parsing and one call of :mod:`pipeline.ingest.openreview`."""
+"""``topic-atlas fetch``: argument parsing and one call of :func:`topic_atlas.fetching.fetch_venue`."""
 
 from __future__ import annotations
 
 import argparse
-import os
-from pathlib import Path
 from typing import Any
 
 from pipeline.ingest.decisions import DECISION_ORDER
@@ -14,28 +12,25 @@ from pipeline.ingest.openreview import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_PAGE_SIZE,
     MAX_PAGE_SIZE,
-    fetch_venue,
-    make_client,
 )
-from pipeline.runtime.errors import AtlasError
 
 
 def run(args: argparse.Namespace) -> int:
     """Handler of ``topic-atlas fetch``; returns the exit code (0 on success)."""
-    username = args.username or os.environ.get("OPENREVIEW_USERNAME") or None
-    password = args.password or os.environ.get("OPENREVIEW_PASSWORD") or None
-    if username and not password:
-        raise AtlasError("--username needs a password: pass --password or set OPENREVIEW_PASSWORD")
-    client = make_client(args.baseurl, username, password)
+    import pyarrow.parquet as pq
+
+    from topic_atlas.fetching import fetch_venue
+
     out = fetch_venue(
-        client,
         args.venue,
-        Path(args.out),
+        args.out,
         page_size=args.page_size,
         max_retries=args.max_retries,
         backoff_s=args.backoff,
+        baseurl=args.baseurl,
+        username=args.username,
+        password=args.password,
     )
-    import pyarrow.parquet as pq
 
     decisions = pq.read_table(out, columns=["decision"]).column("decision").to_pylist()
     counts = ", ".join(f"{name} {decisions.count(name)}" for name in DECISION_ORDER)
@@ -44,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: Any) -> None:
-    """Add the ``fetch`` subcommand to the ``topic-atlas`` parser (see pipeline/commands/main.py)."""
+    """Add the ``fetch`` subcommand to the ``topic-atlas`` parser (see topic_atlas/cli.py)."""
     parser = subparsers.add_parser(
         "fetch",
         help="download a venue's submissions from OpenReview into a Parquet corpus (needs internet)",

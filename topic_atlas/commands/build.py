@@ -1,4 +1,4 @@
-"""``topic-atlas build``: argument parsing and one call of :mod:`pipeline.operations.build`."""
+"""``topic-atlas build``: argument parsing and one call of :meth:`topic_atlas.Atlas.build`."""
 
 from __future__ import annotations
 
@@ -7,12 +7,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from pipeline.config import BuildConfig
-from pipeline.ingest.collections import Collection, collection_from_path, read_collection_file
-from pipeline.operations.build import default_input, run_build
-from pipeline.represent.encoders import ENCODER_NAMES, default_store
+from pipeline.operations.build import default_input
+from pipeline.represent.embedding_store import default_store
+from pipeline.represent.encoder_registry import ENCODER_NAMES
 from pipeline.represent.representation import LEXICAL
 from pipeline.runtime.console import counted, shown_on_terminal
-from pipeline.runtime.errors import InputError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -148,25 +147,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=_handle_build)
 
 
-def _inputs(args: argparse.Namespace) -> tuple[Path, list[Collection] | None]:
-    """The input file (one input: built exactly as always) or the collections and the file that stands for them."""
-    inputs: list[Path] = args.input or []
-    if args.collections is not None:
-        if inputs:
-            raise InputError("give either --collections FILE or --input files, not both")
-        return args.collections, read_collection_file(args.collections)
-    if len(inputs) <= 1:
-        return (inputs[0] if inputs else default_input()), None
-    collections = [collection_from_path(path.expanduser().resolve()) for path in inputs]
-    names = [collection.name for collection in collections]
-    if len(set(names)) < len(names):  # two files named alike: each by its own stem
-        collections = [replace(collection, name=collection.path.stem) for collection in collections]
-    if len({collection.path for collection in collections}) < len(collections):
-        raise InputError("the same --input file is given twice; give each collection once")
-    return inputs[0], collections
-
-
 def _handle_build(args: argparse.Namespace) -> int:
+    from topic_atlas.atlas import Atlas
+
     config = replace(
         BuildConfig(),
         embedding_model=args.embedding_model,
@@ -183,20 +166,19 @@ def _handle_build(args: argparse.Namespace) -> int:
         corpus_name=(args.name or "").strip() or None,
         namer_url=args.namer_url,
     )
-    source, collections = _inputs(args)
-    result = run_build(
-        source,
+    atlas = Atlas.build(
+        args.input,
         args.cache,
         config,
+        collections=args.collections,
         encoding=args.encoding,
         embedding_store=None if args.no_embedding_cache else args.embedding_cache,
         force=args.force,
         align=not args.no_align,
-        collections=collections,
     )
-    manifest = result.manifest
+    manifest = atlas.manifest
     print(
-        f"cache written to {result.cache_dir}: {counted(manifest['n_documents'], 'document')}, "
+        f"cache written to {atlas.folder}: {counted(manifest['n_documents'], 'document')}, "
         f"{counted(manifest['n_topics'], 'topic')}, "
         f"outlier fraction {manifest['outlier_fraction']:.3f}, peak memory {manifest['peak_rss_mb']:.0f} MiB"
     )

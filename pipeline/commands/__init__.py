@@ -1,1 +1,0 @@
-"""Thin command-line entry points: argument parsing plus one call each; nothing imports them."""

@@ -1,0 +1,186 @@
+"""``topic-atlas evaluate``: how good are the topics and how faithful is the map? All the metrics of one topic model
+over one corpus as one JSON-ready dict (``metrics.json``, ``manifest["metrics"]``), for a build in memory or a cache
+folder.
+
+Every metric is a small function on plain arrays, so the build (in memory), this command (on a cache folder)
+and ``bench/quality.py`` (on peer models) score the same way. What each one measures and where it comes from:
+
+- ``npmi``: NPMI coherence of each topic's top 10 terms (Bouma 2009; Röder et al. 2015, "Exploring the space
+  of topic coherence measures"), computed as gensim's ``CoherenceModel(coherence="c_npmi")`` computes it, with its
+  default sliding window of 10 tokens (pipeline.quality.npmi: the same figures from sparse matrix products), averaged
+  over topics (outlier topic -1 excluded). The reference corpus is the corpus's own model texts tokenised by
+  scikit-learn's default ``CountVectorizer()`` analyzer, stop words kept: every configuration is scored on the same
+  tokens, and a stop word in a top list is scored like any other word (it co-occurs with everything, so it drags the
+  topic towards 0). Terms the reference tokens lack, such as multi-word terms, are skipped; a topic left with fewer than
+  2 scorable terms is skipped and counted. Range [-1, 1]; higher means the terms of a topic occur together more than
+  chance.
+- ``topic_diversity``: the share of unique terms among all topics' top 25 terms (Dieng, Ruiz & Blei 2020,
+  "Topic modeling in embedding spaces"; used in the BERTopic paper, Grootendorst 2022). Range (0, 1]; 1 means no
+  two topics share a top term.
+- ``outlier_fraction``, ``n_topics``, ``largest_topic_share``: share of documents in topic -1, number of topics
+  other than -1, and the largest topic's share of all documents.
+- ``trustworthiness_2d``: Venna & Kaski (2001) trustworthiness of the 2D map at k=10, as
+  ``sklearn.manifold.trustworthiness(embeddings, map, n_neighbors=10, metric="cosine")`` computes it (cosine in the
+  embedding space, Euclidean on the map), evaluated in row blocks so that memory stays O(block x n). Range
+  [0, 1]; it penalises map neighbours that are far apart in the embedding space.
+- ``knn_recall_2d``: mean over documents of |N_k(embedding) ∩ N_k(map)| / k with k=10, the cosine neighbours in
+  the embedding space against the Euclidean neighbours on the map (the "neighbourhood preservation" or kNN
+  recall of Lee & Verleysen 2009; Kobak & Berens 2019). 1 means the map keeps every neighbourhood.
+- With a categorical reference column (``decision`` for ICLR): ``nmi_reference`` and ``ari_reference``, the
+  normalised mutual information and adjusted Rand index of the topics (outliers as one more group) against the
+  reference (scikit-learn); ``knn_accuracy_embedding`` and ``knn_accuracy_2d``, the accuracy of a k=10 nearest-
+  neighbour classifier of the reference under 10-fold stratified cross-validation on the embeddings (cosine) and
+  on the map (Euclidean), next to ``reference_majority_share``, the accuracy of always guessing the commonest value.
+
+The metrics are defined in pipeline.quality.topic_metrics (the terms and the sizes), pipeline.quality.neighbour_metrics
+(trustworthiness, kNN recall and accuracy; pipeline.quality.map_metrics computes them as reported) and
+pipeline.quality.agreement (the reference columns); pipeline.quality.metric_table prints them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from pipeline.quality.agreement import (
+    agreement_references,
+    has_reference,
+    majority_share,
+    reference_agreement,
+    reference_column,
+)
+from pipeline.quality.map_metrics import EVALUATION_SAMPLE, TRUSTWORTHINESS_SAMPLE, map_metrics
+from pipeline.quality.neighbour_metrics import NEIGHBOURS
+from pipeline.quality.topic_metrics import coherence_metrics, topic_shares
+
+if TYPE_CHECKING:  # evaluate_cache's argument: the metrics need no cache reading code
+    from pipeline.cache import TopicCache
+
+METRICS_FILE = "metrics.json"
+
+
+def _rounded(value: Any) -> Any:
+    if isinstance(value, float):
+        return None if math.isnan(value) else round(value, 4)
+    return value
+
+
+def evaluate_topics(
+    texts: Sequence[str],
+    topics: Sequence[int] | np.ndarray,
+    topic_terms: Mapping[int, Sequence[str]],
+    embeddings: np.ndarray | None = None,
+    coordinates: np.ndarray | None = None,
+    reference: Sequence[Any] | None = None,
+    reference_name: str | None = None,
+    k: int = NEIGHBOURS,
+    knn_indices: np.ndarray | None = None,
+    map_figures: Mapping[str, float | None] | None = None,
+    references: Mapping[str, Sequence[Any]] | None = None,
+    coherence_figures: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """All metrics of one topic model over one corpus, as a JSON-ready dict (see the module docstring).
+
+    Parameters
+    ----------
+    texts : the n model texts (reference corpus for NPMI).
+    topics : int, n; topic per document, -1 = outlier.
+    topic_terms : {topic: terms, best first}.
+    embeddings : float, n x dim, or None to skip the map and embedding metrics.
+    coordinates : float, n x 2 map positions, or None to skip the map metrics.
+    reference : n categorical values (e.g. decisions), or None to skip the reference metrics.
+    reference_name : the reference column's name, recorded as ``reference_column``.
+    k : neighbours for the map and kNN metrics.
+    knn_indices : int, n x m (m > k), each row's cosine neighbours in the embedding space, itself included (the
+        build's :func:`pipeline.geometry.neighbors.cosine_knn` output), to save computing them again.
+    map_figures : the output of :func:`map_metrics` when already known (the build caches it), else computed here.
+    references : {column: n categorical values} (from :func:`agreement_references`): each gets a block
+        ``metrics["references"][column]`` with nmi, ami, ari, knn_accuracy_embedding, knn_accuracy_2d,
+        majority_share and n_classes (the flat keys above describe ``reference`` alone, for older readers).
+    coherence_figures : the output of :func:`coherence_metrics` for these texts and terms when already known (the
+        build measures it while the map is still being drawn), else computed here.
+
+    Metrics that cannot be computed (too few documents, no map) are None. NaN never appears (JSON has none).
+    """
+    topics = np.asarray(topics, dtype=np.int64)
+    n = len(topics)
+    if len(texts) != n:
+        raise ValueError(f"{len(texts)} texts for {n} topic assignments")
+    metrics: dict[str, Any] = {
+        "n_documents": n,
+        "k": k,
+        "map_metrics_sample": min(n, EVALUATION_SAMPLE),
+        "trustworthiness_sample": n if n <= EVALUATION_SAMPLE else TRUSTWORTHINESS_SAMPLE,
+        **topic_shares(topics),
+    }
+    metrics.update(coherence_figures if coherence_figures is not None else coherence_metrics(texts, topic_terms))
+    references = {name: values for name, values in (references or {}).items() if has_reference(values)}
+    if map_figures is None:
+        map_figures = map_metrics(embeddings, coordinates, reference, k, knn_indices, references)
+    metrics["trustworthiness_2d"] = map_figures.get("trustworthiness_2d")
+    metrics["knn_recall_2d"] = map_figures.get("knn_recall_2d")
+    if has_reference(reference):
+        metrics["reference_column"] = reference_name
+        metrics.update(
+            {key: value for key, value in reference_agreement(topics, reference).items() if key != "ami_reference"}
+        )
+        metrics["knn_accuracy_embedding"] = map_figures.get("knn_accuracy_embedding")
+        metrics["knn_accuracy_2d"] = map_figures.get("knn_accuracy_2d")
+        metrics["reference_majority_share"] = majority_share(reference)
+    metrics = {key: _rounded(value) for key, value in metrics.items()}
+    if references:
+        metrics["references"] = {
+            name: reference_block(topics, values, name, map_figures) for name, values in references.items()
+        }
+    return metrics
+
+
+def reference_block(
+    topics: np.ndarray, values: Sequence[Any], name: str, map_figures: Mapping[str, float | None]
+) -> dict[str, Any]:
+    """One column's agreement figures (see evaluate_topics' ``references``), rounded, None where not computable."""
+    agreement = reference_agreement(topics, values)
+    block = {
+        "nmi": agreement["nmi_reference"],
+        "ami": agreement["ami_reference"],
+        "ari": agreement["ari_reference"],
+        "knn_accuracy_embedding": map_figures.get(f"{name}:knn_accuracy_embedding"),
+        "knn_accuracy_2d": map_figures.get(f"{name}:knn_accuracy_2d"),
+        "majority_share": majority_share(values),
+        "n_classes": int(pd.Series(list(values), dtype=object).dropna().nunique()),
+    }
+    return {key: _rounded(value) for key, value in block.items()}
+
+
+def cache_texts(documents: pd.DataFrame) -> list[str]:
+    """The model texts of a cache's documents: ``join_title_abstract(model_text(title), model_text(abstract))``."""
+    from pipeline.ingest.clean import join_title_abstract, model_text
+
+    def text(value: Any) -> str:
+        return "" if value is None or (isinstance(value, float) and math.isnan(value)) else str(value)
+
+    return [
+        join_title_abstract(model_text(text(title)), model_text(text(abstract)))
+        for title, abstract in zip(documents["title"], documents["abstract"])
+    ]
+
+
+def evaluate_cache(topic_cache: TopicCache) -> dict[str, Any]:
+    """All metrics of a :class:`pipeline.cache.TopicCache` (documents, topics, embeddings); see evaluate_topics."""
+    documents, topics = topic_cache.documents, topic_cache.topics
+    topic_terms = {int(row.topic): [term for term, _ in row.top_terms] for row in topics.itertuples()}
+    column = reference_column(documents)
+    return evaluate_topics(
+        cache_texts(documents),
+        documents["topic"].to_numpy(),
+        topic_terms,
+        embeddings=topic_cache.embeddings(),
+        coordinates=documents[["x", "y"]].to_numpy(dtype=np.float64),
+        reference=documents[column].tolist() if column else None,
+        reference_name=column,
+        references=agreement_references(documents),
+    )
