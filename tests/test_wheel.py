@@ -19,7 +19,10 @@ import venv
 import zipfile
 from pathlib import Path
 
+import pandas as pd
 import pytest
+
+from tests.conftest import ICLR2025, needs_shared
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ("pyproject.toml", "README.md", "pipeline", "dashboard", "topic_atlas", "data", ".streamlit")
@@ -85,7 +88,9 @@ def test_the_wheel_holds_the_files_the_code_reads(wheel: Path):
         ).decode("utf-8")
 
 
-def test_an_install_outside_the_checkout_finds_its_package_data(wheel: Path, tmp_path: Path):
+def installed_environment(wheel: Path, tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A fresh virtual environment ``tmp_path/venv`` with ``wheel`` installed (its dependencies lent by this
+    interpreter's site-packages): its python and an environment without PYTHONPATH."""
     environment = tmp_path / "venv"
     venv.EnvBuilder(with_pip=False).create(environment)
     python = environment / "bin" / "python"
@@ -100,6 +105,16 @@ def test_an_install_outside_the_checkout_finds_its_package_data(wheel: Path, tmp
         [python, "-m", "pip", "install", "--no-deps", "-q", str(wheel)], capture_output=True, text=True, env=clean
     )
     assert installed.returncode == 0, installed.stderr[-3000:]
+    return python, clean
+
+
+def test_an_install_outside_the_checkout_finds_its_package_data(wheel: Path, tmp_path: Path):
+    python, clean = installed_environment(wheel, tmp_path)
+    site = Path(
+        subprocess.check_output(
+            [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], text=True
+        ).strip()
+    )
     work = tmp_path / "elsewhere"
     work.mkdir()
     probe = subprocess.run([python, "-c", PROBE], capture_output=True, text=True, cwd=work, env=clean, timeout=300)
@@ -114,9 +129,63 @@ def test_an_install_outside_the_checkout_finds_its_package_data(wheel: Path, tmp
         found["options"].index("--client.showErrorDetails") :
     ][:2]
     command = subprocess.run(
-        [environment / "bin" / "topic-atlas", "--help"], capture_output=True, text=True, cwd=work, env=clean
+        [python.parent / "topic-atlas", "--help"], capture_output=True, text=True, cwd=work, env=clean
     )
     assert command.returncode == 0 and "build" in command.stdout, command.stderr[-2000:]
     assert "share" in command.stdout  # the command line's own command, beside the pipeline's (topic_atlas.cli)
     assert not (site / ".cache").exists() and not (site / "caches").exists()  # nothing written beside the modules
     assert {path.name for path in work.iterdir()} <= {".cache"}  # the command's log, in the folder it ran in
+
+
+USE = """
+import json, sys
+import pandas as pd
+import topic_atlas as ta
+from streamlit.testing.v1 import AppTest
+from topic_atlas.serving import page_script
+
+papers = pd.read_csv(sys.argv[1])
+ta.Atlas.fit(papers, "scratch").save("from-api")
+atlas = ta.Atlas.load("from-api")
+import os
+os.environ["ATLAS_CACHE"] = str(atlas.folder)
+page = AppTest.from_file(str(page_script()), default_timeout=120).run()
+print(json.dumps({
+    "module": ta.__file__,
+    "papers": len(atlas.documents),
+    "topics": int((atlas.topics["topic"] >= 0).sum()),
+    "errors": [item.value for item in page.exception] + [item.value for item in page.error],
+    "captions": [item.value for item in page.caption][:3],
+}))
+"""
+
+
+def test_an_install_builds_fits_and_serves_outside_the_checkout(wheel: Path, tmp_path: Path):
+    """Issue 39's "Done when": in a fresh environment outside the checkout, ``topic-atlas build`` and
+    ``ta.Atlas.fit(...).save(...)`` work on 300 real abstracts, and the page serves the saved folder (AppTest of the
+    installed page script)."""
+    needs_shared(ICLR2025)
+    python, clean = installed_environment(wheel, tmp_path)
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    papers = pd.read_parquet(ICLR2025, columns=["openreview_id", "title", "abstract"]).sample(300, random_state=5)
+    papers.to_csv(work / "papers.csv", index=False)
+    built = subprocess.run(
+        [python.parent / "topic-atlas", "build", "--input", "papers.csv", "--cache", "from-cli"],
+        capture_output=True,
+        text=True,
+        cwd=work,
+        env=clean,
+        timeout=600,
+    )
+    assert built.returncode == 0, built.stderr[-3000:]
+    assert (work / "from-cli" / "manifest.json").is_file()
+    used = subprocess.run(
+        [python, "-c", USE, "papers.csv"], capture_output=True, text=True, cwd=work, env=clean, timeout=600
+    )
+    assert used.returncode == 0, used.stderr[-3000:]
+    found = json.loads(used.stdout.strip().splitlines()[-1])
+    assert Path(found["module"]).is_relative_to(tmp_path / "venv")
+    assert found["papers"] >= 290 and found["topics"] >= 2  # a placeholder or a copy among them is set apart
+    assert found["errors"] == []
+    assert any(f"{found['papers']} papers" in caption for caption in found["captions"]), found["captions"]

@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from pipeline.operations.add import AddResult
 
 TEXT_COLUMNS = ("title", "abstract")
+FRAME_NAME = "Papers"  # the name of an atlas fitted from a DataFrame or texts, not a file, when none is given
 
 
 class Atlas:
@@ -81,13 +83,15 @@ class Atlas:
         data: pd.DataFrame | Sequence[str],
         folder: Path | str | None = None,
         config: BuildConfig | None = None,
+        name: str | None = None,
     ) -> Atlas:
         """Fit an atlas of ``data`` and write it to ``folder`` (default: a new temporary folder).
 
         ``data``: a DataFrame with a ``title`` and/or ``abstract`` column (other columns, such as ``doc_id``,
         ``keywords``, ``decision``, ``primary_area``, ``year``, are kept as the build keeps a corpus file's), or a
         sequence of texts (each one abstract; ids ``row-1``, ``row-2``, ...). ``config``: the build's parameters
-        (pipeline.config.BuildConfig; size-dependent ones are resolved for the corpus).
+        (pipeline.config.BuildConfig; size-dependent ones are resolved for the corpus). ``name``: the corpus's name,
+        the page's title (default: ``config.corpus_name``, else "Papers").
 
         Raises ValueError for a DataFrame without a title or abstract column, and the build's errors (InputError,
         CorpusTooSmallError, EmptyVocabularyError) for a corpus it cannot model.
@@ -95,11 +99,13 @@ class Atlas:
         from pipeline.operations.build import run_build
 
         frame = _as_frame(data)
+        chosen = config or BuildConfig()
+        chosen = replace(chosen, corpus_name=name or chosen.corpus_name or FRAME_NAME)
         target = Path(folder) if folder is not None else Path(tempfile.mkdtemp(prefix="topic-atlas-")) / "atlas"
         with tempfile.TemporaryDirectory(prefix="topic-atlas-input-") as scratch:
             corpus = Path(scratch) / "corpus.parquet"
             frame.to_parquet(corpus, index=False)
-            run_build(corpus, target, config or BuildConfig(), force=folder is None)
+            run_build(corpus, target, chosen, force=folder is None)
         return cls.load(target)
 
     @classmethod

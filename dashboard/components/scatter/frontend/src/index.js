@@ -4,15 +4,15 @@
 // (colours, emphasis, labels, highlights, selection, frame) is a small message. Events go back to Python as
 // {kind: "click" | "double_click" | "lasso" | "need_points" | "shown", ...} with a sequence number.
 import createScatterplot from "regl-scatterplot";
+import { Streamlit } from "streamlit-component-lib/dist/streamlit.js"; // the Streamlit object alone: no React
 import { labelOrder, markCovered, placeLabels } from "./labels.js";
 
-const send = (type, extra) => window.parent.postMessage({ isStreamlitMessage: true, type, ...extra }, "*");
 let seq = 0;
 const emitted = []; // the kinds of the latest events sent, for the browser tests
 const emit = (value) => {
   emitted.push(value.kind);
   if (emitted.length > 20) emitted.shift();
-  send("streamlit:setComponentValue", { value: { ...value, seq: ++seq }, dataType: "json" });
+  Streamlit.setComponentValue({ ...value, seq: ++seq });
 };
 
 const store = (() => {
@@ -150,7 +150,7 @@ function resize() {
     clearTimeout(refitTimer);
     refitTimer = setTimeout(() => fit(false), 80);
   }
-  send("streamlit:setFrameHeight", { height: document.body.scrollHeight });
+  Streamlit.setFrameHeight(document.body.scrollHeight);
 }
 
 function ensurePlot() {
@@ -647,7 +647,5 @@ new ResizeObserver(() => {
   if (queuedRender && !rendering && !hidden()) drawQueuedRenders(); // a render that came while the tab was hidden
 }).observe(plot);
 
-window.addEventListener("message", (event) => {
-  if (event.data && event.data.type === "streamlit:render") onRender(event.data.args);
-});
-send("streamlit:componentReady", { apiVersion: 1 });
+Streamlit.events.addEventListener(Streamlit.RENDER_EVENT, (event) => onRender(event.detail.args));
+Streamlit.setComponentReady();
