@@ -84,3 +84,15 @@ def test_add_grows_the_atlas_and_write_share_says_what_it_wrote(atlas_folder: Pa
     assert atlas.manifest["n_documents"] == len(atlas.documents) == 21
     shared = atlas.write_share(tmp_path / "atlas.html")
     assert shared.path.is_file() and shared.papers == 21 and shared.bytes == shared.path.stat().st_size
+
+
+def test_add_takes_a_dataframe_as_fit_does(atlas_folder: Path, tmp_path: Path):
+    """``atlas.add(frame)``: the papers of a DataFrame join without a file, ids and all."""
+    atlas = ta.Atlas.load(ta.Atlas.load(atlas_folder).save(tmp_path / "copy"))
+    before = len(atlas.documents)
+    frame = pd.read_csv(new_papers(tmp_path / "new.csv")).assign(id=["frame-a", "frame-b"])
+    result = atlas.add(frame)
+    assert result.report["n_added"] == 2
+    assert {"frame-a", "frame-b"} <= set(atlas.documents["doc_id"]) and len(atlas.documents) == before + 2
+    with pytest.raises(ValueError, match="'title' or 'abstract'"):
+        atlas.add(pd.DataFrame({"text": ["a paper"]}))

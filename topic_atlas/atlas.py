@@ -372,33 +372,50 @@ class Atlas:
 
     def add(
         self,
-        path: Path | str | None = None,
+        data: pd.DataFrame | Sequence[str] | Path | str | None = None,
         collections: Path | str | None = None,
         name: str | None = None,
         venue: str | None = None,
         year: int | None = None,
         encoding: str | None = None,
     ) -> AddResult:
-        """Add the papers of the corpus file ``path`` and/or the collections of the TOML collection file
-        ``collections`` without a refit (``topic-atlas add``; pipeline.operations.add): each paper's topic by its
+        """Add papers without a refit (``topic-atlas add``; pipeline.operations.add): each paper's topic by its
         nearest papers' vote, its position among them; topic sizes, terms and representative papers updated; the
         papers that fit no topic grouped into candidate new topics; the folder rewritten atomically under its
-        writer lock. ``name``, ``venue``, ``year`` make ``path`` a collection (topic_atlas.inputs.add_inputs).
+        writer lock.
+
+        ``data``: a corpus file's path, or a DataFrame (a ``title`` and/or ``abstract`` column, others kept as
+        :meth:`fit` keeps them) or texts (abstracts); and/or ``collections``, a TOML collection file. ``name``,
+        ``venue``, ``year`` make ``data`` a collection (topic_atlas.inputs.add_inputs). ``encoding``: a file's text
+        encoding (None: UTF-8, else Windows-1252 with a warning).
 
         Returns pipeline.operations.add.AddResult: the folder (resolved), its new manifest and the add's report
         (n_added, dropped, topics, misfits, candidates, refit_reasons, timings_s, ...); the atlas's tables are read
-        again when next used. Raises InputError (no file given, a bad file), TargetError (no readable atlas,
-        another writer) or CorpusTooSmallError (no paper not already in the atlas); then nothing is written."""
+        again when next used. Raises ValueError for a DataFrame without a title or abstract column, InputError (no
+        papers given, a bad file), TargetError (no readable atlas, another writer) or CorpusTooSmallError (no paper
+        not already in the atlas); then nothing is written."""
+        if data is None or isinstance(data, (str, Path)):
+            return self._add_file(Path(data) if data is not None else None, collections, name, venue, year, encoding)
+        frame = _as_frame(data)
+        with tempfile.TemporaryDirectory(prefix="topic-atlas-added-") as scratch:
+            added = Path(scratch) / "added.parquet"
+            frame.to_parquet(added, index=False)
+            return self._add_file(added, collections, name, venue, year, encoding)
+
+    def _add_file(
+        self,
+        path: Path | None,
+        collections: Path | str | None,
+        name: str | None,
+        venue: str | None,
+        year: int | None,
+        encoding: str | None,
+    ) -> AddResult:
+        """:meth:`add` of a corpus file (or of ``collections`` alone)."""
         from pipeline.operations.add import run_add
         from topic_atlas.inputs import add_inputs
 
-        source, chosen = add_inputs(
-            Path(path) if path is not None else None,
-            Path(collections) if collections is not None else None,
-            name,
-            venue,
-            year,
-        )
+        source, chosen = add_inputs(path, Path(collections) if collections is not None else None, name, venue, year)
         result = run_add(self.folder, source, encoding, collections=chosen)
         self._changed(result.manifest)
         return result
