@@ -3,38 +3,19 @@ over one corpus as one JSON-ready dict (``metrics.json``, ``manifest["metrics"]`
 folder.
 
 Every metric is a small function on plain arrays, so the build (in memory), this command (on a cache folder)
-and ``bench/quality.py`` (on peer models) score the same way. What each one measures and where it comes from:
+and ``bench/quality.py`` (on peer models) score the same way. The keys, each defined with its source where it is
+computed:
 
-- ``npmi``: NPMI coherence of each topic's top 10 terms (Bouma 2009; Röder et al. 2015, "Exploring the space
-  of topic coherence measures"), computed as gensim's ``CoherenceModel(coherence="c_npmi")`` computes it, with its
-  default sliding window of 10 tokens (pipeline.quality.npmi: the same figures from sparse matrix products), averaged
-  over topics (outlier topic -1 excluded). The reference corpus is the corpus's own model texts tokenised by
-  scikit-learn's default ``CountVectorizer()`` analyzer, stop words kept: every configuration is scored on the same
-  tokens, and a stop word in a top list is scored like any other word (it co-occurs with everything, so it drags the
-  topic towards 0). Terms the reference tokens lack, such as multi-word terms, are skipped; a topic left with fewer than
-  2 scorable terms is skipped and counted. Range [-1, 1]; higher means the terms of a topic occur together more than
-  chance.
-- ``topic_diversity``: the share of unique terms among all topics' top 25 terms (Dieng, Ruiz & Blei 2020,
-  "Topic modeling in embedding spaces"; used in the BERTopic paper, Grootendorst 2022). Range (0, 1]; 1 means no
-  two topics share a top term.
-- ``outlier_fraction``, ``n_topics``, ``largest_topic_share``: share of documents in topic -1, number of topics
-  other than -1, and the largest topic's share of all documents.
-- ``trustworthiness_2d``: Venna & Kaski (2001) trustworthiness of the 2D map at k=10, as
-  ``sklearn.manifold.trustworthiness(embeddings, map, n_neighbors=10, metric="cosine")`` computes it (cosine in the
-  embedding space, Euclidean on the map), evaluated in row blocks so that memory stays O(block x n). Range
-  [0, 1]; it penalises map neighbours that are far apart in the embedding space.
-- ``knn_recall_2d``: mean over documents of |N_k(embedding) ∩ N_k(map)| / k with k=10, the cosine neighbours in
-  the embedding space against the Euclidean neighbours on the map (the "neighbourhood preservation" or kNN
-  recall of Lee & Verleysen 2009; Kobak & Berens 2019). 1 means the map keeps every neighbourhood.
-- With a categorical reference column (``decision`` for ICLR): ``nmi_reference`` and ``ari_reference``, the
-  normalised mutual information and adjusted Rand index of the topics (outliers as one more group) against the
-  reference (scikit-learn); ``knn_accuracy_embedding`` and ``knn_accuracy_2d``, the accuracy of a k=10 nearest-
-  neighbour classifier of the reference under 10-fold stratified cross-validation on the embeddings (cosine) and
-  on the map (Euclidean), next to ``reference_majority_share``, the accuracy of always guessing the commonest value.
+- ``npmi``, ``topic_diversity``, ``outlier_fraction``, ``n_topics``, ``largest_topic_share``:
+  pipeline.quality.topic_metrics (the terms and the sizes);
+- ``trustworthiness_2d``, ``knn_recall_2d``: pipeline.quality.neighbour_metrics, computed as reported (k=10, in row
+  blocks, sampled above TRUSTWORTHINESS_SAMPLE documents) by pipeline.quality.map_metrics;
+- with a categorical reference column (``decision`` for ICLR): ``nmi_reference``, ``ari_reference``
+  (pipeline.quality.agreement), ``knn_accuracy_embedding`` and ``knn_accuracy_2d`` (a k=10 nearest-neighbour
+  classifier of the reference under 10-fold stratified cross-validation, neighbour_metrics) beside
+  ``reference_majority_share``, the accuracy of always guessing the commonest value.
 
-The metrics are defined in pipeline.quality.topic_metrics (the terms and the sizes), pipeline.quality.neighbour_metrics
-(trustworthiness, kNN recall and accuracy; pipeline.quality.map_metrics computes them as reported) and
-pipeline.quality.agreement (the reference columns); pipeline.quality.metric_table prints them.
+pipeline.quality.metric_table prints them.
 """
 
 from __future__ import annotations
