@@ -182,3 +182,31 @@ def test_choosing_a_dropped_row_opens_it_as_a_dropped_record(dropped_cache: Path
     texts = [element.value for element in app.text]
     assert "Withdrawn submission number 3" in texts and NOTICE in texts
     assert f"dropped: {DROP_PLACEHOLDER}: it has no topic and no place on the map." in texts
+
+
+def test_an_add_keeps_the_records_it_drops_beside_the_builds(dropped_cache: Path, case_file: Path, tmp_path: Path):
+    """Records a later ``add`` drops (an empty abstract, copies of the withdrawal notice) join dropped.parquet after
+    the build's, so every id of both files is a document, a copy or a dropped record."""
+    import topic_atlas as ta
+
+    atlas = ta.Atlas.load(ta.Atlas.load(dropped_cache).save(tmp_path / "grown"))
+    before = read_cache(atlas.folder).dropped
+    kept = pd.read_csv(case_file, dtype=str).dropna(subset=["abstract"])
+    new = kept[kept["abstract"].str.len() > 400].head(3).assign(
+        openreview_id=lambda frame: "new-" + frame["openreview_id"], title=lambda frame: "New: " + frame["title"]
+    )
+    empty = pd.DataFrame({"openreview_id": ["new-empty"], "title": ["A title without an abstract"], "abstract": [""]})
+    notices = pd.DataFrame(
+        {"openreview_id": ["new-withdrawn-1", "new-withdrawn-2"], "title": ["Gone 1", "Gone 2"], "abstract": NOTICE}
+    )
+    incoming = pd.concat([new, empty, notices], ignore_index=True)
+    path = tmp_path / "more.csv"
+    incoming.to_csv(path, index=False)
+    atlas.add(path)
+    after = read_cache(atlas.folder)
+    assert after.dropped["doc_id"].tolist()[: len(before)] == before["doc_id"].tolist()  # the build's first
+    added = after.dropped.iloc[len(before) :]
+    assert set(added["doc_id"]) == {"new-empty", "new-withdrawn-1", "new-withdrawn-2"}
+    assert added.set_index("doc_id").at["new-withdrawn-2", "copy_of"] == "new-withdrawn-1"
+    listed = set(after.documents["doc_id"]) | set(after.copies["doc_id"]) | set(after.dropped["doc_id"])
+    assert set(incoming["openreview_id"]) <= listed

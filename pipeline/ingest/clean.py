@@ -480,10 +480,24 @@ def dropped_table(
     table["doc_id"] = table["doc_id"].astype(str)
     table["reason"] = table["doc_id"].map(reason_of)
     table[COPY_COLUMN] = table["doc_id"].map(lambda doc_id: first_of.get(doc_id, ""))
-    for column in table.select_dtypes(include="object").columns:  # one type a column, as Parquet needs: text or none
-        table[column] = [None if _missing(value) else str(value) for value in table[column]]
     first = ["doc_id", "title", "abstract", "reason", COPY_COLUMN]
-    return table[first + [column for column in table.columns if column not in first]]
+    return objects_as_text(table[first + [column for column in table.columns if column not in first]])
+
+
+def joined_dropped(earlier: pd.DataFrame, later: pd.DataFrame) -> pd.DataFrame:
+    """Two :func:`dropped_table` tables (an atlas's and an add's) as one, ``earlier`` first; a column of numbers in
+    one and text in the other becomes text, so the whole can be written to Parquet."""
+    if not len(earlier) or not len(later):
+        return later if len(later) else earlier
+    return objects_as_text(pd.concat([earlier, later], ignore_index=True))
+
+
+def objects_as_text(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` (changed in place, and returned) with each object column's cells as text or None: one type a
+    column, as Parquet needs."""
+    for column in table.select_dtypes(include="object").columns:
+        table[column] = [None if _missing(value) else str(value) for value in table[column]]
+    return table
 
 
 def _missing(value: object) -> bool:

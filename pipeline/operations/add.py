@@ -76,24 +76,23 @@ class AddResult:
     report: dict[str, Any]
 
 
-def read_new_papers(
-    input_path: Path, encoding: str | None
-) -> tuple[pd.DataFrame, dict[str, int], dict[str, list[str]]]:
-    """Read and clean the new papers as a build does (pipeline.ingest.corpus, pipeline.ingest.clean).
-
-    Returns (documents with the build's columns plus ``text``, dropped counts, dropped ids).
-    Raises InputError for a bad file.
+def read_new_papers(input_path: Path, encoding: str | None) -> NewPapers:
+    """Read and clean the new papers as a build does (pipeline.ingest.corpus, pipeline.ingest.clean): the documents
+    with the build's columns plus ``text``, the dropped counts and ids per reason, and the dropped records as
+    ``dropped.parquet`` lists them. Raises InputError for a bad file.
     """
-    from pipeline.ingest.clean import prepare_documents
+    from pipeline.ingest.clean import dropped_table, prepare_documents
     from pipeline.ingest.corpus import load_corpus
 
-    prepared = prepare_documents(load_corpus(input_path, encoding=encoding))
+    raw = load_corpus(input_path, encoding=encoding)
+    prepared = prepare_documents(raw)
     for warning in prepared.warnings:
         log.warning(warning)
-    return (
+    return NewPapers(
         prepared.documents.reset_index(drop=True),
         dict(prepared.dropped),
         {reason: list(ids) for reason, ids in prepared.dropped_ids.items()},
+        dropped_records=dropped_table(raw.records, prepared.dropped_ids, prepared.dropped_copies),
     )
 
 
@@ -362,11 +361,11 @@ def read_incoming(
     else:
         if source is None:
             raise ValueError("run_add needs an input file or collections")
-        new, dropped, dropped_ids = read_new_papers(source, encoding)
-        new, known = split_known(atlas.documents, new, batch)
+        incoming = read_new_papers(source, encoding)
+        incoming.documents, known = split_known(atlas.documents, incoming.documents, batch)
         if known:
-            dropped[DROP_ALREADY_IN_ATLAS], dropped_ids[DROP_ALREADY_IN_ATLAS] = len(known), known
-        incoming = NewPapers(new, dropped, dropped_ids)
+            incoming.dropped[DROP_ALREADY_IN_ATLAS] = len(known)
+            incoming.dropped_ids[DROP_ALREADY_IN_ATLAS] = known
     if incoming.documents.empty:
         where = str(source) if source is not None else ", ".join(str(c.path) for c in collections or [])
         counts = "; ".join(f"{reason}: {count}" for reason, count in incoming.dropped.items())
@@ -529,7 +528,7 @@ def run_add(
         report["timings_s"] = timer.seconds  # the manifest's copy has every stage but the write itself
         tables = GrownTables(grown.documents, topics, per_class, grown.embeddings, lineage, lineage_rows, candidates)
         with timer.stage("write"):
-            write_grown_atlas(atlas, tables, report, extras)
+            write_grown_atlas(atlas, tables, report, extras, incoming.dropped_records)
         return AddResult(cache_dir, cache.read_manifest(cache_dir), report)
 
 
@@ -604,10 +603,19 @@ def collection_extras(atlas: TopicCache, incoming: NewPapers, grown: Grown, time
     return CollectionExtras(keys, journeys, copies if len(copies) else None)
 
 
-def write_grown_atlas(atlas: TopicCache, tables: GrownTables, report: dict[str, Any], extras: CollectionExtras) -> None:
+def write_grown_atlas(
+    atlas: TopicCache,
+    tables: GrownTables,
+    report: dict[str, Any],
+    extras: CollectionExtras,
+    dropped: pd.DataFrame | None = None,
+) -> None:
     """Write the grown atlas into a staging folder beside the old one, carry over the model and every other file,
     and swap it in atomically (pipeline.cache.staged_cache); on any failure the old atlas stays as it was.
-    candidates.parquet holds the earlier adds' candidates and this one's."""
+    candidates.parquet holds the earlier adds' candidates and this one's; dropped.parquet the atlas's dropped
+    records and ``dropped``, the ones this add's cleaning dropped (pipeline.ingest.clean.dropped_table)."""
+    from pipeline.ingest.clean import joined_dropped
+
     manifest = grown_manifest(atlas, tables.documents, tables.topics, report, tables.lineage)
     if extras.keys is not None:
         record_added_collections(manifest, extras.keys)
@@ -615,6 +623,7 @@ def write_grown_atlas(atlas: TopicCache, tables: GrownTables, report: dict[str, 
     candidates = (
         pd.concat([earlier, now], ignore_index=True) if len(earlier) and len(now) else (now if len(now) else earlier)
     )
+    records = joined_dropped(atlas.dropped, dropped if dropped is not None else pd.DataFrame())
     with cache.staged_cache(atlas.path) as staging:
         cache.write_tables(
             staging,
@@ -628,5 +637,6 @@ def write_grown_atlas(atlas: TopicCache, tables: GrownTables, report: dict[str, 
             copies=extras.copies,
             journeys=extras.journeys,
             candidates=candidates,
+            dropped=records if len(records) else None,
         )
         cache.carry_over(atlas.path, staging, skip=("metrics.json",))

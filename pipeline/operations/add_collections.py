@@ -44,6 +44,8 @@ class NewPapers:
         included).
     copies : the surplus copies of new papers (pipeline.ingest.clean), for copies.parquet; empty for a plain add.
     entries : the manifest's ``collections`` entries of the new collections (empty for a plain add).
+    dropped_records : the records cleaning dropped, as ``dropped.parquet`` lists them (pipeline.ingest.clean
+        .dropped_table; empty when none).
     """
 
     documents: pd.DataFrame
@@ -51,6 +53,7 @@ class NewPapers:
     dropped_ids: dict[str, list[str]]
     copies: pd.DataFrame = field(default_factory=pd.DataFrame)
     entries: list[CollectionEntry] = field(default_factory=list)
+    dropped_records: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def split_known(atlas_documents: pd.DataFrame, new: pd.DataFrame, batch: int) -> tuple[pd.DataFrame, list[str]]:
@@ -127,8 +130,8 @@ def read_collections(atlas: TopicCache, collections: list[Collection], encoding:
     for the ``row-N+added-K`` renaming of generated ids (pipeline.operations.add.split_known).
 
     Raises InputError naming the file (unreadable, or a repeated collection name)."""
-    from pipeline.ingest.clean import COPY_COLUMN, prepare_documents
-    from pipeline.ingest.collections import collections_manifest, join_side_tables, merge_collections
+    from pipeline.ingest.clean import COPY_COLUMN, dropped_table, prepare_documents
+    from pipeline.ingest.collections import collections_manifest, combined_raw, join_side_tables, merge_collections
     from pipeline.ingest.corpus import load_corpus
     from pipeline.runtime.errors import InputError
 
@@ -165,7 +168,15 @@ def read_collections(atlas: TopicCache, collections: list[Collection], encoding:
     copies = merged.copies
     if len(copies):
         copies = copies.assign(**{COPY_COLUMN: [rename(doc_id) for doc_id in copies[COPY_COLUMN]]})
-    return NewPapers(documents, dropped, dropped_ids, copies, collections_manifest(collections, raws, corpora))
+    records = combined_raw(collections, raws, collections[0].path).records
+    return NewPapers(
+        documents,
+        dropped,
+        dropped_ids,
+        copies,
+        collections_manifest(collections, raws, corpora),
+        dropped_table(records, merged.dropped_ids, merged.dropped_copies),
+    )
 
 
 def link_same_texts(documents: pd.DataFrame, texts: list[str]) -> pd.DataFrame:
