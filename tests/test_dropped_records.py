@@ -192,8 +192,12 @@ def test_an_add_keeps_the_records_it_drops_beside_the_builds(dropped_cache: Path
     atlas = ta.Atlas.load(ta.Atlas.load(dropped_cache).save(tmp_path / "grown"))
     before = read_cache(atlas.folder).dropped
     kept = pd.read_csv(case_file, dtype=str).dropna(subset=["abstract"])
-    new = kept[kept["abstract"].str.len() > 400].head(3).assign(
-        openreview_id=lambda frame: "new-" + frame["openreview_id"], title=lambda frame: "New: " + frame["title"]
+    new = (
+        kept[kept["abstract"].str.len() > 400]
+        .head(3)
+        .assign(
+            openreview_id=lambda frame: "new-" + frame["openreview_id"], title=lambda frame: "New: " + frame["title"]
+        )
     )
     empty = pd.DataFrame({"openreview_id": ["new-empty"], "title": ["A title without an abstract"], "abstract": [""]})
     notices = pd.DataFrame(
