@@ -60,3 +60,32 @@ def test_the_french_papers_topic_is_named_by_its_language(mixed_cache):
     label = atlas.topics.set_index("topic").loc[topic, "label"]
     assert label == "Papers in French"
     assert "Papers in French" not in set(atlas.topics.loc[atlas.topics["topic"] != topic, "label"])
+    # a theme of its own, not a member of its neighbour's (on the 290,219 papers it had joined "Privacy and
+    # federated learning"), named by the language too
+    themes = atlas.topics.set_index("topic")["theme"]
+    assert (themes == themes[topic]).sum() == 1
+    assert atlas.topics.set_index("topic").loc[topic, "theme_label"] == "Papers in French"
+
+
+def test_a_topic_of_another_language_is_a_theme_of_its_own_in_place_of_another():
+    """grouped_themes with ``apart``: the French topic alone, the others grouped into one theme fewer, the themes
+    numbered by papers again."""
+    from pipeline.topics.field_themes import grouped_themes
+    from pipeline.topics.naming.languages import topics_of_other_languages
+
+    rng = np.random.default_rng(0)
+    sizes = [40, 30, 30, 20, 20, 15, 15, 10]
+    topics = np.repeat(np.arange(len(sizes)), sizes)
+    centres = rng.normal(size=(len(sizes), 8)) * 5
+    vectors = centres[topics] + rng.normal(size=(len(topics), 8))
+    points = vectors[:, :2]
+    languages = np.where(topics == 5, "fr", "en")
+    frame = pd.DataFrame({"topic": range(len(sizes)), "label": [f"T{t}" for t in range(len(sizes))], "size": sizes})
+    assert topics_of_other_languages(topics, languages) == [5]
+    alone = grouped_themes(frame, topics, vectors, points, None, "map", apart=[5])
+    together = grouped_themes(frame, topics, vectors, points, None, "map")
+    theme = alone.set_index("topic")["theme"]
+    assert (theme == theme[5]).sum() == 1 and alone.set_index("topic").at[5, "theme_label"] == "T5"
+    assert alone["theme"].nunique() == together["theme"].nunique()  # the count stays theme_count's
+    papers = alone.groupby("theme")["size"].sum()
+    assert papers.tolist() == sorted(papers.tolist(), reverse=True)  # numbered from the most papers

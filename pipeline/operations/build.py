@@ -408,7 +408,7 @@ def run_build(
     from pipeline.topics.field_themes import grouped_themes
     from pipeline.topics.model import representative_documents, save_topic_model, topic_table
     from pipeline.topics.naming.assign import name_themes, with_llm_names
-    from pipeline.topics.naming.languages import with_language_names
+    from pipeline.topics.naming.languages import topics_of_other_languages, with_language_names
     from pipeline.topics.naming.stored import BACKGROUND_MIN_DOCUMENTS, PhraseCountsJob
 
     limit_threads()  # the same thread counts, so the same floats, whoever calls (pipeline.runtime.threads)
@@ -463,6 +463,7 @@ def run_build(
         representatives = representative_documents(
             embeddings, fitted.fit.topics, corpus.doc_ids, config.n_representative
         )
+        languages = corpus.documents["language"].tolist() if "language" in corpus.documents.columns else None
         topics_frame = grouped_themes(  # theme, theme_label: the map's top level
             topic_table(fitted.fit, representatives, fitted.coordinates),
             fitted.fit.topics,
@@ -470,11 +471,12 @@ def run_build(
             fitted.coordinates,
             fitted.fit.phrases,
             config.theme_grouping,
+            apart=topics_of_other_languages(fitted.fit.topics, languages) if languages is not None else (),
         )
         if fitted.fit.phrases is not None:  # themes named by what their topics share (pipeline.topics.naming)
             topics_frame = name_themes(fitted.fit.phrases, fitted.fit.topics, topics_frame)
-        if "language" in corpus.documents.columns:  # a topic of French papers is "Papers in French", not "Des"
-            topics_frame = with_language_names(topics_frame, fitted.fit.topics, corpus.documents["language"].tolist())
+        if languages is not None:  # a topic (and its theme) of French papers is "Papers in French", not "Des"
+            topics_frame = with_language_names(topics_frame, fitted.fit.topics, languages)
         if config.namer_url:  # the optional language-model namer: names stored beside the computed ones
             topics_frame = with_llm_names(config.namer_url, topics_frame, corpus, fitted.fit.topics, corpus.warnings)
     output = document_table(corpus, fitted, represented, knn, config)

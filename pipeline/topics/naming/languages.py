@@ -68,6 +68,16 @@ def dominant_language(languages: Sequence[str]) -> str | None:
     return top
 
 
+def topics_of_other_languages(topics: np.ndarray, languages: Sequence[str]) -> list[int]:
+    """The topics (other than -1) whose papers are mostly in one language other than English
+    (:func:`dominant_language`), in id order. ``topics`` (int, n) and ``languages`` (n): each paper's topic and
+    language, in the same order."""
+    topics = np.asarray(topics)
+    codes = np.asarray(list(languages), dtype=object)
+    found = (int(topic) for topic in np.unique(topics) if int(topic) != -1)
+    return [topic for topic in found if dominant_language(codes[topics == topic]) is not None]
+
+
 def with_language_names(frame: pd.DataFrame, topics: np.ndarray, languages: Sequence[str]) -> pd.DataFrame:
     """``frame`` (the topics table: topic, label, and theme, theme_label when present) with the label of each topic,
     and the theme_label of each theme, whose papers are mostly in one other language (:func:`dominant_language`)
