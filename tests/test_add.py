@@ -213,3 +213,18 @@ def test_add_on_the_command_line(atlas_copy: Path, split_corpus, embedding_store
         timeout=300,
     )
     assert refused.returncode == 2 and "Traceback" not in refused.stderr and "cannot add" in refused.stderr
+
+
+def test_a_rebuild_from_the_first_input_says_the_added_papers_leave(
+    added, split_corpus, tmp_path: Path, embedding_store: Path, encoder
+):
+    """Rebuilding an atlas that grew by ``add`` from its first input alone does not lose the added papers in silence:
+    the manifest's alignment and warnings say how many left and what to do."""
+    from pipeline.operations.build import run_build
+
+    target = tmp_path / "atlas"
+    shutil.copytree(added[0], target)
+    run_build(split_corpus[0], target, embedding_store=embedding_store, encoder=encoder)
+    manifest = cache.read_manifest(target)
+    assert "30 papers added with `add` left" in manifest["alignment"]
+    assert any("30 papers added to the previous atlas" in warning for warning in manifest["warnings"])

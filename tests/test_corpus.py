@@ -294,3 +294,18 @@ def test_the_id_column_is_recorded(tmp_path: Path):
     pd.DataFrame({"openreview_id": ["rUxr9Ll5FQ"], "abstract": ["Attention over edges."]}).to_csv(path, index=False)
     assert load_corpus(path).id_column == "openreview_id"
     assert load_corpus(SEED).id_column is None
+
+
+def test_a_file_without_an_abstract_column_says_its_titles_alone_are_used(tmp_path: Path):
+    """A column of abstracts under a name the reader does not know (``text_body``) is not used in silence: the
+    warning says the titles alone are read and names the column of long texts."""
+    path = tmp_path / "papers.csv"
+    body = "We study attention over the edges of a graph and prove that it generalises. " * 4
+    pd.DataFrame(
+        {"openreview_id": ["a", "b"], "title": ["Edge attention", "Graph proofs"], "text_body": [body, body]}
+    ).to_csv(path, index=False)
+    corpus = load_corpus(path)
+    assert corpus.text_column == "title"
+    assert any("titles alone" in warning and "'text_body'" in warning for warning in corpus.warnings)
+    pd.DataFrame({"title": ["Edge attention"], "abstract": [body]}).to_csv(path, index=False)
+    assert not any("titles alone" in warning for warning in load_corpus(path).warnings)

@@ -212,6 +212,29 @@ def map_columns(columns: list[str], path: Path) -> dict[str, str]:
     return mapping
 
 
+LONG_TEXT_CHARS = 200  # a column whose texts average this many characters could be the abstracts
+
+
+def titles_only_warning(table: pd.DataFrame, mapping: dict[str, str], path: Path) -> str:
+    """The warning for a file with a title column but no abstract column (``mapping``: map_columns's): the atlas is
+    built from the titles alone; names the other columns of long texts (LONG_TEXT_CHARS on average), which may be
+    the abstracts under a name COLUMN_ALIASES does not know."""
+    long_texts = [
+        str(column)
+        for column in table.columns
+        if column not in mapping
+        and table[column].map(lambda value: isinstance(value, str)).mean() > 0.5
+        and table[column].map(lambda value: len(value) if isinstance(value, str) else 0).mean() >= LONG_TEXT_CHARS
+    ]
+    hint = (
+        f"; its column {', '.join(repr(name) for name in long_texts)} holds long texts: rename it 'abstract' to use it"
+        if long_texts
+        else ""
+    )
+    accepted = ", ".join(COLUMN_ALIASES["abstract"])
+    return f"{path.name}: no abstract column ({accepted}), so the atlas is built from the titles alone{hint}"
+
+
 def _unclosed_quote_line(text: str, delimiter: str) -> int | None:
     """1-based line where a quoted CSV field opens and never closes, or None when all quotes balance.
 
@@ -576,6 +599,8 @@ def canonical_records(table: pd.DataFrame, path: Path) -> tuple[pd.DataFrame, st
         else:
             records[canonical] = pd.Series([_as_text(value) for value in column], dtype=object)
     text_column = "abstract" if "abstract" in records.columns else "title"
+    if text_column == "title":
+        warnings.append(titles_only_warning(table, mapping, path))
     for optional in ("title", "abstract"):
         if optional not in records.columns:
             records[optional] = pd.Series([None] * len(records), dtype=object)

@@ -588,7 +588,25 @@ def _align_to(
         )
     )
     log.info(aligned.manifest["alignment"])
+    left = added_papers_left_out(previous, previous_keys, set(keys))
+    if left:
+        note = (
+            f"{left} papers added to the previous atlas with `add` are not in this build's input, so they left the "
+            "atlas; add them again (topic-atlas add) or put them in the input"
+        )
+        log.warning(note)
+        aligned.manifest["alignment"] += f"; {left} papers added with `add` left"
+        aligned.manifest["warnings"] = [*aligned.manifest.get("warnings", []), note]
     return aligned, mapping, ever_used, overrides
+
+
+def added_papers_left_out(previous: TopicCache, previous_keys: list[str], keys: set[str]) -> int:
+    """How many of ``previous``'s papers that an ``add`` brought (documents column ``added``) have no key among the
+    new build's ``keys`` (:func:`paper_keys`): a rebuild from the original input leaves them out."""
+    if "added" not in previous.documents.columns:
+        return 0
+    added = previous.documents["added"].fillna(False).astype(bool).to_numpy()
+    return sum(1 for key, was_added in zip(previous_keys, added) if was_added and key not in keys)
 
 
 def align_to_previous(
