@@ -228,3 +228,18 @@ def test_a_rebuild_from_the_first_input_says_the_added_papers_leave(
     manifest = cache.read_manifest(target)
     assert "30 papers added with `add` left" in manifest["alignment"]
     assert any("30 papers added to the previous atlas" in warning for warning in manifest["warnings"])
+
+
+def test_the_refit_advice_names_the_files_the_atlas_came_from():
+    """``topic-atlas add``'s "Rebuild with" names what the atlas was built from: its collection file, else each
+    collection's file and each file added to one, else ALL_PAPERS."""
+    from topic_atlas.commands.add import rebuild_inputs
+
+    assert rebuild_inputs({"input_path": "venues.toml", "collections": [{"path": "a.csv"}]}).startswith(
+        "--collections venues.toml"
+    )
+    entries = [{"path": "iclr.csv", "added": [{"path": "more.csv"}]}, {"path": "neurips.csv"}]
+    assert rebuild_inputs({"input_path": "iclr.csv", "collections": entries}) == (
+        "--input iclr.csv --input neurips.csv --input more.csv"
+    )
+    assert rebuild_inputs({"input_path": "papers.csv"}).startswith("--input ALL_PAPERS")

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from pipeline.cache import Manifest
     from pipeline.operations.add import AddResult
 
 
@@ -71,15 +72,17 @@ def print_report(result: AddResult, labels: dict[int, str]) -> None:
     )
     candidates = report["candidates"]
     print(
-        f"  candidate new topics (groups of at least {candidates['min_size']} of those papers): "
-        f"{len(candidates['topics'])}, {candidates['n_papers']} papers"
+        f"  {candidates['n_new_territory']} new papers lie in new territory (their nearest papers are new papers "
+        "too); candidate new topics, groups of at least "
+        f"{candidates['min_size']} of the papers that fit no topic well or lie in new territory: "
+        f"{len(candidates['topics'])} ({candidates['n_papers']} papers)"
     )
     for entry in candidates["topics"]:
         print(
             f"    - {entry['label']} ({entry['size']} papers; nearest topic {entry['nearest_topic']} "
             f"{labels.get(int(entry['nearest_topic']), '')}, similarity {entry['nearest_similarity']:.2f})"
         )
-    inputs = "--collections FILE_OF_EVERY_COLLECTION" if result.manifest.get("collections") else "--input ALL_PAPERS"
+    inputs = rebuild_inputs(result.manifest)
     for reason in report["refit_reasons"]:
         print(
             f"  refit due: {reason}. Rebuild with: topic-atlas build "
@@ -88,3 +91,18 @@ def print_report(result: AddResult, labels: dict[int, str]) -> None:
     for warning in result.manifest.get("coverage", {}).get("warnings", []) if report.get("collections") else []:
         print(f"  - {warning}")
     print("  stage seconds: " + ", ".join(f"{stage} {seconds:.1f}" for stage, seconds in report["timings_s"].items()))
+
+
+def rebuild_inputs(manifest: Manifest) -> str:
+    """The input flags of the build that would refit this atlas with every paper it holds: the collection file it
+    was built from (to which the added collections belong), else each collection's file and each file added to one
+    with --input, else ALL_PAPERS."""
+    entries = manifest.get("collections") or []
+    if str(manifest["input_path"]).endswith(".toml"):
+        return f"--collections {manifest['input_path']} (with the collections added since)"
+    paths = [entry["path"] for entry in entries] + [
+        item["path"] for entry in entries for item in entry.get("added", [])
+    ]
+    if paths:
+        return " ".join(f"--input {path}" for path in dict.fromkeys(paths))
+    return "--input ALL_PAPERS (the first input and every file added since)"
