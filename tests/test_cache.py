@@ -129,3 +129,18 @@ def test_embeddings_of_a_cache_replaced_after_its_tables_were_read_are_refused(s
         atlas.embeddings()
     assert "Rebuild" not in str(caught.value)
     assert cache.read_cache(target).embeddings().shape[0] == len(atlas.documents)
+
+
+def test_a_cache_folder_has_the_permissions_mkdir_would_give(tmp_path: Path):
+    """A new atlas folder is readable by whom the umask allows (mkdtemp alone makes it the owner's, 0700)."""
+    import os
+
+    from pipeline.cache.publish import staging_folder
+
+    old = os.umask(0o022)
+    try:
+        assert staging_folder(tmp_path / "atlas").stat().st_mode & 0o777 == 0o755
+        os.umask(0o077)
+        assert staging_folder(tmp_path / "private").stat().st_mode & 0o777 == 0o700
+    finally:
+        os.umask(old)

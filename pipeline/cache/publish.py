@@ -48,9 +48,20 @@ def publish_folder(staging: Path, target: Path) -> None:
 
 
 def staging_folder(target: Path) -> Path:
-    """Create an empty temporary folder beside ``target`` (same file system, so the final rename is atomic)."""
+    """Create an empty temporary folder beside ``target`` (same file system, so the final rename is atomic), with
+    the permissions a folder made by ``mkdir`` would have (mkdtemp's are the owner's alone, 0700, so a colleague or
+    a web server could not read the atlas it becomes)."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix=f".{target.name}.building-", dir=target.parent))
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.building-", dir=target.parent))
+    staging.chmod(0o777 & ~current_umask())
+    return staging
+
+
+def current_umask() -> int:
+    """The process's umask (os.umask can only be read by setting it, so it is set back at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 @contextmanager
