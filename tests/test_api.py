@@ -10,6 +10,7 @@ import pytest
 
 import topic_atlas as ta
 from pipeline.cache import CacheError
+from pipeline.runtime.errors import CorpusTooSmallError
 from tests.conftest import needs_shared
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "iclr2025" / "iclr2025_abstracts.parquet"
@@ -73,6 +74,40 @@ def test_figure_draws_every_paper(fitted: ta.Atlas):
     assert drawn >= len(fitted.documents) - int((fitted.documents["topic"] == -1).sum())
 
 
+def test_figure_saves_as_html_and_refuses_an_unknown_level(fitted: ta.Atlas, tmp_path: Path):
+    figure = fitted.figure()
+    assert "plotly" in figure.to_html(include_plotlyjs=False)  # unvalidated, its template was a name plotly refused
+    figure.write_html(tmp_path / "map.html", include_plotlyjs=False)
+    assert (tmp_path / "map.html").stat().st_size > 0
+    with pytest.raises(ValueError, match="'themes', 'topics', 'subtopics'; got 'papers'"):
+        fitted.figure(level="papers")
+
+
+def test_place_reads_columns_as_a_corpus_file_and_refuses_what_is_no_list_of_texts(
+    fitted: ta.Atlas, corpus: pd.DataFrame
+):
+    renamed = corpus.iloc[:2].rename(columns={"title": "Title", "abstract": "Summary"})
+    placed = fitted.place(renamed)  # names the file reader accepts, and its id column (openreview_id)
+    assert placed["doc_id"].tolist() == corpus["openreview_id"].iloc[:2].tolist()
+    with pytest.raises(TypeError, match="a list of texts or a DataFrame"):
+        fitted.place("A diffusion model")
+    with pytest.raises(ValueError, match="no texts to place"):
+        fitted.place([])
+    with pytest.raises(ValueError, match="k must be at least 1"):
+        fitted.search("graph", k=-1)
+
+
 def test_fit_refuses_a_frame_without_text(tmp_path: Path):
     with pytest.raises(ValueError, match="title.*abstract"):
         ta.Atlas.fit(pd.DataFrame({"id": [1, 2]}), tmp_path / "never")
+    with pytest.raises(TypeError, match="a list of texts or a DataFrame"):
+        ta.Atlas.fit("one text", tmp_path / "never")
+
+
+def test_fit_reads_columns_as_a_corpus_file_and_its_errors_name_no_temporary_file(tmp_path: Path):
+    """An ``Abstract`` column is the abstracts, as in a file; the build's error names the DataFrame or the texts."""
+    with pytest.raises(CorpusTooSmallError, match="^the DataFrame: no usable abstracts") as raised:
+        ta.Atlas.fit(pd.DataFrame({"Title": ["A"], "Abstract": ["tiny"]}), tmp_path / "never")
+    assert "topic-atlas-input" not in str(raised.value) and "parquet" not in str(raised.value)
+    with pytest.raises(CorpusTooSmallError, match="^the texts: no usable abstracts"):
+        ta.Atlas.fit(["tiny", "small"], tmp_path / "never")

@@ -13,7 +13,7 @@ import pytest
 
 import topic_atlas as ta
 from pipeline.cache import CacheError
-from pipeline.runtime.errors import InputError, TargetError
+from pipeline.runtime.errors import CorpusTooSmallError, InputError, TargetError
 from tests.conftest import SEED
 
 
@@ -40,6 +40,7 @@ def test_build_returns_the_atlas_it_wrote_and_open_reads_it_when_first_used(tmp_
     with pytest.raises(InputError, match="not both"):
         ta.Atlas.build([SEED], tmp_path / "other", collections=tmp_path / "c.toml")
     missing = ta.Atlas.open(tmp_path / "missing")  # nothing read yet
+    assert repr(missing) == f"Atlas({str(tmp_path / 'missing')!r}, not read yet)"
     with pytest.raises(CacheError):
         assert missing.topics.empty
 
@@ -77,7 +78,7 @@ def test_place_file_writes_the_table_and_evaluate_writes_the_metrics(atlas_folde
 
 def test_add_grows_the_atlas_and_write_share_says_what_it_wrote(atlas_folder: Path, tmp_path: Path):
     atlas = ta.Atlas.open(atlas_folder)
-    with pytest.raises(InputError, match="--input FILE"):
+    with pytest.raises(InputError, match=r"^give data \(a DataFrame, texts or a file\) and/or collections$"):
         atlas.add()
     result = atlas.add(new_papers(tmp_path / "new.csv"))
     assert result.report["n_added"] == 2 and result.cache_dir == atlas_folder.resolve()
@@ -94,5 +95,8 @@ def test_add_takes_a_dataframe_as_fit_does(atlas_folder: Path, tmp_path: Path):
     result = atlas.add(frame)
     assert result.report["n_added"] == 2
     assert {"frame-a", "frame-b"} <= set(atlas.documents["doc_id"]) and len(atlas.documents) == before + 2
-    with pytest.raises(ValueError, match="'title' or 'abstract'"):
-        atlas.add(pd.DataFrame({"text": ["a paper"]}))
+    with pytest.raises(CorpusTooSmallError, match="^the DataFrame: no new papers to add") as raised:
+        atlas.add(frame)  # already there
+    assert "topic-atlas-added" not in str(raised.value)
+    with pytest.raises(ValueError, match="^the DataFrame: no abstract or title column"):
+        atlas.add(pd.DataFrame({"words": ["a paper"]}))

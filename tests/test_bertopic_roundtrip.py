@@ -20,7 +20,7 @@ from streamlit.testing.v1 import AppTest
 
 import topic_atlas as ta
 from pipeline import cache
-from tests.conftest import ICLR2025, needs_shared
+from tests.conftest import ICLR2025, ICLR2026, needs_shared
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "dashboard" / "app.py"
@@ -207,6 +207,58 @@ def test_an_atlas_from_a_users_model_can_be_edited_and_given_back(atlas: ta.Atla
     counts = sorted(info.loc[info["Topic"] >= 0, "Count"].tolist())
     assert counts == sorted(edited.topics.loc[edited.topics["topic"] >= 0, "size"].tolist())
     assert sizes[first] + sizes[second] in counts
+
+
+def test_the_names_of_an_edited_users_model_start_with_the_models_numbers(atlas: ta.Atlas, tmp_path: Path):
+    """After a merge, every topic's ``Name`` is "<its model number>_<terms>", kept topics included (BERTopic's own
+    form), not the number it had before the merge."""
+    edited = ta.Atlas.load(atlas.save(tmp_path / "edited"))
+    sizes = edited.topics.set_index("topic")["size"]
+    edited.merge(sizes[sizes.index >= 0].nlargest(2).index.tolist())
+    info = edited.to_bertopic().get_topic_info()
+    assert len(info) == len(edited.topics)
+    for number, name in zip(info["Topic"], info["Name"]):
+        assert str(name).startswith(f"{number}_"), (number, name)
+
+
+def test_to_bertopic_after_an_add_answers_with_the_atlas_documents(slice_cache: Path, tmp_path: Path):
+    """40 papers added to a built atlas (no edit): the model counts, and knows, the atlas's 340 documents."""
+    from pipeline.quality.evaluation import cache_texts
+
+    needs_shared(ICLR2026)
+    from pipeline.operations.to_bertopic import differs_from_saved
+
+    grown = ta.Atlas.load(ta.Atlas.load(slice_cache).save(tmp_path / "grown"))
+    built = len(grown.documents)
+    assert not differs_from_saved(cache.read_cache(grown.folder), grown.to_bertopic())  # as built: the saved model
+    new = pd.read_parquet(ICLR2026, columns=["title", "abstract"]).sample(40, random_state=5)
+    grown.add(new.reset_index(drop=True))
+    grown = ta.Atlas.load(grown.folder)
+    assert len(grown.documents) == built + 40
+    model = grown.to_bertopic()
+    info = model.get_topic_info()
+    assert info["Count"].sum() == built + 40 == grown.topics["size"].sum()
+    assert sorted(info["Count"]) == sorted(grown.topics["size"])
+    documents = model.get_document_info(cache_texts(grown.documents))
+    assert len(documents) == built + 40
+
+
+def test_a_model_given_back_saves_with_pickle_and_safetensors_and_transforms_after_a_reload(
+    atlas: ta.Atlas, corpus: pd.DataFrame, tmp_path: Path
+):
+    """The model's embedder (the atlas's own representation) pickles: it re-opens the atlas folder when first used
+    after a reload."""
+    from bertopic import BERTopic
+
+    model = atlas.to_bertopic()
+    docs = corpus["abstract"].tolist()[:20]
+    expected = list(model.transform(docs)[0])
+    model.save(str(tmp_path / "bt.pickle"), serialization="pickle")
+    model.save(str(tmp_path / "bt"), serialization="safetensors", save_ctfidf=True)
+    pickled = BERTopic.load(str(tmp_path / "bt.pickle"))
+    assert list(pickled.transform(docs)[0]) == expected
+    loaded = BERTopic.load(str(tmp_path / "bt"), embedding_model=model.embedding_model)
+    assert list(loaded.transform(docs)[0]) == expected
 
 
 # ------------------------------------------------------------------------- contract: pipeline.adapters.bertopic_export

@@ -19,7 +19,8 @@ from __future__ import annotations
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from pipeline.cache import Manifest, TopicCache, read_cache
+from pipeline.cache import CacheError, Manifest, TopicCache, read_cache
 from pipeline.config import BuildConfig
 from pipeline.represent.embedding_store import DEFAULT_STORE
 
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
     from dashboard.export.share_page import ShareResult
     from pipeline.operations.add import AddResult
 
-TEXT_COLUMNS = ("title", "abstract")
 FRAME_NAME = "Papers"  # the name of an atlas fitted from a DataFrame or texts, not a file, when none is given
 
 
@@ -87,14 +87,16 @@ class Atlas:
     ) -> Atlas:
         """Fit an atlas of ``data`` and write it to ``folder`` (default: a new temporary folder).
 
-        ``data``: a DataFrame with a ``title`` and/or ``abstract`` column (other columns, such as ``doc_id``,
-        ``keywords``, ``decision``, ``primary_area``, ``year``, are kept as the build keeps a corpus file's), or a
-        sequence of texts (each one abstract; ids ``row-1``, ``row-2``, ...). ``config``: the build's parameters
-        (pipeline.config.BuildConfig; size-dependent ones are resolved for the corpus). ``name``: the corpus's name,
-        the page's title (default: ``config.corpus_name``, else "Papers").
+        ``data``: a DataFrame with a title and/or abstract column, named as in a corpus file (ignoring case, or an
+        alternative name such as ``Abstract``, ``summary``, ``paper_title``: docs/input-formats.md; other columns,
+        such as ``doc_id`` or ``openreview_id``, ``keywords``, ``decision``, ``primary_area``, ``year``, are kept as
+        the build keeps a corpus file's), or a list of texts (each one abstract; ids ``row-1``, ``row-2``, ...).
+        ``config``: the build's parameters (pipeline.config.BuildConfig; size-dependent ones are resolved for the
+        corpus). ``name``: the corpus's name, the page's title (default: ``config.corpus_name``, else "Papers").
 
-        Raises ValueError for a DataFrame without a title or abstract column, and the build's errors (InputError,
-        CorpusTooSmallError, EmptyVocabularyError) for a corpus it cannot model.
+        Raises TypeError for a single string, ValueError for a DataFrame without a title or abstract column, and the
+        build's errors (InputError, CorpusTooSmallError, EmptyVocabularyError) for a corpus it cannot model, their
+        messages naming "the DataFrame" or "the texts" where a file's would name the file.
         """
         from pipeline.operations.build import run_build
 
@@ -102,9 +104,7 @@ class Atlas:
         chosen = config or BuildConfig()
         chosen = replace(chosen, corpus_name=name or chosen.corpus_name or FRAME_NAME)
         target = Path(folder) if folder is not None else Path(tempfile.mkdtemp(prefix="topic-atlas-")) / "atlas"
-        with tempfile.TemporaryDirectory(prefix="topic-atlas-input-") as scratch:
-            corpus = Path(scratch) / "corpus.parquet"
-            frame.to_parquet(corpus, index=False)
+        with _frame_file(frame, "topic-atlas-input-", "corpus.parquet", _described(data)) as corpus:
             run_build(corpus, target, chosen, force=folder is None)
         return cls.load(target)
 
@@ -190,9 +190,10 @@ class Atlas:
 
         Unedited, it is the model saved in the folder: its topic ids are the model's own (``manifest
         ["model_topic_ids"]`` maps the atlas's to them). After an edit (:meth:`merge`, :meth:`split`,
-        :meth:`delete_topic`, :meth:`move`, :meth:`rename`) not undone, it answers with the atlas's current topics:
-        their papers, sizes, terms, names (``CustomName``) and centroids (``transform``), numbered 0, 1, ... in the
-        order of the atlas's ids as BERTopic needs (-1 stays -1; pipeline/operations/to_bertopic.py).
+        :meth:`delete_topic`, :meth:`move`, :meth:`rename`) not undone, or an :meth:`add`, it answers with the
+        atlas's current topics: their papers, sizes, terms, names (``CustomName``) and centroids (``transform``),
+        numbered 0, 1, ... in the order of the atlas's ids as BERTopic needs (-1 stays -1;
+        pipeline/operations/to_bertopic.py).
 
         Raises FileNotFoundError when the folder holds no saved model, TargetError when an edited atlas's saved
         vocabulary (``model/ctfidf_config.json``) cannot be read."""
@@ -268,8 +269,11 @@ class Atlas:
 
     def search(self, query: str, k: int = 10) -> pd.DataFrame:
         """The ``k`` papers nearest ``query`` in the atlas's own representation: a leading ``score`` column (cosine
-        similarity) and the rows of :attr:`documents`, best first."""
+        similarity) and the rows of :attr:`documents`, best first. Raises ValueError for ``k`` below 1."""
         from pipeline.operations.place import embed_queries, semantic_search
+
+        if k < 1:
+            raise ValueError("k must be at least 1")
 
         vector = embed_queries([query], self._cache)[0]
         return semantic_search(self._cache, vector, k)
@@ -277,11 +281,17 @@ class Atlas:
     def place(self, texts: Sequence[str] | pd.DataFrame, k: int = 10) -> pd.DataFrame:
         """Where new papers would go, without changing the atlas: per paper its topic (by the vote of its ``k``
         nearest papers; -1 when it fits no topic), that topic's label, the vote's share, the similarity to the
-        topic and a map position. ``texts``: abstracts, or a DataFrame with title and/or abstract."""
+        topic and a map position. ``texts``: a list of abstracts, or a DataFrame with a title and/or abstract column
+        and perhaps an id column, named as in a corpus file (as :meth:`fit`; without ids: ``new-1``, ``new-2``, ...).
+
+        Raises TypeError for a single string, ValueError for no texts or a DataFrame without a title or abstract
+        column."""
         from pipeline.ingest.clean import join_title_abstract, model_text
         from pipeline.operations.place import place_documents
 
-        frame = _as_frame(texts)
+        frame = _as_frame(texts, canonical=True)
+        if frame.empty:
+            raise ValueError("no texts to place")
         titles = frame["title"].fillna("").astype(str) if "title" in frame else pd.Series([""] * len(frame))
         abstracts = frame["abstract"].fillna("").astype(str) if "abstract" in frame else pd.Series([""] * len(frame))
         new = pd.DataFrame(
@@ -298,9 +308,13 @@ class Atlas:
 
     def figure(self, level: str = "themes") -> Any:
         """The map as a plotly figure (a notebook shows it interactively): points coloured by theme, labelled by
-        ``level`` ("themes", "topics" or "subtopics")."""
+        ``level`` ("themes", "topics" or "subtopics"; ValueError for another)."""
         from dashboard.figures.plotly_map import map_figure
-        from dashboard.figures.topic_map import MapState, themed_topics, with_themes
+        from dashboard.figures.topic_map import FIXED_LEVELS, MapState, themed_topics, with_themes
+
+        if level not in FIXED_LEVELS:
+            named = ", ".join(repr(known) for known in FIXED_LEVELS)
+            raise ValueError(f"level must be one of {named}; got {level!r}")
 
         topics = themed_topics(self.topics, self.hierarchy)
         documents = with_themes(self.documents, topics)
@@ -392,14 +406,17 @@ class Atlas:
         Returns pipeline.operations.add.AddResult: the folder (resolved), its new manifest and the add's report
         (n_added, dropped, topics, misfits, candidates, refit_reasons, timings_s, ...); the atlas's tables are read
         again when next used. Raises ValueError for a DataFrame without a title or abstract column, InputError (no
-        papers given, a bad file), TargetError (no readable atlas, another writer) or CorpusTooSmallError (no paper
-        not already in the atlas); then nothing is written."""
+        data or collections given, a bad file), TargetError (no readable atlas, another writer) or
+        CorpusTooSmallError (no paper not already in the atlas), naming "the DataFrame" or "the texts" where a
+        file's error would name the file; then nothing is written."""
+        from pipeline.runtime.errors import InputError
+
+        if data is None and collections is None:
+            raise InputError("give data (a DataFrame, texts or a file) and/or collections")
         if data is None or isinstance(data, (str, Path)):
             return self._add_file(Path(data) if data is not None else None, collections, name, venue, year, encoding)
         frame = _as_frame(data)
-        with tempfile.TemporaryDirectory(prefix="topic-atlas-added-") as scratch:
-            added = Path(scratch) / "added.parquet"
-            frame.to_parquet(added, index=False)
+        with _frame_file(frame, "topic-atlas-added-", "added.parquet", _described(data)) as added:
             return self._add_file(added, collections, name, venue, year, encoding)
 
     def _add_file(
@@ -505,17 +522,63 @@ class Atlas:
         return edit.edits(self.folder)
 
     def __repr__(self) -> str:
-        n_topics = int((self.topics["topic"].astype(int) >= 0).sum())
-        return (
-            f"Atlas({self.folder}: {len(self.documents):,} papers, {n_topics} topics, {len(self.subtopics)} subtopics)"
-        )
+        try:
+            cache = self._cache
+        except CacheError:
+            return f"Atlas({str(self.folder)!r}, not read yet)"
+        n_topics = int((cache.topics["topic"].astype(int) >= 0).sum())
+        sizes = f"{len(cache.documents):,} papers, {n_topics} topics, {len(cache.subtopics)} subtopics"
+        return f"Atlas({self.folder}: {sizes})"
 
 
-def _as_frame(data: pd.DataFrame | Sequence[str]) -> pd.DataFrame:
-    """``data`` as a corpus table: a DataFrame as given (it needs a title or abstract column), texts as abstracts.
-    Raises ValueError when a DataFrame has neither column."""
+def _as_frame(data: pd.DataFrame | Sequence[str], canonical: bool = False) -> pd.DataFrame:
+    """``data`` as a corpus table: a DataFrame as given, or with ``canonical`` its columns renamed as a corpus file's
+    are (pipeline.ingest.corpus.map_columns: case ignored, alternative names; unknown columns kept as they are);
+    a list of texts as abstracts. Raises TypeError for a single string (or bytes), ValueError when a DataFrame has
+    neither a title nor an abstract column (the message lists the names accepted)."""
+    from pipeline.ingest.corpus import map_columns
+    from pipeline.runtime.errors import InputError
+
+    if isinstance(data, (str, bytes)):
+        raise TypeError("pass a list of texts or a DataFrame, not a single string (a list of one text: [text])")
     if isinstance(data, pd.DataFrame):
-        if not any(column in data.columns for column in TEXT_COLUMNS):
-            raise ValueError(f"the DataFrame needs a 'title' or 'abstract' column; it has {list(data.columns)[:10]}")
-        return data.reset_index(drop=True)
+        try:
+            mapping = map_columns(list(data.columns), Path("the DataFrame"))
+        except InputError as error:
+            raise ValueError(str(error)) from None
+        frame = data.reset_index(drop=True)
+        return frame.rename(columns=mapping) if canonical else frame
     return pd.DataFrame({"abstract": [str(text) for text in data]})
+
+
+def _described(data: pd.DataFrame | Sequence[str]) -> str:
+    """What an error about ``data`` calls it, in place of a temporary file's path."""
+    return "the DataFrame" if isinstance(data, pd.DataFrame) else "the texts"
+
+
+@contextmanager
+def _frame_file(frame: pd.DataFrame, prefix: str, name: str, described: str) -> Iterator[Path]:
+    """``frame`` written to a Parquet file ``name`` in a temporary folder (``prefix``), removed afterwards. An error
+    raised meanwhile is raised again, the same exception, with the file's path (and its folder's) in its message
+    replaced by ``described``: the user gave no file."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as scratch:
+        path = Path(scratch) / name
+        frame.to_parquet(path, index=False)
+        try:
+            yield path
+        except Exception as error:
+            names = {str(path), str(path.resolve()), path.name}
+            folders = {scratch, str(Path(scratch).resolve())}
+            error.args = tuple(_without(arg, names, folders, described) for arg in error.args)
+            raise
+
+
+def _without(arg: Any, names: set[str], folders: set[str], described: str) -> Any:
+    """``arg`` with the temporary file's ``names`` (longest first), then its ``folders``, replaced by ``described``."""
+    if not isinstance(arg, str):
+        return arg
+    for old in sorted(names, key=len, reverse=True):
+        arg = arg.replace(old, described)
+    for old in sorted(folders, key=len, reverse=True):
+        arg = arg.replace(old, described)
+    return arg

@@ -18,8 +18,9 @@ import importlib
 import os
 import sys
 from collections.abc import Callable, Mapping
+from pathlib import Path
 
-from pipeline.runtime.errors import AtlasError
+from pipeline.runtime.errors import AtlasError, TargetError
 
 # subcommand -> module that registers it, in the order --help lists them
 COMMAND_MODULES = {
@@ -57,13 +58,46 @@ def make_parser(argv: list[str], commands: Mapping[str, str] = COMMAND_MODULES) 
                 raise
             continue
         module.register(subparsers)
+        accept_debug(subparsers.choices[name])
     return parser
+
+
+def accept_debug(parser: argparse.ArgumentParser) -> None:
+    """Let ``--debug`` come after a subcommand too (``topic-atlas place ... --debug``, as the crash line advises),
+    on ``parser`` and every parser nested under it (``edit merge``). Its default is SUPPRESS, so a subparser never
+    overwrites the ``--debug`` given before the subcommand."""
+    parser.add_argument(
+        "--debug", action="store_true", default=argparse.SUPPRESS, help="show full tracebacks on errors"
+    )
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for nested in dict.fromkeys(action.choices.values()):
+                accept_debug(nested)
+
+
+def check_cache_argument(args: argparse.Namespace) -> None:
+    """Refuse a ``--cache`` that is a file for a command that reads an atlas (every one but ``build``, which says
+    itself what it would replace). Raises TargetError."""
+    cache = getattr(args, "cache", None)
+    if args.command != "build" and isinstance(cache, Path) and cache.is_file():
+        raise TargetError(f"{cache} is a file, not an atlas folder: give --cache the folder `topic-atlas build` wrote")
+
+
+def cache_error_line(error: BaseException) -> str | None:
+    """The message of an atlas that cannot be read (pipeline.cache.CacheError: what is wrong and how to rebuild),
+    or None for any other error. Imports nothing: an error raised before pipeline.cache.read was loaded cannot be
+    one."""
+    read = sys.modules.get("pipeline.cache.read")
+    if read is None or not isinstance(error, read.CacheError):
+        return None
+    return str(error)
 
 
 def run_guarded(action: Callable[[], int | None], command: str, argv: list[str], debug: bool = False) -> int:
     """Run ``action`` and turn every failure into one line on stderr and an exit code; never raises (unless ``debug``).
 
-    - AtlasError (bad input, a cache path, a broken environment): its message, exit code 2.
+    - AtlasError (bad input, a cache path, a broken environment) and pipeline.cache.CacheError (an atlas folder
+      that is missing, partial or of another version; see cache_error_line): its message, exit code 2.
     - An import failure of UMAP's numba stack: the installed versions and their mismatch
       (:func:`pipeline.runtime.environment.numba_stack_report`), exit code 2, traceback in a log file.
     - Any other exception: the stage it was raised in, the error, and the path of a log file holding the traceback
@@ -83,6 +117,10 @@ def run_guarded(action: Callable[[], int | None], command: str, argv: list[str],
     except Exception as error:  # noqa: BLE001 - the one place every unexpected failure ends
         if debug:
             raise
+        line = cache_error_line(error)
+        if line is not None:  # a user's mistake (a wrong --cache), not a fault
+            print(f"error: {line}", file=sys.stderr)
+            return 2
         from pipeline.runtime.crashlog import failure_line, write_failure_log
         from pipeline.runtime.environment import broken_stack_error
 
@@ -122,4 +160,9 @@ def main(argv: list[str] | None = None, commands: Mapping[str, str] = COMMAND_MO
     if parser is None:
         return code
     args = parser.parse_args(argv)
-    return run_guarded(lambda: args.handler(args), args.command, argv, args.debug)
+
+    def handle() -> int:
+        check_cache_argument(args)
+        return int(args.handler(args) or 0)
+
+    return run_guarded(handle, args.command, argv, args.debug)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipeline.runtime.errors import TargetError
+from pipeline.runtime.errors import TargetError, refuse_inside
 
 PLACED_SUFFIXES = (".parquet", ".csv")
 
@@ -21,9 +21,7 @@ def checked_target(out: Path | str, atlas_folder: Path) -> Path:
         raise TargetError(f"{target}: --out must end in .parquet or .csv")
     if target.exists() and target.is_dir():
         raise TargetError(f"{target} is a folder; give a file name")
-    if atlas_folder.expanduser().resolve() in target.parents:
-        raise TargetError(f"{target} is inside the cache folder, which place never modifies; write it elsewhere")
-    return target
+    return refuse_inside(target, atlas_folder, "place")
 
 
 def write_placed(placed: pd.DataFrame, target: Path) -> None:

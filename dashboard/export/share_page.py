@@ -43,7 +43,7 @@ import pandas as pd
 
 from pipeline.cache import TopicCache, publish_folder, read_cache, staging_folder
 from pipeline.ingest.readable import readable_text, readable_title
-from pipeline.runtime.errors import AtlasError, TargetError
+from pipeline.runtime.errors import AtlasError, TargetError, refuse_inside
 
 MISSING = 65535  # a field code for "no value"
 FIELDS = (  # (column, heading, shown as a filter)
@@ -289,27 +289,50 @@ def share_html(cache_dir: Path | str) -> bytes:
     return _page(share_payload(read_cache(cache_dir)), inline=True).encode("utf-8")
 
 
+def _checked_target(target: Path, cache_dir: Path | str) -> None:
+    """Refuse, before the cache is read, a share ``target`` (file or folder) that cannot be written: one inside the
+    atlas's folder ``cache_dir`` (the next build would refuse a folder holding it), or one whose nearest existing
+    parent folder is a file or not writable (a missing parent is created when writing). Raises TargetError."""
+    refuse_inside(target, cache_dir, "share")
+    parent = target.expanduser().absolute().parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise TargetError(f"cannot write {target}: {parent} is a file, not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise TargetError(f"cannot write {target}: the folder {parent} is not writable")
+
+
 def _write_atomically(target: Path, data: bytes) -> None:
-    """``data`` into a temporary file beside ``target``, then renamed over it: a failed write leaves the old file."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    """``data`` into a temporary file beside ``target``, then renamed over it: a failed write leaves the old file.
+    Raises TargetError naming ``target`` when the system refuses the write (an OSError: no such folder, read-only,
+    disk full)."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as error:
+        raise TargetError(f"cannot write {target}: {error.strerror or error}") from error
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
         os.chmod(temporary, 0o644)
         os.replace(temporary, target)
-    except BaseException:
+    except BaseException as error:
         Path(temporary).unlink(missing_ok=True)
+        if isinstance(error, OSError):
+            raise TargetError(f"cannot write {target}: {error.strerror or error}") from error
         raise
 
 
 def write_share(cache_dir: Path | str, out: Path | str) -> ShareResult:
     """Write :func:`share_html` of ``cache_dir`` to the file ``out`` atomically (a temporary file beside it, then a
-    rename): a failed write leaves any previous file. Raises TargetError when ``out`` is a folder, CacheError,
-    AtlasError as :func:`share_html`."""
+    rename): a failed write leaves any previous file. Raises TargetError when ``out`` is a folder, lies inside
+    ``cache_dir`` or cannot be written (checked before the cache is read, see _checked_target, and for an OSError
+    of the write), CacheError, AtlasError as :func:`share_html`."""
     target = Path(out)
     if target.is_dir():
         raise TargetError(f"{target} is a folder; give a file name such as {target / 'atlas.html'} (or use --folder)")
+    _checked_target(target, cache_dir)
     payload = share_payload(read_cache(cache_dir))
     html = _page(payload, inline=True).encode("utf-8")
     _write_atomically(target, html)
@@ -319,16 +342,21 @@ def write_share(cache_dir: Path | str, out: Path | str) -> ShareResult:
 def write_share_folder(cache_dir: Path | str, folder: Path | str) -> ShareResult:
     """Write the share page of ``cache_dir`` as a folder for static hosting: ``index.html`` and ``data/NAME.bin``
     (the compressed blocks), staged beside ``folder`` and swapped in (:func:`pipeline.cache.publish_folder`).
-    Raises TargetError when ``folder`` is a file, or a non-empty folder that is not a share folder."""
+    Raises TargetError when ``folder`` is a file, a non-empty folder that is not a share folder, lies inside
+    ``cache_dir`` or cannot be written (see _checked_target)."""
     target = Path(folder)
     if target.exists() and not _replaceable(target):
         raise TargetError(
             f"{target} is not empty and not a share folder (no index.html written by topic-atlas share); "
             "choose a new or empty folder"
         )
+    _checked_target(target, cache_dir)
     payload = share_payload(read_cache(cache_dir))
     page = _page(payload, inline=False).encode("utf-8")
-    staging = staging_folder(target)
+    try:
+        staging = staging_folder(target)
+    except OSError as error:
+        raise TargetError(f"cannot write {target}: {error.strerror or error}") from error
     try:
         staging.chmod(0o755)  # mkdtemp makes it private; a web server reads it
         (staging / "index.html").write_bytes(page)
@@ -336,8 +364,10 @@ def write_share_folder(cache_dir: Path | str, folder: Path | str) -> ShareResult
         for name, block in payload.blocks.items():
             (staging / DATA_FOLDER / f"{name}.bin").write_bytes(block)
         publish_folder(staging, target)
-    except BaseException:
+    except BaseException as error:
         shutil.rmtree(staging, ignore_errors=True)
+        if isinstance(error, OSError):
+            raise TargetError(f"cannot write {target}: {error.strerror or error}") from error
         raise
     total = len(page) + sum(len(block) for block in payload.blocks.values())
     return ShareResult(target, int(payload.meta["papers"]), total)

@@ -11,17 +11,22 @@ has its group's colour when points are coloured by that group.
 Figures are built from plain dicts with plotly's validation off (``go.Figure(..., _validate=False)``: validating
 11,672 points in 30 traces costs more than a page rerun may take); every value put here is already of the type
 plotly.js reads. Strings from the corpus go through :func:`dashboard.display.plotly_escape` before they reach the
-figure (``&``, ``<``, ``>`` escaped; quotes kept, since plotly would show ``&quot;`` literally).
+figure (``&``, ``<``, ``>`` escaped; quotes kept, since plotly would show ``&quot;`` literally). The layout's
+template is given as plotly's "plotly_white" template itself, as a dict (:func:`_template`): an unvalidated figure keeps
+a template *name* as a string, on which ``write_html``, ``to_html`` and ``show`` raise AttributeError.
 """
 
 from __future__ import annotations
 
+import copy
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+import plotly.io as pio
 
 from dashboard.display import FONT_FAMILY, OUTLIER_LABEL, plotly_escape, shorten
 from dashboard.figures.label_layout import place_labels, text_size_px
@@ -338,6 +343,17 @@ def _labels_in_map(model: MapModel) -> LabelGroups:
     return LabelGroups(groups.keys, groups.lines, groups.font_px, anchors, groups.colours, groups.names, groups.sizes)
 
 
+@functools.cache
+def _white_template() -> dict[str, Any]:
+    return dict(pio.templates["plotly_white"].to_plotly_json())
+
+
+def _template() -> dict[str, Any]:
+    """Plotly's "plotly_white" template as a plotly dict (its ``data`` and ``layout``), a fresh copy per figure so
+    that a change to one figure's template leaves the others alone; the template object is read once."""
+    return copy.deepcopy(_white_template())
+
+
 def _layout(
     annotations: list[dict[str, Any]],
     x_range: tuple[float, float],
@@ -348,7 +364,7 @@ def _layout(
 ) -> dict[str, Any]:
     """The figure's layout: the plot area ``height_px`` high with the legend (``legend_px`` high) beneath it."""
     return {
-        "template": "plotly_white",
+        "template": _template(),
         "height": height_px + legend_px + 16,
         "margin": {"l": 4, "r": 4, "t": 4, "b": legend_px + 12},
         "showlegend": True,

@@ -36,6 +36,7 @@ tests/test_bertopic_roundtrip.py checks each of these against the installed bert
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 import logging
@@ -236,16 +237,34 @@ def write_topic_tables(topic_model: Any, tables: TopicTables) -> None:
 
 def text_embedder(embed: Callable[[list[str]], np.ndarray]) -> Any:
     """A BERTopic embedding backend (``bertopic.backend.BaseEmbedder``, BERTopic's documented way to bring one's own
-    embedder) whose ``embed(documents)`` is ``embed(list of str)`` -> float32, n x dim."""
+    embedder) whose ``embed(documents)`` is ``embed(list of str)`` -> float32, n x dim.
+
+    It pickles as a call of this function with ``embed`` (``__reduce__``), so a model holding it saves with
+    ``save(..., serialization="pickle")`` when ``embed`` pickles: a module-level function, or an instance of a
+    module-level class (pipeline.operations.to_bertopic.AtlasTextEmbedding)."""
+    return _embedder_class()(embed)
+
+
+@functools.cache
+def _embedder_class() -> type:
+    """The class of :func:`text_embedder`'s backends, made once: bertopic is imported when first needed, as
+    everywhere in this module (pipeline.adapters.bertopic_import imports it lean for a build)."""
     from bertopic.backend import BaseEmbedder
 
     class TextEmbedder(BaseEmbedder):
-        """The atlas's own representation as a BERTopic embedding model."""
+        """A function of texts as a BERTopic embedding model."""
+
+        def __init__(self, embed: Callable[[list[str]], np.ndarray]) -> None:
+            super().__init__()
+            self.texts_to_vectors = embed
 
         def embed(self, documents: Any, verbose: bool = False) -> np.ndarray:
-            return np.asarray(embed([str(document) for document in documents]), dtype=np.float32)
+            return np.asarray(self.texts_to_vectors([str(document) for document in documents]), dtype=np.float32)
 
-    return TextEmbedder()
+        def __reduce__(self) -> tuple[Any, ...]:
+            return text_embedder, (self.texts_to_vectors,)
+
+    return TextEmbedder
 
 
 def with_plotting() -> bool:

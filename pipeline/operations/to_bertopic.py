@@ -1,11 +1,13 @@
 """An atlas as a BERTopic model (``Atlas.to_bertopic``): the model the build or ``from_bertopic`` saved in
-``model/``, loaded with the atlas's own representation as its embedder, and after an edit given the atlas's
-current topics.
+``model/``, loaded with the atlas's own representation as its embedder, and after an edit or an add given the
+atlas's current topics and documents.
 
 An edit (pipeline.operations.edit: merge, split, delete, move, rename) changes the atlas's topics without a refit,
-so the saved model still describes the topics as they were. When the atlas has an edit that no undo has undone, the
-loaded model's topic tables are written from the atlas's current tables (pipeline.adapters.bertopic_export
-.write_topic_tables):
+and an add (pipeline.operations.add) its documents and topic sizes, so the saved model still describes the topics
+and documents as they were. When the atlas has an edit that no undo has undone, or an add, or other document or
+topic counts than the saved model's (:func:`differs_from_saved`), the loaded model's topic tables are written from the
+atlas's current tables (pipeline.adapters.bertopic_export.write_topic_tables); an atlas as built gets its saved
+model untouched:
 
 - ids: bertopic numbers its topics -1 (outliers), 0, 1, ... without gaps, and an edit leaves gaps (a merged topic's
   id is gone, a split's parts get new ids), so the model's topic i is the atlas's i-th topic in the order of its ids
@@ -17,16 +19,23 @@ loaded model's topic tables are written from the atlas's current tables (pipelin
 - the c-TF-IDF rows: the model's own c-TF-IDF of each topic's summed term counts over the saved vocabulary (the
   counts an edit reads, pipeline.operations.edit_describe.edit_corpus), for ``approximate_distribution`` and the
   ``visualize_*`` figures.
+
+The model's embedder (:class:`AtlasTextEmbedding`) holds the atlas folder, so the model saves with
+``serialization="pickle"`` as with ``"safetensors"``; a pickled model read back embeds by reading the folder again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from pipeline.cache import MODEL_DIR, OUTLIER_TOPIC, TopicCache
+
+if TYPE_CHECKING:
+    from pipeline.represent.representation import Representation
 
 
 def has_live_edits(atlas: TopicCache) -> bool:
@@ -75,20 +84,59 @@ def current_tables(atlas: TopicCache) -> Any:
     )
 
 
+def differs_from_saved(atlas: TopicCache, topic_model: Any) -> bool:
+    """True when the atlas's topics or documents are no longer those of its saved model (``topic_model``, as
+    loaded): an edit no undo has undone (:func:`has_live_edits`), an add (the manifest's ``add_history``), another
+    number of documents than the model's ``topics_``, or other topic sizes than its ``topic_sizes_`` (compared
+    sorted: the atlas's ids need not be the model's, ``manifest["model_topic_ids"]``)."""
+    if has_live_edits(atlas) or atlas.manifest.get("add_history"):
+        return True
+    fitted = getattr(topic_model, "topics_", None)
+    if fitted is None or len(fitted) != len(atlas.documents):
+        return True
+    sizes = sorted(int(size) for size in atlas.documents["topic"].value_counts())
+    return sizes != sorted(int(size) for size in (getattr(topic_model, "topic_sizes_", None) or {}).values())
+
+
+class AtlasTextEmbedding:
+    """Texts -> the atlas's vectors (pipeline.operations.place.embed_queries with its representation): float32,
+    n x dim, unit rows; the embedding function of the model :func:`atlas_model` gives.
+
+    It holds the atlas folder (``folder``) and pickles as that alone, so the model saves with pickle: unpickled, it
+    reads the atlas and its representation again from ``folder`` when first called (pipeline.cache.read_cache:
+    CacheError when the folder is gone or damaged; query_representation's errors for its representation).
+    """
+
+    def __init__(self, atlas: TopicCache, representation: Representation | None = None) -> None:
+        self.folder = Path(atlas.path)
+        self._atlas: TopicCache | None = atlas
+        self._representation = representation
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        from pipeline.cache import read_cache
+        from pipeline.operations.place import embed_queries, query_representation
+
+        if self._atlas is None:
+            self._atlas = read_cache(self.folder)
+        if self._representation is None:
+            self._representation = query_representation(self._atlas)
+        return embed_queries(texts, self._atlas, representation=self._representation)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"folder": self.folder, "_atlas": None, "_representation": None}
+
+
 def atlas_model(atlas: TopicCache) -> Any:
     """The atlas as a ``bertopic.BERTopic`` model: ``model/`` loaded with the atlas's representation as its embedder
-    (pipeline.adapters.bertopic_export.load_saved_model), its topic tables rewritten from the atlas's current ones
-    when the atlas has a live edit (module docstring). Raises FileNotFoundError when the folder holds no saved model,
-    TargetError when an edited atlas's saved vocabulary cannot be read."""
+    (pipeline.adapters.bertopic_export.load_saved_model, :class:`AtlasTextEmbedding`), its topic tables rewritten
+    from the atlas's current ones when they differ from the saved model's (:func:`differs_from_saved`: an edit, an
+    add; module docstring). Raises FileNotFoundError when the folder holds no saved model, TargetError when a changed
+    atlas's saved vocabulary cannot be read."""
     from pipeline.adapters.bertopic_export import load_saved_model, write_topic_tables
-    from pipeline.operations.place import embed_queries, query_representation
+    from pipeline.operations.place import query_representation
 
-    representation = query_representation(atlas)
-
-    def embed(texts: list[str]) -> np.ndarray:
-        return embed_queries(texts, atlas, representation=representation)
-
+    embed = AtlasTextEmbedding(atlas, query_representation(atlas))
     topic_model = load_saved_model(atlas.path / MODEL_DIR, embed)
-    if has_live_edits(atlas):
+    if differs_from_saved(atlas, topic_model):
         write_topic_tables(topic_model, current_tables(atlas))
     return topic_model

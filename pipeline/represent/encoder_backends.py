@@ -30,6 +30,7 @@ from pipeline.represent.derived_encoders import (
 from pipeline.represent.encoder_registry import (
     DEFAULT_MODEL,
     EncoderSpec,
+    check_encoder_name,
     encoder_spec,
     hub_offline,
     model_id,
@@ -63,7 +64,8 @@ def load_encoder(name: str = DEFAULT_MODEL) -> Any:
     :class:`StaticEncoder`, derived from the packaged model first if this machine has not made it yet
     (ONNX export ~5-40 s, model2vec distillation 35-100 CPU seconds). Each has ``encode(list[str]) -> n x dim``.
 
-    Raises ModuleNotFoundError naming the package to install when a needed one is missing.
+    Raises ModuleNotFoundError naming the package to install when a needed one is missing, InputError
+    (pipeline.runtime.errors) for a name that is neither an encoder name nor a local folder.
     """
     hub_offline()
     spec = encoder_spec(name)
@@ -71,6 +73,7 @@ def load_encoder(name: str = DEFAULT_MODEL) -> Any:
         return StaticEncoder(spec, ensure_static_model(name_suffix(spec)))
     if spec.kind == "onnx-int8":
         return OnnxEncoder(spec, ensure_onnx_model())
+    check_encoder_name(spec.name)  # an InputError, not the Hub's OSError, for a name that is no encoder
     from sentence_transformers import SentenceTransformer
 
     _transformers_log_through_logging()

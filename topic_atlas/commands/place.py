@@ -12,7 +12,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "place",
         help="place new papers on an existing map (topic, 2D position, nearest papers) without refitting",
         description=(
-            "Assign each document of NEW_FILE a topic, map coordinates and its "
+            "Assign each document of the --input file a topic, map coordinates and its "
             "nearest papers in an existing cache. The cache is not modified."
         ),
     )

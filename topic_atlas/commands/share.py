@@ -4,7 +4,6 @@ map as one HTML file, dashboard.export.share_page)."""
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 
@@ -27,19 +26,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _handle_share(args: argparse.Namespace) -> int:
-    """Write the share file (``--out``) or folder (``--folder``) and say what was written; 2 for an unreadable
-    cache, its message on stderr."""
-    from pipeline.cache import CacheError
+    """Write the share file (``--out``) or folder (``--folder``) and say what was written. An unreadable cache
+    (CacheError) or a target that cannot be written (TargetError) ends in one line (topic_atlas.cli.run_guarded)."""
     from topic_atlas.atlas import Atlas
 
-    try:
-        if args.out is not None:
-            result = Atlas.open(args.cache).write_share(args.out)
-        else:
-            result = Atlas.open(args.cache).write_share(args.folder, folder=True)
-    except CacheError as error:  # its message says what is wrong and how to rebuild
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    if args.out is not None:
+        result = Atlas.open(args.cache).write_share(args.out)
+    else:
+        result = Atlas.open(args.cache).write_share(args.folder, folder=True)
     what = "file" if args.out is not None else "folder (serve it over http)"
     print(f"wrote {result.path}: {result.papers:,} papers, {result.bytes / 1e6:.1f} MB, one {what}")
     return 0
