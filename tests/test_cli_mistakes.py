@@ -77,6 +77,7 @@ def test_share_refuses_a_target_it_cannot_write(tmp_path: Path, atlas: tuple[Pat
     a_file.write_text("x", encoding="utf-8")
     inside_a_file = a_file / "atlas.html"
     refused(run_cli("share", "--cache", str(folder), "--out", str(inside_a_file), store=store), str(inside_a_file))
+    assert a_file.read_text(encoding="utf-8") == "x"  # nothing written over the file in the way
     if Path("/proc").is_dir():  # the system refuses the write itself (root may pass the access check)
         refused(run_cli("share", "--cache", str(folder), "--out", "/proc/x.html", store=store), "/proc/x.html")
 
