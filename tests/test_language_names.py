@@ -68,8 +68,8 @@ def test_the_french_papers_topic_is_named_by_its_language(mixed_cache):
 
 
 def test_a_topic_of_another_language_is_a_theme_of_its_own_in_place_of_another():
-    """grouped_themes with ``apart``: the French topic alone, beside as many themes of the others as theme_count
-    gives them, the themes numbered by papers again."""
+    """grouped_themes with ``apart``: the French topic alone, the others grouped into one theme fewer, the themes
+    numbered by papers again."""
     from pipeline.topics.field_themes import grouped_themes
     from pipeline.topics.naming.languages import topics_of_other_languages
 
@@ -86,6 +86,6 @@ def test_a_topic_of_another_language_is_a_theme_of_its_own_in_place_of_another()
     together = grouped_themes(frame, topics, vectors, points, None, "map")
     theme = alone.set_index("topic")["theme"]
     assert (theme == theme[5]).sum() == 1 and alone.set_index("topic").at[5, "theme_label"] == "T5"
-    assert alone["theme"].nunique() == together["theme"].nunique() + 1  # no topical theme gives way
+    assert alone["theme"].nunique() == together["theme"].nunique()  # the count stays theme_count's
     papers = alone.groupby("theme")["size"].sum()
     assert papers.tolist() == sorted(papers.tolist(), reverse=True)  # numbered from the most papers

@@ -12,8 +12,7 @@ nearest group), so a merged theme keeps a name that covers it: its field's or it
 
 A topic of papers in another language (its papers mostly French, say: pipeline.topics.naming.languages) belongs to
 no field and would join its nearest topic's theme (on the 290,219 papers of three anthologies, "Privacy and
-federated learning"); it is a theme of its own instead, "Papers in French", beside the topical themes (taking
-one of their places merged "Federated learning" and "Differential privacy" into "Attacks and preference" there).
+federated learning"); it is a theme of its own instead, "Papers in French", in place of one of the others.
 """
 
 from __future__ import annotations
@@ -152,9 +151,9 @@ def grouped_themes(
     """The build's themes (theme, theme_label) for ``frame``: by field (:func:`assign_field_themes`) when
     ``grouping`` is "fields" and the phrase ``counts`` of the papers are at hand and some topic belongs to a field,
     else cut from the map (pipeline.topics.themes.assign_cut_themes). Each topic of ``apart`` (a topic of papers in
-    another language, pipeline.topics.naming.languages.topics_of_other_languages) is a theme of its own beside the
-    theme_count themes of the others, so it joins no neighbour's theme and takes no topical theme's place. Raises
-    ValueError for another ``grouping``."""
+    another language, pipeline.topics.naming.languages.topics_of_other_languages) is a theme of its own, in place of
+    one of the themes the others are grouped into, so it joins no neighbour's theme and the count stays
+    theme_count's. Raises ValueError for another ``grouping``."""
     if grouping not in ("fields", "map"):
         raise ValueError(f"theme grouping must be 'fields' or 'map', got {grouping!r}")
     topics = np.asarray(topics)
@@ -164,7 +163,7 @@ def grouped_themes(
         return _grouped(frame, topics, vectors, points, counts, grouping, None)
     papers = ~np.isin(topics, alone)
     rest = frame[~frame["topic"].isin(alone)]
-    wanted = theme_count(len(real))
+    wanted = max(theme_count(len(real)) - len(alone), 1)
     grouped = _grouped(rest, topics[papers], vectors[papers], points[papers], counts, grouping, wanted, papers)
     return with_own_themes(frame, grouped, alone)
 
