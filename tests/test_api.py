@@ -111,3 +111,17 @@ def test_fit_reads_columns_as_a_corpus_file_and_its_errors_name_no_temporary_fil
     assert "topic-atlas-input" not in str(raised.value) and "parquet" not in str(raised.value)
     with pytest.raises(CorpusTooSmallError, match="^the texts: no usable abstracts"):
         ta.Atlas.fit(["tiny", "small"], tmp_path / "never")
+
+
+def test_metrics_after_an_edit_are_what_evaluate_found(fitted: ta.Atlas, tmp_path: Path):
+    """After a merge the build's NPMI is out of date (manifest["metrics_stale"]); once ``evaluate`` ran, ``metrics``
+    gives what it found, until the atlas changes again."""
+    atlas = ta.Atlas.load(fitted.save(tmp_path / "edited"))
+    sizes = atlas.topics.set_index("topic")["size"]
+    atlas.merge(sizes[sizes.index >= 0].nlargest(2).index.tolist())
+    assert "npmi" in str(atlas.manifest.get("metrics_stale"))
+    evaluated = atlas.evaluate()
+    assert evaluated["npmi"] != atlas.manifest["metrics"]["npmi"]
+    assert atlas.metrics == evaluated
+    atlas.undo()
+    assert atlas.metrics == dict(atlas.manifest["metrics"])  # changed since: the manifest's again

@@ -73,6 +73,7 @@ def test_place_file_writes_the_table_and_evaluate_writes_the_metrics(atlas_folde
     assert list(written["doc_id"]) == list(placed["doc_id"]) == ["new-a", "new-b"]
     metrics = atlas.evaluate()
     assert json.loads((atlas_folder / "metrics.json").read_text(encoding="utf-8")) == metrics
+    assert atlas.metrics == metrics  # what evaluate found, not the build's, until the atlas changes again
     assert 0 < metrics["topic_diversity"] <= 1
 
 

@@ -258,7 +258,18 @@ class Atlas:
 
     @property
     def metrics(self) -> dict[str, Any]:
-        """The build's quality metrics (NPMI, topic diversity, outlier share, trustworthiness, kNN accuracy, ...)."""
+        """The quality metrics (NPMI, topic diversity, outlier share, trustworthiness, kNN accuracy, ...): those
+        :meth:`evaluate` wrote to ``metrics.json`` when it ran after the atlas last changed, else the build's. After
+        an edit the build's are partly out of date (``manifest["metrics_stale"]`` names them) until :meth:`evaluate`
+        runs."""
+        import json
+
+        from pipeline.cache import MANIFEST_FILE
+        from pipeline.quality.evaluation import METRICS_FILE
+
+        evaluated, manifest = self.folder / METRICS_FILE, self.folder / MANIFEST_FILE
+        if evaluated.is_file() and manifest.is_file() and evaluated.stat().st_mtime >= manifest.stat().st_mtime:
+            return dict(json.loads(evaluated.read_text(encoding="utf-8")))
         return dict(self.manifest.get("metrics") or {})
 
     def embeddings(self) -> np.ndarray:
