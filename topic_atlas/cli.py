@@ -83,21 +83,11 @@ def check_cache_argument(args: argparse.Namespace) -> None:
         raise TargetError(f"{cache} is a file, not an atlas folder: give --cache the folder `topic-atlas build` wrote")
 
 
-def cache_error_line(error: BaseException) -> str | None:
-    """The message of an atlas that cannot be read (pipeline.cache.CacheError: what is wrong and how to rebuild),
-    or None for any other error. Imports nothing: an error raised before pipeline.cache.read was loaded cannot be
-    one."""
-    read = sys.modules.get("pipeline.cache.read")
-    if read is None or not isinstance(error, read.CacheError):
-        return None
-    return str(error)
-
-
 def run_guarded(action: Callable[[], int | None], command: str, argv: list[str], debug: bool = False) -> int:
     """Run ``action`` and turn every failure into one line on stderr and an exit code; never raises (unless ``debug``).
 
-    - AtlasError (bad input, a cache path, a broken environment) and pipeline.cache.CacheError (an atlas folder
-      that is missing, partial or of another version; see cache_error_line): its message, exit code 2.
+    - AtlasError (bad input, a cache path, an atlas folder that is missing, partial or of another version
+      (pipeline.cache.CacheError), a broken environment): its message, exit code 2.
     - An import failure of UMAP's numba stack: the installed versions and their mismatch
       (:func:`pipeline.runtime.environment.numba_stack_report`), exit code 2, traceback in a log file.
     - Any other exception: the stage it was raised in, the error, and the path of a log file holding the traceback
@@ -117,10 +107,6 @@ def run_guarded(action: Callable[[], int | None], command: str, argv: list[str],
     except Exception as error:  # noqa: BLE001 - the one place every unexpected failure ends
         if debug:
             raise
-        line = cache_error_line(error)
-        if line is not None:  # a user's mistake (a wrong --cache), not a fault
-            print(f"error: {line}", file=sys.stderr)
-            return 2
         from pipeline.runtime.crashlog import failure_line, write_failure_log
         from pipeline.runtime.environment import broken_stack_error
 

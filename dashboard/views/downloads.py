@@ -185,7 +185,6 @@ def share_file(cache_key: resources.CacheKey) -> bytes:
 def show_share(cache_key: resources.CacheKey, atlas: TopicCache) -> None:
     """The atlas as one HTML file to share (``topic-atlas share``): made when first asked for in a session, then
     offered at once (the bytes are cached per cache, so a rerun does not make them again)."""
-    from pipeline.cache import CacheError
     from pipeline.runtime.errors import AtlasError
 
     st.markdown(
@@ -199,7 +198,7 @@ def show_share(cache_key: resources.CacheKey, atlas: TopicCache) -> None:
     try:
         with st.spinner("Writing the share file…"):
             data = share_file(cache_key)
-    except (AtlasError, CacheError) as error:
+    except AtlasError as error:  # pipeline.cache.CacheError too
         st.error(f"The share file cannot be made: {error}")
         return
     st.download_button(

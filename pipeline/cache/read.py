@@ -18,6 +18,7 @@ import pandas as pd
 
 from pipeline.cache.labels import display_labels
 from pipeline.cache.manifest import Manifest
+from pipeline.runtime.errors import AtlasError
 from pipeline.schema import (
     CACHE_FILES,
     CACHE_FOLDERS,
@@ -53,8 +54,9 @@ from pipeline.schema import (
 REBUILD_HINT = "topic-atlas build --input PATH --cache {cache}"
 
 
-class CacheError(Exception):
-    """A cache folder is missing, partial, corrupt, foreign or of another schema version.
+class CacheError(AtlasError):
+    """A cache folder is missing, partial, corrupt, foreign or of another schema version: an AtlasError, so the
+    command line says it in one line (topic_atlas.cli.run_guarded) as it says a bad input.
 
     The message says what is wrong and, through ``rebuild_command``, how to rebuild.
     """

@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from pipeline import cache
-from pipeline.cache import OUTLIER_TOPIC
+from pipeline.cache import OUTLIER_TOPIC, CacheError
 from pipeline.operations import edit
 from pipeline.runtime.errors import AtlasError, TargetError
 
@@ -107,7 +107,7 @@ def replay_edits(
             continue
         try:
             status, note = replay_one(folder, entry, by)
-        except TargetError:
+        except (TargetError, CacheError):  # the folder itself, not the edit: the rebuild must hear of it
             raise
         except AtlasError as error:
             status, note = "no longer applies", str(error)
