@@ -103,3 +103,23 @@ def test_a_cache_without_subtopics_reads_as_none(slice_cache: Path, tmp_path: Pa
     atlas = read_cache(copy)
     assert atlas.subtopics.empty and list(atlas.subtopics.columns) == SUBTOPIC_COLUMNS
     assert isinstance(atlas.subtopics, pd.DataFrame)
+
+
+def test_a_subtopic_is_never_named_by_a_phrase_few_of_its_papers_write():
+    """A phrase in the title of 2 of a part's 30 papers (under MIN_NAME_COVERAGE) outscored the part's shared
+    phrase on title weight and precision alone; it no longer names the part."""
+    from pipeline.topics.subtopics import MIN_NAME_COVERAGE
+
+    titles = (
+        [f"Neural radiance fields for novel view synthesis {i}" for i in range(2)]
+        + [f"Point cloud completion with transformers {i}" for i in range(28)]
+        + [f"Point cloud and mesh reconstruction of scenes {i}" for i in range(30)]
+        + [f"Graph neural networks for molecules {i}" for i in range(80)]
+    )
+    texts = [f"{title}. We report results on benchmarks." for title in titles]
+    counts = count_phrases(texts, titles)
+    topics = np.repeat([0, 1], [60, 80])
+    parts = np.concatenate([np.repeat([0, 1], 30), np.full(80, -1)])
+    assert 2 / 30 < MIN_NAME_COVERAGE
+    names = name_subtopics(counts, topics, parts, {0: "3D vision", 1: "Graph neural networks"})
+    assert "radiance" not in names[0][0].lower(), names

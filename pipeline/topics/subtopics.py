@@ -40,6 +40,9 @@ COMMON_WORD_SHARE = 0.08
 # docs/decisions/theme-measures.md, section 8).
 VAGUE_WORD_SHARE = 0.03
 COMMON_PHRASE_SHARE = 0.15
+# A subtopic's name is written by at least this share of its papers (a topic's by 3%): a reader judges a name by a few
+# of its titles, and a phrase of a handful of a part's papers fits none of them.
+MIN_NAME_COVERAGE = 0.15
 # A topic needs this many papers to have subtopics: 3 of about 20 papers at least, a page of titles each.
 MIN_TOPIC_PAPERS = 60
 MIN_SUBTOPICS = 3
@@ -49,8 +52,8 @@ MAX_SUBTOPICS = 10
 PAPERS_SCALE = 8.0
 KMEANS_RESTARTS = 4
 # A subtopic holds at least this share of its topic's papers, and this many papers.
-MIN_PART_SHARE = 0.04
-MIN_PART_PAPERS = 10
+MIN_PART_SHARE = 0.06
+MIN_PART_PAPERS = 20
 
 
 def subtopic_count(papers: int) -> int:
@@ -149,6 +152,7 @@ def name_subtopics(
             fallback=fallback,
             avoid=part_of_name(parent, common),
             vague=vague,
+            min_coverage=MIN_NAME_COVERAGE,
         )
         names.update({int(part): (name.name, list(name.subtitle)) for part, name in chosen.items()})
     return names

@@ -48,6 +48,12 @@ SUBTITLE_SEPARATOR = ", "
 TOPIC_FIELD_COVERAGE = 0.6
 # ... when the topic holds this share of the field's papers in the corpus.
 TOPIC_FIELD_PRECISION = 0.25
+# A topic name fewer than this share of its papers write is narrower than the topic (readers: "Bayesian optimization"
+# over Bayesian methods, "Model inversion attacks" over privacy attacks; docs/decisions/theme-measures.md, section 13):
+# it gives way to a field holding TOPIC_FIELD_COVERAGE of its papers and NARROW_FIELD_LIFT times the field's corpus
+# share, even where the topic is not the field's home (with_topic_field_names).
+NARROW_NAME_COVERAGE = 0.3
+NARROW_FIELD_LIFT = 3.0
 # A theme's topic writes a phrase when a tenth of its papers do (names.ranked_phrases' part_share).
 THEME_PART_SHARE = 0.1
 # A one-word phrase written by more than this share of the corpus's documents never names a theme (common_phrases):
@@ -92,25 +98,32 @@ def with_topic_field_names(names: Mapping[int, Name], counts: PhraseCounts, topi
     TOPIC_FIELD_COVERAGE of the topic's papers (MIN_FIELD_LIFT times its corpus share) and the topic holds at least
     TOPIC_FIELD_PRECISION of the field's papers (the field's home, not one of its many topics): "Brain" ->
     "Neuroscience", "Bandit" -> "Bandits and online learning"; the old name leads the subtitle (field_subtitle).
-    Each field names one topic at most, never one another topic is named. ``topics``: a topic id per document of
-    ``counts``."""
+    Then each name fewer than NARROW_NAME_COVERAGE of its papers write gives way to the field holding
+    TOPIC_FIELD_COVERAGE of them and NARROW_FIELD_LIFT times its corpus share of which it holds the largest share
+    ("Bayesian optimization (BO)" over Bayesian methods -> "Probabilistic methods"; "Multimodal large language models"
+    -> "Vision-language models", not "Large language models"). Each field names one topic at most, never one another
+    topic is named. ``topics``: a topic id per document of ``counts``."""
     fields = load_fields()
     labels = np.asarray(topics, dtype=np.int64)
     coverage, base = group_coverage(field_presence(counts, fields), labels)
-    sizes = {int(topic): int((labels == topic).sum()) for topic in coverage}
-    pairs: list[tuple[float, int, int]] = []
+    home: list[tuple[float, int, int]] = []
+    narrow: list[tuple[float, int, int]] = []
     for topic, shares in coverage.items():
         name = names.get(topic)
-        if name is None or not weak_name(counts, name.name, np.flatnonzero(labels == topic)):
+        rows = np.flatnonzero(labels == topic)
+        if name is None or not weak_name(counts, name.name, rows):
             continue
-        precision = shares * sizes[topic] / np.maximum(base * len(labels), 1.0)
-        allowed = (shares >= TOPIC_FIELD_COVERAGE) & (shares >= MIN_FIELD_LIFT * base)
-        allowed &= precision >= TOPIC_FIELD_PRECISION
+        precision = shares * len(rows) / np.maximum(base * len(labels), 1.0)
+        held = shares >= TOPIC_FIELD_COVERAGE
+        allowed = held & (shares >= MIN_FIELD_LIFT * base) & (precision >= TOPIC_FIELD_PRECISION)
         scores = field_scores(shares, base)
-        pairs.extend((-float(scores[index]), topic, int(index)) for index in np.flatnonzero(allowed))
+        home.extend((-float(scores[index]), topic, int(index)) for index in np.flatnonzero(allowed))
+        if name_coverage(counts, name.name, rows) < NARROW_NAME_COVERAGE:
+            wider = held & (shares >= NARROW_FIELD_LIFT * base)
+            narrow.extend((-float(precision[index]), topic, int(index)) for index in np.flatnonzero(wider))
     used = {name.name.casefold() for name in names.values()}
     renamed = dict(names)
-    for _, topic, index in sorted(pairs):
+    for _, topic, index in [*sorted(home), *sorted(narrow)]:
         field_name = fields[index].name
         if renamed[topic] is not names[topic] or field_name.casefold() in used:
             continue

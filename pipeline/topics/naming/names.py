@@ -114,12 +114,14 @@ def ranked_phrases(
     parts: Sequence[int] | None = None,
     title_weight: float = TITLE_WEIGHT,
     part_share: float = MIN_COVERAGE,
+    min_coverage: float = MIN_COVERAGE,
 ) -> dict[int, list[tuple[str, float, int]]]:
     """{group: [(phrase key, score, documents in the group), ...]} best first, CANDIDATES per group, for
     ``members`` (group id per document, -1 left out); scores as the module docstring says (``title_weight``: the
     extra weight of a title's mention; ignored when ``counts`` has no titles). ``parts`` (a sub-group per
     document, e.g. the topic of a theme's document): each score is multiplied by the share of the group's parts
-    that write the phrase in at least ``part_share`` of their documents."""
+    that write the phrase in at least ``part_share`` of their documents. A phrase written by fewer than
+    ``min_coverage`` of a group's documents (or by one) is never its candidate."""
     indicator, ids = group_matrix(members, members)
     in_group = (indicator @ counts.matrix).toarray()  # n_groups x n_phrases
     weighted = counts.matrix
@@ -137,7 +139,7 @@ def ranked_phrases(
         weight = mentions[index]
         precision = above_chance(weight / frequency, sizes[index] / max(len(members), 1))
         score = weight * precision * bonus * (spread[index] if spread is not None else 1.0)
-        score[(documents < 2) | (documents < MIN_COVERAGE * sizes[index])] = 0.0
+        score[(documents < 2) | (documents < min_coverage * sizes[index])] = 0.0
         best = np.argsort(-score, kind="stable")[: CANDIDATES * 3]
         ranked[group] = [(counts.keys[j], float(score[j]), int(documents[j])) for j in best if score[j] > 0]
     return ranked
@@ -261,6 +263,7 @@ def choose_names(
     avoid: Callable[[int, str, float], bool] | None = None,
     part_share: float = MIN_COVERAGE,
     vague: Collection[str] = (),
+    min_coverage: float = MIN_COVERAGE,
 ) -> dict[int, Name]:
     """A :class:`Name` per group of ``members`` (group id per document; -1, the outliers, gets none), unique among
     themselves and ``taken`` (names ignoring case). A group without a candidate gets ``fallback[group]`` or
@@ -269,8 +272,8 @@ def choose_names(
     ``avoid(group, key, coverage)``:
     True for a phrase the group must not be named by (coverage: the share of the group's documents that write it).
     ``vague``: phrases that may end a paired name but never begin one nor stand alone ("Sampling", "Noise" for a
-    subtopic, where "Inverse problems and sampling" is read well)."""
-    ranked = ranked_phrases(counts, members, parts, title_weight, part_share)
+    subtopic, where "Inverse problems and sampling" is read well). ``min_coverage``: see :func:`ranked_phrases`."""
+    ranked = ranked_phrases(counts, members, parts, title_weight, part_share, min_coverage)
     rows_of = _group_rows(members)
     if avoid is not None:
         ranked = {
