@@ -40,6 +40,7 @@ def test_fit_gives_every_paper_a_topic_and_a_place(fitted: ta.Atlas, corpus: pd.
     assert fitted.embeddings().shape[0] == len(documents)
     assert "npmi" in " ".join(fitted.metrics).lower()
     assert fitted.manifest["corpus_name"] == ta.atlas.FRAME_NAME  # the page's title, not a temporary file's name
+    assert fitted.manifest["input_path"] == "DataFrame"  # not the temporary file the build read, gone by now
 
 
 def test_search_finds_a_paper_by_its_own_title(fitted: ta.Atlas, corpus: pd.DataFrame):

@@ -105,7 +105,7 @@ class Atlas:
         chosen = replace(chosen, corpus_name=name or chosen.corpus_name or FRAME_NAME)
         target = Path(folder) if folder is not None else Path(tempfile.mkdtemp(prefix="topic-atlas-")) / "atlas"
         with _frame_file(frame, "topic-atlas-input-", "corpus.parquet", _described(data)) as corpus:
-            run_build(corpus, target, chosen, force=folder is None)
+            run_build(corpus, target, chosen, force=folder is None, source=_source_name(data))
         return cls.load(target)
 
     @classmethod
@@ -560,6 +560,12 @@ def _as_frame(data: pd.DataFrame | Sequence[str], canonical: bool = False) -> pd
         frame = data.reset_index(drop=True)
         return frame.rename(columns=mapping) if canonical else frame
     return pd.DataFrame({"abstract": [str(text) for text in data]})
+
+
+def _source_name(data: pd.DataFrame | Sequence[str]) -> str:
+    """What the manifest of an atlas fitted from ``data`` names as its input (and its corpus name, unless the
+    config gives one): the temporary file the build read is gone by then."""
+    return "DataFrame" if isinstance(data, pd.DataFrame) else "texts"
 
 
 def _described(data: pd.DataFrame | Sequence[str]) -> str:

@@ -27,6 +27,7 @@ to do.
 from __future__ import annotations
 
 import gzip
+import logging
 import re
 import zlib
 from pathlib import Path
@@ -152,14 +153,21 @@ def read_bibtex(text: str, path: Path) -> pd.DataFrame:
     from bibtexparser.middlewares import RemoveEnclosingMiddleware
     from bibtexparser.model import DuplicateBlockKeyBlock, Entry
 
-    library = bibtexparser.parse_string(text)
+    bibtex_log = logging.getLogger("bibtexparser")
+    level = bibtex_log.level
+    bibtex_log.setLevel(logging.CRITICAL)  # its warning repeats, over lines, what the one-line error below says
+    try:
+        library = bibtexparser.parse_string(text)
+    finally:
+        bibtex_log.setLevel(level)
     entries: list[Entry] = list(library.entries)
     for block in library.failed_blocks:
         if isinstance(block, DuplicateBlockKeyBlock) and isinstance(block.ignore_error_block, Entry):
             entries += RemoveEnclosingMiddleware().transform(Library([block.ignore_error_block])).entries
             continue
+        detail = getattr(block.error, "abort_reason", None) or str(block.error).strip() or "the entry is not closed"
         raise InputError(
-            f"BibTeX parse error in {path.name}, line {(block.start_line or 0) + 1}: {str(block.error).strip()}. "
+            f"BibTeX parse error in {path.name}, line {(block.start_line or 0) + 1}: {' '.join(detail.split())}. "
             "Check the braces and commas of that entry"
         )
     if not entries:

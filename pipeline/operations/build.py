@@ -373,6 +373,7 @@ def run_build(
     encoder: EncoderLike | None = None,
     align: bool = True,
     collections: list[Collection] | None = None,
+    source: str | None = None,
 ) -> BuildResult:
     """Build the cache for one corpus file, or for several collections as one atlas.
 
@@ -393,6 +394,9 @@ def run_build(
     collections : several input files as one atlas (pipeline.ingest.collections): one representation, one set of
         topics, one map; ``input_path`` is then the collection file (or the first input) the manifest names. None
         (the default) builds ``input_path`` alone, exactly as before.
+    source : what the manifest names as the input (``input_path``, and the corpus name derived from it) instead of
+        ``input_path``: "DataFrame" for a table ``topic_atlas.Atlas.fit`` wrote to a temporary file that is gone
+        once the build ends. None: ``input_path``.
 
     What depends only on the input is kept in the folder ``layouts`` beside ``embedding_store``
     (pipeline.store.layouts, keyed by pipeline.store.keys; module docstring), so a rebuild that changes only HDBSCAN or
@@ -481,7 +485,7 @@ def run_build(
             topics_frame = with_llm_names(config.namer_url, topics_frame, corpus, fitted.fit.topics, corpus.warnings)
     output = document_table(corpus, fitted, represented, knn, config)
     manifest = build_manifest(
-        input_path,
+        Path(source) if source is not None else input_path,
         corpus,
         fitted,
         represented,
