@@ -43,6 +43,7 @@ $(VENV)/.installed: requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m topic_atlas.precompile
 	touch $@
 
 # Rebuild when the cache is missing or older than the input or the pipeline code.
