@@ -189,25 +189,30 @@ def test_a_weak_topic_name_gives_way_to_the_field_it_is_the_home_of():
 
 def test_a_topic_name_few_of_its_papers_write_gives_way_to_the_field_that_holds_them():
     """A name written by under NARROW_NAME_COVERAGE of its topic's papers ("Bayesian optimization" over Bayesian
-    methods) takes the name of a field holding most of them even where the topic is a small part of the field, the
-    field of which the topic holds the most papers first; a narrow name that no field holds, or that enough papers
-    write, stays."""
-    from pipeline.topics.naming.assign import NARROW_NAME_COVERAGE, with_topic_field_names
+    methods) takes the name of a field holding most of them, even where the topic holds under TOPIC_FIELD_PRECISION
+    of the field (five other topics share it); not when the field is a larger topic's subject, nor when its name
+    would be a twin of another topic's."""
+    from pipeline.topics.naming.assign import NARROW_NAME_COVERAGE, TOPIC_FIELD_PRECISION, with_topic_field_names
     from pipeline.topics.naming.names import Name
 
-    titles = (
-        [f"Bayesian optimization of hyperparameters, case {i}" for i in range(4)]
-        + [f"Variational inference with a Gaussian process posterior, case {i}" for i in range(36)]
-        + [f"Posterior sampling by Markov chain Monte Carlo, case {i}" for i in range(200)]  # the field's home
-        + [f"Graph neural networks for molecules, case {i}" for i in range(600)]
-    )
-    counts = count_phrases([f"{title}. We study it." for title in titles], titles)
-    topics = np.repeat([0, 1, 2], [40, 200, 600])
-    names = {0: Name("Bayesian optimization (BO)", []), 1: Name("Posterior", []), 2: Name("Case study", [])}
-    assert 4 / 40 < NARROW_NAME_COVERAGE
+    def corpus(monte_carlo: list[int]):
+        titles = [f"Bayesian optimization of hyperparameters, case {i}" for i in range(4)]
+        titles += [f"Variational inference with a Gaussian process posterior, case {i}" for i in range(36)]
+        for part, size in enumerate(monte_carlo):
+            titles += [f"Posterior sampling by Markov chain Monte Carlo, chain {part} case {i}" for i in range(size)]
+        titles += [f"Graph neural networks for molecules, case {i}" for i in range(900)]
+        counts = count_phrases([f"{title}. We study it." for title in titles], titles)
+        return counts, np.repeat(np.arange(len(monte_carlo) + 2), [40, *monte_carlo, 900])
+
+    narrow = Name("Bayesian optimization (BO)", ["Gaussian process"])
+    shared = {1 + part: Name(f"Markov chain Monte Carlo {part}", []) for part in range(5)}
+    names = {0: narrow, **shared, 6: Name("Graph neural networks", [])}
+    counts, topics = corpus([30] * 5)
+    assert 4 / 40 < NARROW_NAME_COVERAGE and 40 / 190 < TOPIC_FIELD_PRECISION
     renamed = with_topic_field_names(names, counts, topics)
-    assert renamed[1].name == "Probabilistic methods"  # the field's home takes it first
-    assert renamed[0].name == "Bayesian optimization (BO)"  # the field is taken: the narrow name stays
-    alone = with_topic_field_names({0: names[0], 1: Name("Markov chain Monte Carlo", []), 2: names[2]}, counts, topics)
-    assert alone[0].name == "Probabilistic methods" and alone[0].subtitle[:1] == ["Bayesian optimization"]
-    assert alone[1].name == "Markov chain Monte Carlo" and alone[2] is names[2]  # written by all; no field holds it
+    assert renamed[0].name == "Probabilistic methods" and renamed[0].subtitle[:1] == ["Bayesian optimization"]
+    assert renamed[6] is names[6]  # its papers write its name
+    one = {0: narrow, 1: Name("Markov chain Monte Carlo", []), 2: Name("Graph neural networks", [])}
+    assert with_topic_field_names(one, *corpus([200]))[0] is narrow  # the field is the larger topic's subject
+    twins = {**names, 6: Name("Probabilistic methods and molecules", [])}
+    assert with_topic_field_names(twins, counts, topics)[0] is narrow  # not beside "Probabilistic methods and ..."

@@ -19,6 +19,7 @@ import pandas as pd
 from pipeline.schema import OUTLIER_TOPIC
 from pipeline.topics.naming.fields import (
     MIN_FIELD_LIFT,
+    Field,
     field_names,
     field_presence,
     field_scores,
@@ -54,6 +55,10 @@ TOPIC_FIELD_PRECISION = 0.25
 # share, even where the topic is not the field's home (with_topic_field_names).
 NARROW_NAME_COVERAGE = 0.3
 NARROW_FIELD_LIFT = 3.0
+# ... unless a larger topic has this share of its papers in the field: the field is that topic's subject (and its
+# theme's name), not the narrow one's ("Privacy and federated learning" stays with "Federated learning (FL)"'s theme
+# rather than naming the model inversion attacks beside it).
+SUBJECT_OF_LARGER = 0.8
 # A theme's topic writes a phrase when a tenth of its papers do (names.ranked_phrases' part_share).
 THEME_PART_SHARE = 0.1
 # A one-word phrase written by more than this share of the corpus's documents never names a theme (common_phrases):
@@ -101,11 +106,13 @@ def with_topic_field_names(names: Mapping[int, Name], counts: PhraseCounts, topi
     Then each name fewer than NARROW_NAME_COVERAGE of its papers write gives way to the field holding
     TOPIC_FIELD_COVERAGE of them and NARROW_FIELD_LIFT times its corpus share of which it holds the largest share
     ("Bayesian optimization (BO)" over Bayesian methods -> "Probabilistic methods"; "Multimodal large language models"
-    -> "Vision-language models", not "Large language models"). Each field names one topic at most, never one another
-    topic is named. ``topics``: a topic id per document of ``counts``."""
+    -> "Vision-language models", not "Large language models"), unless a larger topic has SUBJECT_OF_LARGER of its
+    papers in that field or the field's name begins another topic's name (_renamed_by_fields). Each field names one
+    topic at most, never one another topic is named. ``topics``: a topic id per document of ``counts``."""
     fields = load_fields()
     labels = np.asarray(topics, dtype=np.int64)
     coverage, base = group_coverage(field_presence(counts, fields), labels)
+    sizes = {topic: int((labels == topic).sum()) for topic in coverage}
     home: list[tuple[float, int, int]] = []
     narrow: list[tuple[float, int, int]] = []
     for topic, shares in coverage.items():
@@ -119,13 +126,40 @@ def with_topic_field_names(names: Mapping[int, Name], counts: PhraseCounts, topi
         scores = field_scores(shares, base)
         home.extend((-float(scores[index]), topic, int(index)) for index in np.flatnonzero(allowed))
         if name_coverage(counts, name.name, rows) < NARROW_NAME_COVERAGE:
-            wider = held & (shares >= NARROW_FIELD_LIFT * base)
+            wider = held & (shares >= NARROW_FIELD_LIFT * base) & ~larger_subject(coverage, sizes, topic)
             narrow.extend((-float(precision[index]), topic, int(index)) for index in np.flatnonzero(wider))
+    begun = {phrase_key(name_phrases(name.name)[0]) for name in names.values() if name_phrases(name.name)}
+    chosen = [(pair, False) for pair in sorted(home)] + [(pair, True) for pair in sorted(narrow)]
+    return _renamed_by_fields(names, fields, chosen, begun)
+
+
+def larger_subject(coverage: Mapping[int, np.ndarray], sizes: Mapping[int, int], topic: int) -> np.ndarray:
+    """Per field (bool): whether a topic with more papers than ``topic`` has SUBJECT_OF_LARGER of them in it.
+    ``coverage``: per topic, each field's share of its papers (fields.group_coverage); ``sizes``: papers per topic."""
+    found = np.zeros(len(coverage[topic]), dtype=bool)
+    for other, shares in coverage.items():
+        if other != topic and sizes[other] > sizes[topic]:
+            found |= shares >= SUBJECT_OF_LARGER
+    return found
+
+
+def _renamed_by_fields(
+    names: Mapping[int, Name],
+    fields: Sequence[Field],
+    chosen: Sequence[tuple[tuple[float, int, int], bool]],
+    begun: set[str],
+) -> dict[int, Name]:
+    """``names`` with the (score, topic, field index) pairs of ``chosen`` applied in order, each flagged True when it
+    came from a narrow name: a topic renamed once, a field naming one topic and never a name a topic has; a narrow
+    name never takes a field whose name begins another topic's name (``begun``: their first phrases' keys), which
+    would make twins ("Vision-language models" beside "Vision-language models (VLMs) and zero-shot")."""
     used = {name.name.casefold() for name in names.values()}
     renamed = dict(names)
-    for _, topic, index in [*sorted(home), *sorted(narrow)]:
+    for (_, topic, index), narrow in chosen:
         field_name = fields[index].name
         if renamed[topic] is not names[topic] or field_name.casefold() in used:
+            continue
+        if narrow and phrase_key(field_name) in begun:
             continue
         renamed[topic] = Name(field_name, field_subtitle(field_name, names[topic]))
         used.add(field_name.casefold())
