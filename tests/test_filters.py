@@ -283,6 +283,18 @@ def test_precomputed_haystack_gives_the_same_rows(documents):
         )
 
 
+def test_the_lowered_haystack_finds_what_a_case_folding_search_finds(documents):
+    """search_haystack lower-cases its texts once, so matches_query(lowered=True) tests a plain substring first: the
+    same papers as the case-folding search over the texts as written, for queries in any case."""
+    papers = documents.drop(columns=["keywords"], errors="ignore")
+    as_written = papers["title"].fillna("") + "\n" + papers["abstract"].fillna("")
+    lowered = paper_table.search_haystack(papers)
+    assert (lowered == lowered.str.lower()).all()
+    for query in ("diffusion", "TRANSFORMERS", "Diffusion Models", "(v2)", "absent"):
+        found = paper_table.matches_query(lowered, query, lowered=True)
+        assert found.tolist() == paper_table.matches_query(as_written, query).tolist(), query
+
+
 def test_relevance_order_puts_title_matches_first_then_probability(documents):
     """The table sorted by relevance within its filter: with a search, a title match ("Diffusion Models") before a
     paper matched only in its abstract, whatever their probabilities; without one, probability, highest first."""

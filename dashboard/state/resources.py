@@ -286,7 +286,7 @@ def query_matches(cache_key: CacheKey, query: str, _haystack: pd.Series) -> pd.S
     """Which papers of the listing match a sidebar search (paper_table.matches_query on :func:`search_text`;
     boolean, the listing's index), once per cache and query: every rerun of every session with that search
     reuses it (the regular expression over 11,660 abstracts costs 50-140 ms)."""
-    return paper_table.matches_query(_haystack, query)
+    return paper_table.matches_query(_haystack, query, lowered=True)
 
 
 @shared(max_entries=256, show_spinner=False)
