@@ -200,7 +200,13 @@ def test_an_atlas_from_a_users_model_can_be_edited_and_given_back(atlas: ta.Atla
     edited = ta.Atlas.load(atlas.save(tmp_path / "edited"))
     sizes = edited.topics.set_index("topic")["size"]
     first, second = sizes[sizes.index >= 0].nlargest(2).index.tolist()
+    names_before = edited.topics.set_index("topic")["bertopic_name"]
     edited.merge([first, second])
+    after = edited.topics.set_index("topic")["bertopic_name"]
+    merged = next(topic for topic in after.index if topic in (first, second))
+    assert not after[merged]  # the merged topic's name from the user's model no longer describes it
+    kept = [topic for topic in after.index if topic not in (first, second)]
+    assert (after[kept] == names_before[kept]).all()  # the others' stay
     real = sorted(int(topic) for topic in edited.topics["topic"] if topic >= 0)
     info = edited.to_bertopic().get_topic_info()
     assert sorted(int(topic) for topic in info["Topic"] if topic >= 0) == list(range(len(real)))

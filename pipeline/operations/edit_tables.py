@@ -102,18 +102,24 @@ def edited_tables(
     )
 
 
+# The columns an edited topic keeps from its old row (a new topic from the row it came from): its place among the
+# themes. Any other column the edit does not recompute (from_bertopic's ``bertopic_name``, the optional namer's
+# ``llm_label``) described the topic as it was fitted, and is left empty for a topic the edit changed.
+CARRIED_COLUMNS = ("theme", "theme_label")
+
+
 def topic_table(
     old: pd.DataFrame, rows: Mapping[int, dict[str, Any]], present: set[int], theme_from: Mapping[int, int]
 ) -> pd.DataFrame:
     """topics.parquet after an edit: the old rows of topics still ``present`` and not in ``rows``, the new ``rows``
-    ({topic: column values}) with the other columns (theme, theme_label, ...) of the topic's old row or, for a new
-    topic, of the row of ``theme_from[topic]``; sorted by topic. A theme of one topic is named as its topic."""
+    ({topic: column values}) with the CARRIED_COLUMNS of the topic's old row or, for a new topic, of the row of
+    ``theme_from[topic]`` (other columns empty); sorted by topic. A theme of one topic is named as its topic."""
     by_id = {int(row["topic"]): row for row in old.to_dict("records")}
     kept = [row for topic, row in by_id.items() if topic in present and topic not in rows]
     made = []
     for topic, values in rows.items():
         template = by_id.get(topic) or by_id.get(int(theme_from.get(topic, topic)), {})
-        made.append({**{key: value for key, value in template.items()}, **values})
+        made.append({**{key: template[key] for key in CARRIED_COLUMNS if key in template}, **values})
     table = pd.DataFrame(kept + made, columns=list(old.columns)).sort_values("topic", kind="stable")
     table = table.reset_index(drop=True).astype({"topic": "int64", "size": "int64"})
     if "theme" in table.columns and "theme_label" in table.columns:
