@@ -20,7 +20,7 @@ from tests.conftest import ROOT
 ALLOCATOR_ACCOUNT = """
 import ctypes, json, sys
 import numpy as np
-from pipeline.runtime.allocator import keep_freed_memory
+from pipeline.runtime.allocator import KEEP_FREED_MAX_DOCUMENTS, fit_to_corpus, keep_freed_memory
 
 class Mallinfo2(ctypes.Structure):
     _fields_ = [(name, ctypes.c_size_t) for name in
@@ -29,20 +29,24 @@ class Mallinfo2(ctypes.Structure):
 
 libc = ctypes.CDLL("libc.so.6")
 libc.mallinfo2.restype = Mallinfo2
-kept = keep_freed_memory() if sys.argv[1] == "keep" else None
+kept = keep_freed_memory() if sys.argv[1] != "default" else None
+sizes = {"small": KEEP_FREED_MAX_DOCUMENTS, "large": KEEP_FREED_MAX_DOCUMENTS + 1}
+given_back = fit_to_corpus(sizes[sys.argv[1]]) if sys.argv[1] in sizes else None
 array = np.ones(1 << 25)  # 256 MiB of float64
 held = libc.mallinfo2()
 del array
 freed = libc.mallinfo2()
-print(json.dumps({"kept": kept, "mmapped_while_held": held.hblkhd, "heap_while_held": held.arena,
-                  "heap_after_free": freed.arena}))
+print(json.dumps({"kept": kept, "given_back": given_back, "mmapped_while_held": held.hblkhd,
+                  "heap_while_held": held.arena, "heap_after_free": freed.arena}))
 """
 
 ARRAY_BYTES = 8 << 25
 
 
 def allocator_account(mode: str) -> dict:
-    """glibc's account around one 256 MiB array in a fresh process, with (``keep``) or without keep_freed_memory."""
+    """glibc's account around one 256 MiB array in a fresh process, with (``keep``) or without (``default``)
+    keep_freed_memory, or with it and then fit_to_corpus of a build of KEEP_FREED_MAX_DOCUMENTS (``small``) or one
+    more (``large``)."""
     done = subprocess.run(
         [sys.executable, "-c", ALLOCATOR_ACCOUNT, mode],
         cwd=ROOT,
@@ -64,3 +68,14 @@ def test_freed_arrays_stay_in_the_heap_after_keep_freed_memory_and_go_back_witho
     # with: it is served from the heap, and the heap keeps its pages after the free for the next array
     assert kept["mmapped_while_held"] < ARRAY_BYTES and kept["heap_while_held"] >= ARRAY_BYTES
     assert kept["heap_after_free"] >= ARRAY_BYTES
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="mallopt and mallinfo2 are glibc's")
+def test_a_build_above_the_size_limit_gives_freed_arrays_back_and_one_at_it_keeps_them() -> None:
+    small, large = allocator_account("small"), allocator_account("large")
+    assert small["kept"] is large["kept"] is True
+    assert small["given_back"] is False and small["mmapped_while_held"] < ARRAY_BYTES
+    assert small["heap_after_free"] >= ARRAY_BYTES
+    # above the limit: the array is a block of its own mmap again, gone from the process when freed
+    assert large["given_back"] is True and large["mmapped_while_held"] >= ARRAY_BYTES
+    assert large["heap_after_free"] < ARRAY_BYTES

@@ -18,7 +18,13 @@ from sklearn.metrics import adjusted_rand_score
 from pipeline import cache
 from pipeline.quality.agreement import reference_agreement
 from pipeline.quality.evaluation import evaluate_cache, evaluate_topics
-from pipeline.quality.map_metrics import EVALUATION_SAMPLE, TRUSTWORTHINESS_SAMPLE, map_metrics, trustworthiness_sample
+from pipeline.quality.map_metrics import (
+    EVALUATION_SAMPLE,
+    TRUSTWORTHINESS_SAMPLE,
+    map_metrics,
+    penalty_block_rows,
+    trustworthiness_sample,
+)
 from pipeline.quality.metric_table import format_table
 from pipeline.quality.neighbour_metrics import (
     PenaltyBlocks,
@@ -147,6 +153,23 @@ def test_map_metrics_in_two_threads_equal_those_in_one(slice_cache: Path):
     assert map_metrics(None, arguments[1], None, references=references)["knn_accuracy_embedding"] is None
     with pytest.raises(ValueError, match="threads"):
         map_metrics(*arguments, threads=0)
+
+
+def test_trustworthiness_blocks_shrink_only_above_65536_documents_and_give_the_same_figures(
+    slice_cache: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Above 65,536 documents a trustworthiness block holds fewer than 512 rows (at most 2**25 similarities); the
+    figures do not depend on the blocks: a budget of 20 rows gives the 512-row blocks' figures on the slice."""
+    import pipeline.quality.map_metrics as map_metrics_module
+
+    assert penalty_block_rows(10) == penalty_block_rows(65_536) == 512
+    assert penalty_block_rows(285_717) == 117 and penalty_block_rows(10**9) == 16
+    topic_cache = cache.read_cache(slice_cache)
+    arguments = (topic_cache.embeddings(), topic_cache.documents[["x", "y"]].to_numpy())
+    whole = map_metrics(*arguments, threads=2)
+    monkeypatch.setattr(map_metrics_module, "PENALTY_BLOCK_ELEMENTS", 20 * len(arguments[0]))
+    assert penalty_block_rows(len(arguments[0])) == 20
+    assert map_metrics(*arguments, threads=2) == whole and (whole["trustworthiness_2d"] or 0.0) > 0.5
 
 
 def test_trustworthiness_ranks_a_seeded_sample_only_above_the_evaluation_sample():

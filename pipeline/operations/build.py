@@ -56,6 +56,7 @@ from pipeline.operations.build_tables import build_manifest, document_table, rec
 from pipeline.quality.build_metrics import evaluate_build, map_metrics_measurer
 from pipeline.represent.embedding_store import DEFAULT_STORE, resolve_store
 from pipeline.represent.truncation import truncation_warning
+from pipeline.runtime.allocator import fit_to_corpus
 from pipeline.runtime.console import counted
 from pipeline.runtime.errors import AtlasError, EmptyVocabularyError, TargetError
 from pipeline.runtime.paths import PROJECT_ROOT, SAMPLE_CORPUS, package_file
@@ -430,6 +431,9 @@ def run_build(
     else:
         corpus = read_and_clean(input_path, encoding, layouts, timer)
     config = config.resolved_for(len(corpus.texts))
+    # Above 100,000 documents freed memory goes back to the kernel from here on (pipeline.runtime.allocator): the
+    # heap a batch command keeps held 0.4-1.1 GB more between the 290,219-paper build's stages (docs/benchmarks.md).
+    fit_to_corpus(len(corpus.texts))
     for note in config.adaptations:
         log.warning("adapted to a small corpus: %s", note)
     with timer.stage("start_phrases"):  # the topics' phrase counts: from the store, or a second process from now on

@@ -40,6 +40,12 @@ EVALUATION_SAMPLE = 20_000
 # its cost is rows x n x dim, and on the six collections (49,805) the sample's standard error is 0.0005 at 10,000
 # rows against 0.0003 at 20,000 (bench/trust_sample.py).
 TRUSTWORTHINESS_SAMPLE = 10_000
+# Trustworthiness ranks its rows in blocks of at most 512 rows x n documents (PenaltyBlocks), one block per thread at
+# a time, each about 9 bytes per element while it is counted (the float32 product, 1 - it, a boolean mask); above
+# 65,536 documents the block has fewer rows, so that a block stays within this many elements (about 300 MB): 512 rows
+# of the 285,717 documents of issue 42 were 1.3 GB per thread. The rows' penalties do not depend on the blocks.
+PENALTY_BLOCK_ELEMENTS = 1 << 25
+PENALTY_BLOCK_MAX_ROWS = 512
 
 
 def map_metrics(
@@ -71,7 +77,9 @@ def map_metrics(
     blocks = None
     if embeddings is not None and coordinates is not None and k < n / 2:
         map_knn = map_neighbours(coordinates, k)
-        blocks = PenaltyBlocks(embeddings, map_knn, None if sample is None else trustworthiness_sample(n))
+        blocks = PenaltyBlocks(
+            embeddings, map_knn, None if sample is None else trustworthiness_sample(n), penalty_block_rows(n)
+        )
         if knn_indices is not None and knn_indices.shape[1] > k:
             embedding_knn = drop_self(knn_indices, k)
         else:
@@ -131,6 +139,12 @@ def reference_accuracy_tasks(
                     tasks.append(partial(knn_accuracy_unsilenced, features, picked, "euclidean", k, CV_FOLDS, 0))
         keys |= {f"{prefix}knn_accuracy_{space}": index for space, index in seen[signature].items()}
     return keys, tasks
+
+
+def penalty_block_rows(n: int) -> int:
+    """Rows per trustworthiness block over ``n`` documents: PENALTY_BLOCK_MAX_ROWS up to 65,536 documents, then
+    PENALTY_BLOCK_ELEMENTS // n (at least 16)."""
+    return min(PENALTY_BLOCK_MAX_ROWS, max(16, PENALTY_BLOCK_ELEMENTS // max(n, 1)))
 
 
 def trustworthiness_sample(n: int) -> np.ndarray | None:

@@ -160,7 +160,7 @@ class LexicalModel:
         ``tfidf``: the texts' TF-IDF rows when already computed (the build passes the matrix it fitted on).
         """
         matrix = self.vectorizer().transform(texts) if tfidf is None else tfidf
-        projected = matrix.astype(np.float32) @ self.components.astype(np.float32).T
+        projected = matrix.astype(np.float32, copy=False) @ self.components.astype(np.float32).T
         return normalise_rows(np.asarray(projected))
 
 
@@ -428,7 +428,7 @@ def cached_lexical_fit(
         stored["components"].astype(COMPONENT_DTYPE),
         LexicalParams(**json.loads(str(stored["params"]))),
     )
-    return model, stored["embeddings"].astype(np.float32), store.hits.get("lexical", False)
+    return model, stored["embeddings"].astype(np.float32, copy=False), store.hits.get("lexical", False)
 
 
 def represent_corpus(

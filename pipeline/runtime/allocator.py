@@ -10,6 +10,12 @@ array reuses it (mallopt(3); the same settings as the ``MALLOC_MMAP_MAX_`` and `
 environment variables, which act only when set before the process starts). The price is a higher resident set: freed
 memory is not given back until the process exits, so only the command line's batch commands call it, never the
 dashboard's server. Measured in docs/decisions/freed-memory.md (six collections and ICLR 2025).
+
+A large build gives the setting up once it knows its corpus (:func:`fit_to_corpus`, called by
+pipeline.operations.build after cleaning): above KEEP_FREED_MAX_DOCUMENTS documents its temporary arrays are hundreds
+of MiB each (285,717 x 512 float32 is 558 MiB) and two threads allocate them at once; what the heap kept was 0.4-1.1
+GB of the 290,219-paper build's resident set between stages (docs/benchmarks.md, issue 42). At 99,423 documents the
+setting still saves 19 s of kernel CPU for 1.1 GB of peak (docs/decisions/freed-memory.md).
 """
 
 from __future__ import annotations
@@ -17,13 +23,40 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import sys
+from collections.abc import Callable
 
 # mallopt(3) parameter numbers from glibc's <malloc.h>.
 M_TRIM_THRESHOLD = -1
+M_MMAP_THRESHOLD = -3
 M_MMAP_MAX = -4
 # Freed heap memory above this much at the heap's top goes back to the kernel; mallopt takes an int, so 1 GiB keeps
 # everything a build frees in between (its peak resident set is 2-3 GiB on the six collections).
 KEPT_FREE_BYTES = 1 << 30
+# Above this many documents a build gives the setting up (fit_to_corpus); measured in docs/benchmarks.md.
+KEEP_FREED_MAX_DOCUMENTS = 100_000
+# What give_back_freed_memory sets: glibc's own limits at their largest (mallopt(3)): blocks above 32 MiB (the highest
+# mmap threshold glibc allows on 64-bit) get their own mmap again, unmapped on free, and the heap's top is trimmed
+# above twice that, as glibc's dynamic threshold would; DEFAULT_MMAP_MAX is glibc's default count of mmap blocks.
+GIVEN_BACK_MMAP_THRESHOLD = 32 << 20
+GIVEN_BACK_TRIM_THRESHOLD = 64 << 20
+DEFAULT_MMAP_MAX = 65_536
+
+# Whether keep_freed_memory took effect in this process (fit_to_corpus undoes only what was done).
+_state = {"kept": False}
+
+
+def _mallopt() -> Callable[[int, int], int] | None:
+    """glibc's mallopt(3) through ctypes, or None where the C library is not glibc (macOS, musl, Windows)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):
+        return None
+    mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
+    mallopt.restype = ctypes.c_int
+    return mallopt
 
 
 def keep_freed_memory() -> bool:
@@ -32,14 +65,36 @@ def keep_freed_memory() -> bool:
     Returns True when both settings took effect, False where the C library is not glibc (macOS, musl, Windows) or
     refused them; never raises. Call it once, early in a short-lived batch process.
     """
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        mallopt = libc.mallopt
-    except (OSError, AttributeError):
-        return False
-    mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
-    mallopt.restype = ctypes.c_int
+    mallopt = _mallopt()
     # mallopt returns 1 on success and 0 on error
-    return bool(mallopt(M_MMAP_MAX, 0)) and bool(mallopt(M_TRIM_THRESHOLD, KEPT_FREE_BYTES))
+    kept = mallopt is not None and bool(mallopt(M_MMAP_MAX, 0)) and bool(mallopt(M_TRIM_THRESHOLD, KEPT_FREE_BYTES))
+    _state["kept"] = kept
+    return kept
+
+
+def give_back_freed_memory() -> bool:
+    """Undo :func:`keep_freed_memory` for the rest of the process: blocks above GIVEN_BACK_MMAP_THRESHOLD bytes get
+    their own mmap again (returned to the kernel on free), the heap's top is trimmed above GIVEN_BACK_TRIM_THRESHOLD,
+    and the free memory the heap holds now goes back (malloc_trim(3)). Returns True when the settings took effect,
+    False where the C library is not glibc or refused them; never raises."""
+    mallopt = _mallopt()
+    if mallopt is None:
+        return False
+    given_back = (
+        bool(mallopt(M_MMAP_MAX, DEFAULT_MMAP_MAX))
+        and bool(mallopt(M_MMAP_THRESHOLD, GIVEN_BACK_MMAP_THRESHOLD))
+        and bool(mallopt(M_TRIM_THRESHOLD, GIVEN_BACK_TRIM_THRESHOLD))
+    )
+    libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+    libc.malloc_trim.argtypes = (ctypes.c_size_t,)
+    libc.malloc_trim(0)
+    _state["kept"] = _state["kept"] and not given_back
+    return given_back
+
+
+def fit_to_corpus(n_documents: int) -> bool:
+    """For a build of ``n_documents``: above KEEP_FREED_MAX_DOCUMENTS, when :func:`keep_freed_memory` took effect in
+    this process, give the setting up (:func:`give_back_freed_memory`). Returns True when it did; never raises."""
+    if not _state["kept"] or n_documents <= KEEP_FREED_MAX_DOCUMENTS:
+        return False
+    return give_back_freed_memory()

@@ -214,9 +214,11 @@ def unit_of_tokens(starts: np.ndarray) -> np.ndarray:
 
 def word_counts(corpus: TokenizedCorpus) -> WordCounts:
     """Single-word counts, documents x words (CSR int64): CountVectorizer's ``fit_transform`` with the same settings."""
-    documents = unit_of_tokens(corpus.document_starts)
+    # The tokens are already grouped by document: a CSR matrix with repeated columns, summed in place (on copies of the
+    # ids and starts, which sum_duplicates sorts), with no document number per token and no COO step: 32 million
+    # tokens at 285,717 documents, so 259 MB of int64 document numbers and the COO's copies fewer while counting.
     matrix = sp.csr_matrix(
-        (np.ones(len(corpus.ids), dtype=np.int64), (documents, corpus.ids)),
+        (np.ones(len(corpus.ids), dtype=np.int64), corpus.ids.copy(), corpus.document_starts.copy()),
         shape=(corpus.n_documents, len(corpus.words)),
     )
     matrix.sum_duplicates()

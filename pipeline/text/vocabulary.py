@@ -175,10 +175,16 @@ class FixedVocabularyVectorizer(CountVectorizer):
                 return sparse_arrays(sentence_presence(tokens, vocabulary, extra))
 
             arrays = self.__dict__["_store"].cached(sentences_key(tokens, vocabulary, extra), presence)
-            self.__dict__["_sentences"] = from_sparse_arrays(arrays).astype(np.float32)
+            self.__dict__["_sentences"] = from_sparse_arrays(arrays).astype(np.float32, copy=False)
         starts = np.searchsorted(tokens.sentence_documents, np.arange(tokens.n_documents + 1))
         rows = [np.arange(starts[memo[text]], starts[memo[text] + 1]) for text in texts]
-        return self.__dict__["_sentences"][np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)]
+        picked = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
+        sentences = self.__dict__["_sentences"]
+        if len(picked) == sentences.shape[0] and np.array_equal(picked, np.arange(len(picked))):
+            # every sentence in order (the corpus as BERTopic passes it): the kept matrix, not a copy of it (55 million
+            # entries, 420 MB, at 285,717 documents); callers convert it to CSC, a new matrix, and never write into it
+            return sentences
+        return sentences[picked]
 
 
 _PREFIX = 48  # characters of a text that index it for :meth:`FixedVocabularyVectorizer._joined_rows`
@@ -268,7 +274,7 @@ def stored_ngram_counts(
         return {"terms": np.asarray(terms, dtype=str), **sparse_arrays(counts)}
 
     stored = store.cached(ngrams_key(tokens, extra_stop_words, min_df, max_df), count)
-    return stored["terms"], from_sparse_arrays(stored).astype(np.int64)
+    return stored["terms"], from_sparse_arrays(stored).astype(np.int64, copy=False)
 
 
 def vectorizer_for_vocabulary(
