@@ -563,8 +563,8 @@ def _as_frame(data: pd.DataFrame | Sequence[str], canonical: bool = False) -> pd
 
 
 def _source_name(data: pd.DataFrame | Sequence[str]) -> str:
-    """What the manifest of an atlas fitted from ``data`` names as its input (and its corpus name, unless the
-    config gives one): the temporary file the build read is gone by then."""
+    """What the manifest of an atlas fitted from ``data`` names as its ``input_path``: the temporary file the build
+    read is gone by then (the corpus name is FRAME_NAME unless the caller gives one)."""
     return "DataFrame" if isinstance(data, pd.DataFrame) else "texts"
 
 

@@ -105,8 +105,8 @@ def with_topic_field_names(names: Mapping[int, Name], counts: PhraseCounts, topi
     "Neuroscience", "Bandit" -> "Bandits and online learning"; the old name leads the subtitle (field_subtitle).
     Then each name fewer than NARROW_NAME_COVERAGE of its papers write gives way to the field holding
     TOPIC_FIELD_COVERAGE of them and NARROW_FIELD_LIFT times its corpus share of which it holds the largest share
-    ("Bayesian optimization (BO)" over Bayesian methods -> "Probabilistic methods"; "Multimodal large language models"
-    -> "Vision-language models", not "Large language models"), unless a larger topic has SUBJECT_OF_LARGER of its
+    ("Bayesian optimization (BO)" over Bayesian methods -> "Probabilistic methods"; "Test-time adaptation (TTA)" over
+    domain adaptation and OOD -> "Distribution shift"), unless a larger topic has SUBJECT_OF_LARGER of its
     papers in that field or the field's name begins another topic's name (_renamed_by_fields). Each field names one
     topic at most, never one another topic is named. ``topics``: a topic id per document of ``counts``."""
     fields = load_fields()
