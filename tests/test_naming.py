@@ -43,6 +43,17 @@ def test_abbreviation_definitions_need_matching_initials():
     assert phrase_key("LLM") not in definitions  # "Some data" does not spell LLM
 
 
+def test_an_adjective_made_of_a_short_form_is_not_a_short_form():
+    """ "large language model (LLM-based) agents" defines no abbreviation: the 290,219-paper atlas showed a topic as
+    "Large language models (LLM-based)"; "(LLMs)" still does."""
+    texts = ["We build large language model (LLM-based) agents.", "Large Language Models (LLMs) reason."] * 3
+    definitions = abbreviation_definitions(texts)
+    assert all(short != "LLM-based" for _, _, short in definitions.values())
+    assert definitions[phrase_key("LLMs")][2] == "LLMs"
+    counts = count_phrases(texts)
+    assert counts.abbreviations.get(phrase_key("large language models")) == "LLMs"
+
+
 def test_a_title_phrase_outweighs_an_abstract_phrase_it_trails():
     adaptation = [
         (f"Domain adaptation {i}", f"Our target domain is a city. We study domain adaptation for view {i}.")

@@ -17,6 +17,9 @@ MIN_DEFINITIONS = 2
 
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:[-'][A-Za-z0-9]+)*")
 _ABBREVIATION = re.compile(r"\(([A-Za-z][A-Za-z0-9\-]{1,9})\)")
+# "(LLM-based)", "(GNN-like)": an adjective made of a short form, not a short form; the 290,219-paper atlas named a
+# topic "Large language models (LLM-based)" with it.
+_ADJECTIVE_SUFFIX = re.compile(r"-[a-z]+$")
 
 
 def _initials_match(words: Sequence[str], letters: str) -> bool:
@@ -56,7 +59,7 @@ def abbreviation_definitions(texts: Sequence[str]) -> dict[str, tuple[str, str, 
         for match in _ABBREVIATION.finditer(text):
             short = match.group(1)
             letters = short.translate(_NOT_CAPITALS)
-            if len(letters) < 2 or not short[0].isupper():
+            if len(letters) < 2 or not short[0].isupper() or _ADJECTIVE_SUFFIX.search(short):
                 continue
             before = _TOKEN.findall(text[max(0, match.start() - 120) : match.start()])
             context = (tuple(before[-min(len(letters) + 2, MAX_WORDS) :]), letters)
