@@ -303,6 +303,11 @@ def _checked_target(target: Path, cache_dir: Path | str) -> None:
         raise TargetError(f"cannot write {target}: the folder {parent} is not writable")
 
 
+def _refused(target: Path, error: OSError) -> TargetError:
+    """The one-line error for a write to ``target`` that the system refused (no such folder, read-only, disk full)."""
+    return TargetError(f"cannot write {target}: {error.strerror or error}")
+
+
 def _write_atomically(target: Path, data: bytes) -> None:
     """``data`` into a temporary file beside ``target``, then renamed over it: a failed write leaves the old file.
     Raises TargetError naming ``target`` when the system refuses the write (an OSError: no such folder, read-only,
@@ -311,7 +316,7 @@ def _write_atomically(target: Path, data: bytes) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     except OSError as error:
-        raise TargetError(f"cannot write {target}: {error.strerror or error}") from error
+        raise _refused(target, error) from error
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
@@ -320,7 +325,7 @@ def _write_atomically(target: Path, data: bytes) -> None:
     except BaseException as error:
         Path(temporary).unlink(missing_ok=True)
         if isinstance(error, OSError):
-            raise TargetError(f"cannot write {target}: {error.strerror or error}") from error
+            raise _refused(target, error) from error
         raise
 
 
@@ -356,7 +361,7 @@ def write_share_folder(cache_dir: Path | str, folder: Path | str) -> ShareResult
     try:
         staging = staging_folder(target)
     except OSError as error:
-        raise TargetError(f"cannot write {target}: {error.strerror or error}") from error
+        raise _refused(target, error) from error
     try:
         staging.chmod(0o755)  # mkdtemp makes it private; a web server reads it
         (staging / "index.html").write_bytes(page)
@@ -367,7 +372,7 @@ def write_share_folder(cache_dir: Path | str, folder: Path | str) -> ShareResult
     except BaseException as error:
         shutil.rmtree(staging, ignore_errors=True)
         if isinstance(error, OSError):
-            raise TargetError(f"cannot write {target}: {error.strerror or error}") from error
+            raise _refused(target, error) from error
         raise
     total = len(page) + sum(len(block) for block in payload.blocks.values())
     return ShareResult(target, int(payload.meta["papers"]), total)

@@ -23,7 +23,6 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import sys
-from collections.abc import Callable
 
 # mallopt(3) parameter numbers from glibc's <malloc.h>.
 M_TRIM_THRESHOLD = -1
@@ -45,18 +44,19 @@ DEFAULT_MMAP_MAX = 65_536
 _state = {"kept": False}
 
 
-def _mallopt() -> Callable[[int, int], int] | None:
-    """glibc's mallopt(3) through ctypes, or None where the C library is not glibc (macOS, musl, Windows)."""
+def _glibc() -> ctypes.CDLL | None:
+    """glibc through ctypes, its mallopt(3) and malloc_trim(3) typed, or None where the C library is not glibc
+    (macOS, musl, Windows)."""
     if not sys.platform.startswith("linux"):
         return None
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        mallopt = libc.mallopt
+        libc.mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
+        libc.mallopt.restype = ctypes.c_int
+        libc.malloc_trim.argtypes = (ctypes.c_size_t,)
     except (OSError, AttributeError):
         return None
-    mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
-    mallopt.restype = ctypes.c_int
-    return mallopt
+    return libc
 
 
 def keep_freed_memory() -> bool:
@@ -65,9 +65,11 @@ def keep_freed_memory() -> bool:
     Returns True when both settings took effect, False where the C library is not glibc (macOS, musl, Windows) or
     refused them; never raises. Call it once, early in a short-lived batch process.
     """
-    mallopt = _mallopt()
+    libc = _glibc()
     # mallopt returns 1 on success and 0 on error
-    kept = mallopt is not None and bool(mallopt(M_MMAP_MAX, 0)) and bool(mallopt(M_TRIM_THRESHOLD, KEPT_FREE_BYTES))
+    kept = (
+        libc is not None and bool(libc.mallopt(M_MMAP_MAX, 0)) and bool(libc.mallopt(M_TRIM_THRESHOLD, KEPT_FREE_BYTES))
+    )
     _state["kept"] = kept
     return kept
 
@@ -77,16 +79,14 @@ def give_back_freed_memory() -> bool:
     their own mmap again (returned to the kernel on free), the heap's top is trimmed above GIVEN_BACK_TRIM_THRESHOLD,
     and the free memory the heap holds now goes back (malloc_trim(3)). Returns True when the settings took effect,
     False where the C library is not glibc or refused them; never raises."""
-    mallopt = _mallopt()
-    if mallopt is None:
+    libc = _glibc()
+    if libc is None:
         return False
     given_back = (
-        bool(mallopt(M_MMAP_MAX, DEFAULT_MMAP_MAX))
-        and bool(mallopt(M_MMAP_THRESHOLD, GIVEN_BACK_MMAP_THRESHOLD))
-        and bool(mallopt(M_TRIM_THRESHOLD, GIVEN_BACK_TRIM_THRESHOLD))
+        bool(libc.mallopt(M_MMAP_MAX, DEFAULT_MMAP_MAX))
+        and bool(libc.mallopt(M_MMAP_THRESHOLD, GIVEN_BACK_MMAP_THRESHOLD))
+        and bool(libc.mallopt(M_TRIM_THRESHOLD, GIVEN_BACK_TRIM_THRESHOLD))
     )
-    libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-    libc.malloc_trim.argtypes = (ctypes.c_size_t,)
     libc.malloc_trim(0)
     _state["kept"] = _state["kept"] and not given_back
     return given_back

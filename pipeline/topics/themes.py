@@ -301,16 +301,17 @@ def topic_positions(
     labels = np.asarray(topics, dtype=np.int64)
     xy = np.asarray(points, dtype=np.float64)
     ids = np.unique(labels[labels != OUTLIER_TOPIC])
-    sizes = np.array([int((labels == topic).sum()) for topic in ids], dtype=np.int64)
+    sizes = np.zeros(len(ids), dtype=np.int64)
+    means = np.zeros((len(ids), np.shape(vectors)[1]))
+    positions = np.zeros((len(ids), 2))
     # One topic's rows at a time in float64 (the same arithmetic, row by row, as over the whole matrix at once): a
     # float64 copy of every vector, and its unit copy, were 2 x 1.1 GB at 285,717 x 512 (issue 42).
-    means = np.zeros((len(ids), np.shape(vectors)[1]))
     for index, topic in enumerate(ids):
-        unit = np.asarray(vectors[labels == topic], dtype=np.float64)
+        members = labels == topic
+        unit = np.asarray(vectors[members], dtype=np.float64)
         unit = unit / np.maximum(np.linalg.norm(unit, axis=1, keepdims=True), 1e-12)
-        means[index] = unit.mean(axis=0)
+        sizes[index], means[index], positions[index] = members.sum(), unit.mean(axis=0), np.median(xy[members], axis=0)
     centroids = means / np.maximum(np.linalg.norm(means, axis=1, keepdims=True), 1e-12)
-    positions = np.stack([np.median(xy[labels == topic], axis=0) for topic in ids]) if len(ids) else np.zeros((0, 2))
     return ids, sizes, centroids, positions
 
 
