@@ -7,8 +7,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from pipeline.ingest.clean import duplicate_key, is_non_latin, model_text, prepare_documents
+from pipeline.ingest.clean import PreparedCorpus, duplicate_key, is_non_latin, model_text, prepare_documents
 from pipeline.ingest.corpus import load_corpus
+from pipeline.store.prepared import prepare_in_two_processes
 from pipeline.text.vocabulary import make_vectorizer
 from tests.conftest import needs_shared
 
@@ -144,10 +145,48 @@ def test_the_whole_conference_drops_exactly_its_11_placeholders():
 
     path = SHARED / "data" / "iclr2025" / "iclr2025_abstracts.parquet"
     needs_shared(path)
-    prepared = prepare_documents(load_corpus(path))
+    raw = load_corpus(path)
+    prepared = prepare_documents(raw)
     placeholders = prepared.dropped_ids["placeholder, not an abstract"]
     assert len(placeholders) == 11 and {"aj87NEVSiO", "tk3NsE5ugS", "U91wktaOXS", "53kUa92R7J"} <= set(placeholders)
     assert "CIcMuee69B" in set(prepared.documents["doc_id"])  # the one real short abstract is kept
+    assert_same_preparation(prepare_in_two_processes(raw), prepared)  # 11,672 records: a worker process shares them
+
+
+def assert_same_preparation(first: PreparedCorpus, second: PreparedCorpus) -> None:
+    pd.testing.assert_frame_equal(first.documents, second.documents)
+    pd.testing.assert_frame_equal(first.copies, second.copies)
+    assert first.dropped == second.dropped and first.dropped_ids == second.dropped_ids
+    assert first.dropped_copies == second.dropped_copies
+    assert first.warnings == second.warnings and first.languages == second.languages
+
+
+def test_records_cleaned_in_two_processes_give_what_one_process_gives(tmp_path: Path):
+    """Copies in different parts, a placeholder, an empty abstract and a German abstract, in parts of 3 records:
+    which copy is kept, the counts and the warnings are decided over the whole file, not per part."""
+    path = tmp_path / "mixed.csv"
+    abstracts = [
+        "Graph attention over edges of molecules.",
+        "TBD",
+        "",
+        "Coral reefs and diel pH swings in shallow lagoons.",
+        "graph attention over edges of molecules",
+        "Wir untersuchen neuronale Netze für die Vorhersage von Moleküleigenschaften mit wenigen Daten.",
+        "TBD",
+        "Coral reefs and diel pH swings in shallow lagoons.",
+        "Sparse attention kernels for long documents.",
+    ]
+    pd.DataFrame(
+        {
+            "id": [f"r{i}" for i in range(len(abstracts))],
+            "title": [f"Paper {i}" for i in range(9)],
+            "abstract": abstracts,
+        }
+    ).to_csv(path, index=False)
+    raw = load_corpus(path)
+    alone = prepare_documents(raw)
+    assert alone.dropped_ids["duplicate"] == ["r4", "r7"] and alone.dropped_copies  # the rules are exercised
+    assert_same_preparation(prepare_in_two_processes(raw, part_records=3, min_records=0), alone)
 
 
 def test_the_same_abstract_under_another_title_is_one_paper_and_its_copy_stays_listed(tmp_path: Path):

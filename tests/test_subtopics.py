@@ -60,6 +60,17 @@ def test_cut_subtopics_gives_unique_ids_and_leaves_small_topics_and_outliers_out
     assert np.array_equal(parts, again)
 
 
+def test_topics_cut_in_two_threads_get_the_ids_one_thread_gives():
+    rng = np.random.default_rng(3)
+    sizes = [90, 150, 70, 120]  # four topics with subtopics, in an order the threads finish differently
+    topics = np.repeat([7, 2, 5, 11], sizes)
+    vectors = rng.normal(size=(sum(sizes), 8)) + topics[:, None]
+    points = rng.normal(size=(sum(sizes), 2))
+    alone = cut_subtopics(topics, vectors, points, seed=0, threads=1)
+    assert len(set(alone.tolist())) > 8  # every topic was cut
+    assert np.array_equal(cut_subtopics(topics, vectors, points, seed=0, threads=2), alone)
+
+
 def test_subtopics_are_named_against_their_siblings_never_as_their_topic():
     titles = (
         [f"Offline reinforcement learning from logged data {i}" for i in range(12)]

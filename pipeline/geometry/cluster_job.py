@@ -41,7 +41,7 @@ def cluster(
     from pipeline.geometry.cluster import hdbscan_clusters
     from pipeline.geometry.umap_layout import cached_umap_layout
 
-    fitted, neighbours = fitted_rows(embeddings, knn, landmarks)
+    fitted, neighbours = fitted_rows(embeddings, lambda: knn, landmarks)
     with timer.stage("umap_cluster_space"):
         reduced = cached_umap_layout(
             layouts,

@@ -54,11 +54,13 @@ def use_landmarks(n_documents: int, fit_sample_size: int) -> bool:
     return 0 < fit_sample_size < n_documents
 
 
-def fitted_rows(embeddings: np.ndarray, knn: Neighbours, landmarks: Landmarks | None) -> tuple[np.ndarray, Neighbours]:
-    """What UMAP fits on: every row with the build's neighbour lists ``knn``, or with ``landmarks`` the landmarks'
-    rows (the first ``landmarks.size``) with their own lists."""
+def fitted_rows(
+    embeddings: np.ndarray, neighbour_lists: Callable[[], Neighbours], landmarks: Landmarks | None
+) -> tuple[np.ndarray, Neighbours]:
+    """What UMAP fits on: every row with the build's neighbour lists (``neighbour_lists()``, called only then), or
+    with ``landmarks`` the landmarks' rows (the first ``landmarks.size``) with their own lists."""
     if landmarks is None:
-        return embeddings, knn
+        return embeddings, neighbour_lists()
     return embeddings[: landmarks.size], landmarks.neighbours
 
 

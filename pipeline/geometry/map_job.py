@@ -60,27 +60,29 @@ def map_drawer(
     n: int,
     embeddings: np.ndarray,
     embeddings_key: str,
-    knn: Neighbours,
+    neighbour_lists: Callable[[], Neighbours],
     config: BuildConfig,
     layouts: StageStore,
     timer: StageTimer,
-    measure: Callable[[np.ndarray], dict[str, float | None]],
+    measure: Callable[[np.ndarray, Neighbours], dict[str, float | None]],
     landmarks: Landmarks | None = None,
 ) -> Callable[[], tuple[np.ndarray, dict[str, float | None]]]:
     """The function the map thread runs: UMAP to 2D then NeRV refinement for small corpora, or PCA below
-    MIN_DOCUMENTS_FOR_UMAP documents; then the map's metrics (stage map_metrics): ``measure(coordinates)``
+    MIN_DOCUMENTS_FOR_UMAP documents; then the map's metrics (stage map_metrics): ``measure(coordinates, knn)``
     (pipeline.quality.build_metrics.map_metrics_measurer). They need the map, the embeddings, the neighbour lists
     and the documents' reference columns, not the topics, so the map thread measures them while the main thread
-    still fits the topics. With ``landmarks`` UMAP maps the landmarks (their own neighbour lists) and the other
-    documents are placed from theirs (stage map_place; pipeline.geometry.landmarks.place_rest). Returns (float32
-    n x 2 coordinates, the map metrics)."""
+    still fits the topics. ``neighbour_lists()`` gives every document's neighbour lists, waiting for them if the
+    main thread still searches them. With ``landmarks`` UMAP maps the landmarks (their own neighbour lists, so it
+    starts before every document's lists are known) and the other documents are placed from theirs (stage map_place;
+    pipeline.geometry.landmarks.place_rest) before every document is refined from there with its own lists.
+    Returns (float32 n x 2 coordinates, the map metrics)."""
     from pipeline.geometry.umap_layout import cached_umap_layout, pca_layout
 
     def draw() -> np.ndarray:
         if n < MIN_DOCUMENTS_FOR_UMAP:
             with timer.stage("map_2d"):
                 return pca_layout(embeddings, 2)
-        fitted, neighbours = fitted_rows(embeddings, knn, landmarks)
+        fitted, neighbours = fitted_rows(embeddings, neighbour_lists, landmarks)
         with timer.stage("map_2d"):
             layout = cached_umap_layout(
                 layouts,
@@ -97,6 +99,7 @@ def map_drawer(
         if landmarks is not None:
             with timer.stage("map_place"):
                 placed = place_rest(landmarks, layout)
+            knn = neighbour_lists()
             with timer.stage("map_place_refine"):  # every document, started from the placed map
                 return cached_umap_layout(
                     layouts,
@@ -119,8 +122,9 @@ def map_drawer(
 
     def draw_and_measure() -> tuple[np.ndarray, dict[str, float | None]]:
         layout = draw()
+        knn = neighbour_lists()
         with timer.stage("map_metrics"):
-            figures = measure(layout)
+            figures = measure(layout, knn)
         return layout, figures
 
     return draw_and_measure

@@ -300,42 +300,80 @@ def long_text_warning(doc_ids: list[str], texts: list[str], factor: float = LONG
     )
 
 
-def prepare_documents(raw: RawCorpus) -> PreparedCorpus:
+# The columns :func:`record_rows` gives, one row per record in order (DataFrame, index 0..m-1): ``reason`` (object:
+# a key of PreparedCorpus.dropped, or None for a record that can be a document), ``key`` (str, :func:`duplicate_key`
+# of the deciding text), ``text`` (str, the document's model text, "" for a dropped record) and ``language`` (str,
+# ISO 639-1 or "unknown"; "" for a dropped record).
+ROW_COLUMNS = ("reason", "key", "text", "language")
+
+
+def record_rows(records: pd.DataFrame, text_column: str) -> pd.DataFrame:
+    """The row-local part of cleaning: each record's ROW_COLUMNS, computed from that record alone, so any split of the
+    records into parts gives the same rows (pipeline.partitions.clean, pipeline.store.prepared).
+
+    ``records``: columns ``title`` and ``abstract`` (any index); ``text_column``: "abstract" or "title"
+    (RawCorpus.text_column). The deciding text (the abstract, or the title of a titles-only file) is cleaned
+    (:func:`model_text`) and checked (:func:`_drop_reason`); a usable record's two texts are joined
+    (:func:`join_title_abstract`) and its language detected (pipeline.ingest.language). Never raises for bad rows.
+    """
+    from pipeline.ingest.language import detect_languages
+
+    reasons: list[str | None] = []
+    keys: list[str] = []
+    texts: list[str] = []
+    for title, abstract in records[["title", "abstract"]].itertuples(index=False):
+        deciding = abstract if text_column == "abstract" else title
+        reason, cleaned = _drop_reason(deciding, text_column)
+        reasons.append(reason)
+        keys.append(duplicate_key(cleaned))
+        if reason is not None:
+            texts.append("")
+            continue
+        other = model_text(abstract) if text_column == "title" else model_text(title)
+        texts.append(
+            join_title_abstract(cleaned, other) if text_column == "title" else join_title_abstract(other, cleaned)
+        )
+    usable = [row for row, reason in enumerate(reasons) if reason is None]
+    languages = [""] * len(reasons)
+    for row, language in zip(usable, detect_languages([texts[row] for row in usable])):
+        languages[row] = language
+    return pd.DataFrame({"reason": reasons, "key": keys, "text": texts, "language": languages})
+
+
+def prepare_documents(raw: RawCorpus, rows: pd.DataFrame | None = None) -> PreparedCorpus:
     """Turn read records into documents: drop unusable rows and duplicates, with counts and ids.
 
-    Returns a PreparedCorpus (see the module docstring for the rules). Never raises for bad rows; the caller
-    decides what too few documents means (:func:`require_documents`).
+    ``rows``: :func:`record_rows` of ``raw.records`` when already computed (pipeline.store.prepared computes them in
+    two processes), else computed here. Returns a PreparedCorpus (see the module docstring for the rules). Never
+    raises for bad rows; the caller decides what too few documents means (:func:`require_documents`).
     """
-    from pipeline.ingest.language import detect_languages, language_available, language_report
+    from pipeline.ingest.language import language_available, language_report
 
     records = raw.records
+    if rows is None:
+        rows = record_rows(records, raw.text_column)
+    doc_ids = records["doc_id"].tolist()
     dropped_ids: dict[str, list[str]] = {}
     keep_rows: list[int] = []
-    texts: list[str] = []
     first_by_key: dict[str, int] = {}
     copy_rows: list[int] = []
     copy_of: list[str] = []
     dropped_by_text: dict[tuple[str, str], list[str]] = {}
-    for row, (doc_id, title, abstract) in enumerate(records[["doc_id", "title", "abstract"]].itertuples(index=False)):
-        deciding = abstract if raw.text_column == "abstract" else title
-        reason, cleaned = _drop_reason(deciding, raw.text_column)
-        if reason is not None:
+    for row, (doc_id, reason, key) in enumerate(zip(doc_ids, rows["reason"].tolist(), rows["key"].tolist())):
+        if isinstance(reason, str):
             dropped_ids.setdefault(reason, []).append(doc_id)
-            dropped_by_text.setdefault((reason, duplicate_key(cleaned)), []).append(doc_id)
+            dropped_by_text.setdefault((reason, key), []).append(doc_id)
             continue
         # The same abstract under another title is the same paper (cross-listed or renamed).
-        key = duplicate_key(cleaned)
         if key in first_by_key:
             dropped_ids.setdefault(DROP_DUPLICATE, []).append(doc_id)
             copy_rows.append(row)
-            copy_of.append(records.iloc[first_by_key[key]]["doc_id"])
+            copy_of.append(doc_ids[first_by_key[key]])
             continue
         first_by_key[key] = row
         keep_rows.append(row)
-        other = model_text(abstract) if raw.text_column == "title" else model_text(title)
-        texts.append(
-            join_title_abstract(cleaned, other) if raw.text_column == "title" else join_title_abstract(other, cleaned)
-        )
+    row_texts = rows["text"].tolist()
+    texts = [row_texts[row] for row in keep_rows]
     documents = records.iloc[keep_rows].reset_index(drop=True).copy()
     documents["text"] = texts
     copies = records.iloc[copy_rows].reset_index(drop=True).copy()
@@ -344,7 +382,8 @@ def prepare_documents(raw: RawCorpus) -> PreparedCorpus:
     for copy_id, original in zip(copies["doc_id"], copy_of):
         copies_by_original.setdefault(original, []).append(copy_id)
     documents["duplicate_ids"] = [copies_by_original.get(doc_id, []) for doc_id in documents["doc_id"]]
-    documents["language"] = detect_languages(texts)
+    row_languages = rows["language"].tolist()
+    documents["language"] = [row_languages[row] for row in keep_rows]
     dropped = {**raw.skipped, **{reason: len(ids) for reason, ids in dropped_ids.items()}}
     warnings = list(raw.warnings)
     total = len(records) + sum(raw.skipped.values())

@@ -31,8 +31,10 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -262,7 +264,7 @@ def fit_topics_and_map(
     corpus: PreparedInput,
     tokens: TokenizedCorpus,
     represented: RepresentedCorpus,
-    knn: Neighbours,
+    find_neighbours: Callable[[], Neighbours],
     embeddings_key: str,
     config: BuildConfig,
     layouts: StageStore,
@@ -275,7 +277,11 @@ def fit_topics_and_map(
     needed. Its stages (map_2d, map_refine) are timed in that thread; map_wait is how long this thread waited for it,
     after measuring the terms' coherence and diversity (stage evaluate_terms), which need no map.
     ``phrases``: the corpus's phrase counts under way (pipeline.topics.naming.stored), for the topics' names.
-    ``landmarks``: a large corpus's sample (pipeline.geometry.landmarks), which both UMAP fits and HDBSCAN run on."""
+    ``find_neighbours()``: every document's neighbour lists (stage neighbours), searched before the map thread starts,
+    or with ``landmarks`` (a large corpus's sample, pipeline.geometry.landmarks, which both UMAP fits and HDBSCAN run
+    on) while the map thread draws the landmarks' map, which needs only their own lists: at 285,717 documents the
+    search takes about 125 s and the landmarks' map 53 s (docs/benchmarks.md).
+    Raises what find_neighbours raises (the map thread then stops too)."""
     from pipeline.topics.model import fit_topic_model, hierarchy_table
 
     n, embeddings = len(corpus.texts), represented.embeddings
@@ -286,6 +292,10 @@ def fit_topics_and_map(
         )
         corpus.warnings.append(note)
         log.warning(note)
+    neighbour_lists: Future[Neighbours] = Future()
+    if landmarks is None:  # UMAP fits every document with its lists: they come first
+        with timer.stage("neighbours"):
+            neighbour_lists.set_result(find_neighbours())
     with timer.stage("import_bertopic"):
         import_bertopic_lean()  # before the map thread starts: it hides modules from every thread while it runs
     mapper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="atlas-map")
@@ -295,14 +305,22 @@ def fit_topics_and_map(
                 n,
                 embeddings,
                 embeddings_key,
-                knn,
+                neighbour_lists.result,
                 config,
                 layouts,
                 timer,
-                map_metrics_measurer(layouts, embeddings_key, embeddings, knn, corpus.documents),
+                map_metrics_measurer(layouts, embeddings_key, embeddings, corpus.documents),
                 landmarks,
             )
         )
+        if not neighbour_lists.done():
+            with timer.stage("neighbours"):
+                try:
+                    neighbour_lists.set_result(find_neighbours())
+                except BaseException as error:  # the map thread waits for the lists: it must not wait for ever
+                    neighbour_lists.set_exception(error)
+                    raise
+        knn = neighbour_lists.result()
         cluster_labels, probabilities = cluster(n, embeddings, embeddings_key, knn, config, layouts, timer, landmarks)
         with timer.stage("topics"):
             fit = fit_topic_model(
@@ -337,7 +355,7 @@ def fit_topics_and_map(
             coordinates, map_figures = drawn_map.result()
     finally:
         mapper.shutdown(wait=True)
-    return Fitted(cluster_labels, probabilities, fit, hierarchy, per_class, coordinates, map_figures, coherence)
+    return Fitted(cluster_labels, probabilities, fit, hierarchy, per_class, coordinates, knn, map_figures, coherence)
 
 
 def landmark_search(embeddings: np.ndarray, embeddings_key: str, config: BuildConfig, layouts: StageStore) -> Landmarks:
@@ -448,11 +466,14 @@ def run_build(
             corpus, input_path, config, embedding_store, layouts, encoder, timer
         )
         embeddings = represented.embeddings
-        with timer.stage("neighbours"):
-            embeddings_key = fingerprint(embeddings)
-            knn = cached_cosine_knn(
-                embeddings, max(config.umap_n_neighbors, config.n_neighbors_similar + 1), layouts, embeddings_key
-            )
+        embeddings_key = fingerprint(embeddings)
+        find_neighbours = partial(
+            cached_cosine_knn,
+            embeddings,
+            max(config.umap_n_neighbors, config.n_neighbors_similar + 1),
+            layouts,
+            embeddings_key,
+        )
         landmarks = None
         if use_landmarks(len(corpus.texts), config.fit_sample_size):
             with timer.stage("landmark_neighbours"):
@@ -463,10 +484,11 @@ def run_build(
                 f"{len(corpus.texts):,}",
             )
         fitted = fit_topics_and_map(
-            corpus, tokens, represented, knn, embeddings_key, config, layouts, timer, phrases, landmarks
+            corpus, tokens, represented, find_neighbours, embeddings_key, config, layouts, timer, phrases, landmarks
         )
     finally:
         phrases.stop()
+    knn = fitted.knn
     with timer.stage("representatives"):
         representatives = representative_documents(
             embeddings, fitted.fit.topics, corpus.doc_ids, config.n_representative

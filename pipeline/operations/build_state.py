@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from pipeline.geometry.neighbors import Neighbours
 from pipeline.ingest.clean import PreparedCorpus
 from pipeline.ingest.corpus import RawCorpus
 
@@ -45,5 +46,6 @@ class Fitted:
     hierarchy: pd.DataFrame
     per_class: pd.DataFrame | None
     coordinates: np.ndarray
+    knn: Neighbours  # every document's neighbour lists (pipeline.geometry.neighbors)
     map_figures: dict[str, float | None] | None = None  # the map metrics, measured in the map thread
     coherence_figures: dict[str, Any] | None = None  # the terms' metrics, measured while the map thread works

@@ -1,5 +1,5 @@
 """The row-local part of cleaning over row partitions: each record's drop reason, model text, duplicate key and
-language (pipeline.ingest.clean and pipeline.ingest.language), one Dask task per partition of records.
+language (pipeline.ingest.clean.record_rows), one Dask task per partition of records.
 
 What one record needs is that record alone: its deciding text (the abstract, or the title in a titles-only file)
 cleaned (``model_text``) and checked (empty, a placeholder, no words: the clean module's ``_drop_reason``), its
@@ -17,41 +17,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from pipeline.ingest.clean import ROW_COLUMNS, record_rows
 from pipeline.partitions.cluster import DEFAULT_PARTITION_ROWS, partition_bounds, send
-
-# The columns a task returns, one row per record in order (DataFrame, index 0..m-1): ``reason`` (object: a key of
-# PreparedCorpus.dropped, or None for a record that can be a document), ``key`` (str, pipeline.ingest.clean
-# .duplicate_key of the deciding text), ``text`` (str, the document's model text, "" for a dropped record) and
-# ``language`` (str, ISO 639-1 or "unknown"; "" for a dropped record).
-ROW_COLUMNS = ("reason", "key", "text", "language")
 
 
 def clean_partition(records: pd.DataFrame, text_column: str) -> pd.DataFrame:
-    """One task: the ROW_COLUMNS of ``records`` (columns ``title`` and ``abstract``, any index), row for row, as
-    prepare_documents computes them. ``text_column``: "abstract" or "title" (RawCorpus.text_column)."""
-    from pipeline.ingest.clean import _drop_reason, duplicate_key, join_title_abstract, model_text
-    from pipeline.ingest.language import detect_languages
-
-    reasons: list[str | None] = []
-    keys: list[str] = []
-    texts: list[str] = []
-    for title, abstract in records[["title", "abstract"]].itertuples(index=False):
-        deciding = abstract if text_column == "abstract" else title
-        reason, cleaned = _drop_reason(deciding, text_column)
-        reasons.append(reason)
-        keys.append(duplicate_key(cleaned))
-        if reason is not None:
-            texts.append("")
-            continue
-        other = model_text(abstract) if text_column == "title" else model_text(title)
-        texts.append(
-            join_title_abstract(cleaned, other) if text_column == "title" else join_title_abstract(other, cleaned)
-        )
-    kept = [row for row, reason in enumerate(reasons) if reason is None]
-    languages = [""] * len(reasons)
-    for row, language in zip(kept, detect_languages([texts[row] for row in kept])):
-        languages[row] = language
-    return pd.DataFrame({"reason": reasons, "key": keys, "text": texts, "language": languages})
+    """One task: pipeline.ingest.clean.record_rows of ``records`` (columns ``title`` and ``abstract``, any index):
+    its ROW_COLUMNS row for row. ``text_column``: "abstract" or "title" (RawCorpus.text_column)."""
+    return record_rows(records, text_column)
 
 
 def clean_rows_partitioned(

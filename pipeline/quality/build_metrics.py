@@ -85,11 +85,11 @@ def cached_map_metrics(
 
 
 def map_metrics_measurer(
-    layouts: StageStore, embeddings_key: str, embeddings: np.ndarray, knn: Neighbours, documents: pd.DataFrame
-) -> Callable[[np.ndarray], dict[str, float | None]]:
+    layouts: StageStore, embeddings_key: str, embeddings: np.ndarray, documents: pd.DataFrame
+) -> Callable[[np.ndarray, Neighbours], dict[str, float | None]]:
     """The function the map thread measures the map with (pipeline.geometry.map_job.map_drawer): given the map
-    (float32 n x 2), :func:`cached_map_metrics` of it, the embeddings, the neighbour lists and ``documents``'
-    reference columns (read now, in the calling thread)."""
+    (float32 n x 2) and the build's neighbour lists, :func:`cached_map_metrics` of them, the embeddings and
+    ``documents``' reference columns (read now, in the calling thread)."""
     from pipeline.quality.agreement import agreement_references, reference_column
     from pipeline.quality.map_metrics import map_metrics
 
@@ -97,7 +97,7 @@ def map_metrics_measurer(
     reference = documents[column].tolist() if column else None
     references = agreement_references(documents)
 
-    def measure(coordinates: np.ndarray) -> dict[str, float | None]:
+    def measure(coordinates: np.ndarray, knn: Neighbours) -> dict[str, float | None]:
         return cached_map_metrics(
             layouts, embeddings_key, embeddings, coordinates, reference, references, knn, map_metrics
         )

@@ -17,13 +17,15 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from pipeline.ingest.clean import PreparedCorpus, prepare_documents
+from pipeline.ingest.clean import PreparedCorpus, prepare_documents, record_rows
 from pipeline.ingest.corpus import RawCorpus
+from pipeline.runtime.two_processes import map_in_two_processes
 from pipeline.store.keys import StageKey, stage_key
 from pipeline.store.layouts import StageStore
 
@@ -91,20 +93,42 @@ def save_prepared(prepared: PreparedCorpus, folder: Path) -> None:
         log.warning("could not keep the cleaned corpus in %s: %s", folder, error)
 
 
-def cached_preparation(store: StageStore, raw: RawCorpus, encoding: str | None) -> PreparedCorpus:
+def cached_preparation(
+    store: StageStore, raw: RawCorpus, encoding: str | None, two_processes: bool = True
+) -> PreparedCorpus:
     """``prepare_documents(raw)`` (pipeline.ingest.clean), or the stored result of an earlier identical cleaning.
 
     ``store``: the build's layout store (a NullStore keeps nothing); the hit or miss is in ``store.hits["prepared"]``.
     ``raw``: the corpus as read (``raw.sha256`` is the file's), ``encoding``: the encoding asked for (None = UTF-8).
-    Raises what prepare_documents raises."""
-    return store.cached_folder(
-        preparation_key(raw.sha256, encoding), lambda: prepare_documents(raw), load_prepared, save_prepared
-    )
+    ``two_processes``: clean a large file's records in this process and a worker (:func:`prepare_in_two_processes`);
+    False where another worker already cleans beside this process. Raises what prepare_documents raises."""
+    clean = prepare_in_two_processes if two_processes else prepare_documents
+    return store.cached_folder(preparation_key(raw.sha256, encoding), lambda: clean(raw), load_prepared, save_prepared)
 
 
-# A second process cleans some of the collections only when those left to clean hold at least this many records:
-# starting it (a fresh interpreter importing pandas and the cleaners) costs about 1.5 s.
+# A second process cleans only when there are at least this many records to clean: starting it (a fresh interpreter
+# importing pandas, the cleaners and the language model) costs about 1.5 s.
 PARALLEL_MIN_RECORDS = 5_000
+# Records per part of the row-local cleaning shared with the worker: about 0.4 s of work on this project's 2-core
+# Intel Xeon, so neither process waits for the other by more than that.
+PART_RECORDS = 1_000
+
+
+def prepare_in_two_processes(
+    raw: RawCorpus, part_records: int = PART_RECORDS, min_records: int = PARALLEL_MIN_RECORDS
+) -> PreparedCorpus:
+    """``prepare_documents(raw)``, the same result, with its row-local part (pipeline.ingest.clean.record_rows: the
+    model texts, drop reasons, duplicate keys and languages, nearly all of its time) shared by this process and a
+    worker process in parts of ``part_records`` records (pipeline.runtime.two_processes) when ``raw`` holds at least
+    ``min_records``; what needs every record (the first copy kept, counts, warnings) then runs here. Raises what
+    prepare_documents raises."""
+    records = raw.records
+    if len(records) < min_records:
+        return prepare_documents(raw)
+    columns = records[["title", "abstract"]]
+    parts = [columns.iloc[start : start + part_records] for start in range(0, len(records), part_records)]
+    frames = map_in_two_processes(partial(record_rows, text_column=raw.text_column), parts)
+    return prepare_documents(raw, pd.concat(frames, ignore_index=True))
 
 
 def cached_preparations(store: StageStore, raws: list[RawCorpus], encoding: str | None) -> list[PreparedCorpus]:
@@ -137,7 +161,7 @@ def cached_preparations(store: StageStore, raws: list[RawCorpus], encoding: str 
         }
         for index, raw in enumerate(raws):  # this process's share first, while the worker cleans its own
             if index not in futures:
-                prepared[index] = cached_preparation(store, raw, encoding)
+                prepared[index] = cached_preparation(store, raw, encoding, two_processes=False)
         for index, future in futures.items():
             key = preparation_key(raws[index].sha256, encoding)
             prepared[index] = store.cached_folder(key, _from_worker(future, raws[index]), load_prepared, save_prepared)
