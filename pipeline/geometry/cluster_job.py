@@ -4,6 +4,7 @@ other documents voted into clusters by theirs (pipeline.geometry.landmarks)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -24,15 +25,16 @@ def cluster(
     n: int,
     embeddings: np.ndarray,
     embeddings_key: str,
-    knn: Neighbours,
+    neighbour_lists: Callable[[], Neighbours],
     config: BuildConfig,
     layouts: StageStore,
     timer: StageTimer,
     landmarks: Landmarks | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The clustering space (UMAP) and HDBSCAN: (labels int64 n, -1 = outlier; membership float32 n). Below
-    MIN_DOCUMENTS_FOR_UMAP documents every document is in cluster 0. With ``landmarks`` both run on the landmarks
-    (their own neighbour lists) and the other documents take their landmarks' vote
+    MIN_DOCUMENTS_FOR_UMAP documents every document is in cluster 0. ``neighbour_lists()``: every document's
+    neighbour lists, which UMAP reads; with ``landmarks`` both run on the landmarks (their own neighbour lists, so
+    ``neighbour_lists`` is not called) and the other documents take their landmarks' vote
     (pipeline.geometry.landmarks.vote_rest)."""
     if n < MIN_DOCUMENTS_FOR_UMAP:
         return np.zeros(n, dtype=np.int64), np.ones(n, dtype=np.float32)
@@ -41,7 +43,7 @@ def cluster(
     from pipeline.geometry.cluster import hdbscan_clusters
     from pipeline.geometry.umap_layout import cached_umap_layout
 
-    fitted, neighbours = fitted_rows(embeddings, lambda: knn, landmarks)
+    fitted, neighbours = fitted_rows(embeddings, neighbour_lists, landmarks)
     with timer.stage("umap_cluster_space"):
         reduced = cached_umap_layout(
             layouts,

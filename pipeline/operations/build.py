@@ -264,7 +264,7 @@ def fit_topics_and_map(
     corpus: PreparedInput,
     tokens: TokenizedCorpus,
     represented: RepresentedCorpus,
-    find_neighbours: Callable[[], Neighbours],
+    neighbour_lists: Callable[[], Neighbours],
     embeddings_key: str,
     config: BuildConfig,
     layouts: StageStore,
@@ -277,11 +277,10 @@ def fit_topics_and_map(
     needed. Its stages (map_2d, map_refine) are timed in that thread; map_wait is how long this thread waited for it,
     after measuring the terms' coherence and diversity (stage evaluate_terms), which need no map.
     ``phrases``: the corpus's phrase counts under way (pipeline.topics.naming.stored), for the topics' names.
-    ``find_neighbours()``: every document's neighbour lists (stage neighbours), searched before the map thread starts,
-    or with ``landmarks`` (a large corpus's sample, pipeline.geometry.landmarks, which both UMAP fits and HDBSCAN run
-    on) while the map thread draws the landmarks' map, which needs only their own lists: at 285,717 documents the
-    search takes about 125 s and the landmarks' map 53 s (docs/benchmarks.md).
-    Raises what find_neighbours raises (the map thread then stops too)."""
+    ``neighbour_lists()``: every document's neighbour lists (stage neighbours), waiting for them where they are still
+    searched (with ``landmarks``, a large corpus's sample that both UMAP fits and HDBSCAN run on, they are searched in
+    a thread of their own while the landmarks are fitted: :func:`run_build`). Raises what neighbour_lists raises.
+    """
     from pipeline.topics.model import fit_topic_model, hierarchy_table
 
     n, embeddings = len(corpus.texts), represented.embeddings
@@ -292,10 +291,6 @@ def fit_topics_and_map(
         )
         corpus.warnings.append(note)
         log.warning(note)
-    neighbour_lists: Future[Neighbours] = Future()
-    if landmarks is None:  # UMAP fits every document with its lists: they come first
-        with timer.stage("neighbours"):
-            neighbour_lists.set_result(find_neighbours())
     with timer.stage("import_bertopic"):
         import_bertopic_lean()  # before the map thread starts: it hides modules from every thread while it runs
     mapper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="atlas-map")
@@ -305,7 +300,7 @@ def fit_topics_and_map(
                 n,
                 embeddings,
                 embeddings_key,
-                neighbour_lists.result,
+                neighbour_lists,
                 config,
                 layouts,
                 timer,
@@ -313,15 +308,9 @@ def fit_topics_and_map(
                 landmarks,
             )
         )
-        if not neighbour_lists.done():
-            with timer.stage("neighbours"):
-                try:
-                    neighbour_lists.set_result(find_neighbours())
-                except BaseException as error:  # the map thread waits for the lists: it must not wait for ever
-                    neighbour_lists.set_exception(error)
-                    raise
-        knn = neighbour_lists.result()
-        cluster_labels, probabilities = cluster(n, embeddings, embeddings_key, knn, config, layouts, timer, landmarks)
+        cluster_labels, probabilities = cluster(
+            n, embeddings, embeddings_key, neighbour_lists, config, layouts, timer, landmarks
+        )
         with timer.stage("topics"):
             fit = fit_topic_model(
                 corpus.texts,
@@ -355,7 +344,16 @@ def fit_topics_and_map(
             coordinates, map_figures = drawn_map.result()
     finally:
         mapper.shutdown(wait=True)
-    return Fitted(cluster_labels, probabilities, fit, hierarchy, per_class, coordinates, knn, map_figures, coherence)
+    return Fitted(
+        cluster_labels, probabilities, fit, hierarchy, per_class, coordinates, neighbour_lists(), map_figures, coherence
+    )
+
+
+def completed(value: Neighbours) -> Future[Neighbours]:
+    """A future that already holds ``value``."""
+    future: Future[Neighbours] = Future()
+    future.set_result(value)
+    return future
 
 
 def landmark_search(embeddings: np.ndarray, embeddings_key: str, config: BuildConfig, layouts: StageStore) -> Landmarks:
@@ -474,18 +472,25 @@ def run_build(
             layouts,
             embeddings_key,
         )
-        landmarks = None
-        if use_landmarks(len(corpus.texts), config.fit_sample_size):
-            with timer.stage("landmark_neighbours"):
-                landmarks = landmark_search(embeddings, embeddings_key, config, layouts)
-            log.info(
-                "fitting UMAP and HDBSCAN on %s of %s documents, placing the rest from their nearest ones",
-                f"{config.fit_sample_size:,}",
-                f"{len(corpus.texts):,}",
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="atlas-neighbours") as searcher:
+            landmarks = None
+            if use_landmarks(len(corpus.texts), config.fit_sample_size):
+                # Every document's lists are needed only to refine the map: searched (about 117 s at 285,717
+                # documents) in a thread of their own while the landmarks are found, fitted and mapped.
+                searched = searcher.submit(timer.timed("neighbours", find_neighbours))
+                with timer.stage("landmark_neighbours"):
+                    landmarks = landmark_search(embeddings, embeddings_key, config, layouts)
+                log.info(
+                    "fitting UMAP and HDBSCAN on %s of %s documents, placing the rest from their nearest ones",
+                    f"{config.fit_sample_size:,}",
+                    f"{len(corpus.texts):,}",
+                )
+            else:
+                with timer.stage("neighbours"):
+                    searched = completed(find_neighbours())
+            fitted = fit_topics_and_map(
+                corpus, tokens, represented, searched.result, embeddings_key, config, layouts, timer, phrases, landmarks
             )
-        fitted = fit_topics_and_map(
-            corpus, tokens, represented, find_neighbours, embeddings_key, config, layouts, timer, phrases, landmarks
-        )
     finally:
         phrases.stop()
     knn = fitted.knn

@@ -7,12 +7,15 @@ from __future__ import annotations
 import logging
 import resource
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TypeVar
 
 from pipeline.runtime.errors import mark_stage
 
 log = logging.getLogger(__name__)
+
+Result = TypeVar("Result")
 
 
 class StageTimer:
@@ -46,6 +49,15 @@ class StageTimer:
             self.cpu_seconds[name],
             peak_rss_mb(),
         )
+
+    def timed(self, name: str, function: Callable[[], Result]) -> Callable[[], Result]:
+        """``function`` run as stage ``name`` when called: for a stage another thread runs."""
+
+        def run() -> Result:
+            with self.stage(name):
+                return function()
+
+        return run
 
 
 def peak_rss_mb() -> float:
