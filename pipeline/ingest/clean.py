@@ -401,9 +401,7 @@ def prepare_documents(raw: RawCorpus, rows: pd.DataFrame | None = None) -> Prepa
             f"skipped {count} {reason} in {raw.path.name}"
             + (f": {raw.skipped_text[reason]}" if reason in raw.skipped_text else "")
         )
-    long = long_text_warning(
-        documents["doc_id"].tolist(), [str(documents.at[row, raw.text_column]) for row in range(len(documents))]
-    )
+    long = long_text_warning(documents["doc_id"].tolist(), [str(text) for text in documents[raw.text_column]])
     if long:
         warnings.append(long)
     languages, language_warnings = language_report(documents["doc_id"].tolist(), documents["language"].tolist())

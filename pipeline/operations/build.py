@@ -291,8 +291,6 @@ def fit_topics_and_map(
         )
         corpus.warnings.append(note)
         log.warning(note)
-    with timer.stage("import_bertopic"):
-        import_bertopic_lean()  # before the map thread starts: it hides modules from every thread while it runs
     mapper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="atlas-map")
     try:
         drawn_map = mapper.submit(
@@ -472,6 +470,8 @@ def run_build(
             layouts,
             embeddings_key,
         )
+        with timer.stage("import_bertopic"):
+            import_bertopic_lean()  # before the build's threads start: it hides modules from every thread meanwhile
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="atlas-neighbours") as searcher:
             landmarks = None
             if use_landmarks(len(corpus.texts), config.fit_sample_size):
