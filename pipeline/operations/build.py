@@ -306,6 +306,11 @@ def fit_topics_and_map(
                 landmarks,
             )
         )
+        if landmarks is not None:
+            # The clustering waits for every document's lists, which the map's refinement (the longer branch) needs
+            # first: run beside their search it would only slow it (290k: searched by 5 min 38 s instead of 5:27).
+            with timer.stage("neighbours_wait"):
+                neighbour_lists()
         cluster_labels, probabilities = cluster(
             n, embeddings, embeddings_key, neighbour_lists, config, layouts, timer, landmarks
         )
