@@ -9,7 +9,6 @@ the map's metrics (stage map_metrics), measured by the function the build passes
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -65,15 +64,18 @@ def map_drawer(
     config: BuildConfig,
     layouts: StageStore,
     timer: StageTimer,
+    measure: Callable[[np.ndarray, Neighbours], dict[str, float | None]],
     landmarks: Landmarks | None = None,
-) -> Callable[[], np.ndarray]:
-    """The function the map thread runs first: UMAP to 2D then NeRV refinement for small corpora, or PCA below
-    MIN_DOCUMENTS_FOR_UMAP documents. ``neighbour_lists()`` gives every document's neighbour lists, waiting for
-    them if another thread still searches them. With ``landmarks`` UMAP maps the landmarks (their own neighbour
-    lists, so it starts before every document's lists are known) and the other documents are placed from theirs
-    (stage map_place; pipeline.geometry.landmarks.place_rest) before every document is refined from there with its
-    own lists. Returns the float32 n x 2 coordinates; :func:`map_measurer` measures them next.
-    """
+) -> Callable[[], tuple[np.ndarray, dict[str, float | None]]]:
+    """The function the map thread runs: UMAP to 2D then NeRV refinement for small corpora, or PCA below
+    MIN_DOCUMENTS_FOR_UMAP documents; then the map's metrics (stage map_metrics): ``measure(coordinates, knn)``
+    (pipeline.quality.build_metrics.map_metrics_measurer). They need the map, the embeddings, the neighbour lists
+    and the documents' reference columns, not the topics, so the map thread measures them while the main thread
+    still fits the topics. ``neighbour_lists()`` gives every document's neighbour lists, waiting for them if the
+    main thread still searches them. With ``landmarks`` UMAP maps the landmarks (their own neighbour lists, so it
+    starts before every document's lists are known) and the other documents are placed from theirs (stage map_place;
+    pipeline.geometry.landmarks.place_rest) before every document is refined from there with its own lists.
+    Returns (float32 n x 2 coordinates, the map metrics)."""
     from pipeline.geometry.umap_layout import cached_umap_layout, pca_layout
 
     def draw() -> np.ndarray:
@@ -118,24 +120,11 @@ def map_drawer(
                 layout = cached_map_refinement(layouts, embeddings_key, embeddings, layout, config)
         return layout
 
-    return draw
-
-
-def map_measurer(
-    drawn: Future[np.ndarray],
-    neighbour_lists: Callable[[], Neighbours],
-    measure: Callable[[np.ndarray, Neighbours], dict[str, float | None]],
-    timer: StageTimer,
-) -> Callable[[], dict[str, float | None]]:
-    """The function the map thread runs second (stage map_metrics): ``measure(coordinates, knn)``
-    (pipeline.quality.build_metrics.map_metrics_measurer) of the ``drawn`` map. The figures need the map, the
-    embeddings, the neighbour lists and the documents' reference columns, not the topics, so the map thread measures
-    them while the main thread goes on with the topics' tables, which need only the map. Raises what drawing raised."""
-
-    def measured() -> dict[str, float | None]:
-        coordinates = drawn.result()
+    def draw_and_measure() -> tuple[np.ndarray, dict[str, float | None]]:
+        layout = draw()
         knn = neighbour_lists()
         with timer.stage("map_metrics"):
-            return measure(coordinates, knn)
+            figures = measure(layout, knn)
+        return layout, figures
 
-    return measured
+    return draw_and_measure

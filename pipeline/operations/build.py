@@ -46,7 +46,7 @@ from pipeline.adapters.bertopic_import import import_bertopic_lean
 from pipeline.config import BuildConfig
 from pipeline.geometry.cluster_job import MIN_DOCUMENTS_FOR_UMAP, cluster
 from pipeline.geometry.landmarks import Landmarks, cached_landmarks, use_landmarks
-from pipeline.geometry.map_job import map_drawer, map_measurer
+from pipeline.geometry.map_job import map_drawer
 from pipeline.geometry.neighbors import Neighbours
 from pipeline.ingest.clean import DROP_NO_WORDS, PreparedCorpus, copy_table, dropped_table, require_documents
 from pipeline.ingest.collections import Collection, collections_display_name
@@ -275,9 +275,7 @@ def fit_topics_and_map(
     """Clustering, BERTopic, hierarchy and topics per class in this thread while the 2D map is drawn in a second one
     (pipeline.geometry.umap_layout: UMAP's SGD releases the GIL); the map is joined where the topics' positions are
     needed. Its stages (map_2d, map_refine) are timed in that thread; map_wait is how long this thread waited for it,
-    after measuring the terms' coherence and diversity (stage evaluate_terms), which need no map. The map thread then
-    measures the map (stage map_metrics) while this thread goes on: the returned Fitted's ``map_figures()`` waits
-    for those figures (:func:`run_build` asks for them at the evaluate stage, stage map_metrics_wait).
+    after measuring the terms' coherence and diversity (stage evaluate_terms), which need no map.
     ``phrases``: the corpus's phrase counts under way (pipeline.topics.naming.stored), for the topics' names.
     ``neighbour_lists()``: every document's neighbour lists (stage neighbours), waiting for them where they are still
     searched (with ``landmarks``, a large corpus's sample that both UMAP fits and HDBSCAN run on, they are searched in
@@ -294,18 +292,20 @@ def fit_topics_and_map(
         corpus.warnings.append(note)
         log.warning(note)
     mapper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="atlas-map")
-    drawn_map = mapper.submit(
-        map_drawer(n, embeddings, embeddings_key, neighbour_lists, config, layouts, timer, landmarks)
-    )
-    measured_map = mapper.submit(  # after the map, in the same thread
-        map_measurer(
-            drawn_map,
-            neighbour_lists,
-            map_metrics_measurer(layouts, embeddings_key, embeddings, corpus.documents),
-            timer,
-        )
-    )
     try:
+        drawn_map = mapper.submit(
+            map_drawer(
+                n,
+                embeddings,
+                embeddings_key,
+                neighbour_lists,
+                config,
+                layouts,
+                timer,
+                map_metrics_measurer(layouts, embeddings_key, embeddings, corpus.documents),
+                landmarks,
+            )
+        )
         if landmarks is not None:
             # The clustering waits for every document's lists, which the map's refinement (the longer branch) needs
             # first: run beside their search it would only slow it (290k: searched by 5 min 38 s instead of 5:27).
@@ -344,22 +344,11 @@ def fit_topics_and_map(
                 corpus.texts, {topic: [term for term, _ in pairs] for topic, pairs in fit.topic_terms.items()}, layouts
             )
         with timer.stage("map_wait"):
-            coordinates = drawn_map.result()
-    except BaseException:
-        measured_map.cancel()  # no figures are wanted once the build fails (a measuring already begun ends alone)
-        raise
+            coordinates, map_figures = drawn_map.result()
     finally:
-        mapper.shutdown(wait=False)  # the map's metrics go on while the topics' tables are made (measured_map)
+        mapper.shutdown(wait=True)
     return Fitted(
-        cluster_labels,
-        probabilities,
-        fit,
-        hierarchy,
-        per_class,
-        coordinates,
-        neighbour_lists(),
-        measured_map.result,
-        coherence,
+        cluster_labels, probabilities, fit, hierarchy, per_class, coordinates, neighbour_lists(), map_figures, coherence
     )
 
 
@@ -561,8 +550,6 @@ def run_build(
                 if by_abstract
                 else f"titles only ({embeddings.shape[1]} dimensions, fewer than {config.journey_min_dims})",
             )
-    with timer.stage("map_metrics_wait"):  # the map thread measured the map while the tables above were made
-        map_figures = fitted.map_figures() if fitted.map_figures is not None else None
     with timer.stage("evaluate"):
         manifest["metrics"] = evaluate_build(
             corpus.documents,
@@ -574,7 +561,7 @@ def run_build(
             fitted.coordinates,
             knn,
             layouts,
-            map_figures,
+            fitted.map_figures,
             fitted.coherence_figures,
         )
     with locking.held(cache_dir):  # from reading the previous atlas (align) to the swap: no writer in between

@@ -4,7 +4,6 @@ tables and manifest are assembled from (pipeline.operations.build_tables)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +47,5 @@ class Fitted:
     per_class: pd.DataFrame | None
     coordinates: np.ndarray
     knn: Neighbours  # every document's neighbour lists (pipeline.geometry.neighbors)
-    # The map metrics, measured by the map thread after the map: waits for them (pipeline.geometry.map_job.map_measurer)
-    map_figures: Callable[[], dict[str, float | None]] | None = None
+    map_figures: dict[str, float | None] | None = None  # the map metrics, measured in the map thread
     coherence_figures: dict[str, Any] | None = None  # the terms' metrics, measured while the map thread works
