@@ -71,8 +71,8 @@ def map_drawer(
     MIN_DOCUMENTS_FOR_UMAP documents; then the map's metrics (stage map_metrics): ``measure(coordinates, knn)``
     (pipeline.quality.build_metrics.map_metrics_measurer). They need the map, the embeddings, the neighbour lists
     and the documents' reference columns, not the topics, so the map thread measures them while the main thread
-    still fits the topics. ``neighbour_lists()`` gives every document's neighbour lists, waiting for them if the
-    main thread still searches them. With ``landmarks`` UMAP maps the landmarks (their own neighbour lists, so it
+    still fits the topics. ``neighbour_lists()`` gives every document's neighbour lists, waiting for them if
+    another thread still searches them. With ``landmarks`` UMAP maps the landmarks (their own neighbour lists, so it
     starts before every document's lists are known) and the other documents are placed from theirs (stage map_place;
     pipeline.geometry.landmarks.place_rest) before every document is refined from there with its own lists.
     Returns (float32 n x 2 coordinates, the map metrics)."""

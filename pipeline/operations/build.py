@@ -308,7 +308,7 @@ def fit_topics_and_map(
         )
         if landmarks is not None:
             # The clustering waits for every document's lists, which the map's refinement (the longer branch) needs
-            # first: run beside their search it would only slow it (290k: searched by 5 min 38 s instead of 5:27).
+            # first: run beside their search it slows it (290k: lists found 5 min 8 s into the build, not 5:38).
             with timer.stage("neighbours_wait"):
                 neighbour_lists()
         cluster_labels, probabilities = cluster(
@@ -480,8 +480,8 @@ def run_build(
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="atlas-neighbours") as searcher:
             landmarks = None
             if use_landmarks(len(corpus.texts), config.fit_sample_size):
-                # Every document's lists are needed only to refine the map: searched (about 117 s at 285,717
-                # documents) in a thread of their own while the landmarks are found, fitted and mapped.
+                # The landmarks' fits and map need only their own lists: every document's are searched (about
+                # 130 s at 285,717 documents) in a thread of their own while the landmarks are found and mapped.
                 searched = searcher.submit(timer.timed("neighbours", find_neighbours))
                 with timer.stage("landmark_neighbours"):
                     landmarks = landmark_search(embeddings, embeddings_key, config, layouts)
