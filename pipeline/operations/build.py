@@ -190,7 +190,7 @@ def read_and_clean_collections(
 
     with timer.stage("load"):
         raws = [join_side_tables(load_corpus(each.path, encoding=encoding), each) for each in collections]
-    with timer.stage("clean"):  # in two processes when the store lacks several collections
+    with timer.stage("clean"):  # the records the store lacks cleaned by two processes (pipeline.store.prepared)
         corpora = cached_preparations(layouts, raws, encoding)
         for collection, raw, prepared_collection in zip(collections, raws, corpora):
             require_documents(prepared_collection, raw, collection.path)

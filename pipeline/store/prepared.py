@@ -16,10 +16,8 @@ import logging
 import os
 import shutil
 import tempfile
-from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
@@ -93,17 +91,13 @@ def save_prepared(prepared: PreparedCorpus, folder: Path) -> None:
         log.warning("could not keep the cleaned corpus in %s: %s", folder, error)
 
 
-def cached_preparation(
-    store: StageStore, raw: RawCorpus, encoding: str | None, two_processes: bool = True
-) -> PreparedCorpus:
+def cached_preparation(store: StageStore, raw: RawCorpus, encoding: str | None) -> PreparedCorpus:
     """``prepare_documents(raw)`` (pipeline.ingest.clean), or the stored result of an earlier identical cleaning.
 
     ``store``: the build's layout store (a NullStore keeps nothing); the hit or miss is in ``store.hits["prepared"]``.
     ``raw``: the corpus as read (``raw.sha256`` is the file's), ``encoding``: the encoding asked for (None = UTF-8).
-    ``two_processes``: clean a large file's records in this process and a worker (:func:`prepare_in_two_processes`);
-    False where another worker already cleans beside this process. Raises what prepare_documents raises."""
-    clean = prepare_in_two_processes if two_processes else prepare_documents
-    return store.cached_folder(preparation_key(raw.sha256, encoding), lambda: clean(raw), load_prepared, save_prepared)
+    A large file is cleaned by two processes (:func:`cached_preparations`). Raises what prepare_documents raises."""
+    return cached_preparations(store, [raw], encoding)[0]
 
 
 # A second process cleans only when there are at least this many records to clean: starting it (a fresh interpreter
@@ -114,68 +108,49 @@ PARALLEL_MIN_RECORDS = 5_000
 PART_RECORDS = 1_000
 
 
-def prepare_in_two_processes(
-    raw: RawCorpus, part_records: int = PART_RECORDS, min_records: int = PARALLEL_MIN_RECORDS
-) -> PreparedCorpus:
-    """``prepare_documents(raw)``, the same result, with its row-local part (pipeline.ingest.clean.record_rows: the
-    model texts, drop reasons, duplicate keys and languages, nearly all of its time) shared by this process and a
-    worker process in parts of ``part_records`` records (pipeline.runtime.two_processes) when ``raw`` holds at least
-    ``min_records``; what needs every record (the first copy kept, counts, warnings) then runs here. Raises what
-    prepare_documents raises."""
-    records = raw.records
-    if len(records) < min_records:
-        return prepare_documents(raw)
-    columns = records[["title", "abstract"]]
-    parts = [columns.iloc[start : start + part_records] for start in range(0, len(records), part_records)]
-    frames = map_in_two_processes(partial(record_rows, text_column=raw.text_column), parts)
-    return prepare_documents(raw, pd.concat(frames, ignore_index=True))
-
-
 def cached_preparations(store: StageStore, raws: list[RawCorpus], encoding: str | None) -> list[PreparedCorpus]:
-    """:func:`cached_preparation` of each of ``raws`` (the collections of one atlas, in order), the ones the store
-    lacks cleaned by two processes: this one and one ``spawn`` worker, each given about half of the records (the
-    largest collections first, each to the side with fewer so far). Cleaning is a pure function of the records
-    (pipeline.ingest.clean.prepare_documents), so where it runs changes nothing in the result; on the six
-    collections (49,805 papers) it took 23.5 s in one process. A collection the worker failed to clean (its
-    process died, or cleaning raised) is cleaned again here, so an error is raised here as in a one-process build.
-    """
-    from concurrent.futures import Future, ProcessPoolExecutor
-    from multiprocessing import get_context
-
-    missing = [index for index, raw in enumerate(raws) if not store.contains(preparation_key(raw.sha256, encoding))]
-    if len(missing) < 2 or sum(len(raws[index].records) for index in missing) < PARALLEL_MIN_RECORDS:
-        return [cached_preparation(store, raw, encoding) for raw in raws]
-    here, there = 0, 0
-    to_worker: list[int] = []
-    for index in sorted(missing, key=lambda index: -len(raws[index].records)):
-        size = len(raws[index].records)
-        if there < here:
-            to_worker.append(index)
-            there += size
-        else:
-            here += size
-    prepared: dict[int, PreparedCorpus] = {}
-    with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as worker:
-        futures: dict[int, Future[PreparedCorpus]] = {
-            index: worker.submit(prepare_documents, raws[index]) for index in to_worker
-        }
-        for index, raw in enumerate(raws):  # this process's share first, while the worker cleans its own
-            if index not in futures:
-                prepared[index] = cached_preparation(store, raw, encoding, two_processes=False)
-        for index, future in futures.items():
-            key = preparation_key(raws[index].sha256, encoding)
-            prepared[index] = store.cached_folder(key, _from_worker(future, raws[index]), load_prepared, save_prepared)
-    return [prepared[index] for index in range(len(raws))]
+    """:func:`cached_preparation` of each of ``raws`` (one file, or the collections of one atlas, in order): the ones
+    the store lacks are cleaned with their records' row-local part shared by this process and a worker process
+    (:func:`rows_in_two_processes`), then each file's own first-copy rule, counts and warnings here. Cleaning is a pure
+    function of the records, so where a part runs changes nothing in the result: the 290,219-record file took 65 s
+    instead of 103 s. Raises what prepare_documents raises."""
+    keys = [preparation_key(raw.sha256, encoding) for raw in raws]
+    missing = [index for index, key in enumerate(keys) if not store.contains(key)]
+    rows = dict(zip(missing, rows_in_two_processes([raws[index] for index in missing])))
+    return [
+        store.cached_folder(key, partial(prepare_documents, raw, rows.get(index)), load_prepared, save_prepared)
+        for index, (raw, key) in enumerate(zip(raws, keys))
+    ]
 
 
-def _from_worker(future: Any, raw: RawCorpus) -> Callable[[], PreparedCorpus]:
-    """The worker's cleaning of ``raw`` when it succeeded, else ``raw`` cleaned in this process (logged)."""
+def prepare_in_two_processes(
+    raw: RawCorpus, part_records: int = PART_RECORDS, min_records: int | None = None
+) -> PreparedCorpus:
+    """``prepare_documents(raw)``, the same result, its row-local part computed by :func:`rows_in_two_processes`."""
+    return prepare_documents(raw, rows_in_two_processes([raw], part_records, min_records)[0])
 
-    def result() -> PreparedCorpus:
-        try:
-            return future.result()
-        except Exception as error:  # the worker died or cleaning raised: clean here, where an error is raised as usual
-            log.info("cleaning %s in the build's process: its worker gave %s", raw.path.name, type(error).__name__)
-            return prepare_documents(raw)
 
-    return result
+def rows_in_two_processes(
+    raws: list[RawCorpus], part_records: int = PART_RECORDS, min_records: int | None = None
+) -> list[pd.DataFrame | None]:
+    """pipeline.ingest.clean.record_rows of each of ``raws`` (the model texts, drop reasons, duplicate keys and
+    languages: nearly all of cleaning's time), computed by this process and a worker process in parts of
+    ``part_records`` records (pipeline.runtime.two_processes) when the files hold at least ``min_records`` records
+    together (default PARALLEL_MIN_RECORDS); else None for each (prepare_documents computes them itself)."""
+    if sum(len(raw.records) for raw in raws) < (PARALLEL_MIN_RECORDS if min_records is None else min_records):
+        return [None] * len(raws)
+    owners, parts = [], []
+    for index, raw in enumerate(raws):
+        columns = raw.records[["title", "abstract"]]
+        for start in range(0, len(columns), part_records):
+            owners.append(index)
+            parts.append((columns.iloc[start : start + part_records], raw.text_column))
+    found: list[list[pd.DataFrame]] = [[] for _ in raws]
+    for index, frame in zip(owners, map_in_two_processes(_part_rows, parts)):
+        found[index].append(frame)
+    return [pd.concat(frames, ignore_index=True) if frames else None for frames in found]
+
+
+def _part_rows(part: tuple[pd.DataFrame, str]) -> pd.DataFrame:
+    """record_rows of one part (its records, the file's text column): what the worker process is sent."""
+    return record_rows(*part)
