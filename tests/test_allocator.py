@@ -79,3 +79,36 @@ def test_a_build_above_the_size_limit_gives_freed_arrays_back_and_one_at_it_keep
     # above the limit: the array is a block of its own mmap again, gone from the process when freed
     assert large["given_back"] is True and large["mmapped_while_held"] >= ARRAY_BYTES
     assert large["heap_after_free"] < ARRAY_BYTES
+
+
+FREE_PAGES_ACCOUNT = """
+import json, sys
+import numpy as np
+from pipeline.runtime.allocator import KEEP_FREED_MAX_DOCUMENTS, fit_to_corpus, keep_freed_memory, return_free_pages
+
+def resident_mib():
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS")) / 1024
+
+keep_freed_memory()
+fit_to_corpus(KEEP_FREED_MAX_DOCUMENTS + int(sys.argv[1] == "large"))
+blocks = [np.ones(1 << 17) for _ in range(256)]  # 256 blocks of 1 MiB: under the mmap threshold, in the heap
+del blocks[::2]  # every other one freed: 128 holes of 1 MiB between live blocks, none of them the heap's top
+before = resident_mib()
+trimmed = return_free_pages()
+print(json.dumps({"trimmed": trimmed, "released_mib": before - resident_mib()}))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="malloc_trim is glibc's")
+def test_a_large_build_hands_back_the_free_pages_its_heap_holds_between_blocks() -> None:
+    def account(mode: str) -> dict:
+        done = subprocess.run(
+            [sys.executable, "-c", FREE_PAGES_ACCOUNT, mode], cwd=ROOT, capture_output=True, text=True, check=True
+        )
+        return json.loads(done.stdout)
+
+    small, large = account("small"), account("large")
+    # at the limit the process keeps what it freed; above it, the 128 MiB freed between live blocks leave the process
+    assert small["trimmed"] is False and small["released_mib"] < 32
+    assert large["trimmed"] is True and large["released_mib"] > 96

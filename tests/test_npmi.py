@@ -40,6 +40,21 @@ def test_window_counts_follow_gensims_sliding_rule():
     assert pairs[0, 1] == 1
 
 
+def test_window_counts_in_blocks_of_documents_are_the_counts_of_the_whole():
+    needs_shared(PAPERS)
+    from pipeline.quality.npmi import document_blocks, reference_documents
+
+    texts = pd.read_parquet(PAPERS)["abstract"].head(300).tolist() + ["", "model"]
+    encoded = reference_documents(texts)
+    words = ["model", "learning", "graph", "the", "absentword"]
+    whole = window_counts(encoded, words, block_tokens=len(encoded.ids) + 1)
+    assert len(document_blocks(encoded.starts, 1_000)) > 10
+    for block_tokens in (1, 7, 1_000, 20_000):  # 1: a document a block
+        counts, pairs, n_windows = window_counts(encoded, words, block_tokens=block_tokens)
+        assert n_windows == whole[2] and counts.tolist() == whole[0].tolist()
+        assert (pairs != whole[1]).nnz == 0 and pairs.dtype == np.int64
+
+
 def test_npmi_equals_gensim_on_real_abstracts():
     needs_shared(PAPERS)
     texts = pd.read_parquet(PAPERS)["abstract"].head(200).tolist()

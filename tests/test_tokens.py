@@ -90,7 +90,12 @@ def test_sentence_presence_equals_scikit_learn_per_sentence():
     )
     sentences = [sentence for text in texts for sentence in split_sentences(text)]
     expected = (vectorizer.transform(sentences) > 0).astype(np.float32).toarray()
-    assert np.array_equal(sentence_presence(tokenize(texts), vocabulary, extra).toarray(), expected)
+    whole = sentence_presence(tokenize(texts), vocabulary, extra)
+    assert np.array_equal(whole.toarray(), expected) and whole.has_sorted_indices
+    for block_tokens in (1, 50, 1_000):  # in blocks of sentences (1: a sentence a block): the same rows
+        blocked = sentence_presence(tokenize(texts), vocabulary, extra, block_tokens=block_tokens)
+        assert blocked.dtype == np.float32 and blocked.has_sorted_indices
+        assert np.array_equal(blocked.toarray(), expected)
 
 
 def test_terms_of_words_sharing_a_prefix_are_ordered_and_counted_as_scikit_learn():
@@ -172,6 +177,7 @@ def test_the_sentence_presence_of_every_text_in_order_is_the_kept_matrix_and_a_p
     whole = vectorizer.sentence_presence_of(texts)
     expected = sentence_presence(tokens, list(vectorizer.vocabulary), [])
     assert whole is vectorizer.sentence_presence_of(texts)
+    assert whole.format == "csc"  # as its readers take it: converted at each c-TF-IDF extraction, it was a copy
     assert np.array_equal(whole.toarray(), expected.toarray())
     starts = np.searchsorted(tokens.sentence_documents, np.arange(len(texts) + 1))
     part = vectorizer.sentence_presence_of([texts[3], texts[1]])

@@ -1,4 +1,4 @@
-"""How the atlas drives a BERTopic model: its one constructor, refits of topic terms, and the three places where it
+"""How the atlas drives a BERTopic model: its one constructor, refits of topic terms, and the four places where it
 touches BERTopic's fitted state or saved files. An adapter over bertopic.
 
 The constructor (:func:`manual_bertopic`) and the refit (:func:`refit_topic_terms`) are public API: BERTopic in its
@@ -16,6 +16,9 @@ checked before use, with a warning in the build log (once) and a safe fallback w
   given: :func:`topics_per_class_of` swaps in the topics of a subset of documents. Fallback: the public call over
   every document, the documents without a class put in a class of their own whose rows are dropped (the same rows;
   one more class to compute).
+- ``representative_docs_``, the few documents per topic BERTopic keeps and saves: a build gives BERTopic short keys
+  for its texts (pipeline.text.vocabulary.FixedVocabularyVectorizer.bertopic_documents), and
+  :func:`keep_document_texts` puts the texts back there. No fallback needed: the attribute is only replaced.
 - ``ctfidf_config.json``, written by ``save(serialization="safetensors", save_ctfidf=True)``: the vectorizer's
   ``vocab`` (term -> column) and ``params`` (``stop_words``, ``ngram_range``), read by :func:`saved_vocabulary`.
   Fallback: ``BERTopic.load`` (public; imports torch, tens of seconds) and its vectorizer's ``vocabulary_`` and
@@ -115,6 +118,20 @@ def refit_topic_terms(topic_model: Any, documents: Sequence[str], topics: Sequen
         representation_model=topic_model.representation_model,
         top_n_words=topic_model.top_n_words,
     )
+
+
+def keep_document_texts(topic_model: Any, documents: Sequence[str], texts: Sequence[str]) -> None:
+    """After a fit on ``documents`` that stand for ``texts`` (the same length and order: keys of
+    pipeline.text.vocabulary.FixedVocabularyVectorizer.bertopic_documents), put the texts in the model's
+    ``representative_docs_`` (BERTopic keeps 3 per topic, and saves them with the model) in place of the keys. Nothing
+    to do when ``documents`` are the texts."""
+    if documents is texts or list(documents[:1]) == list(texts[:1]):
+        return
+    text_of = dict(zip(documents, texts))
+    topic_model.representative_docs_ = {
+        topic: [text_of.get(document, document) for document in kept]
+        for topic, kept in getattr(topic_model, "representative_docs_", {}).items()
+    }
 
 
 @contextmanager

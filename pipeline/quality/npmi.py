@@ -41,6 +41,9 @@ from pipeline.text.words import MAX_WORD_CHARS
 
 WINDOW = 10
 EPSILON = 1e-12
+# Tokens per block of documents in window_counts: its intermediate arrays are a few int64 per occurrence of a counted
+# word and per window it is present in; over every document at once they took 2.9 GB at 285,717 abstracts.
+BLOCK_TOKENS = 2_000_000
 # scikit-learn's default token_pattern, without runs of more than MAX_WORD_CHARS word characters (a 50,000-character
 # "word" made a 660 MB reference array, its words stored fixed-width; pipeline.text.words says why none is so long)
 REFERENCE_TOKEN = re.compile(rf"(?u)\b(?!\w{{{MAX_WORD_CHARS + 1}}})\w\w+\b")
@@ -100,13 +103,18 @@ def cached_reference_documents(texts: Sequence[str], store: StageStore = NULL_ST
 
 
 def window_counts(
-    tokens: Sequence[Sequence[str]] | EncodedDocuments, words: Sequence[str], window: int = WINDOW
+    tokens: Sequence[Sequence[str]] | EncodedDocuments,
+    words: Sequence[str],
+    window: int = WINDOW,
+    block_tokens: int = BLOCK_TOKENS,
 ) -> tuple[np.ndarray, sp.csr_matrix, int]:
     """Window counts of ``words`` in the documents ``tokens`` (token lists, or :class:`EncodedDocuments`), as
     gensim's boolean sliding window counts them.
 
     Returns (counts: int64 len(words) -- windows in which each word counts as present, pairs: int64 sparse
-    len(words) x len(words) -- windows in which both words of a pair do, diagonal = counts, n_windows).
+    len(words) x len(words) -- windows in which both words of a pair do, diagonal = counts, n_windows). The
+    documents are taken in blocks of about ``block_tokens`` tokens and their pair counts added up (the same integers
+    in any blocks): one block's windows x words matrix, not the corpus's, is held at a time.
     """
     encoded = tokens if isinstance(tokens, EncodedDocuments) else encode_documents(tokens)
     known = {word: index for index, word in enumerate(encoded.words.tolist())}
@@ -115,13 +123,41 @@ def window_counts(
         if word in known:
             column_of_id[known[word]] = word_column
     lengths = np.diff(encoded.starts)
-    flat = np.flatnonzero(column_of_id[encoded.ids] >= 0) if len(encoded.ids) else np.zeros(0, dtype=np.int64)
+    n_windows = int(np.where(lengths < window, 1, lengths - window + 1).sum())
+    pairs = sp.csr_matrix((len(words), len(words)), dtype=np.int64)
+    for first, last in document_blocks(encoded.starts, block_tokens):
+        membership = _window_membership(encoded, column_of_id, first, last, window, len(words))
+        pairs = pairs + (membership.T @ membership)
+    pairs = sp.csr_matrix(pairs, dtype=np.int64)
+    return np.asarray(pairs.diagonal(), dtype=np.int64), pairs, n_windows
+
+
+def document_blocks(starts: np.ndarray, block_tokens: int) -> list[tuple[int, int]]:
+    """Consecutive ranges [first, last) of documents (``starts``: int, n + 1, each document's first token) holding
+    about ``block_tokens`` tokens each (a document longer than that is a block of its own); [] without documents."""
+    n = len(starts) - 1
+    targets = np.arange(block_tokens, int(starts[-1]), max(block_tokens, 1))
+    edges = np.unique(np.concatenate([[0], np.searchsorted(starts, targets), [n]]))
+    return [(int(first), int(last)) for first, last in zip(edges[:-1], edges[1:])]
+
+
+def _window_membership(
+    encoded: EncodedDocuments, column_of_id: np.ndarray, first: int, last: int, window: int, n_words: int
+) -> sp.csr_matrix:
+    """The binary windows x words matrix (int64 CSR) of documents [first, last): which of the counted words
+    (``column_of_id``: each word id's column, -1 for a word not counted) count as present in each window (module
+    docstring, step 2), the block's windows in reading order."""
+    starts = encoded.starts[first : last + 1]
+    ids = encoded.ids[starts[0] : starts[-1]]
+    starts = starts - starts[0]
+    lengths = np.diff(starts)
+    flat = np.flatnonzero(column_of_id[ids] >= 0) if len(ids) else np.zeros(0, dtype=np.int64)
     windows_per_document = np.where(lengths < window, 1, lengths - window + 1)
     n_windows = int(windows_per_document.sum())
     if not len(flat):
-        return np.zeros(len(words), np.int64), sp.csr_matrix((len(words), len(words)), dtype=np.int64), n_windows
-    document = np.searchsorted(encoded.starts, flat, side="right") - 1
-    column, position = column_of_id[encoded.ids[flat]], flat - encoded.starts[document]
+        return sp.csr_matrix((n_windows, n_words), dtype=np.int64)
+    document = np.searchsorted(starts, flat, side="right") - 1
+    column, position = column_of_id[ids[flat]], flat - starts[document]
     order = np.lexsort((position, column, document))
     document, column, position = document[order], column[order], position[order]
     group = np.cumsum(np.concatenate([[0], (document[1:] != document[:-1]) | (column[1:] != column[:-1])]))
@@ -136,9 +172,9 @@ def window_counts(
     short = lengths[document] < window
     start = np.where(short, 0, np.maximum(position - window + 1, 0))
     end = np.where(short, 0, np.minimum.reduce([position, following - window, lengths[document] - window, earliest]))
-    first = np.ones(len(position), dtype=bool)
-    first[1:] = group[1:] != group[:-1]
-    keep = (start <= end) & (~short | first)
+    first_of_group = np.ones(len(position), dtype=bool)
+    first_of_group[1:] = group[1:] != group[:-1]
+    keep = (start <= end) & (~short | first_of_group)
     start, end, document, column = start[keep], end[keep], document[keep], column[keep]
     offsets = np.concatenate([[0], np.cumsum(windows_per_document)[:-1]])
     spans = end - start + 1
@@ -146,11 +182,10 @@ def window_counts(
         np.arange(spans.sum()) - np.repeat(np.cumsum(spans) - spans, spans)
     )
     membership = sp.csr_matrix(
-        (np.ones(len(rows), dtype=np.int64), (rows, np.repeat(column, spans))), shape=(n_windows, len(words))
+        (np.ones(len(rows), dtype=np.int64), (rows, np.repeat(column, spans))), shape=(n_windows, n_words)
     )
     membership.data[:] = 1  # a word's intervals in one document are disjoint; this only guards duplicates
-    pairs = (membership.T @ membership).tocsr()
-    return np.asarray(pairs.diagonal(), dtype=np.int64), pairs, n_windows
+    return membership
 
 
 def topic_npmi(

@@ -40,8 +40,9 @@ GIVEN_BACK_MMAP_THRESHOLD = 32 << 20
 GIVEN_BACK_TRIM_THRESHOLD = 64 << 20
 DEFAULT_MMAP_MAX = 65_536
 
-# Whether keep_freed_memory took effect in this process (fit_to_corpus undoes only what was done).
-_state = {"kept": False}
+# Whether keep_freed_memory took effect in this process (fit_to_corpus undoes only what was done), and whether
+# give_back_freed_memory did (then return_free_pages hands back what the heap holds free).
+_state = {"kept": False, "given_back": False}
 
 
 def _glibc() -> ctypes.CDLL | None:
@@ -89,7 +90,20 @@ def give_back_freed_memory() -> bool:
     )
     libc.malloc_trim(0)
     _state["kept"] = _state["kept"] and not given_back
+    _state["given_back"] = given_back
     return given_back
+
+
+def return_free_pages() -> bool:
+    """After :func:`give_back_freed_memory`, hand the kernel the pages the heap holds free now (malloc_trim(3)): blocks
+    under the mmap threshold, freed between two larger ones, stay resident otherwise (a c-TF-IDF refit of 285,717 papers
+    left 1.1 GB so). Called at the end of every stage (pipeline.runtime.stages). Returns True when it trimmed; a no-op
+    (False) in a process that keeps freed memory, or where the C library is not glibc; never raises."""
+    libc = _glibc() if _state["given_back"] else None
+    if libc is None:
+        return False
+    libc.malloc_trim(0)
+    return True
 
 
 def fit_to_corpus(n_documents: int) -> bool:

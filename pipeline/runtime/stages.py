@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TypeVar
 
+from pipeline.runtime.allocator import return_free_pages
 from pipeline.runtime.errors import mark_stage
 
 log = logging.getLogger(__name__)
@@ -39,6 +40,7 @@ class StageTimer:
         except BaseException as error:
             mark_stage(error, name)
             raise
+        return_free_pages()  # a large build's heap gives back what the stage freed (pipeline.runtime.allocator)
         # A stage run more than once (load and clean, once per collection) adds up.
         self.seconds[name] = round(self.seconds.get(name, 0.0) + time.perf_counter() - start, 3)
         self.cpu_seconds[name] = round(self.cpu_seconds.get(name, 0.0) + time.thread_time() - start_cpu, 3)

@@ -88,6 +88,10 @@ class FixedVocabularyVectorizer(CountVectorizer):
         ``store`` (pipeline.store.layouts) keeps under :func:`sentences_key`."""
         memo = {text: row for row, text in enumerate(texts)}
         short = {len(text) for text in texts if len(text) < _PREFIX}
+        # Keys for BERTopic (:meth:`bertopic_documents`), known here as the rows they stand for, unless a text could
+        # be taken for one.
+        keys = None if any(text.startswith(DOCUMENT_KEY_MARK) for text in texts) else document_keys(len(texts))
+        memo.update(zip(keys or (), range(len(texts))))
         prefixes: dict[str, list[str]] = {}
         for text in sorted(texts, key=len, reverse=True):
             prefixes.setdefault(text[:_PREFIX], []).append(text)
@@ -98,11 +102,30 @@ class FixedVocabularyVectorizer(CountVectorizer):
             _short=sorted(short, reverse=True),
         )
         self.__dict__.update(_tokens=tokens, _extra_stop_words=list(extra_stop_words), _sentences=None, _store=store)
+        self.__dict__.update(_keys=keys)
+
+    def bertopic_documents(self, texts: Sequence[str]) -> list[str]:
+        """What to give BERTopic as ``texts``: when they are the remembered texts, in order, one short key per text
+        ("\\x00" and its row), which this vectorizer counts and joins as the texts they stand for; else the texts.
+
+        BERTopic joins the documents of each topic into one string at every c-TF-IDF extraction, and a join is as
+        wide as its widest character: 1 GB of strings each time at 285,717 papers, where the keys' joins are 2 MB. It
+        reads the documents only through the vectorizer and the representation model, which read the keys here
+        (pipeline.topics.model.CoherentTerms), and keeps a few as its representative documents
+        (pipeline.adapters.bertopic_model.keep_document_texts puts the texts back).
+        """
+        keys, memo = self.__dict__.get("_keys"), self.__dict__.get("_memo") or {}
+        if keys is None or len(texts) != len(keys) or any(memo.get(text) != row for row, text in enumerate(texts)):
+            return list(texts)
+        return keys
 
     def _joined_rows(self, document: str) -> list[int] | None:
         """The remembered rows whose texts, joined by single spaces, make ``document`` (as BERTopic joins a topic's
         documents), longest match first; None when it is not such a join."""
         memo, prefixes, short = self.__dict__["_memo"], self.__dict__["_prefixes"], self.__dict__["_short"]
+        if document.startswith(DOCUMENT_KEY_MARK) and self.__dict__.get("_keys") is not None:  # joined keys
+            keyed = [memo.get(key) for key in document.split(" ")]
+            return None if None in keyed else keyed  # type: ignore[return-value]
         rows, position = [], 0
         while position < len(document):
             candidates = prefixes.get(document[position : position + _PREFIX], []) + [
@@ -158,9 +181,11 @@ class FixedVocabularyVectorizer(CountVectorizer):
         position[order] = np.arange(len(order))
         return sp.csr_matrix(stacked[position], dtype=np.int64)
 
-    def sentence_presence_of(self, texts: Sequence[str]) -> sp.csr_matrix | None:
-        """Binary sentences x vocabulary (float32) of the remembered ``texts``' sentences, in order
-        (pipeline.text.tokens), or None when some text was not remembered with its tokens."""
+    def sentence_presence_of(self, texts: Sequence[str]) -> sp.csc_matrix | None:
+        """Binary sentences x vocabulary (float32 CSC: its readers take a topic's candidate terms by column) of the
+        remembered ``texts``' sentences, in order (pipeline.text.tokens), or None when some text was not remembered
+        with its tokens. Kept in compressed columns from the first call: converted at every c-TF-IDF extraction it
+        was a copy of 440 MB at 285,717 papers, each time."""
         from pipeline.text.tokens import sentence_presence
 
         memo, tokens = self.__dict__.get("_memo"), self.__dict__.get("_tokens")
@@ -175,19 +200,33 @@ class FixedVocabularyVectorizer(CountVectorizer):
                 return sparse_arrays(sentence_presence(tokens, vocabulary, extra))
 
             arrays = self.__dict__["_store"].cached(sentences_key(tokens, vocabulary, extra), presence)
-            self.__dict__["_sentences"] = from_sparse_arrays(arrays).astype(np.float32, copy=False)
+            self.__dict__["_sentences"] = sp.csc_matrix(from_sparse_arrays(arrays).astype(np.float32, copy=False))
         starts = np.searchsorted(tokens.sentence_documents, np.arange(tokens.n_documents + 1))
         rows = [np.arange(starts[memo[text]], starts[memo[text] + 1]) for text in texts]
         picked = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
         sentences = self.__dict__["_sentences"]
         if len(picked) == sentences.shape[0] and np.array_equal(picked, np.arange(len(picked))):
             # every sentence in order (the corpus as BERTopic passes it): the kept matrix, not a copy of it (55 million
-            # entries, 420 MB, at 285,717 documents); callers convert it to CSC, a new matrix, and never write into it
+            # entries, 420 MB, at 285,717 documents); callers never write into it
             return sentences
         return sentences[picked]
 
 
 _PREFIX = 48  # characters of a text that index it for :meth:`FixedVocabularyVectorizer._joined_rows`
+# The first character of a document key (FixedVocabularyVectorizer.bertopic_documents): a NUL, which no abstract
+# begins with; a text that does makes the vectorizer give BERTopic the texts instead.
+DOCUMENT_KEY_MARK = "\x00"
+
+
+def document_keys(n: int) -> list[str]:
+    """The keys of n documents: DOCUMENT_KEY_MARK and the row, "\\x000" to "\\x00{n - 1}"."""
+    return [f"{DOCUMENT_KEY_MARK}{row}" for row in range(n)]
+
+
+def bertopic_documents(vectorizer: Any, texts: Sequence[str]) -> list[str]:
+    """:meth:`FixedVocabularyVectorizer.bertopic_documents` of ``vectorizer``, or ``texts`` for another vectorizer."""
+    keyed = getattr(vectorizer, "bertopic_documents", None)
+    return keyed(texts) if keyed is not None else list(texts)
 
 
 def make_vectorizer(
@@ -411,12 +450,18 @@ def term_owners(weights: np.ndarray | sp.spmatrix, rows: Sequence[int]) -> np.nd
     rows = list(rows)
     if not sp.issparse(weights):
         return np.asarray(rows)[np.argmax(weights[rows], axis=0)]
-    chosen = sp.coo_matrix(sp.csr_matrix(weights)[rows])
+    weights = sp.csr_matrix(weights)
     owner = np.full(weights.shape[1], rows[0], dtype=np.int64)
-    # per column, the largest value first and, among equal values, the first of rows: as np.argmax picks
-    order = np.lexsort((chosen.row, -chosen.data, chosen.col))
-    first = order[np.r_[True, np.diff(chosen.col[order]) != 0]] if len(order) else order
-    owner[chosen.col[first]] = np.asarray(rows, dtype=np.int64)[chosen.row[first]]
+    best = np.full(weights.shape[1], -np.inf)
+    # Row after row, a column goes to a row only above the best weight so far: the largest value and, among equal
+    # values, the first of rows, as np.argmax picks; one row's entries at a time (a sort of every stored entry held
+    # 1 GB at 285,717 papers).
+    for row in rows:
+        start, end = weights.indptr[row], weights.indptr[row + 1]
+        columns, values = weights.indices[start:end], weights.data[start:end]
+        higher = values > best[columns]
+        owner[columns[higher]] = row
+        best[columns[higher]] = values[higher]
     return owner
 
 

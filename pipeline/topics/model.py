@@ -28,7 +28,7 @@ from pipeline.geometry.centroids import topic_centroids
 from pipeline.runtime.errors import EmptyVocabularyError
 from pipeline.schema import HIERARCHY_COLUMNS, OUTLIER_TOPIC
 from pipeline.store.layouts import NULL_STORE, StageStore
-from pipeline.text.vocabulary import make_vectorizer
+from pipeline.text.vocabulary import bertopic_documents, make_vectorizer
 from pipeline.topics.labels import make_labels
 from pipeline.topics.membership import eligibility, keep_coherent_topics
 from pipeline.topics.misfits import FitCheck, eject_misfits, fit_note
@@ -112,9 +112,9 @@ class CoherentTerms:
         self._presence: Any = None
 
     def _presence_of(self, vectorizer: Any, texts: list[str]) -> Any:
-        """Binary sentences x terms matrix (float32 CSR) of the sentences of ``texts``: from the vectorizer's
-        remembered tokens when it has them (pipeline.text.vocabulary.FixedVocabularyVectorizer), else by transforming
-        them."""
+        """Binary sentences x terms matrix (float32; CSC when from the vectorizer's remembered tokens, which it has as
+        pipeline.text.vocabulary.FixedVocabularyVectorizer, else CSR from transforming them) of the sentences of
+        ``texts``."""
         import scipy.sparse as sp
 
         from pipeline.text.words import split_sentences
@@ -398,7 +398,7 @@ def fit_topic_model(
 
     Returns a TopicFit. The caller checks beforehand that some document has a content word.
     """
-    from pipeline.adapters.bertopic_model import refit_topic_terms
+    from pipeline.adapters.bertopic_model import keep_document_texts, refit_topic_terms
 
     n = len(texts)
     notes: list[str] = []
@@ -416,11 +416,14 @@ def fit_topic_model(
             "passed as encoder (see pipeline.operations.build)"
         )
     topic_model = make_bertopic(config, vectorizer, nr_topics, encoder)
-    topics, _ = topic_model.fit_transform(texts, embeddings=embeddings, y=np.asarray(cluster_labels))
+    # keys for the texts, except for the representations that embed the texts themselves
+    documents = texts if config.representation.startswith("keybert") else bertopic_documents(vectorizer, texts)
+    topics, _ = topic_model.fit_transform(documents, embeddings=embeddings, y=np.asarray(cluster_labels))
+    keep_document_texts(topic_model, documents, texts)
     clustered = np.asarray(topics, dtype=np.int64)
 
     def refit(assignment: np.ndarray) -> None:
-        refit_topic_terms(topic_model, texts, assignment.tolist())  # the same vectorizer, c-TF-IDF, representation
+        refit_topic_terms(topic_model, documents, assignment.tolist())  # the same vectorizer, c-TF-IDF, representation
 
     clustered, coherence_note, presence = keep_coherent_topics(
         topic_model, texts, clustered, refit
@@ -514,7 +517,9 @@ def hierarchy_table(topic_model: Any, texts: list[str], labels: dict[int, str]) 
     with plain_ctfidf_terms(topic_model), warnings.catch_warnings():
         # BERTopic sets a column on a slice of its documents table once per merge; pandas 2 warns each time.
         warnings.filterwarnings("ignore", category=pd.errors.SettingWithCopyWarning)
-        tree = topic_model.hierarchical_topics(texts, distance_function=cosine_distance_matrix)
+        tree = topic_model.hierarchical_topics(
+            bertopic_documents(topic_model.vectorizer_model, texts), distance_function=cosine_distance_matrix
+        )
     tree = tree.rename(
         columns={
             "Parent_ID": "parent_id",

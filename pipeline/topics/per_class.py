@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from pipeline.adapters.bertopic_model import plain_ctfidf_terms, topics_per_class_of
+from pipeline.text.vocabulary import bertopic_documents
 
 TOPICS_PER_CLASS_COLUMNS = ["topic", "class", "frequency", "terms"]
 
@@ -28,7 +29,8 @@ def topics_per_class_table(topic_model: Any, texts: list[str], classes: list[str
     if len({value for value in classes if value}) < 2:
         return pd.DataFrame(columns=TOPICS_PER_CLASS_COLUMNS)
     with plain_ctfidf_terms(topic_model):
-        table = topics_per_class_of(topic_model, texts, classes)  # pipeline.adapters.bertopic_model
+        documents = bertopic_documents(topic_model.vectorizer_model, texts)  # keys for the texts, as at the fit
+        table = topics_per_class_of(topic_model, documents, classes)  # pipeline.adapters.bertopic_model
     rows = pd.DataFrame(
         {
             "topic": table["Topic"].astype(int),
