@@ -304,9 +304,9 @@ def test_bertopic_fitted_on_the_vectorizers_keys_is_the_model_fitted_on_the_text
     from bertopic.vectorizers import ClassTfidfTransformer
 
     from pipeline.adapters.bertopic_model import keep_document_texts, manual_bertopic, refit_topic_terms
+    from pipeline.config import BuildConfig
     from pipeline.text.tokens import tokenize
     from pipeline.text.vocabulary import bertopic_documents, make_vectorizer
-    from pipeline.config import BuildConfig
     from pipeline.topics.model import _bertopic_representation
 
     texts = [f"{text}. {DOCUMENTS[(row + 4) % len(DOCUMENTS)]}" for row, text in enumerate(DOCUMENTS)]
