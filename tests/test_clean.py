@@ -287,3 +287,19 @@ def test_a_publishers_web_page_in_place_of_an_abstract_is_a_placeholder():
     assert placeholder_rule(model_text(page)) == RULE_WEB_PAGE
     real = "We study free access to data: a view profile of users, and how to export citation graphs of papers."
     assert placeholder_rule(model_text(real)) is None  # the words alone, written by an abstract, are not a page
+
+
+def test_the_dropped_records_alone_give_the_dropped_table_of_every_record():
+    """A build keeps only the records cleaning dropped once it has cleaned them (pipeline.ingest.clean.dropped_records):
+    the cache's dropped table made from them is the one made from every record."""
+    from pipeline.ingest.clean import dropped_records, dropped_table
+    from tests.conftest import CASES
+
+    case = CASES / "19-placeholders-and-latex-from-real-venues" / "papers.csv"
+    needs_shared(case)
+    raw = load_corpus(case)
+    prepared = prepare_documents(raw)
+    kept = dropped_records(raw.records, prepared.dropped_ids)
+    assert 0 < len(kept) < len(raw.records)
+    whole = dropped_table(raw.records, prepared.dropped_ids, prepared.dropped_copies)
+    assert dropped_table(kept, prepared.dropped_ids, prepared.dropped_copies).equals(whole) and len(whole)

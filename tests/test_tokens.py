@@ -177,7 +177,7 @@ def test_the_sentence_presence_of_every_text_in_order_is_the_kept_matrix_and_a_p
     whole = vectorizer.sentence_presence_of(texts)
     expected = sentence_presence(tokens, list(vectorizer.vocabulary), [])
     assert whole is vectorizer.sentence_presence_of(texts)
-    assert whole.format == "csc"  # as its readers take it: converted at each c-TF-IDF extraction, it was a copy
+    assert whole.format == "csc" and whole.dtype == bool  # as its readers take it, and a quarter of float32's size
     assert np.array_equal(whole.toarray(), expected.toarray())
     starts = np.searchsorted(tokens.sentence_documents, np.arange(len(texts) + 1))
     part = vectorizer.sentence_presence_of([texts[3], texts[1]])

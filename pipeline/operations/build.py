@@ -48,7 +48,14 @@ from pipeline.geometry.cluster_job import MIN_DOCUMENTS_FOR_UMAP, cluster
 from pipeline.geometry.landmarks import Landmarks, cached_landmarks, use_landmarks
 from pipeline.geometry.map_job import map_drawer
 from pipeline.geometry.neighbors import Neighbours
-from pipeline.ingest.clean import DROP_NO_WORDS, PreparedCorpus, copy_table, dropped_table, require_documents
+from pipeline.ingest.clean import (
+    DROP_NO_WORDS,
+    PreparedCorpus,
+    copy_table,
+    dropped_records,
+    dropped_table,
+    require_documents,
+)
 from pipeline.ingest.collections import Collection, collections_display_name
 from pipeline.ingest.corpus import load_corpus
 from pipeline.journeys.links_job import find_journeys
@@ -168,13 +175,14 @@ def read_and_clean(input_path: Path, encoding: str | None, layouts: StageStore, 
     order = canonical_order(prepared.documents["text"].tolist())
     documents = prepared.documents.iloc[order].reset_index(drop=True)
     return PreparedInput(
-        raw,
+        replace(raw, records=dropped_records(raw.records, prepared.dropped_ids)),
         prepared,
         documents,
         documents["text"].tolist(),
         documents["doc_id"].tolist(),
         order,
         list(prepared.warnings),
+        len(raw.records) + sum(raw.skipped.values()),
     )
 
 
@@ -199,14 +207,16 @@ def read_and_clean_collections(
         log.warning(warning)
     order = canonical_order(prepared.documents["text"].tolist())
     documents = prepared.documents.iloc[order].reset_index(drop=True)
+    combined = combined_raw(collections, raws, source)
     corpus = PreparedInput(
-        combined_raw(collections, raws, source),
+        replace(combined, records=dropped_records(combined.records, prepared.dropped_ids)),
         prepared,
         documents,
         documents["text"].tolist(),
         documents["doc_id"].tolist(),
         order,
         list(prepared.warnings),
+        len(combined.records) + sum(combined.skipped.values()),
     )
     return corpus, collections_manifest(collections, raws, corpora)
 

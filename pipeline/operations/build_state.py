@@ -24,7 +24,8 @@ class PreparedInput:
 
     ``documents``, ``texts`` and ``doc_ids`` are in canonical order (pipeline.operations.build.canonical_order);
     ``order`` maps them back (``documents.iloc[np.argsort(order)]`` is the input order); ``warnings`` gathers what the
-    manifest reports.
+    manifest reports. ``raw`` holds only the records cleaning dropped (pipeline.ingest.clean.dropped_records: the kept
+    ones are in ``documents``); ``input_records`` counts every record read, skipped ones included.
     """
 
     raw: RawCorpus
@@ -34,6 +35,7 @@ class PreparedInput:
     doc_ids: list[str]
     order: np.ndarray
     warnings: list[str]
+    input_records: int
 
 
 @dataclass

@@ -140,7 +140,7 @@ def build_manifest(
         "corpus_name": config.corpus_name or corpus_display_name(str(input_path)),
         "input_sha256": raw.sha256,
         "input_encoding": raw.encoding,
-        "input_records": len(raw.records) + sum(raw.skipped.values()),
+        "input_records": corpus.input_records,
         "n_documents": len(corpus.texts),
         "n_topics": int((topics_frame["topic"] != -1).sum()),
         "outlier_fraction": round(float((fit.topics == -1).mean()), 4),
