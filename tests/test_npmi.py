@@ -42,13 +42,14 @@ def test_window_counts_follow_gensims_sliding_rule():
 
 def test_window_counts_in_blocks_of_documents_are_the_counts_of_the_whole():
     needs_shared(PAPERS)
-    from pipeline.quality.npmi import document_blocks, reference_documents
+    from pipeline.quality.npmi import reference_documents
+    from pipeline.text.tokens import unit_blocks
 
     texts = pd.read_parquet(PAPERS)["abstract"].head(300).tolist() + ["", "model"]
     encoded = reference_documents(texts)
     words = ["model", "learning", "graph", "the", "absentword"]
     whole = window_counts(encoded, words, block_tokens=len(encoded.ids) + 1)
-    assert len(document_blocks(encoded.starts, 1_000)) > 10
+    assert len(unit_blocks(encoded.starts, 1_000)) > 10
     for block_tokens in (1, 7, 1_000, 20_000):  # 1: a document a block
         counts, pairs, n_windows = window_counts(encoded, words, block_tokens=block_tokens)
         assert n_windows == whole[2] and counts.tolist() == whole[0].tolist()

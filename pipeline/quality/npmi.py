@@ -37,6 +37,7 @@ import scipy.sparse as sp
 
 from pipeline.store.keys import StageKey, stage_key, texts_fingerprint
 from pipeline.store.layouts import NULL_STORE, StageStore
+from pipeline.text.tokens import unit_blocks
 from pipeline.text.words import MAX_WORD_CHARS
 
 WINDOW = 10
@@ -125,20 +126,11 @@ def window_counts(
     lengths = np.diff(encoded.starts)
     n_windows = int(np.where(lengths < window, 1, lengths - window + 1).sum())
     pairs = sp.csr_matrix((len(words), len(words)), dtype=np.int64)
-    for first, last in document_blocks(encoded.starts, block_tokens):
+    for first, last in unit_blocks(encoded.starts, block_tokens):  # pipeline.text.tokens
         membership = _window_membership(encoded, column_of_id, first, last, window, len(words))
         pairs = pairs + (membership.T @ membership)
     pairs = sp.csr_matrix(pairs, dtype=np.int64)
     return np.asarray(pairs.diagonal(), dtype=np.int64), pairs, n_windows
-
-
-def document_blocks(starts: np.ndarray, block_tokens: int) -> list[tuple[int, int]]:
-    """Consecutive ranges [first, last) of documents (``starts``: int, n + 1, each document's first token) holding
-    about ``block_tokens`` tokens each (a document longer than that is a block of its own); [] without documents."""
-    n = len(starts) - 1
-    targets = np.arange(block_tokens, int(starts[-1]), max(block_tokens, 1))
-    edges = np.unique(np.concatenate([[0], np.searchsorted(starts, targets), [n]]))
-    return [(int(first), int(last)) for first, last in zip(edges[:-1], edges[1:])]
 
 
 def _window_membership(

@@ -347,6 +347,16 @@ def _vocabulary_codes(words: np.ndarray, vocabulary: list[str]) -> np.ndarray:
     return codes
 
 
+def unit_blocks(starts: np.ndarray, block_tokens: int) -> list[tuple[int, int]]:
+    """Consecutive ranges [first, last) of units (documents or sentences; ``starts``: int, n + 1, each unit's first
+    token) holding about ``block_tokens`` tokens each (a unit longer than that is a block of its own); [] without
+    units."""
+    n = len(starts) - 1
+    targets = np.arange(block_tokens, int(starts[-1]), max(block_tokens, 1))
+    edges = np.unique(np.concatenate([[0], np.searchsorted(starts, targets), [n]]))
+    return [(int(first), int(last)) for first, last in zip(edges[:-1], edges[1:])]
+
+
 def sentence_presence(
     corpus: TokenizedCorpus,
     vocabulary: list[str],
@@ -359,14 +369,9 @@ def sentence_presence(
     blocks of about ``block_tokens`` tokens, each block's rows the same as counted with all the others."""
     known = _vocabulary_codes(corpus.words, vocabulary)
     extra = list(extra_stop_words)
-    starts = corpus.sentence_starts
-    edges = np.unique(
-        np.concatenate(
-            [[0], np.searchsorted(starts, np.arange(block_tokens, int(starts[-1]), block_tokens)), [len(starts) - 1]]
-        )
-    )
     blocks = [
-        _block_presence(corpus, known, extra, int(first), int(last)) for first, last in zip(edges[:-1], edges[1:])
+        _block_presence(corpus, known, extra, first, last)
+        for first, last in unit_blocks(corpus.sentence_starts, block_tokens)
     ]
     if not blocks:
         return sp.csr_matrix((0, len(vocabulary)), dtype=np.float32)
