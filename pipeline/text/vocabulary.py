@@ -126,7 +126,7 @@ class FixedVocabularyVectorizer(CountVectorizer):
         memo, prefixes, short = self.__dict__["_memo"], self.__dict__["_prefixes"], self.__dict__["_short"]
         if document.startswith(DOCUMENT_KEY_MARK) and self.__dict__.get("_keys") is not None:  # joined keys
             keyed = [memo.get(key) for key in document.split(" ")]
-            return None if None in keyed else keyed  # type: ignore[return-value]
+            return None if None in keyed else keyed
         rows, position = [], 0
         while position < len(document):
             candidates = prefixes.get(document[position : position + _PREFIX], []) + [
