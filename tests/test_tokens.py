@@ -183,3 +183,22 @@ def test_the_sentence_presence_of_every_text_in_order_is_the_kept_matrix_and_a_p
     part = vectorizer.sentence_presence_of([texts[3], texts[1]])
     rows = np.r_[starts[3] : starts[4], starts[1] : starts[2]]
     assert part is not whole and np.array_equal(part.toarray(), expected[rows].toarray())
+
+
+def test_bertopic_is_given_keys_only_for_the_remembered_texts_in_order_and_none_could_be_taken_for_one():
+    """FixedVocabularyVectorizer.bertopic_documents: one key per remembered text, counted as that text; the texts
+    themselves for any other list (a part, another order) and for a corpus where a text begins as a key does."""
+    from pipeline.text.vocabulary import DOCUMENT_KEY_MARK, make_vectorizer
+
+    texts = corpus_texts()[:40]
+    vectorizer = make_vectorizer(texts, min_df=2, max_df=0.5, tokens=tokenize(texts))
+    keys = vectorizer.bertopic_documents(texts)
+    assert len(keys) == len(texts) and all(key.startswith(DOCUMENT_KEY_MARK) for key in keys)
+    assert (vectorizer.transform(keys) != vectorizer.transform(texts)).nnz == 0
+    joined = vectorizer.transform([" ".join(keys[:5]), " ".join(texts[:5])])
+    assert (joined[0] != joined[1]).nnz == 0 and joined[0].sum() > 0
+    assert vectorizer.bertopic_documents(texts[:10]) == texts[:10]
+    assert vectorizer.bertopic_documents(texts[::-1]) == texts[::-1]
+    odd = [DOCUMENT_KEY_MARK + "3", *texts[1:]]
+    other = make_vectorizer(odd, min_df=2, max_df=0.5, tokens=tokenize(odd))
+    assert other.bertopic_documents(odd) == odd
