@@ -207,16 +207,17 @@ def read_and_clean_collections(
         log.warning(warning)
     order = canonical_order(prepared.documents["text"].tolist())
     documents = prepared.documents.iloc[order].reset_index(drop=True)
-    combined = combined_raw(collections, raws, source)
+    # each collection's dropped records only, stacked: not every record stacked and then filtered
+    dropped = [replace(raw, records=dropped_records(raw.records, prepared.dropped_ids)) for raw in raws]
     corpus = PreparedInput(
-        replace(combined, records=dropped_records(combined.records, prepared.dropped_ids)),
+        combined_raw(collections, dropped, source),
         prepared,
         documents,
         documents["text"].tolist(),
         documents["doc_id"].tolist(),
         order,
         list(prepared.warnings),
-        len(combined.records) + sum(combined.skipped.values()),
+        sum(len(raw.records) for raw in raws),  # the stacked records' count (combined_raw keeps no skips)
     )
     return corpus, collections_manifest(collections, raws, corpora)
 
