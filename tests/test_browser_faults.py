@@ -20,7 +20,7 @@ import playwright.sync_api as playwright_api
 import psutil
 import pytest
 
-from tests.streamlit_server import streamlit_server
+from tests.streamlit_server import RUN_TRACKER, rerun, streamlit_server
 
 REPO = Path(__file__).resolve().parent.parent
 CHROMIUM_ARGS = [
@@ -78,9 +78,15 @@ def test_hung_renderer_gives_a_message_and_the_server_still_stops(server, hangin
         browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1440, "height": 1400}, accept_downloads=True)
         page.set_default_timeout(120_000)  # clicks on a busy machine
+        page.add_init_script(RUN_TRACKER)
         page.goto(url, wait_until="domcontentloaded", timeout=120_000)
         page.get_by_role("tab", name="Downloads").wait_for(timeout=120_000)
-        page.get_by_role("tab", name="Downloads").click()
+        # A tab is a widget: clicked while the first run still streams, the run's end may open the first tab again
+        # and hide the Downloads buttons (seen on a busy CI machine). Click once no run is under way, and wait for
+        # the run it asks for.
+        with rerun(page):
+            page.get_by_role("tab", name="Downloads").click()
+        page.get_by_role("tab", name="Downloads", selected=True).wait_for()
         # The first try may end while the render server is still importing its renderers (it starts 5 s after the
         # page): that too must end in the message. Retry, as a user would, until the job reaches the browser. While
         # the fake browser sleeps for a day the spinner can only end by the export timeout: with the message, and
