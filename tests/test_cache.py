@@ -6,9 +6,12 @@ import json
 import shutil
 from pathlib import Path
 
+import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 
 from pipeline import cache
+from pipeline.cache.write import write_parquet_in_parts
 
 
 @pytest.fixture
@@ -144,3 +147,23 @@ def test_a_cache_folder_has_the_permissions_mkdir_would_give(tmp_path: Path):
         assert staging_folder(tmp_path / "private").stat().st_mode & 0o777 == 0o700
     finally:
         os.umask(old)
+
+
+def test_a_table_written_in_parts_reads_as_the_whole_table(tmp_path: Path):
+    """pipeline.cache.write.write_parquet_in_parts: row groups of 3 rows; a column all None in the first part and
+    strings later, lists empty in one part, ints and floats: the file reads back as the table written at once."""
+    table = pd.DataFrame(
+        {
+            "doc_id": [f"p{row}" for row in range(8)],
+            "venue": [None, None, None, "ICLR", None, "ACL", "ICML", None],
+            "keywords": [[], [], [], ["a", "b"], [], ["c"], [], ["d"]],
+            "topic": list(range(-1, 7)),
+            "x": [0.5 * row for row in range(8)],
+        }
+    )
+    table.to_parquet(tmp_path / "whole.parquet", index=False)
+    write_parquet_in_parts(table, tmp_path / "parts.parquet", part_rows=3)
+    assert pq.ParquetFile(tmp_path / "parts.parquet").metadata.num_row_groups == 3
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(tmp_path / "parts.parquet"), pd.read_parquet(tmp_path / "whole.parquet")
+    )

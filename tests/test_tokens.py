@@ -77,7 +77,8 @@ def test_word_and_pair_counts_equal_scikit_learn():
         # In blocks of documents (1: a document a block): the same terms, document frequencies and rows.
         for block_tokens in (1, 50, 1_000):
             blocked_terms, blocked = ngram_counts(corpus, extra, 2, 0.5, block_tokens=block_tokens)
-            assert blocked_terms.tolist() == pruned_names.tolist() and np.array_equal(blocked.toarray(), pruned_expected)
+            assert blocked_terms.tolist() == pruned_names.tolist()
+            assert np.array_equal(blocked.toarray(), pruned_expected)
             assert blocked.dtype == np.int64 and blocked.has_canonical_format
 
 

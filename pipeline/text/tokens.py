@@ -402,7 +402,9 @@ class _BlockEntries:
         return by_term.tocsr()
 
 
-def _document_block_entries(corpus: TokenizedCorpus, extra_stop_words: list[str], first: int, last: int) -> _BlockEntries:
+def _document_block_entries(
+    corpus: TokenizedCorpus, extra_stop_words: list[str], first: int, last: int
+) -> _BlockEntries:
     """:func:`_term_entries` of documents [first, last), numbered from 0 within the block; the occurrences as int32."""
     starts = corpus.document_starts[first : last + 1]
     block = TokenizedCorpus(
