@@ -100,7 +100,7 @@ def test_sentence_presence_equals_scikit_learn_per_sentence():
     assert np.array_equal(whole.toarray(), expected) and whole.has_sorted_indices
     for block_tokens in (1, 50, 1_000):  # in blocks of sentences (1: a sentence a block): the same rows
         blocked = sentence_presence(tokenize(texts), vocabulary, extra, block_tokens=block_tokens)
-        assert blocked.dtype == np.float32 and blocked.has_sorted_indices
+        assert blocked.format == "csc" and blocked.dtype == bool and blocked.has_sorted_indices
         assert np.array_equal(blocked.toarray(), expected)
 
 
@@ -208,3 +208,21 @@ def test_bertopic_is_given_keys_only_for_the_remembered_texts_in_order_and_none_
     odd = [DOCUMENT_KEY_MARK + "3", *texts[1:]]
     other = make_vectorizer(odd, min_df=2, max_df=0.5, tokens=tokenize(odd))
     assert other.bertopic_documents(odd) == odd
+
+
+def test_the_stored_sentence_presence_reads_back_as_the_bool_csc_it_was(tmp_path):
+    """A rebuild reads the sentence presence from the layout store (pipeline.store.layouts) as the same bool CSC,
+    with no conversion: the first build computes and stores it, the second finds it."""
+    from pipeline.store.layouts import LayoutStore
+    from pipeline.text.vocabulary import make_vectorizer
+
+    texts = corpus_texts()[:60]
+    found = []
+    for _ in range(2):
+        store = LayoutStore(tmp_path / "layouts")
+        vectorizer = make_vectorizer(texts, min_df=2, max_df=0.5, tokens=tokenize(texts), store=store)
+        found.append(vectorizer.sentence_presence_of(texts))
+        assert store.hits["sentences"] is (len(found) == 2)
+    computed, stored = found
+    assert stored.format == "csc" and stored.dtype == bool and stored.has_sorted_indices
+    assert stored.shape == computed.shape and (stored != computed).nnz == 0

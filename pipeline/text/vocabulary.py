@@ -186,22 +186,26 @@ class FixedVocabularyVectorizer(CountVectorizer):
         """Binary sentences x vocabulary (bool CSC: its readers take a topic's candidate terms by column, as numbers)
         of the remembered ``texts``' sentences, in order (pipeline.text.tokens), or None when some text was not
         remembered with its tokens. Kept in compressed columns from the first call (converted at every c-TF-IDF
-        extraction it was a copy of 440 MB at 285,717 papers, each time), and as bool (275 MB there, not 440)."""
+        extraction it was a copy of 440 MB at 285,717 papers, each time), and as bool (275 MB there, not 440); stored
+        so (pipeline.store.layouts, :func:`sentences_key`)."""
         from pipeline.text.tokens import sentence_presence
 
         memo, tokens = self.__dict__.get("_memo"), self.__dict__.get("_tokens")
         if not memo or tokens is None or any(text not in memo for text in texts):
             return None
         if self.__dict__["_sentences"] is None:
-            from pipeline.text.tokens import from_sparse_arrays, sparse_arrays
-
             vocabulary, extra = list(self.vocabulary), self.__dict__["_extra_stop_words"]
 
             def presence() -> dict[str, np.ndarray]:
-                return sparse_arrays(sentence_presence(tokens, vocabulary, extra))
+                matrix = sentence_presence(tokens, vocabulary, extra)
+                shape = np.asarray(matrix.shape, dtype=np.int64)
+                return {"data": matrix.data, "indices": matrix.indices, "indptr": matrix.indptr, "shape": shape}
 
+            # Stored as the bool CSC it is used as, so a rebuild reads it with no conversion (from float32 rows a
+            # rebuild held 1 GB at once at 285,717 papers).
             arrays = self.__dict__["_store"].cached(sentences_key(tokens, vocabulary, extra), presence)
-            self.__dict__["_sentences"] = sp.csc_matrix(from_sparse_arrays(arrays).astype(bool))
+            shape = tuple(int(size) for size in arrays["shape"])
+            self.__dict__["_sentences"] = sp.csc_matrix((arrays["data"], arrays["indices"], arrays["indptr"]), shape)
         starts = np.searchsorted(tokens.sentence_documents, np.arange(tokens.n_documents + 1))
         rows = [np.arange(starts[memo[text]], starts[memo[text] + 1]) for text in texts]
         picked = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
