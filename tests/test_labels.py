@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pipeline.topics.labels import OUTLIER_LABEL, make_labels, readable_term, readable_terms
+from pipeline.topics.labels import OUTLIER_LABEL, DeferredLabels, make_labels, readable_term, readable_terms
 
 DOCUMENTS = [
     "Large language models (LLMs) excel at in-context learning. We study in-context learning in LLMs.",
@@ -80,3 +80,17 @@ def test_cjk_function_characters_are_stop_words_of_the_vectorizer():
         ).get_feature_names_out()
     )
     assert not vocabulary & {"の", "を", "た", "っ"} and {"学", "学 習"} <= vocabulary
+
+
+def test_deferred_labels_are_made_only_when_a_topic_other_than_the_outliers_is_looked_up():
+    """pipeline.topics.labels.DeferredLabels: the outliers' label needs nothing made; any other topic's look-up makes
+    every label, the same as make_labels; iteration in topic order."""
+    terms = {2: ["graph", "node"], -1: ["the"], 0: ["policy", "reward"], 1: ["graph", "node"]}
+    documents = {0: ["Policy gradients maximise reward."], 1: ["Graph nodes."], 2: ["Graph node embeddings."]}
+    asked = []
+    deferred = DeferredLabels(terms, lambda: asked.append(1) or documents)
+    assert deferred[-1] == OUTLIER_LABEL and not deferred.made and not asked
+    assert list(deferred) == [-1, 0, 1, 2] and len(deferred) == 4 and not deferred.made
+    expected = make_labels(terms, documents=documents)
+    assert {topic: deferred[topic] for topic in deferred} == expected and asked == [1]
+    assert expected[1] != expected[2]  # unique across topics, as make_labels makes them

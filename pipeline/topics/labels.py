@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 from pipeline.text.words import CJK_FUNCTION_CHARACTERS
 
@@ -304,3 +304,34 @@ def make_labels(
         labels[topic] = label
         used.add(label_key(label))
     return labels
+
+
+class DeferredLabels(Mapping[int, str]):
+    """:func:`make_labels` of ``topic_terms`` and ``documents()``, made on the first look-up of a topic other than -1
+    (whose label is always OUTLIER_LABEL). A topic's term label is only the fallback of a topic that no phrase names
+    (pipeline.topics.naming), and making the labels searches every topic's papers for its terms' readable forms (25 s
+    at 285,717 papers): a build whose topics all have names never makes them. Iterates over the topics in order."""
+
+    def __init__(
+        self, topic_terms: dict[int, list[str]], documents: Callable[[], dict[int, list[str]]], n_terms: int = 3
+    ) -> None:
+        self._terms, self._documents, self._n_terms = topic_terms, documents, n_terms
+        self._labels: dict[int, str] | None = None
+
+    def __getitem__(self, topic: int) -> str:
+        if topic == -1 and topic in self._terms:
+            return OUTLIER_LABEL
+        if self._labels is None:
+            self._labels = make_labels(self._terms, self._n_terms, self._documents())
+        return self._labels[topic]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(sorted(self._terms))
+
+    def __len__(self) -> int:
+        return len(self._terms)
+
+    @property
+    def made(self) -> bool:
+        """Whether the labels were made (a topic other than -1 was looked up)."""
+        return self._labels is not None

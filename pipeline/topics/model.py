@@ -29,7 +29,7 @@ from pipeline.runtime.errors import EmptyVocabularyError
 from pipeline.schema import HIERARCHY_COLUMNS, OUTLIER_TOPIC
 from pipeline.store.layouts import NULL_STORE, StageStore
 from pipeline.text.vocabulary import bertopic_documents, make_vectorizer
-from pipeline.topics.labels import make_labels
+from pipeline.topics.labels import DeferredLabels
 from pipeline.topics.membership import eligibility, keep_coherent_topics
 from pipeline.topics.misfits import FitCheck, eject_misfits, fit_note
 from pipeline.topics.naming.assign import SUBTITLE_SEPARATOR, name_topics
@@ -443,17 +443,23 @@ def fit_topic_model(
     topic_terms = _terms(topic_model)
     for topic in set(final.tolist()):
         topic_terms.setdefault(int(topic), [])
-    members = pd.Series(np.arange(n)).groupby(final).agg(list)
-    labels = make_labels(
-        {topic: [term for term, _ in pairs] for topic, pairs in topic_terms.items()},
-        documents={int(topic): [texts[row] for row in rows] for topic, rows in members.items()},
+
+    def documents_of_topics() -> dict[int, list[str]]:
+        members = pd.Series(np.arange(n)).groupby(final).agg(list)
+        return {int(topic): [texts[row] for row in rows] for topic, rows in members.items()}
+
+    # term labels, made only if a topic has no name to take (the fallback of pipeline.topics.naming)
+    term_labels = DeferredLabels(
+        {topic: [term for term, _ in pairs] for topic, pairs in topic_terms.items()}, documents_of_topics
     )
     # noun phrases, unique (pipeline.topics.naming)
     counts = phrases.result() if phrases is not None else None
     learned = topic_model.vectorizer_model.__dict__.get("_extra_stop_words", [])  # the boilerplate words
-    names, phrase_counts = name_topics(texts, final, fallback=labels, titles=titles, counts=counts, boilerplate=learned)
+    names, phrase_counts = name_topics(
+        texts, final, fallback=term_labels, titles=titles, counts=counts, boilerplate=learned
+    )
     subtitles = {topic: SUBTITLE_SEPARATOR.join(name.subtitle) for topic, name in names.items()}
-    labels = {topic: names[topic].name if topic in names else label for topic, label in labels.items()}
+    labels = {topic: names[topic].name if topic in names else term_labels[topic] for topic in term_labels}
     topic_model.set_topic_labels(
         {topic: label for topic, label in labels.items() if topic in topic_model.topic_labels_}
     )
