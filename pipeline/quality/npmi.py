@@ -29,6 +29,7 @@ tests/test_npmi.py checks the figures against gensim on real abstracts.
 from __future__ import annotations
 
 import re
+from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -73,13 +74,15 @@ class EncodedDocuments:
 def encode_documents(documents: Iterable[Sequence[str]]) -> EncodedDocuments:
     """:class:`EncodedDocuments` of token lists (one list per document)."""
     index: dict[str, int] = {}
-    ids: list[int] = []
+    # A typed array, 4 bytes a token: a list of 55 million ids (285,717 abstracts) took 440 MB, and its copy as an
+    # array 220 MB more.
+    ids = array("i")
     starts = [0]
     for tokens in documents:
         ids.extend([index.setdefault(token, len(index)) for token in tokens])
         starts.append(len(ids))
     return EncodedDocuments(
-        np.asarray(list(index), dtype=str), np.asarray(ids, dtype=np.int32), np.asarray(starts, dtype=np.int64)
+        np.asarray(list(index), dtype=str), np.frombuffer(ids, dtype=np.int32), np.asarray(starts, dtype=np.int64)
     )
 
 
@@ -100,7 +103,7 @@ def cached_reference_documents(texts: Sequence[str], store: StageStore = NULL_ST
     """:func:`reference_documents` of ``texts`` through ``store`` (pipeline.store.layouts) under
     :func:`reference_documents_key` (hit or miss in ``store.hits["reference_tokens"]``)."""
     arrays = store.cached(reference_documents_key(texts), lambda: reference_documents(texts).arrays())
-    return EncodedDocuments(arrays["words"], arrays["ids"].astype(np.int32), arrays["starts"])
+    return EncodedDocuments(arrays["words"], arrays["ids"].astype(np.int32, copy=False), arrays["starts"])
 
 
 def window_counts(
