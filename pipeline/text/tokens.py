@@ -195,19 +195,23 @@ def from_arrays(arrays: dict[str, np.ndarray], key: StageKey) -> TokenizedCorpus
 
 
 def sparse_arrays(matrix: sp.spmatrix) -> dict[str, np.ndarray]:
-    """A CSR matrix as plain arrays (for pipeline.store.layouts, which stores .npz without pickle)."""
-    matrix = sp.csr_matrix(matrix)
+    """A sparse matrix as plain arrays (for pipeline.store.layouts, which stores .npz without pickle): CSR and CSC
+    kept in their format, any other format as CSR."""
+    if matrix.format not in ("csr", "csc"):
+        matrix = sp.csr_matrix(matrix)
     return {
         "data": matrix.data,
         "indices": matrix.indices,
         "indptr": matrix.indptr,
         "shape": np.asarray(matrix.shape, dtype=np.int64),
+        "format": np.asarray(matrix.format),
     }
 
 
-def from_sparse_arrays(arrays: dict[str, np.ndarray]) -> sp.csr_matrix:
-    """The inverse of :func:`sparse_arrays`."""
-    return sp.csr_matrix(
+def from_sparse_arrays(arrays: dict[str, np.ndarray]) -> sp.csr_matrix | sp.csc_matrix:
+    """The inverse of :func:`sparse_arrays`, no array copied (arrays without a format are CSR)."""
+    compressed = sp.csc_matrix if "format" in arrays and str(arrays["format"]) == "csc" else sp.csr_matrix
+    return compressed(
         (arrays["data"], arrays["indices"], arrays["indptr"]), shape=tuple(int(size) for size in arrays["shape"])
     )
 
@@ -402,20 +406,21 @@ class _BlockEntries:
         return by_term.tocsr()
 
 
+def _units_between(corpus: TokenizedCorpus, starts: np.ndarray) -> tuple[TokenizedCorpus, np.ndarray]:
+    """(the tokens of consecutive units as a corpus of their own, each unit a document and a sentence of it; the
+    units' starts within it) for ``starts`` (int64, u + 1: the units' first tokens in ``corpus``, then the end), so
+    :func:`_term_entries` counts a block of units as it counts the whole."""
+    local = starts - starts[0]
+    ids = corpus.ids[starts[0] : starts[-1]]
+    return TokenizedCorpus(corpus.words, ids, local, local, np.arange(len(local) - 1), corpus.key), local
+
+
 def _document_block_entries(
     corpus: TokenizedCorpus, extra_stop_words: list[str], first: int, last: int
 ) -> _BlockEntries:
     """:func:`_term_entries` of documents [first, last), numbered from 0 within the block; the occurrences as int32."""
-    starts = corpus.document_starts[first : last + 1]
-    block = TokenizedCorpus(
-        corpus.words,
-        corpus.ids[starts[0] : starts[-1]],
-        starts - starts[0],
-        np.asarray([0, starts[-1] - starts[0]], dtype=np.int64),
-        np.zeros(1, dtype=np.int64),
-        corpus.key,
-    )
-    codes, frequency, documents, occurrences = _term_entries(block, extra_stop_words, block.document_starts)
+    block, starts = _units_between(corpus, corpus.document_starts[first : last + 1])
+    codes, frequency, documents, occurrences = _term_entries(block, extra_stop_words, starts)
     return _BlockEntries(codes, frequency, documents, occurrences.astype(np.int32), last - first)
 
 
@@ -474,16 +479,8 @@ def _block_presence(
 ) -> sp.csr_matrix:
     """:func:`sentence_presence`'s rows of sentences [first, last) (``known``: each vocabulary term's code, -1 for
     none), CSR bool with sorted indices."""
-    starts = corpus.sentence_starts[first : last + 1]
-    block = TokenizedCorpus(
-        corpus.words,
-        corpus.ids[starts[0] : starts[-1]],
-        np.asarray([0, starts[-1] - starts[0]], dtype=np.int64),
-        starts - starts[0],
-        corpus.sentence_documents[first:last],
-        corpus.key,
-    )
-    codes, frequency, sentences, _ = _term_entries(block, extra_stop_words, block.sentence_starts)
+    block, starts = _units_between(corpus, corpus.sentence_starts[first : last + 1])
+    codes, frequency, sentences, _ = _term_entries(block, extra_stop_words, starts)
     # The entries are the matrix in compressed columns, one column per term in code order and an empty last one for
     # the vocabulary's terms that no sentence holds.
     by_term = sp.csc_matrix(

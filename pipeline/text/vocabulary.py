@@ -194,18 +194,17 @@ class FixedVocabularyVectorizer(CountVectorizer):
         if not memo or tokens is None or any(text not in memo for text in texts):
             return None
         if self.__dict__["_sentences"] is None:
+            from pipeline.text.tokens import from_sparse_arrays, sparse_arrays
+
             vocabulary, extra = list(self.vocabulary), self.__dict__["_extra_stop_words"]
 
             def presence() -> dict[str, np.ndarray]:
-                matrix = sentence_presence(tokens, vocabulary, extra)
-                shape = np.asarray(matrix.shape, dtype=np.int64)
-                return {"data": matrix.data, "indices": matrix.indices, "indptr": matrix.indptr, "shape": shape}
+                return sparse_arrays(sentence_presence(tokens, vocabulary, extra))
 
             # Stored as the bool CSC it is used as, so a rebuild reads it with no conversion (from float32 rows a
             # rebuild held 1 GB at once at 285,717 papers).
             arrays = self.__dict__["_store"].cached(sentences_key(tokens, vocabulary, extra), presence)
-            shape = tuple(int(size) for size in arrays["shape"])
-            self.__dict__["_sentences"] = sp.csc_matrix((arrays["data"], arrays["indices"], arrays["indptr"]), shape)
+            self.__dict__["_sentences"] = from_sparse_arrays(arrays)
         starts = np.searchsorted(tokens.sentence_documents, np.arange(tokens.n_documents + 1))
         rows = [np.arange(starts[memo[text]], starts[memo[text] + 1]) for text in texts]
         picked = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
