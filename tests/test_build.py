@@ -237,3 +237,24 @@ def test_a_vector_depends_on_its_text_alone(encoder):
         [embed_texts([text], store_path=None, encoder=encoder, progress=False).embeddings for text in texts[:3]]
     )
     assert np.array_equal(together[:3], alone)
+
+
+def test_a_handover_gives_its_value_once_and_keeps_no_reference():
+    """pipeline.operations.build_state.Handover: the build hands its tokens to the topics this way, so that letting
+    them go there frees them; a second take is an error, not a silent None."""
+    import gc
+    import weakref
+
+    from pipeline.operations.build_state import Handover
+
+    class Tokens:
+        pass
+
+    handed = Handover(Tokens())
+    taken = handed.take()
+    kept = weakref.ref(taken)
+    with pytest.raises(RuntimeError, match="already taken"):
+        handed.take()
+    del taken
+    gc.collect()
+    assert kept() is None

@@ -210,6 +210,33 @@ def test_bertopic_is_given_keys_only_for_the_remembered_texts_in_order_and_none_
     assert other.bertopic_documents(odd) == odd
 
 
+def test_a_vectorizer_that_forgot_its_corpus_counts_the_same_and_keeps_nothing_of_it():
+    """FixedVocabularyVectorizer.forget (the build calls it once the topics are made): the remembered rows, tokens and
+    sentence presence are let go, transforms still give CountVectorizer's counts, the texts are given to BERTopic as
+    they are, and the vocabulary and its terms stay."""
+    import gc
+    import weakref
+
+    from pipeline.text.vocabulary import forget_corpus, make_vectorizer
+
+    texts = corpus_texts()[:60]
+    tokens = tokenize(texts)
+    vectorizer = make_vectorizer(texts, min_df=2, max_df=0.5, tokens=tokens)
+    assert vectorizer.sentence_presence_of(texts) is not None
+    before = vectorizer.transform(texts[:30] + [" ".join(texts[30:35])]).toarray()
+    terms = vectorizer.get_feature_names_out().tolist()
+    tokens_kept = weakref.ref(tokens)
+    del tokens
+    forget_corpus(vectorizer)
+    forget_corpus(CountVectorizer())  # another vectorizer: nothing to forget, no error
+    gc.collect()
+    assert tokens_kept() is None
+    assert vectorizer.sentence_presence_of(texts) is None
+    assert vectorizer.bertopic_documents(texts) == texts
+    assert np.array_equal(vectorizer.transform(texts[:30] + [" ".join(texts[30:35])]).toarray(), before)
+    assert vectorizer.get_feature_names_out().tolist() == terms
+
+
 def test_the_stored_sentence_presence_reads_back_as_the_bool_csc_it_was(tmp_path):
     """A rebuild reads the sentence presence from the layout store (pipeline.store.layouts) as the same bool CSC,
     with no conversion: the first build computes and stores it, the second finds it."""

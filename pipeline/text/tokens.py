@@ -45,7 +45,7 @@ _BREAK_OR_WORD = re.compile(r"[.!?]\s+(?=\S)|(\w\w+)")
 _DROPPED, _BREAK, _END = -1, -2, -3
 # Tokens per block of sentences in sentence_presence: its intermediate arrays are several int64 per word and word pair
 # of a block; over every sentence at once they were about 2 GB at 285,717 abstracts (2.35 million sentences).
-PRESENCE_BLOCK_TOKENS = 4_000_000
+PRESENCE_BLOCK_TOKENS = 1_000_000
 # Tokens per block of documents when single words and word pairs are counted (ngram_counts).
 NGRAM_BLOCK_TOKENS = 4_000_000
 
@@ -458,29 +458,46 @@ def sentence_presence(
     """Binary sentences x vocabulary (CSC bool, S x V, sorted indices: its readers take a topic's candidate terms by
     column): which terms (single words, and word pairs inside the sentence) each sentence holds; the same as
     CountVectorizer(vocabulary=...) on each sentence, binarised. A term that is not a word or a pair of words of the
-    corpus has an empty column. The sentences are counted in blocks of about ``block_tokens`` tokens, each block's
-    rows the same as counted with all the others; made as bool from the start (float32 rows converted afterwards took
-    1 GB at once at 285,717 papers, this about half)."""
+    corpus has an empty column.
+
+    The sentences are counted in blocks of about ``block_tokens`` tokens, twice: the first pass counts each term's
+    sentences, so the matrix's arrays are made once at their size; the second writes each block's entries into its
+    columns, after the blocks before it. The whole matrix is never held twice (stacking the blocks' rows and turning
+    them into columns held three copies at once, 0.7 GB above the result at 285,717 papers), for a second pass of
+    counting (a few seconds there)."""
     known = _vocabulary_codes(corpus.words, vocabulary)
     extra = list(extra_stop_words)
-    blocks = [
-        _block_presence(corpus, known, extra, first, last)
-        for first, last in unit_blocks(corpus.sentence_starts, block_tokens)
-    ]
-    if not blocks:
-        return sp.csc_matrix((0, len(vocabulary)), dtype=bool)
-    rows = sp.vstack(blocks, format="csr", dtype=bool)
-    blocks.clear()
-    return rows.tocsc()
+    blocks = unit_blocks(corpus.sentence_starts, block_tokens)
+    per_column = np.zeros(len(vocabulary), dtype=np.int64)
+    for first, last in blocks:
+        block, starts = _units_between(corpus, corpus.sentence_starts[first : last + 1])
+        codes, frequency, _, _ = _term_entries(block, extra, starts)
+        held, position = _held_codes(codes, known)
+        per_column[held] += frequency[position[held]]
+    indptr = np.concatenate([[0], np.cumsum(per_column)])
+    n_sentences = len(corpus.sentence_starts) - 1
+    index_type = np.int32 if max(n_sentences, int(indptr[-1])) <= np.iinfo(np.int32).max else np.int64
+    indices = np.empty(int(indptr[-1]), dtype=index_type)
+    filled = indptr[:-1].copy()  # where each column's next entries go
+    for first, last in blocks:
+        block = _block_presence(corpus, known, extra, first, last)
+        counts = np.diff(block.indptr)
+        targets = np.repeat(filled - block.indptr[:-1], counts) + np.arange(block.nnz)
+        indices[targets] = block.indices + first
+        filled += counts
+    return sp.csc_matrix(
+        (np.ones(len(indices), dtype=bool), indices, indptr.astype(index_type)), shape=(n_sentences, len(vocabulary))
+    )
 
 
 def _block_presence(
     corpus: TokenizedCorpus, known: np.ndarray, extra_stop_words: list[str], first: int, last: int
-) -> sp.csr_matrix:
-    """:func:`sentence_presence`'s rows of sentences [first, last) (``known``: each vocabulary term's code, -1 for
-    none), CSR bool with sorted indices."""
+) -> sp.csc_matrix:
+    """:func:`sentence_presence`'s columns over sentences [first, last), rows numbered from 0 within the block
+    (``known``: each vocabulary term's code, -1 for none): CSC bool, (last - first) x V, each column's rows sorted."""
     block, starts = _units_between(corpus, corpus.sentence_starts[first : last + 1])
     codes, frequency, sentences, _ = _term_entries(block, extra_stop_words, starts)
+    held, position = _held_codes(codes, known)
     # The entries are the matrix in compressed columns, one column per term in code order and an empty last one for
     # the vocabulary's terms that no sentence holds.
     by_term = sp.csc_matrix(
@@ -491,6 +508,12 @@ def _block_presence(
         ),
         shape=(last - first, len(codes) + 1),
     )
+    return sp.csc_matrix(by_term[:, np.where(held, position, len(codes))])
+
+
+def _held_codes(codes: np.ndarray, known: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(which vocabulary terms a block holds, bool V; each one's place among the block's sorted term ``codes``, int V,
+    len(codes) past the last) for ``known``, the vocabulary's codes (-1 for none)."""
     position = np.searchsorted(codes, known)
     held = (known >= 0) & (np.append(codes, -1)[position] == known)  # position len(codes) reads the -1
-    return by_term[:, np.where(held, position, len(codes))].tocsr()
+    return held, position
