@@ -67,6 +67,9 @@ def test_the_approximate_search_finds_nearly_every_exact_neighbour_in_cosine_knn
     assert found >= 0.9
     again, _ = approximate_cosine_knn(embeddings, 16)
     assert np.array_equal(indices, again)
+    for parts in (1, 3):  # the search in parts, each by a thread of its own: the same lists
+        in_parts, values = approximate_cosine_knn(embeddings, 16, parts=parts)
+        assert np.array_equal(in_parts, indices) and np.array_equal(values, similarities)
 
 
 def test_self_first_moves_the_document_to_the_front_or_in_front_of_the_last_neighbour():
