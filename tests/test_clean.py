@@ -303,3 +303,27 @@ def test_the_dropped_records_alone_give_the_dropped_table_of_every_record():
     assert 0 < len(kept) < len(raw.records)
     whole = dropped_table(raw.records, prepared.dropped_ids, prepared.dropped_copies)
     assert dropped_table(kept, prepared.dropped_ids, prepared.dropped_copies).equals(whole) and len(whole)
+
+
+def test_what_the_quick_english_test_passes_the_classifier_labels_english_too():
+    """pipeline.ingest.language.plainly_english spares the classifier most English abstracts: over abstracts of the
+    ACL Anthology's French and Chinese venues, a random draw of the rest and ICLR 2025's, every sample it passes the
+    classifier labels "en", it passes most of those the classifier labels "en", and none of the others."""
+    from pipeline.ingest.language import SAMPLE_CHARACTERS, classified_language, plainly_english
+    from tests.conftest import PAPERS, SHARED
+
+    acl_path = SHARED / "data" / "acl_anthology" / "acl_anthology_abstracts.parquet"
+    needs_shared(acl_path)
+    needs_shared(PAPERS)
+    acl = pd.read_parquet(acl_path, columns=["id", "abstract"]).dropna()
+    other_languages = acl[acl["id"].str.contains("jeptalnrecital|ccl")]["abstract"].head(1500).tolist()
+    texts = other_languages + acl["abstract"].sample(1500, random_state=0).tolist()
+    texts += pd.read_parquet(PAPERS, columns=["abstract"])["abstract"].dropna().head(500).tolist()
+    texts += ["Wir zeigen, dass die Methode in der Praxis und in Theorie besser ist als die bisherigen Ansätze. " * 3]
+    texts += ["We stellen voor dat de methode in de praktijk en in theorie beter is dan de andere methoden. " * 3]
+    samples = [text[:SAMPLE_CHARACTERS] for text in texts]
+    labels = [classified_language(sample) for sample in samples]
+    passed = [plainly_english(sample) for sample in samples]
+    assert all(label == "en" for label, plain in zip(labels, passed) if plain)
+    assert sum(passed) > 0.5 * labels.count("en")
+    assert len(set(labels) - {"en"}) >= 2  # French and Chinese were there to be refused
