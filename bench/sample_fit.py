@@ -1,6 +1,7 @@
 """Fit on a sample, place the rest (pipeline.geometry.landmarks) against a full fit of the same papers.
 
     .venv/bin/python -m bench.sample_fit --input FILE [--subsample 50000] --sizes 0 8600 20000 [--work DIR]
+        [--map-epochs 60 80 100] [--store DIR]
 
 Draws ``--subsample`` papers of FILE at random (seed 0; all of them when omitted), then builds them once per
 ``--sizes`` value as ``topic-atlas build --fit-sample-size S`` (0 = the full fit, every document in UMAP and
@@ -11,7 +12,9 @@ are printed). For each build it prints the topics, the outliers, the map's trust
 build's own figures, pipeline.quality.evaluation), the kNN accuracy on ``venue`` in the representation and on the map
 (k=10, 5-fold, pipeline.quality.neighbour_metrics.knn_accuracy, on at most 20,000 papers), NPMI and topic diversity,
 and the topics' agreement with the full fit's (scikit-learn's adjusted mutual information, outliers a label of their
-own).
+own). ``--map-epochs`` builds each sampled size once per value of ``--fit-sample-map-epochs`` (UMAP's epochs over
+every document from the placed map); ``--store`` starts from a copy of another run's store (its ``layouts`` folder and
+embedding file), so that only what those values change is computed.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -33,11 +37,15 @@ STAGES = ("landmark_neighbours", "umap_cluster_space", "hdbscan", "place_cluster
 ACCURACY_SAMPLE = 20_000
 
 
-def timed_build(input_path: Path, cache_dir: Path, size: int, store: Path) -> dict[str, Any]:
-    """One ``topic-atlas build`` child: {wall_s, cpu_s, peak_rss_mb, manifest}. Raises RuntimeError when it fails."""
+def timed_build(
+    input_path: Path, cache_dir: Path, size: int, store: Path, map_epochs: int | None = None
+) -> dict[str, Any]:
+    """One ``topic-atlas build`` child (``map_epochs``: its ``--fit-sample-map-epochs``, None for the default):
+    {wall_s, cpu_s, peak_rss_mb, manifest}. Raises RuntimeError when it fails."""
     env = dict(os.environ, ATLAS_EMBEDDING_CACHE=str(store), HF_HUB_OFFLINE="1")
     command = [str(ROOT / ".venv" / "bin" / "topic-atlas"), "build", "--input", str(input_path)]
     command += ["--cache", str(cache_dir), "--fit-sample-size", str(size), "--force", "--no-align"]
+    command += [] if map_epochs is None else ["--fit-sample-map-epochs", str(map_epochs)]
     start = time.perf_counter()
     with open(cache_dir.parent / f"{cache_dir.name}.log", "w") as log:
         child = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
@@ -92,7 +100,7 @@ def subsample(input_path: Path, size: int | None, work: Path) -> Path:
     return path
 
 
-def row(size: int, result: dict[str, Any], cache_dir: Path, reference: Path) -> str:
+def row(size: int, result: dict[str, Any], cache_dir: Path, reference: Path, map_epochs: int | None = None) -> str:
     """One table row of a build (see the module docstring)."""
     manifest, metrics = result["manifest"], result["manifest"]["metrics"]
     in_space, on_map = venue_accuracy(cache_dir)
@@ -102,6 +110,7 @@ def row(size: int, result: dict[str, Any], cache_dir: Path, reference: Path) -> 
     ami = topic_agreement(reference, cache_dir)
     cells = [
         "full fit" if size == 0 else f"{size:,}",
+        "-" if size == 0 else str(map_epochs or manifest["params"].get("fit_sample_map_epochs", "-")),
         f"{result['wall_s']:.0f} s",
         f"{result['cpu_s']:.0f} s",
         f"{result['peak_rss_mb']:,.0f} MiB",
@@ -125,22 +134,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--subsample", type=int, default=None)
     parser.add_argument("--sizes", type=int, nargs="+", default=[0, 8_600, 20_000])
     parser.add_argument("--work", type=Path, default=Path("/tmp/sample_fit"))
+    parser.add_argument("--map-epochs", type=int, nargs="+", default=None)
+    parser.add_argument("--store", type=Path, default=None, help="a store folder to start from (copied)")
     args = parser.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
     corpus = subsample(args.input, args.subsample, args.work)
     store = args.work / "store" / "embeddings.sqlite"
+    if args.store is not None and not store.parent.exists():
+        shutil.copytree(args.store, store.parent)
+        found = sorted(store.parent.glob("*.sqlite"))
+        if found and not store.exists():
+            found[0].rename(store)
     store.parent.mkdir(exist_ok=True)
     print(f"{corpus} · {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} · load {os.getloadavg()[0]:.1f}")
     print(
-        "| landmarks | wall | CPU | peak RSS | topics | outliers | trustworthiness | kNN recall (map) | "
+        "| landmarks | map epochs | wall | CPU | peak RSS | topics | outliers | trustworthiness | kNN recall (map) | "
         "venue kNN acc. (space) | venue kNN acc. (map) | NPMI | diversity | AMI vs full fit | stage seconds |"
     )
-    print("|" + "---|" * 14)
-    reference = args.work / f"fit-{args.sizes[0]}"
-    for size in args.sizes:
-        cache_dir = args.work / f"fit-{size}"
-        result = timed_build(corpus, cache_dir, size, store)
-        print(row(size, result, cache_dir, reference), flush=True)
+    print("|" + "---|" * 15)
+    runs = [(size, epochs) for size in args.sizes for epochs in (args.map_epochs if size else None) or [None]]
+    reference = None
+    for size, epochs in runs:
+        cache_dir = args.work / (f"fit-{size}" if epochs is None else f"fit-{size}-e{epochs}")
+        result = timed_build(corpus, cache_dir, size, store, epochs)
+        reference = reference or cache_dir
+        print(row(size, result, cache_dir, reference, epochs), flush=True)
     return 0
 
 

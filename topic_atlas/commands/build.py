@@ -104,6 +104,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     parser.add_argument(
+        "--fit-sample-map-epochs",
+        type=int,
+        default=defaults.fit_sample_map_epochs,
+        help=(
+            "with a fit sample, UMAP's epochs over every document, started from the sample's map with the rest placed "
+            f"(default: {defaults.fit_sample_map_epochs}; docs/decisions/sample-fit.md)"
+        ),
+    )
+    parser.add_argument(
         "--theme-grouping",
         choices=("fields", "map"),
         default=defaults.theme_grouping,
@@ -165,6 +174,13 @@ def checked_representation(name: str) -> str:
     return name
 
 
+def checked_epochs(epochs: int) -> int:
+    """``--fit-sample-map-epochs``, at least 1. Raises InputError otherwise."""
+    if epochs < 1:
+        raise InputError(f"--fit-sample-map-epochs {epochs}: give 1 or more epochs")
+    return epochs
+
+
 def _handle_build(args: argparse.Namespace) -> int:
     from topic_atlas.atlas import Atlas
 
@@ -178,6 +194,7 @@ def _handle_build(args: argparse.Namespace) -> int:
         outlier_threshold=args.outlier_threshold,
         map_refine_max_documents=args.map_refine_max_documents,
         fit_sample_size=args.fit_sample_size,
+        fit_sample_map_epochs=checked_epochs(args.fit_sample_map_epochs),
         dask_scheduler=args.dask_scheduler,
         theme_grouping=args.theme_grouping,
         random_state=args.seed,
