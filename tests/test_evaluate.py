@@ -277,6 +277,21 @@ def test_a_sparse_c_tf_idf_chooses_the_same_terms_and_owners_as_its_dense_copy()
             assert select_coherent_terms(
                 dense, presence, row, rows, 12, 30, 3.0, 5, exclusive
             ) == select_coherent_terms(sparse, presence, row, rows, 12, 30, 3.0, 5, exclusive, sparse_owner)
+    # each row's columns in reverse order, as a product of sparse matrices leaves them (BERTopic's c-TF-IDF): the
+    # same owners and terms, read as it is (pipeline.text.vocabulary.repeats_a_column tells it from a repeated one)
+    from pipeline.text.vocabulary import repeats_a_column
+
+    reversed_rows = [np.arange(sparse.indptr[r + 1] - 1, sparse.indptr[r] - 1, -1) for r in range(6)]
+    order = np.concatenate(reversed_rows)
+    unsorted = sp.csr_matrix((sparse.data[order], sparse.indices[order], sparse.indptr), shape=sparse.shape)
+    assert not unsorted.has_sorted_indices and not repeats_a_column(unsorted)
+    assert np.array_equal(term_owners(unsorted, rows)[weighed], sparse_owner[weighed])
+    for row in range(6):
+        assert select_coherent_terms(unsorted, presence, row, rows, 12, 30, 3.0, 5) == select_coherent_terms(
+            sparse, presence, row, rows, 12, 30, 3.0, 5
+        )
+    twice = sp.csr_matrix(([0.2, 0.4, 0.1], [3, 3, 7], [0, 3]), shape=(1, 10))
+    assert repeats_a_column(twice) and not repeats_a_column(sp.csr_matrix(dense))
 
 
 def test_boilerplate_words_are_common_everywhere_but_topical_words_are_not():

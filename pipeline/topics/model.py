@@ -146,15 +146,17 @@ class CoherentTerms:
         """BERTopic's representation hook (see bertopic.representation.BaseRepresentation)."""
         import scipy.sparse as sp
 
-        from pipeline.text.vocabulary import select_coherent_terms, term_owners
+        from pipeline.text.vocabulary import repeats_a_column, select_coherent_terms, term_owners
 
         words = topic_model.vectorizer_model.get_feature_names_out()
         labels = sorted(int(label) for label in documents["Topic"].unique())
         # Kept sparse: dense, the six collections' c-TF-IDF is 60 topics x 679,077 terms (326 MB per call).
         weights: np.ndarray | sp.csr_matrix
-        if sp.issparse(c_tf_idf):  # a copy: BERTopic keeps its matrix, and sum_duplicates sorts it in place
-            weights = sp.csr_matrix(c_tf_idf, dtype=np.float64, copy=True)
-            weights.sum_duplicates()
+        if sp.issparse(c_tf_idf):  # read as it is (BERTopic keeps it), unless a row repeats a column
+            weights = sp.csr_matrix(c_tf_idf, dtype=np.float64)
+            if not weights.has_canonical_format and repeats_a_column(weights):  # sum_duplicates sorts in place
+                weights = weights.copy()
+                weights.sum_duplicates()
         else:
             weights = np.asarray(c_tf_idf)
         # By columns: each topic reads the sentences of its 40 candidate terms (one CSR column slice took 0.1 s there).
