@@ -148,10 +148,10 @@ def approximate_cosine_knn(embeddings: np.ndarray, k: int, parts: int = SEARCH_P
     faiss.omp_set_num_threads(thread_count())
     edges = np.linspace(0, n, max(parts, 1) + 1).astype(np.int64)
     with ThreadPoolExecutor(max_workers=max(parts, 1), thread_name_prefix="atlas-search") as searchers:
-        parts = list(searchers.map(lambda first, last: index.search(vectors[first:last], k), edges[:-1], edges[1:]))
+        found = list(searchers.map(lambda first, last: index.search(vectors[first:last], k), edges[:-1], edges[1:]))
     faiss.omp_set_num_threads(1)
-    similarities = np.concatenate([part[0] for part in parts])
-    indices = np.concatenate([part[1] for part in parts])
+    similarities = np.concatenate([part[0] for part in found])
+    indices = np.concatenate([part[1] for part in found])
     indices, similarities = indices.astype(np.int64), similarities.astype(np.float32)
     short = np.flatnonzero((indices < 0).any(axis=1))  # a row the graph gave fewer than k neighbours: searched exactly
     if len(short):

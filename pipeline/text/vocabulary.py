@@ -195,36 +195,39 @@ class FixedVocabularyVectorizer(CountVectorizer):
         position[order] = np.arange(len(order))
         return sp.csr_matrix(stacked[position], dtype=np.int64)
 
+    def _make_sentence_presence(self, tokens: TokenizedCorpus) -> None:
+        """Make (or read from the store) the remembered corpus's sentence presence, then let ``tokens`` go: only where
+        each document's sentences start is read again (the tokens' ids and words were 204 MB at 285,717 papers)."""
+        from pipeline.text.tokens import from_sparse_arrays, sentence_presence, sparse_arrays
+
+        vocabulary, extra = list(self.vocabulary), self.__dict__["_extra_stop_words"]
+
+        def presence() -> dict[str, np.ndarray]:
+            return sparse_arrays(sentence_presence(tokens, vocabulary, extra))
+
+        # Stored as the bool CSC it is used as, so a rebuild reads it with no conversion (from float32 rows a rebuild
+        # held 1 GB at once at 285,717 papers).
+        arrays = self.__dict__["_store"].cached(sentences_key(tokens, vocabulary, extra), presence)
+        self.__dict__.update(
+            _sentences=from_sparse_arrays(arrays),
+            _sentence_starts=np.searchsorted(tokens.sentence_documents, np.arange(tokens.n_documents + 1)),
+            _tokens=None,
+        )
+
     def sentence_presence_of(self, texts: Sequence[str]) -> sp.csc_matrix | None:
         """Binary sentences x vocabulary (bool CSC: its readers take a topic's candidate terms by column, as numbers)
         of the remembered ``texts``' sentences, in order (pipeline.text.tokens), or None when some text was not
         remembered with its tokens. Kept in compressed columns from the first call (converted at every c-TF-IDF
         extraction it was a copy of 440 MB at 285,717 papers, each time), and as bool (275 MB there, not 440); stored
         so (pipeline.store.layouts, :func:`sentences_key`)."""
-        from pipeline.text.tokens import sentence_presence
-
-        memo, tokens = self.__dict__.get("_memo"), self.__dict__.get("_tokens")
-        made = self.__dict__.get("_sentences") is not None
-        if not memo or (tokens is None and not made) or any(text not in memo for text in texts):
+        memo = self.__dict__.get("_memo")
+        if not memo or any(text not in memo for text in texts):
             return None
-        if self.__dict__["_sentences"] is None:
-            from pipeline.text.tokens import from_sparse_arrays, sparse_arrays
-
-            vocabulary, extra = list(self.vocabulary), self.__dict__["_extra_stop_words"]
-
-            def presence() -> dict[str, np.ndarray]:
-                return sparse_arrays(sentence_presence(tokens, vocabulary, extra))
-
-            # Stored as the bool CSC it is used as, so a rebuild reads it with no conversion (from float32 rows a
-            # rebuild held 1 GB at once at 285,717 papers).
-            arrays = self.__dict__["_store"].cached(sentences_key(tokens, vocabulary, extra), presence)
-            # The tokens are let go once the presence is made: only where each document's sentences start is read
-            # again (the tokens' ids and words were 204 MB at 285,717 papers).
-            self.__dict__.update(
-                _sentences=from_sparse_arrays(arrays),
-                _sentence_starts=np.searchsorted(tokens.sentence_documents, np.arange(tokens.n_documents + 1)),
-                _tokens=None,
-            )
+        if self.__dict__.get("_sentences") is None:
+            tokens = self.__dict__.get("_tokens")
+            if tokens is None:
+                return None
+            self._make_sentence_presence(tokens)
         starts = self.__dict__["_sentence_starts"]
         rows = [np.arange(starts[memo[text]], starts[memo[text] + 1]) for text in texts]
         picked = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
