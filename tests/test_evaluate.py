@@ -155,15 +155,15 @@ def test_map_metrics_in_two_threads_equal_those_in_one(slice_cache: Path):
         map_metrics(*arguments, threads=0)
 
 
-def test_trustworthiness_blocks_shrink_only_above_65536_documents_and_give_the_same_figures(
+def test_trustworthiness_blocks_shrink_only_above_32768_documents_and_give_the_same_figures(
     slice_cache: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    """Above 65,536 documents a trustworthiness block holds fewer than 512 rows (at most 2**25 similarities); the
+    """Above 32,768 documents a trustworthiness block holds fewer than 512 rows (at most 2**24 similarities); the
     figures do not depend on the blocks: a budget of 20 rows gives the 512-row blocks' figures on the slice."""
     import pipeline.quality.map_metrics as map_metrics_module
 
-    assert penalty_block_rows(10) == penalty_block_rows(65_536) == 512
-    assert penalty_block_rows(285_717) == 117 and penalty_block_rows(10**9) == 16
+    assert penalty_block_rows(10) == penalty_block_rows(32_768) == 512 > penalty_block_rows(32_769)
+    assert penalty_block_rows(285_717) == 58 and penalty_block_rows(10**9) == 16
     topic_cache = cache.read_cache(slice_cache)
     arguments = (topic_cache.embeddings(), topic_cache.documents[["x", "y"]].to_numpy())
     whole = map_metrics(*arguments, threads=2)

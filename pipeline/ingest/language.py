@@ -33,7 +33,7 @@ SAMPLE_CHARACTERS = 300
 # A sample of ASCII text that is at least PLAIN_ENGLISH_SHARE English function words of no other language's spelling
 # (of MIN_PLAIN_WORDS words or more) is English without asking the classifier: on the 285,717 abstracts of issue 42
 # that was 69% of them, each labelled "en" by the classifier too (not one otherwise), in 9 microseconds against its
-# 172 (/tmp scratch script over the build's stored languages, 2026-12-06; docs/benchmarks.md).
+# 172 (a scratch script over the build's stored languages, 2026-12-06; docs/decisions/language-detection.md).
 ENGLISH_FUNCTION_WORDS = frozenset({"the", "and", "that", "which", "this", "with", "these", "from", "are", "our"})
 PLAIN_ENGLISH_SHARE = 0.06
 MIN_PLAIN_WORDS = 20

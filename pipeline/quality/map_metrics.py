@@ -42,9 +42,10 @@ EVALUATION_SAMPLE = 20_000
 TRUSTWORTHINESS_SAMPLE = 10_000
 # Trustworthiness ranks its rows in blocks of at most 512 rows x n documents (PenaltyBlocks), one block per thread at
 # a time, each about 9 bytes per element while it is counted (the float32 product, 1 - it, a boolean mask); above
-# 65,536 documents the block has fewer rows, so that a block stays within this many elements (about 300 MB): 512 rows
-# of the 285,717 documents of issue 42 were 1.3 GB per thread. The rows' penalties do not depend on the blocks.
-PENALTY_BLOCK_ELEMENTS = 1 << 25
+# 32,768 documents the block has fewer rows, so that a block stays within this many elements (about 150 MB): 512 rows
+# of the 285,717 documents of issue 42 were 1.3 GB per thread, and the two threads' blocks met the topics' stages
+# when the map was done before them (a build's peak). The rows' penalties do not depend on the blocks.
+PENALTY_BLOCK_ELEMENTS = 1 << 24
 PENALTY_BLOCK_MAX_ROWS = 512
 
 
@@ -142,7 +143,7 @@ def reference_accuracy_tasks(
 
 
 def penalty_block_rows(n: int) -> int:
-    """Rows per trustworthiness block over ``n`` documents: PENALTY_BLOCK_MAX_ROWS up to 65,536 documents, then
+    """Rows per trustworthiness block over ``n`` documents: PENALTY_BLOCK_MAX_ROWS up to 32,768 documents, then
     PENALTY_BLOCK_ELEMENTS // n (at least 16)."""
     return min(PENALTY_BLOCK_MAX_ROWS, max(16, PENALTY_BLOCK_ELEMENTS // max(n, 1)))
 
