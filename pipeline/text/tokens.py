@@ -470,9 +470,7 @@ def sentence_presence(
     blocks = unit_blocks(corpus.sentence_starts, block_tokens)
     per_column = np.zeros(len(vocabulary), dtype=np.int64)
     for first, last in blocks:
-        block, starts = _units_between(corpus, corpus.sentence_starts[first : last + 1])
-        codes, frequency, _, _ = _term_entries(block, extra, starts)
-        held, position = _held_codes(codes, known)
+        _, frequency, _, held, position = _block_terms(corpus, known, extra, first, last)
         per_column[held] += frequency[position[held]]
     indptr = np.concatenate([[0], np.cumsum(per_column)])
     n_sentences = len(corpus.sentence_starts) - 1
@@ -495,9 +493,7 @@ def _block_presence(
 ) -> sp.csc_matrix:
     """:func:`sentence_presence`'s columns over sentences [first, last), rows numbered from 0 within the block
     (``known``: each vocabulary term's code, -1 for none): CSC bool, (last - first) x V, each column's rows sorted."""
-    block, starts = _units_between(corpus, corpus.sentence_starts[first : last + 1])
-    codes, frequency, sentences, _ = _term_entries(block, extra_stop_words, starts)
-    held, position = _held_codes(codes, known)
+    codes, frequency, sentences, held, position = _block_terms(corpus, known, extra_stop_words, first, last)
     # The entries are the matrix in compressed columns, one column per term in code order and an empty last one for
     # the vocabulary's terms that no sentence holds.
     by_term = sp.csc_matrix(
@@ -511,9 +507,15 @@ def _block_presence(
     return sp.csc_matrix(by_term[:, np.where(held, position, len(codes))])
 
 
-def _held_codes(codes: np.ndarray, known: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(which vocabulary terms a block holds, bool V; each one's place among the block's sorted term ``codes``, int V,
-    len(codes) past the last) for ``known``, the vocabulary's codes (-1 for none)."""
+def _block_terms(
+    corpus: TokenizedCorpus, known: np.ndarray, extra_stop_words: list[str], first: int, last: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The terms of sentences [first, last) as both passes of :func:`sentence_presence` read them: the block's
+    :func:`_term_entries` (codes, how many sentences hold each, those sentences numbered within the block), then which
+    vocabulary terms the block holds (bool V) and each one's place among the block's codes (int V, len(codes) past
+    the last), for ``known``, the vocabulary's codes (-1 for none)."""
+    block, starts = _units_between(corpus, corpus.sentence_starts[first : last + 1])
+    codes, frequency, sentences, _ = _term_entries(block, extra_stop_words, starts)
     position = np.searchsorted(codes, known)
     held = (known >= 0) & (np.append(codes, -1)[position] == known)  # position len(codes) reads the -1
-    return held, position
+    return codes, frequency, sentences, held, position
