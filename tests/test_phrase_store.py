@@ -72,3 +72,16 @@ def test_stop_ends_a_running_child(slice_texts):
     process = job.process
     job.stop()
     assert not process.is_alive() and job.process is None
+
+
+def test_a_child_whose_build_is_gone_ends_quietly(slice_texts, capsys: pytest.CaptureFixture):
+    """The phrase counts' child sends to a pipe nobody reads any more (its build ended or was killed): it ends without
+    an error or a traceback."""
+    import multiprocessing
+
+    from pipeline.topics.naming.stored import _count_in_child
+
+    receiver, sender = multiprocessing.Pipe(duplex=False)
+    receiver.close()
+    _count_in_child(slice_texts[:30], None, sender)
+    assert "Traceback" not in capsys.readouterr().err

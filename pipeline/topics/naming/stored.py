@@ -98,14 +98,19 @@ def counts_from_arrays(arrays: Arrays) -> PhraseCounts:
 
 def _count_in_child(texts: list[str], titles: list[str] | None, sender: Any) -> None:
     """What the child process runs: count_phrases with one thread per library pool; sends ("counts", arrays) or
-    ("error", message) through ``sender``."""
+    ("error", message) through ``sender``, or nothing when the build is gone (ended, or killed for memory: the 1M
+    build of docs/benchmarks.md left this process printing a BrokenPipeError's traceback)."""
     from pipeline.runtime.threads import limit_threads
 
     limit_threads()
     try:
-        sender.send(("counts", counts_to_arrays(count_phrases(texts, titles))))
+        message: tuple[str, Any] = ("counts", counts_to_arrays(count_phrases(texts, titles)))
     except Exception as error:  # reported to the parent, which counts again and says so
-        sender.send(("error", f"{type(error).__name__}: {error}"))
+        message = ("error", f"{type(error).__name__}: {error}")
+    try:
+        sender.send(message)
+    except (BrokenPipeError, ConnectionResetError):  # no reader left: nobody to tell
+        pass
     finally:
         sender.close()
 
