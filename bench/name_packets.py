@@ -1,7 +1,7 @@
 """The readers' blind test of names: packets of names and titles for readers, and the score of their verdicts.
 
     python -m bench.name_packets write --cache ATLAS [--cache ATLAS ...] --level topics|themes|subtopics
-        --out FOLDER [--previous ATLAS ...] [--stock] [--keybert] [--items N] [--seed S] [--force]
+        --out FOLDER [--previous ATLAS ...] [--changed] [--stock] [--keybert] [--items N] [--seed S] [--force]
     python -m bench.name_packets score --key FOLDER/key.json --verdicts VERDICTS.csv
 
 ``write`` makes a packet for one level (topics, themes or subtopics) of one or more atlases: each **item** is a name
@@ -18,8 +18,10 @@ them when it has fewer). The names come from several namers:
 - ``keybert`` (``--keybert``): BERTopic's best practice (KeyBERTInspired + MMR, bench.labels.peer_names; embeds
   with the packaged MiniLM through the embedding cache: minutes the first time).
 
-Every topic (theme) of each atlas is named once per namer, or ``--items N`` of them per atlas drawn at random; each
-item draws its own titles. The items of every namer are shuffled together and numbered 1, 2, ... The folder gets:
+Every topic (theme) of each atlas is named once per namer, or ``--items N`` of them per atlas drawn at random, or with
+``--changed`` only those whose name differs from the previous release's (one ``--previous`` per ``--cache``, the
+same papers built twice); each item draws its own titles. The items of every namer are shuffled together and
+numbered 1, 2, ... The folder gets:
 
 - ``packet.md``: the reader's instructions and the items, nothing that says which namer named what;
 - ``verdicts.csv``: the answer form, ``item,fit,form``, one line per item with the marks left blank;
@@ -251,6 +253,19 @@ def load_atlas(
     return {"cache": str(folder), "titles": titles, "names": names}, entry
 
 
+def only_changed(ours: dict[str, Any], earlier: dict[str, Any]) -> None:
+    """Keep, in both atlases (load_atlas's first element; the same papers built twice, so the same group ids), only
+    the groups whose "ours" name differs from the "previous" one, for every system: a packet of the renamed items
+    side by side (rounds 14 and 19 of docs/decisions/theme-measures.md), where a full packet's noise would hide a
+    few changed names (section 8)."""
+    own, old = ours["names"]["ours"], earlier["names"]["previous"]
+    kept = {group for group, name in own.items() if old.get(group) is not None and old[group] != name}
+    for atlas in (ours, earlier):
+        atlas["names"] = {
+            system: {g: n for g, n in names.items() if g in kept} for system, names in atlas["names"].items()
+        }
+
+
 def write_packet(
     caches: Sequence[Path],
     level: str,
@@ -260,10 +275,13 @@ def write_packet(
     seed: int = 0,
     force: bool = False,
     previous: Sequence[Path] = (),
+    changed: bool = False,
 ) -> list[dict[str, Any]]:
     """Write ``packet.md``, ``verdicts.csv`` and ``key.json`` into ``out`` (see the module docstring); returns the
-    items. ``previous``: atlases of the previous release, whose own names are the system "previous". Raises
-    FileExistsError when ``out`` already holds a packet's file (a reader's verdicts), unless ``force``."""
+    items. ``previous``: atlases of the previous release, whose own names are the system "previous". ``changed``:
+    only the groups whose name differs from the previous release's (:func:`only_changed`). Raises FileExistsError
+    when ``out`` already holds a packet's file (a reader's verdicts), unless ``force``; ValueError when ``changed``
+    is asked without one previous atlas per atlas."""
     if level not in LEVELS:
         raise ValueError(f"level {level!r} is not one of {LEVELS}")
     unknown = [system for system in systems if system not in SYSTEMS]
@@ -275,6 +293,12 @@ def write_packet(
         raise FileExistsError(f"{out} already holds {', '.join(present)}; choose another --out or pass --force")
     loaded = [load_atlas(Path(folder), level, systems) for folder in caches]
     loaded += [load_atlas(Path(folder), level, ("previous",), own="previous") for folder in previous]
+    if changed:
+        if len(previous) != len(caches):
+            raise ValueError(f"--changed needs one --previous per --cache ({len(caches)}), got {len(previous)}")
+        atlases = [atlas for atlas, _ in loaded]
+        for ours, earlier in zip(atlases[: len(caches)], atlases[len(caches) :]):
+            only_changed(ours, earlier)
     drawn = build_items([atlas for atlas, _ in loaded], systems, level, items, seed)
     out.mkdir(parents=True, exist_ok=True)
     (out / "packet.md").write_text(packet_text(drawn), encoding="utf-8")
@@ -441,6 +465,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     write.add_argument("--items", type=int, default=None, help="topics (themes) per atlas, drawn at random")
     write.add_argument("--seed", type=int, default=0)
     write.add_argument("--force", action="store_true", help="replace a packet already in --out")
+    write.add_argument(
+        "--changed", action="store_true", help="only the groups renamed since --previous (one per --cache, in order)"
+    )
     score = commands.add_parser("score", help="score a reader's verdicts against the key")
     score.add_argument("--key", type=Path, required=True)
     score.add_argument("--verdicts", type=Path, required=True)
@@ -451,7 +478,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         systems = ["ours"] + ["previous"] * bool(args.previous) + ["stock"] * args.stock + ["keybert"] * args.keybert
         try:
             drawn = write_packet(
-                args.cache, args.level, args.out, systems, args.items, args.seed, args.force, args.previous
+                args.cache,
+                args.level,
+                args.out,
+                systems,
+                args.items,
+                args.seed,
+                args.force,
+                args.previous,
+                args.changed,
             )
         except (FileExistsError, ValueError) as error:
             parser.exit(2, f"error: {one_line(error)}\n")

@@ -206,6 +206,23 @@ def test_build_items_cover_every_group_once_per_namer():
     assert build_items(atlases, ["ours", "stock"], "topics", None, seed=4) != items
 
 
+def test_only_changed_keeps_the_renamed_groups_of_both_builds_for_every_namer():
+    """--changed: a group keeps its items (ours, stock and the previous build's) only when its name changed."""
+    ours = constructed_atlases()[0]
+    earlier = {
+        "cache": "A-before",
+        "titles": ours["titles"],
+        "names": {"previous": {1: "Graph neural networks", 5: "Protein"}},
+    }
+    name_packets.only_changed(ours, earlier)
+    items = build_items([ours, earlier], ["ours", "previous", "stock"], "topics", None, seed=1)
+    assert sorted((item["system"], item["id"], item["name"]) for item in items) == [
+        ("ours", 5, "Protein design"),
+        ("previous", 5, "Protein"),
+        ("stock", 5, "x, y"),
+    ]
+
+
 def test_build_items_draws_some_groups_per_atlas():
     """--items N: N groups of each atlas (all when it has fewer), each once per namer."""
     items = build_items(constructed_atlases(), ["ours", "stock"], "themes", 1, seed=0)

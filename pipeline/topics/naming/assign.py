@@ -25,6 +25,7 @@ from pipeline.topics.naming.fields import (
     field_scores,
     group_coverage,
     load_fields,
+    load_subfields,
     with_areas,
 )
 from pipeline.topics.naming.names import (
@@ -49,16 +50,27 @@ SUBTITLE_SEPARATOR = ", "
 TOPIC_FIELD_COVERAGE = 0.6
 # ... when the topic holds this share of the field's papers in the corpus.
 TOPIC_FIELD_PRECISION = 0.25
-# A topic name fewer than this share of its papers write is narrower than the topic (readers: "Bayesian optimization"
-# over Bayesian methods, "Model inversion attacks" over privacy attacks; docs/decisions/theme-measures.md, section 13):
-# it gives way to a field holding TOPIC_FIELD_COVERAGE of its papers and NARROW_FIELD_LIFT times the field's corpus
-# share, even where the topic is not the field's home (with_topic_field_names).
-NARROW_NAME_COVERAGE = 0.3
+# A topic name that this share fewer of its papers write than a field or subfield holds is narrower than the topic
+# (readers: "Bayesian optimization" over Bayesian methods, "Model inversion attacks" over privacy attacks, "LoRA" over
+# parameter-efficient fine-tuning; docs/decisions/theme-measures.md, sections 13 and 14): it gives way to the field
+# or subfield holding TOPIC_FIELD_COVERAGE of its papers and NARROW_FIELD_LIFT times its corpus share, even where
+# the topic is not the field's home (with_topic_field_names).
+NARROW_NAME_MARGIN = 0.2
 NARROW_FIELD_LIFT = 3.0
 # ... unless a larger topic has this share of its papers in the field: the field is that topic's subject (and its
 # theme's name), not the narrow one's ("Privacy and federated learning" stays with "Federated learning (FL)"'s theme
 # rather than naming the model inversion attacks beside it).
 SUBJECT_OF_LARGER = 0.8
+# A name that is one of the field's own phrases and that this share of its papers write stays: it names the kind of
+# the field the topic is ("Federated learning (FL)", not "Privacy and federated learning"; "Retrieval-augmented
+# generation (RAG)", not "Retrieval and recommendation").
+MEMBER_NAME_COVERAGE = 0.3
+# A plain name, one bare word ("Transformer", "Concept") or one this share of the corpus writes, mostly outside the
+# topic ("Neural networks (NN)", "Clustering and algorithm"), says less than any field: it gives way to one that
+# holds BARE_NAME_MARGIN more of its papers, one of whose phrases it may be ("Transformers and sequence models";
+# plain_name).
+GENERIC_NAME_SHARE = 0.1
+BARE_NAME_MARGIN = 0.1
 # A theme's topic writes a phrase when a tenth of its papers do (names.ranked_phrases' part_share).
 THEME_PART_SHARE = 0.1
 # A one-word phrase written by more than this share of the corpus's documents never names a theme (common_phrases):
@@ -98,39 +110,77 @@ def name_topics(
 
 
 def with_topic_field_names(names: Mapping[int, Name], counts: PhraseCounts, topics: np.ndarray) -> dict[int, Name]:
-    """``names`` with each weak topic name (one bare word, or a name fewer than PAIR_BELOW of its papers write) that
-    a field of pipeline/resources/fields.csv describes better replaced by the field's name: the field holds at least
-    TOPIC_FIELD_COVERAGE of the topic's papers (MIN_FIELD_LIFT times its corpus share) and the topic holds at least
-    TOPIC_FIELD_PRECISION of the field's papers (the field's home, not one of its many topics): "Brain" ->
-    "Neuroscience", "Bandit" -> "Bandits and online learning"; the old name leads the subtitle (field_subtitle).
-    Then each name fewer than NARROW_NAME_COVERAGE of its papers write gives way to the field holding
-    TOPIC_FIELD_COVERAGE of them and NARROW_FIELD_LIFT times its corpus share of which it holds the largest share
-    ("Bayesian optimization (BO)" over Bayesian methods -> "Probabilistic methods"; "Test-time adaptation (TTA)" over
-    domain adaptation and OOD -> "Distribution shift"), unless a larger topic has SUBJECT_OF_LARGER of its
-    papers in that field or the field's name begins another topic's name (_renamed_by_fields). Each field names one
-    topic at most, never one another topic is named. ``topics``: a topic id per document of ``counts``."""
+    """``names`` with each weak topic name (a plain name, or one fewer than PAIR_BELOW of its papers write) that
+    a field of pipeline/resources/fields.csv or a subfield of subfields.csv describes better replaced by its name:
+
+    - the **home** rule (fields only): the field holds at least TOPIC_FIELD_COVERAGE of the topic's papers
+      (MIN_FIELD_LIFT times its corpus share) and the topic holds at least TOPIC_FIELD_PRECISION of the field's
+      papers (the field's home, not one of its many topics): "Brain" -> "Neuroscience", "Bandit" -> "Bandits and
+      online learning";
+    - the **narrow** rule: a field or subfield holding TOPIC_FIELD_COVERAGE of the topic's papers,
+      NARROW_FIELD_LIFT times its corpus share, and NARROW_NAME_MARGIN more of them than the name's phrases
+      (BARE_NAME_MARGIN for a plain name: plain_name), subfields first (before the home rule too), then the field
+      of which the topic holds the largest share: "Bayesian optimization (BO)" over Bayesian methods -> "Bayesian
+      methods", "Distribution shift" over domain adaptation -> "Domain adaptation", "Transformer" -> "Transformers
+      and sequence models"; never a field a larger topic has SUBJECT_OF_LARGER of its papers in, one whose name
+      begins another topic's name (_renamed_by_fields), nor, for a name not plain that MEMBER_NAME_COVERAGE of the
+      papers write, a field the name is one of the phrases of ("Federated learning (FL)" stays; the field's home,
+      by the first rule, takes it: "Time series forecasting (TSF)" -> "Time series").
+
+    The old name leads the subtitle (field_subtitle). Each field names one topic at most, never one another topic
+    is named. ``topics``: a topic id per document of ``counts``. Raises ValueError when a fields file is malformed
+    (fields.load_fields)."""
     fields = load_fields()
+    subfields = load_subfields(fields=fields)
+    sub = np.arange(len(fields) + len(subfields)) >= len(fields)
+    fields = [*fields, *subfields]
     labels = np.asarray(topics, dtype=np.int64)
     coverage, base = group_coverage(field_presence(counts, fields), labels)
     sizes = {topic: int((labels == topic).sum()) for topic in coverage}
-    home: list[tuple[float, int, int]] = []
-    narrow: list[tuple[float, int, int]] = []
+    generic = generic_phrases(counts)
+    home: list[tuple[float, int, int]] = []  # (-score, topic, field index)
+    narrow: list[tuple[int, float, int, int]] = []  # (0 for a subfield, -precision, topic, field index)
     for topic, shares in coverage.items():
         name = names.get(topic)
         rows = np.flatnonzero(labels == topic)
-        if name is None or not weak_name(counts, name.name, rows):
+        if name is None or not weak_name(counts, name.name, rows, generic):
             continue
         precision = shares * len(rows) / np.maximum(base * len(labels), 1.0)
-        held = shares >= TOPIC_FIELD_COVERAGE
-        allowed = held & (shares >= MIN_FIELD_LIFT * base) & (precision >= TOPIC_FIELD_PRECISION)
+        written = name_coverage(counts, name.name, rows)
+        held = (shares >= TOPIC_FIELD_COVERAGE) & ~named_alike(fields, name.name)
+        allowed = held & (shares >= MIN_FIELD_LIFT * base) & (precision >= TOPIC_FIELD_PRECISION) & ~sub
         scores = field_scores(shares, base)
         home.extend((-float(scores[index]), topic, int(index)) for index in np.flatnonzero(allowed))
-        if name_coverage(counts, name.name, rows) < NARROW_NAME_COVERAGE:
-            wider = held & (shares >= NARROW_FIELD_LIFT * base) & ~larger_subject(coverage, sizes, topic)
-            narrow.extend((-float(precision[index]), topic, int(index)) for index in np.flatnonzero(wider))
+        plain = plain_name(name.name, generic, round(written * len(rows)))
+        margin = BARE_NAME_MARGIN if plain else NARROW_NAME_MARGIN
+        wider = held & (shares >= NARROW_FIELD_LIFT * base) & (shares >= written + margin)
+        wider &= ~larger_subject(coverage, sizes, topic)
+        if not plain and written >= MEMBER_NAME_COVERAGE:
+            wider &= ~member_of(fields, name.name)
+        narrow.extend(
+            (int(not sub[index]), -float(precision[index]), topic, int(index)) for index in np.flatnonzero(wider)
+        )
     begun = {phrase_key(name_phrases(name.name)[0]) for name in names.values() if name_phrases(name.name)}
-    chosen = [(pair, False) for pair in sorted(home)] + [(pair, True) for pair in sorted(narrow)]
+    ordered = sorted(narrow)  # subfields (first element 0) before fields
+    by_subfield = [(pair, True) for pair in ordered if pair[0] == 0]
+    chosen = [*by_subfield, *[(pair, False) for pair in sorted(home)], *[(pair, True) for pair in ordered if pair[0]]]
     return _renamed_by_fields(names, fields, chosen, begun)
+
+
+def member_of(fields: Sequence[Field], name: str) -> np.ndarray:
+    """Per field (bool): whether the first phrase of ``name`` is one of the field's phrases ("Federated learning
+    (FL)" of "Privacy and federated learning"): the name is one kind of what the field names."""
+    phrases = name_phrases(name)
+    key = phrase_key(phrases[0]) if phrases else ""
+    return np.array([key in found.keys for found in fields], dtype=bool)
+
+
+def named_alike(fields: Sequence[Field], name: str) -> np.ndarray:
+    """Per field (bool): whether the field's name is the first phrase of ``name`` ("Large language models" of "Large
+    language models (LLMs)"): taking it would only drop the abbreviation."""
+    phrases = name_phrases(name)
+    key = phrase_key(phrases[0]) if phrases else ""
+    return np.array([phrase_key(found.name) == key for found in fields], dtype=bool)
 
 
 def larger_subject(coverage: Mapping[int, np.ndarray], sizes: Mapping[int, int], topic: int) -> np.ndarray:
@@ -146,16 +196,17 @@ def larger_subject(coverage: Mapping[int, np.ndarray], sizes: Mapping[int, int],
 def _renamed_by_fields(
     names: Mapping[int, Name],
     fields: Sequence[Field],
-    chosen: Sequence[tuple[tuple[float, int, int], bool]],
+    chosen: Sequence[tuple[tuple[float | int, ...], bool]],
     begun: set[str],
 ) -> dict[int, Name]:
-    """``names`` with the (score, topic, field index) pairs of ``chosen`` applied in order, each flagged True when it
-    came from a narrow name: a topic renamed once, a field naming one topic and never a name a topic has; a narrow
-    name never takes a field whose name begins another topic's name (``begun``: their first phrases' keys), which
-    would make twins ("Vision-language models" beside "Vision-language models (VLMs) and zero-shot")."""
+    """``names`` with the pairs of ``chosen`` (tuples ending in topic, field index) applied in order, each flagged
+    True when it came from a narrow name: a topic renamed once, a field naming one topic and never a name a topic
+    has; a narrow name never takes a field whose name begins another topic's name (``begun``: their first phrases'
+    keys), which would make twins ("Vision-language models" beside "Vision-language models (VLMs) and zero-shot")."""
     used = {name.name.casefold() for name in names.values()}
     renamed = dict(names)
-    for (_, topic, index), narrow in chosen:
+    for pair, narrow in chosen:
+        topic, index = int(pair[-2]), int(pair[-1])
         field_name = fields[index].name
         if renamed[topic] is not names[topic] or field_name.casefold() in used:
             continue
@@ -176,11 +227,37 @@ def field_subtitle(field_name: str, old: Name) -> list[str]:
     return terms[:SUBTITLE_TERMS]
 
 
-def weak_name(counts: PhraseCounts, name: str, rows: np.ndarray) -> bool:
-    """Whether ``name`` is one bare word ("Brain", "Bandit"; an abbreviation in brackets not counted) or fewer than
-    PAIR_BELOW of the documents ``rows`` write it."""
-    bare = len(name.split(" (")[0].split()) == 1
-    return bare or name_coverage(counts, name, rows) < PAIR_BELOW
+def bare_word(name: str) -> bool:
+    """Whether ``name`` is one word ("Brain", "Transformer"; an abbreviation in brackets not counted), not a
+    hyphenated compound ("Text-to-image" says more than one word)."""
+    words = name.split(" (")[0].split()
+    return len(words) == 1 and "-" not in words[0]
+
+
+def generic_phrases(counts: PhraseCounts) -> dict[str, int]:
+    """{phrase key: documents writing it} for the phrases at least GENERIC_NAME_SHARE of the corpus's documents
+    write (PhraseCounts.document_frequency)."""
+    frequency = counts.document_frequency
+    floor = GENERIC_NAME_SHARE * max(counts.matrix.shape[0], 1)
+    return {counts.keys[column]: int(frequency[column]) for column in np.flatnonzero(frequency >= floor)}
+
+
+def plain_name(name: str, generic: Mapping[str, int], writers: int) -> bool:
+    """Whether ``name`` says little of its topic: one bare word (bare_word), or a name one of whose phrases is
+    ``generic`` (generic_phrases: written by GENERIC_NAME_SHARE of the corpus) and mostly written outside the topic,
+    whose ``writers`` (its documents writing the name) are under half of the phrase's: "Neural networks (NN)",
+    "Clustering and algorithm", "Labels and features"; not "Graph neural networks" over a corpus most of whose
+    graph papers the topic holds."""
+    if bare_word(name):
+        return True
+    return any(writers < generic[key] / 2 for key in map(phrase_key, name_phrases(name)) if key in generic)
+
+
+def weak_name(counts: PhraseCounts, name: str, rows: np.ndarray, generic: Mapping[str, int] | None = None) -> bool:
+    """Whether ``name`` is plain (plain_name over ``generic``; bare only when None) or fewer than PAIR_BELOW of the
+    documents ``rows`` write it."""
+    written = name_coverage(counts, name, rows)
+    return plain_name(name, generic or {}, round(written * len(rows))) or written < PAIR_BELOW
 
 
 def name_themes(

@@ -26,6 +26,7 @@ from pipeline.topics.naming.phrase_counts import PhraseCounts
 from pipeline.topics.naming.phrase_tokens import phrase_key
 
 FIELDS_PATH = package_file("pipeline.resources", "fields.csv")  # package data (pipeline.runtime.paths)
+SUBFIELDS_PATH = package_file("pipeline.resources", "subfields.csv")
 # A group is named by a field only when the field holds at least this share of its papers...
 MIN_FIELD_COVERAGE = 0.5
 # ... and at least this many times the field's share of the corpus (a field most papers write names nothing).
@@ -49,23 +50,48 @@ def load_fields(path: Path = FIELDS_PATH) -> list[Field]:
     """The fields of ``path`` (CSV: ``field,area,phrases``, phrases separated by ";"; lines starting with "#" are
     notes). Raises ValueError naming the file and line of a row without a name, an area or a phrase, or of a name
     seen twice."""
-    fields: list[Field] = []
+    return [found for _, found in _read_fields(path, ("field", "area", "phrases"))]
+
+
+def load_subfields(path: Path = SUBFIELDS_PATH, fields: Sequence[Field] | None = None) -> list[Field]:
+    """The subfields of ``path`` (CSV: ``subfield,field,phrases``), each a :class:`Field` whose ``area`` is the field
+    of ``fields`` (default: load_fields()) it belongs to: narrower session names a topic may take, never a theme.
+    Raises ValueError naming the file and line of a row as load_fields does, of a subfield whose field is not one
+    of ``fields``, or of one named as a field."""
+    known = {found.name.casefold(): found.name for found in (load_fields() if fields is None else fields)}
+    rows = _read_fields(path, ("subfield", "field", "phrases"))
+    for number, found in rows:
+        if found.area.casefold() not in known:
+            raise ValueError(
+                f"{path}, line {number}: the subfield {found.name!r} belongs to {found.area!r}, not a field"
+            )
+        if found.name.casefold() in known:
+            raise ValueError(f"{path}, line {number}: the subfield {found.name!r} is also a field")
+    return [found for _, found in rows]
+
+
+def _read_fields(path: Path, header: tuple[str, str, str]) -> list[tuple[int, Field]]:
+    """(line number, Field) per row of a fields file whose columns are ``header`` (name, parent, phrases); the
+    errors of load_fields."""
+    fields: list[tuple[int, Field]] = []
     seen: set[str] = set()
     with path.open(encoding="utf-8", newline="") as handle:
         lines = [(number, line) for number, line in enumerate(handle, start=1) if not line.startswith("#")]
     rows = csv.reader(line for _, line in lines)
-    header = next(rows, None)
-    if header != ["field", "area", "phrases"]:
-        raise ValueError(f"{path}: the header must be 'field,area,phrases', found {header}")
+    found_header = next(rows, None)
+    if found_header != list(header):
+        raise ValueError(f"{path}: the header must be {','.join(header)!r}, found {found_header}")
     for (number, _), row in zip(lines[1:], rows):
-        name, area, phrases = ([part.strip() for part in row] + ["", "", ""])[:3]
+        name, parent, phrases = ([part.strip() for part in row] + ["", "", ""])[:3]
         keys = tuple(key for key in dict.fromkeys(phrase_key(part) for part in phrases.split(";")) if key)
-        if not name or not area or not keys:
-            raise ValueError(f"{path}, line {number}: a field needs a name, an area and at least one phrase")
+        if not name or not parent or not keys:
+            raise ValueError(
+                f"{path}, line {number}: a {header[0]} needs a name, a {header[1]} and at least one phrase"
+            )
         if name.casefold() in seen:
-            raise ValueError(f"{path}, line {number}: the field {name!r} is listed twice")
+            raise ValueError(f"{path}, line {number}: the {header[0]} {name!r} is listed twice")
         seen.add(name.casefold())
-        fields.append(Field(name, area, keys))
+        fields.append((number, Field(name, parent, keys)))
     return fields
 
 
