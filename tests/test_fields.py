@@ -285,3 +285,35 @@ def test_a_plain_name_is_a_bare_word_or_a_phrase_most_of_whose_many_writers_are_
     assert plain_name("Transformer", generic, 10) and not plain_name("Text-to-image", generic, 10)
     assert plain_name("Neural networks (NN)", generic, 20)  # 20 of its 60 writers in the topic
     assert not plain_name("Graph neural networks", generic, 30)  # all 30 writers in the topic
+
+
+def test_a_paired_name_is_weak_however_many_papers_write_it():
+    """The namer pairs two phrases only when its best covers under half of a topic ("Bandit and regret"): such a
+    name lists parts, so a field may take it (weak_name), while one phrase all papers write is not weak."""
+    from pipeline.topics.naming.assign import weak_name
+
+    titles = [f"Regret of bandit algorithms, case {i}" for i in range(20)]
+    titles += [f"Sorting algorithms on lists, case {i}" for i in range(40)]
+    counts = count_phrases([f"{title}. We study it." for title in titles], titles)
+    rows = np.arange(20)
+    assert weak_name(counts, "Bandit and regret", rows)
+    assert not weak_name(counts, "Bandit algorithms", rows)  # one phrase, and all of them write it
+
+
+def test_a_subfield_may_name_a_topic_whose_name_is_one_of_its_phrases():
+    """The member guard keeps a name from its field ("Federated learning (FL)"), not from a subfield: a topic named
+    "Direct preference optimization (DPO)", which 40% of its papers write and the rest write about reward models,
+    takes "Preference alignment" (subfields.csv), narrower than the field "Alignment and safety"."""
+    from pipeline.topics.naming.assign import MEMBER_NAME_COVERAGE, TOPIC_FIELD_PRECISION, with_topic_field_names
+    from pipeline.topics.naming.names import Name
+
+    titles = [f"Direct preference optimization for chat models, case {i}" for i in range(16)]
+    titles += [f"Reward model ensembles for human feedback, case {i}" for i in range(24)]
+    titles += [f"Graph neural networks for molecules, case {i}" for i in range(400)]
+    titles += [f"Red teaming for harmful outputs, part {part} case {i}" for part in range(5) for i in range(30)]
+    counts = count_phrases([f"{title}. We study it." for title in titles], titles)
+    names = {0: Name("Direct preference optimization (DPO)", ["reward model"]), 1: Name("Graph neural networks", [])}
+    names |= {2 + part: Name(f"Red teaming {part}", []) for part in range(5)}
+    assert 16 / 40 >= MEMBER_NAME_COVERAGE and 40 / 190 < TOPIC_FIELD_PRECISION  # not the field's home
+    renamed = with_topic_field_names(names, counts, np.repeat(np.arange(7), [40, 400, 30, 30, 30, 30, 30]))
+    assert renamed[0].name == "Preference alignment" and renamed[1] is names[1]

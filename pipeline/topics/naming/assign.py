@@ -116,7 +116,9 @@ def with_topic_field_names(names: Mapping[int, Name], counts: PhraseCounts, topi
     - the **home** rule (fields only): the field holds at least TOPIC_FIELD_COVERAGE of the topic's papers
       (MIN_FIELD_LIFT times its corpus share) and the topic holds at least TOPIC_FIELD_PRECISION of the field's
       papers (the field's home, not one of its many topics): "Brain" -> "Neuroscience", "Bandit" -> "Bandits and
-      online learning";
+      online learning"; a subfield of that field holding TOPIC_FIELD_COVERAGE of the papers and NARROW_FIELD_LIFT
+      times its corpus share goes first ("Human preferences and RLHF" -> "Preference alignment", not "Alignment
+      and safety");
     - the **narrow** rule: a field or subfield holding TOPIC_FIELD_COVERAGE of the topic's papers,
       NARROW_FIELD_LIFT times its corpus share, and NARROW_NAME_MARGIN more of them than the name's phrases
       (BARE_NAME_MARGIN for a plain name: plain_name), subfields first (before the home rule too), then the field
@@ -124,8 +126,8 @@ def with_topic_field_names(names: Mapping[int, Name], counts: PhraseCounts, topi
       methods", "Distribution shift" over domain adaptation -> "Domain adaptation", "Transformer" -> "Transformers
       and sequence models"; never a field a larger topic has SUBJECT_OF_LARGER of its papers in, one whose name
       begins another topic's name (_renamed_by_fields), nor, for a name not plain that MEMBER_NAME_COVERAGE of the
-      papers write, a field the name is one of the phrases of ("Federated learning (FL)" stays; the field's home,
-      by the first rule, takes it: "Time series forecasting (TSF)" -> "Time series").
+      papers write, a field (not a subfield) the name is one of the phrases of ("Federated learning (FL)" stays;
+      the field's home, by the first rule, takes it: "Time series forecasting (TSF)" -> "Time series").
 
     The old name leads the subtitle (field_subtitle). Each field names one topic at most, never one another topic
     is named. ``topics``: a topic id per document of ``counts``. Raises ValueError when a fields file is malformed
@@ -133,6 +135,8 @@ def with_topic_field_names(names: Mapping[int, Name], counts: PhraseCounts, topi
     fields = load_fields()
     subfields = load_subfields(fields=fields)
     sub = np.arange(len(fields) + len(subfields)) >= len(fields)
+    position = {found.name.casefold(): index for index, found in enumerate(fields)}
+    parent = np.array([-1] * len(fields) + [position[found.area.casefold()] for found in subfields], dtype=np.int64)
     fields = [*fields, *subfields]
     labels = np.asarray(topics, dtype=np.int64)
     coverage, base = group_coverage(field_presence(counts, fields), labels)
@@ -155,8 +159,10 @@ def with_topic_field_names(names: Mapping[int, Name], counts: PhraseCounts, topi
         margin = BARE_NAME_MARGIN if plain else NARROW_NAME_MARGIN
         wider = held & (shares >= NARROW_FIELD_LIFT * base) & (shares >= written + margin)
         wider &= ~larger_subject(coverage, sizes, topic)
-        if not plain and written >= MEMBER_NAME_COVERAGE:
-            wider &= ~member_of(fields, name.name)
+        if not plain and written >= MEMBER_NAME_COVERAGE:  # a subfield is narrow enough to name a member's topic
+            wider &= ~(member_of(fields, name.name) & ~sub)
+        # a subfield of the field the home rule gives the topic, holding as many of its papers, is more specific
+        wider |= held & (shares >= NARROW_FIELD_LIFT * base) & (parent >= 0) & allowed[np.maximum(parent, 0)]
         narrow.extend(
             (int(not sub[index]), -float(precision[index]), topic, int(index)) for index in np.flatnonzero(wider)
         )
@@ -254,10 +260,12 @@ def plain_name(name: str, generic: Mapping[str, int], writers: int) -> bool:
 
 
 def weak_name(counts: PhraseCounts, name: str, rows: np.ndarray, generic: Mapping[str, int] | None = None) -> bool:
-    """Whether ``name`` is plain (plain_name over ``generic``; bare only when None) or fewer than PAIR_BELOW of the
-    documents ``rows`` write it."""
+    """Whether ``name`` is plain (plain_name over ``generic``; bare only when None), two phrases ("Neural collapse (NC)
+    and gradient descent": the namer pairs phrases when its best covers under PAIR_BELOW of the papers,
+    names.paired_name) or fewer than PAIR_BELOW of the documents ``rows`` write it."""
     written = name_coverage(counts, name, rows)
-    return plain_name(name, generic or {}, round(written * len(rows))) or written < PAIR_BELOW
+    paired = " and " in name
+    return paired or plain_name(name, generic or {}, round(written * len(rows))) or written < PAIR_BELOW
 
 
 def name_themes(
