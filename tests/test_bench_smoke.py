@@ -133,10 +133,12 @@ def write_collections(target: Path, collections: dict[str, Path]) -> Path:
 
 
 @pytest.fixture(scope="module")
-def bench_env(embedding_store: Path) -> dict[str, str]:
-    """The environment of every run: offline, the session's embedding cache, the checkout's numba cache."""
+def bench_env(embedding_store: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The environment of every run: offline, the session's embedding cache, the checkout's numba cache, and a
+    temporary folder of pytest's (the page servers' logs of bench.load and bench.server_cpu go there, not to /tmp)."""
     return {
         **os.environ,
+        "TMPDIR": str(tmp_path_factory.mktemp("bench-tmp")),
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
         "ATLAS_EMBEDDING_CACHE": str(embedding_store),

@@ -317,3 +317,24 @@ def test_a_subfield_may_name_a_topic_whose_name_is_one_of_its_phrases():
     assert 16 / 40 >= MEMBER_NAME_COVERAGE and 40 / 190 < TOPIC_FIELD_PRECISION  # not the field's home
     renamed = with_topic_field_names(names, counts, np.repeat(np.arange(7), [40, 400, 30, 30, 30, 30, 30]))
     assert renamed[0].name == "Preference alignment" and renamed[1] is names[1]
+
+
+def test_a_paired_name_gives_way_to_the_field_its_halves_are_parts_of():
+    """ "Halfspaces and sample complexity" over learning-theory papers: a pair is measured by its larger half
+    (widest_half), not the union of its halves, and keeps no member guard (its first phrase is one of the field's),
+    so "Learning theory" takes it."""
+    from pipeline.topics.naming.assign import name_coverage, widest_half, with_topic_field_names
+    from pipeline.topics.naming.names import Name
+
+    titles = [f"Learning halfspaces in polynomial time, case {i}" for i in range(12)]
+    titles += [f"The sample complexity of learning, case {i}" for i in range(10)]
+    titles += [f"VC dimension and generalization bounds, case {i}" for i in range(18)]
+    titles += [f"Graph neural networks for molecules, case {i}" for i in range(400)]
+    counts = count_phrases([f"{title}. We study it." for title in titles], titles)
+    rows = np.arange(40)
+    pair = "Halfspaces and sample complexity"
+    assert widest_half(counts, pair, rows) == pytest.approx(12 / 40)
+    assert name_coverage(counts, pair, rows) == pytest.approx(22 / 40)
+    names = {0: Name(pair, []), 1: Name("Graph neural networks", [])}
+    renamed = with_topic_field_names(names, counts, np.repeat([0, 1], [40, 400]))
+    assert renamed[0].name == "Learning theory" and renamed[1] is names[1]

@@ -119,15 +119,16 @@ def with_topic_field_names(names: Mapping[int, Name], counts: PhraseCounts, topi
       online learning"; a subfield of that field holding TOPIC_FIELD_COVERAGE of the papers and NARROW_FIELD_LIFT
       times its corpus share goes first ("Human preferences and RLHF" -> "Preference alignment", not "Alignment
       and safety");
-    - the **narrow** rule: a field or subfield holding TOPIC_FIELD_COVERAGE of the topic's papers,
-      NARROW_FIELD_LIFT times its corpus share, and NARROW_NAME_MARGIN more of them than the name's phrases
-      (BARE_NAME_MARGIN for a plain name: plain_name), subfields first (before the home rule too), then the field
-      of which the topic holds the largest share: "Bayesian optimization (BO)" over Bayesian methods -> "Bayesian
-      methods", "Distribution shift" over domain adaptation -> "Domain adaptation", "Transformer" -> "Transformers
-      and sequence models"; never a field a larger topic has SUBJECT_OF_LARGER of its papers in, one whose name
-      begins another topic's name (_renamed_by_fields), nor, for a name not plain that MEMBER_NAME_COVERAGE of the
-      papers write, a field (not a subfield) the name is one of the phrases of ("Federated learning (FL)" stays;
-      the field's home, by the first rule, takes it: "Time series forecasting (TSF)" -> "Time series").
+    - the **narrow** rule: a field or subfield holding TOPIC_FIELD_COVERAGE of the topic's papers, NARROW_FIELD_LIFT
+      times its corpus share, and NARROW_NAME_MARGIN more of them than the name's phrases (for a paired name, its
+      larger half: widest_half; BARE_NAME_MARGIN for a plain name: plain_name), subfields first (before the home
+      rule too), then the field of which the topic holds the largest share: "Bayesian optimization (BO)" over
+      Bayesian methods -> "Bayesian methods", "Distribution shift" over domain adaptation -> "Domain adaptation",
+      "Transformer" -> "Transformers and sequence models"; never a field a larger topic has SUBJECT_OF_LARGER of its
+      papers in, one whose name begins another topic's name (_renamed_by_fields), nor, for a name not plain that
+      MEMBER_NAME_COVERAGE of the papers write, not paired, a field (not a subfield) the name is one of the phrases of
+      ("Federated learning (FL)" stays; the field's home, by the first rule, takes it: "Time series forecasting
+      (TSF)" -> "Time series").
 
     The old name leads the subtitle (field_subtitle). Each field names one topic at most, never one another topic
     is named. ``topics``: a topic id per document of ``counts``. Raises ValueError when a fields file is malformed
@@ -157,10 +158,10 @@ def with_topic_field_names(names: Mapping[int, Name], counts: PhraseCounts, topi
         home.extend((-float(scores[index]), topic, int(index)) for index in np.flatnonzero(allowed))
         plain = plain_name(name.name, generic, round(written * len(rows)))
         margin = BARE_NAME_MARGIN if plain else NARROW_NAME_MARGIN
-        wider = held & (shares >= NARROW_FIELD_LIFT * base) & (shares >= written + margin)
+        wider = held & (shares >= NARROW_FIELD_LIFT * base) & (shares >= widest_half(counts, name.name, rows) + margin)
         wider &= ~larger_subject(coverage, sizes, topic)
-        if not plain and written >= MEMBER_NAME_COVERAGE:  # a subfield is narrow enough to name a member's topic
-            wider &= ~(member_of(fields, name.name) & ~sub)
+        if not plain and " and " not in name.name and written >= MEMBER_NAME_COVERAGE:  # one subject, not two
+            wider &= ~(member_of(fields, name.name) & ~sub)  # a subfield is narrow enough to name a member's topic
         # a subfield of the field the home rule gives the topic, holding as many of its papers, is more specific
         wider |= held & (shares >= NARROW_FIELD_LIFT * base) & (parent >= 0) & allowed[np.maximum(parent, 0)]
         narrow.extend(
@@ -171,6 +172,16 @@ def with_topic_field_names(names: Mapping[int, Name], counts: PhraseCounts, topi
     by_subfield = [(pair, True) for pair in ordered if pair[0] == 0]
     chosen = [*by_subfield, *[(pair, False) for pair in sorted(home)], *[(pair, True) for pair in ordered if pair[0]]]
     return _renamed_by_fields(names, fields, chosen, begun)
+
+
+def widest_half(counts: PhraseCounts, name: str, rows: np.ndarray) -> float:
+    """The share of the documents ``rows`` that write ``name`` (name_coverage), or for a paired name ("Neural
+    collapse (NC) and gradient descent") the larger share of its two halves: a pair names two parts, and a field is
+    measured against the larger of them, not their union."""
+    halves = name.split(" and ")
+    if len(halves) != 2:
+        return name_coverage(counts, name, rows)
+    return max(name_coverage(counts, half, rows) for half in halves)
 
 
 def member_of(fields: Sequence[Field], name: str) -> np.ndarray:

@@ -86,7 +86,7 @@ def _read_fields(path: Path, header: tuple[str, str, str]) -> list[tuple[int, Fi
         keys = tuple(key for key in dict.fromkeys(phrase_key(part) for part in phrases.split(";")) if key)
         if not name or not parent or not keys:
             raise ValueError(
-                f"{path}, line {number}: a {header[0]} needs a name, a {header[1]} and at least one phrase"
+                f"{path}, line {number}: a {header[0]} needs a name, its {header[1]} and at least one phrase"
             )
         if name.casefold() in seen:
             raise ValueError(f"{path}, line {number}: the {header[0]} {name!r} is listed twice")
