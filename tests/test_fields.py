@@ -338,3 +338,27 @@ def test_a_paired_name_gives_way_to_the_field_its_halves_are_parts_of():
     names = {0: Name(pair, []), 1: Name("Graph neural networks", [])}
     renamed = with_topic_field_names(names, counts, np.repeat([0, 1], [40, 400]))
     assert renamed[0].name == "Learning theory" and renamed[1] is names[1]
+
+
+def test_a_name_most_papers_write_gives_way_to_a_subfield_it_is_one_technique_of():
+    """ "Low-rank adaptation (LoRA)", which 60% of its topic writes (not weak), takes "Parameter-efficient fine-tuning"
+    when that subfield, of whose phrases it is one, holds MEMBER_SUBFIELD_MARGIN more of the papers (all of them);
+    "Knowledge distillation", which 90% write, stays though "Model compression" holds them all."""
+    from pipeline.topics.naming.assign import MEMBER_SUBFIELD_MARGIN, with_topic_field_names
+    from pipeline.topics.naming.names import Name
+
+    titles = [f"Low-rank adaptation of language models, case {i}" for i in range(24)]
+    titles += [f"Prompt tuning with adapters, case {i}" for i in range(16)]
+    titles += [f"Knowledge distillation for small students, case {i}" for i in range(36)]
+    titles += [f"Pruning of weights, case {i}" for i in range(4)]
+    titles += [f"Graph neural networks for molecules, case {i}" for i in range(400)]
+    counts = count_phrases([f"{title}. We study it." for title in titles], titles)
+    names = {
+        0: Name("Low-rank adaptation (LoRA)", []),
+        1: Name("Knowledge distillation", []),
+        2: Name("Graph neural networks", []),
+    }
+    assert 24 / 40 + MEMBER_SUBFIELD_MARGIN <= 1 and 36 / 40 + MEMBER_SUBFIELD_MARGIN > 1
+    renamed = with_topic_field_names(names, counts, np.repeat([0, 1, 2], [40, 40, 400]))
+    assert renamed[0].name == "Parameter-efficient fine-tuning"
+    assert renamed[1] is names[1] and renamed[2] is names[2]

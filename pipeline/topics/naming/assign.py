@@ -71,6 +71,9 @@ MEMBER_NAME_COVERAGE = 0.3
 # plain_name).
 GENERIC_NAME_SHARE = 0.1
 BARE_NAME_MARGIN = 0.1
+# A name most of its papers write still gives way to a subfield it is one of the phrases of that holds this share more
+# of them: the topic is the subfield, the name one technique of it ("KV cache" over efficient LLM inference).
+MEMBER_SUBFIELD_MARGIN = 0.15
 # A theme's topic writes a phrase when a tenth of its papers do (names.ranked_phrases' part_share).
 THEME_PART_SHARE = 0.1
 # A one-word phrase written by more than this share of the corpus's documents never names a theme (common_phrases):
@@ -147,21 +150,17 @@ def with_topic_field_names(names: Mapping[int, Name], counts: PhraseCounts, topi
     narrow: list[tuple[int, float, int, int]] = []  # (0 for a subfield, -precision, topic, field index)
     for topic, shares in coverage.items():
         name = names.get(topic)
-        rows = np.flatnonzero(labels == topic)
-        if name is None or not weak_name(counts, name.name, rows, generic):
+        if name is None:
             continue
+        rows = np.flatnonzero(labels == topic)
+        weak = weak_name(counts, name.name, rows, generic)
         precision = shares * len(rows) / np.maximum(base * len(labels), 1.0)
-        written = name_coverage(counts, name.name, rows)
         held = (shares >= TOPIC_FIELD_COVERAGE) & ~named_alike(fields, name.name)
-        allowed = held & (shares >= MIN_FIELD_LIFT * base) & (precision >= TOPIC_FIELD_PRECISION) & ~sub
+        allowed = held & (shares >= MIN_FIELD_LIFT * base) & (precision >= TOPIC_FIELD_PRECISION) & ~sub & weak
         scores = field_scores(shares, base)
         home.extend((-float(scores[index]), topic, int(index)) for index in np.flatnonzero(allowed))
-        plain = plain_name(name.name, generic, round(written * len(rows)))
-        margin = BARE_NAME_MARGIN if plain else NARROW_NAME_MARGIN
-        wider = held & (shares >= NARROW_FIELD_LIFT * base) & (shares >= widest_half(counts, name.name, rows) + margin)
-        wider &= ~larger_subject(coverage, sizes, topic)
-        if not plain and " and " not in name.name and written >= MEMBER_NAME_COVERAGE:  # one subject, not two
-            wider &= ~(member_of(fields, name.name) & ~sub)  # a subfield is narrow enough to name a member's topic
+        wider = held & (shares >= NARROW_FIELD_LIFT * base) & ~larger_subject(coverage, sizes, topic)
+        wider &= _narrower_than(counts, fields, sub, name.name, rows, shares, generic, weak)
         # a subfield of the field the home rule gives the topic, holding as many of its papers, is more specific
         wider |= held & (shares >= NARROW_FIELD_LIFT * base) & (parent >= 0) & allowed[np.maximum(parent, 0)]
         narrow.extend(
@@ -172,6 +171,34 @@ def with_topic_field_names(names: Mapping[int, Name], counts: PhraseCounts, topi
     by_subfield = [(pair, True) for pair in ordered if pair[0] == 0]
     chosen = [*by_subfield, *[(pair, False) for pair in sorted(home)], *[(pair, True) for pair in ordered if pair[0]]]
     return _renamed_by_fields(names, fields, chosen, begun)
+
+
+def _narrower_than(
+    counts: PhraseCounts,
+    fields: Sequence[Field],
+    sub: np.ndarray,
+    name: str,
+    rows: np.ndarray,
+    shares: np.ndarray,
+    generic: Mapping[str, int],
+    weak: bool,
+) -> np.ndarray:
+    """Per field and subfield of ``fields`` (bool; ``sub`` marks the subfields): whether the topic of the documents
+    ``rows``, named ``name``, has a name narrower than what the field's ``shares`` of its papers say (the narrow
+    rule of with_topic_field_names): for a ``weak`` name, a field holding NARROW_NAME_MARGIN more of the papers than
+    the name (its larger half, widest_half; BARE_NAME_MARGIN for a plain name), not one the name is a phrase of
+    when MEMBER_NAME_COVERAGE write it (a subfield may be); for a name that is not weak, only a subfield the name is
+    a phrase of, holding MEMBER_SUBFIELD_MARGIN more ("KV cache" -> "Efficient inference", "Low-rank adaptation
+    (LoRA)" -> "Parameter-efficient fine-tuning")."""
+    written = name_coverage(counts, name, rows)
+    if not weak:
+        return sub & member_of(fields, name) & (shares >= written + MEMBER_SUBFIELD_MARGIN)
+    plain = plain_name(name, generic, round(written * len(rows)))
+    margin = BARE_NAME_MARGIN if plain else NARROW_NAME_MARGIN
+    wider = shares >= widest_half(counts, name, rows) + margin
+    if not plain and " and " not in name and written >= MEMBER_NAME_COVERAGE:  # one subject, not two
+        wider &= ~(member_of(fields, name) & ~sub)  # a subfield is narrow enough to name a member's topic
+    return wider
 
 
 def widest_half(counts: PhraseCounts, name: str, rows: np.ndarray) -> float:
