@@ -72,7 +72,8 @@ MEMBER_NAME_COVERAGE = 0.3
 GENERIC_NAME_SHARE = 0.1
 BARE_NAME_MARGIN = 0.1
 # A name most of its papers write still gives way to a subfield it is one of the phrases of that holds this share more
-# of them: the topic is the subfield, the name one technique of it ("KV cache" over efficient LLM inference).
+# of them: the topic is the subfield, the name one technique of it ("Low-rank adaptation (LoRA)" over
+# parameter-efficient fine-tuning).
 MEMBER_SUBFIELD_MARGIN = 0.15
 # A theme's topic writes a phrase when a tenth of its papers do (names.ranked_phrases' part_share).
 THEME_PART_SHARE = 0.1
@@ -153,20 +154,22 @@ def with_topic_field_names(names: Mapping[int, Name], counts: PhraseCounts, topi
         if name is None:
             continue
         rows = np.flatnonzero(labels == topic)
-        weak = weak_name(counts, name.name, rows, generic)
+        written = name_coverage(counts, name.name, rows)
+        plain = plain_name(name.name, generic, round(written * len(rows)))
+        weak = weakly_named(name.name, written, plain)
         precision = shares * len(rows) / np.maximum(base * len(labels), 1.0)
         held = (shares >= TOPIC_FIELD_COVERAGE) & ~named_alike(fields, name.name)
         allowed = held & (shares >= MIN_FIELD_LIFT * base) & (precision >= TOPIC_FIELD_PRECISION) & ~sub & weak
         scores = field_scores(shares, base)
         home.extend((-float(scores[index]), topic, int(index)) for index in np.flatnonzero(allowed))
         wider = held & (shares >= NARROW_FIELD_LIFT * base) & ~larger_subject(coverage, sizes, topic)
-        wider &= _narrower_than(counts, fields, sub, name.name, rows, shares, generic, weak)
+        wider &= _narrower_than(counts, fields, sub, name.name, rows, shares, written, plain, weak)
         # a subfield of the field the home rule gives the topic, holding as many of its papers, is more specific
         wider |= held & (shares >= NARROW_FIELD_LIFT * base) & (parent >= 0) & allowed[np.maximum(parent, 0)]
         narrow.extend(
             (int(not sub[index]), -float(precision[index]), topic, int(index)) for index in np.flatnonzero(wider)
         )
-    begun = {phrase_key(name_phrases(name.name)[0]) for name in names.values() if name_phrases(name.name)}
+    begun = {first_phrase_key(name.name) for name in names.values()} - {""}
     ordered = sorted(narrow)  # subfields (first element 0) before fields
     by_subfield = [(pair, True) for pair in ordered if pair[0] == 0]
     chosen = [*by_subfield, *[(pair, False) for pair in sorted(home)], *[(pair, True) for pair in ordered if pair[0]]]
@@ -180,23 +183,22 @@ def _narrower_than(
     name: str,
     rows: np.ndarray,
     shares: np.ndarray,
-    generic: Mapping[str, int],
+    written: float,
+    plain: bool,
     weak: bool,
 ) -> np.ndarray:
     """Per field and subfield of ``fields`` (bool; ``sub`` marks the subfields): whether the topic of the documents
-    ``rows``, named ``name``, has a name narrower than what the field's ``shares`` of its papers say (the narrow
-    rule of with_topic_field_names): for a ``weak`` name, a field holding NARROW_NAME_MARGIN more of the papers than
-    the name (its larger half, widest_half; BARE_NAME_MARGIN for a plain name), not one the name is a phrase of
-    when MEMBER_NAME_COVERAGE write it (a subfield may be); for a name that is not weak, only a subfield the name is
-    a phrase of, holding MEMBER_SUBFIELD_MARGIN more ("KV cache" -> "Efficient inference", "Low-rank adaptation
-    (LoRA)" -> "Parameter-efficient fine-tuning")."""
-    written = name_coverage(counts, name, rows)
+    ``rows``, named ``name`` (which ``written`` of them write; ``plain``, ``weak``: plain_name, weakly_named), has a
+    name narrower than what the field's ``shares`` of its papers say (the narrow rule of with_topic_field_names):
+    for a weak name, a field holding NARROW_NAME_MARGIN more of the papers than the name (a pair's larger half,
+    widest_half; BARE_NAME_MARGIN for a plain name), not one the name is a phrase of when MEMBER_NAME_COVERAGE
+    write it (a subfield may be); for a name that is not weak, only a subfield the name is a phrase of, holding
+    MEMBER_SUBFIELD_MARGIN more ("Low-rank adaptation (LoRA)" -> "Parameter-efficient fine-tuning")."""
     if not weak:
         return sub & member_of(fields, name) & (shares >= written + MEMBER_SUBFIELD_MARGIN)
-    plain = plain_name(name, generic, round(written * len(rows)))
     margin = BARE_NAME_MARGIN if plain else NARROW_NAME_MARGIN
-    wider = shares >= widest_half(counts, name, rows) + margin
-    if not plain and " and " not in name and written >= MEMBER_NAME_COVERAGE:  # one subject, not two
+    wider = shares >= (widest_half(counts, name, rows) if name_halves(name) else written) + margin
+    if not plain and not name_halves(name) and written >= MEMBER_NAME_COVERAGE:  # one subject, not two
         wider &= ~(member_of(fields, name) & ~sub)  # a subfield is narrow enough to name a member's topic
     return wider
 
@@ -205,25 +207,35 @@ def widest_half(counts: PhraseCounts, name: str, rows: np.ndarray) -> float:
     """The share of the documents ``rows`` that write ``name`` (name_coverage), or for a paired name ("Neural
     collapse (NC) and gradient descent") the larger share of its two halves: a pair names two parts, and a field is
     measured against the larger of them, not their union."""
-    halves = name.split(" and ")
-    if len(halves) != 2:
+    halves = name_halves(name)
+    if not halves:
         return name_coverage(counts, name, rows)
     return max(name_coverage(counts, half, rows) for half in halves)
+
+
+def name_halves(name: str) -> list[str]:
+    """The two phrases of a paired name ("Bandit and regret" -> ["Bandit", "regret"]), else []."""
+    halves = name.split(" and ")
+    return halves if len(halves) == 2 else []
+
+
+def first_phrase_key(name: str) -> str:
+    """The phrase key of ``name``'s first phrase (names.name_phrases), "" when it has none."""
+    phrases = name_phrases(name)
+    return phrase_key(phrases[0]) if phrases else ""
 
 
 def member_of(fields: Sequence[Field], name: str) -> np.ndarray:
     """Per field (bool): whether the first phrase of ``name`` is one of the field's phrases ("Federated learning
     (FL)" of "Privacy and federated learning"): the name is one kind of what the field names."""
-    phrases = name_phrases(name)
-    key = phrase_key(phrases[0]) if phrases else ""
+    key = first_phrase_key(name)
     return np.array([key in found.keys for found in fields], dtype=bool)
 
 
 def named_alike(fields: Sequence[Field], name: str) -> np.ndarray:
     """Per field (bool): whether the field's name is the first phrase of ``name`` ("Large language models" of "Large
     language models (LLMs)"): taking it would only drop the abbreviation."""
-    phrases = name_phrases(name)
-    key = phrase_key(phrases[0]) if phrases else ""
+    key = first_phrase_key(name)
     return np.array([phrase_key(found.name) == key for found in fields], dtype=bool)
 
 
@@ -302,8 +314,12 @@ def weak_name(counts: PhraseCounts, name: str, rows: np.ndarray, generic: Mappin
     and gradient descent": the namer pairs phrases when its best covers under PAIR_BELOW of the papers,
     names.paired_name) or fewer than PAIR_BELOW of the documents ``rows`` write it."""
     written = name_coverage(counts, name, rows)
-    paired = " and " in name
-    return paired or plain_name(name, generic or {}, round(written * len(rows))) or written < PAIR_BELOW
+    return weakly_named(name, written, plain_name(name, generic or {}, round(written * len(rows))))
+
+
+def weakly_named(name: str, written: float, plain: bool) -> bool:
+    """weak_name's rule for a name ``written`` by that share of its documents, ``plain`` or not (plain_name)."""
+    return plain or bool(name_halves(name)) or written < PAIR_BELOW
 
 
 def name_themes(
