@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.sources import Source, add_source_arguments, cleaned_documents, source_of
+from pipeline.runtime.parquet import read_frame
 
 ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -143,13 +144,12 @@ def stage_line(timings: dict[str, float]) -> str:
 def stock_metrics(source: Source, out: Path) -> dict[str, Any]:
     """pipeline.quality.evaluation metrics of a stock run's saved topics (texts as the build reads them; no map)."""
     import numpy as np
-    import pandas as pd
 
     from pipeline.quality.agreement import reference_column
     from pipeline.quality.evaluation import evaluate_topics
 
     documents = cleaned_documents(source)
-    topics = pd.read_parquet(out / "topics.parquet")["topic"].to_numpy()
+    topics = read_frame(out / "topics.parquet")["topic"].to_numpy()
     terms = {int(topic): words for topic, words in json.loads((out / "terms.json").read_text()).items()}
     column = reference_column(documents)
     return evaluate_topics(
@@ -192,12 +192,11 @@ def scaled_corpus(input_path: Path, n: int, folder: Path) -> Path:
     tenth of each abstract's (or title's) words is dropped and the row number appended, so copies are near, not
     exact."""
     import numpy as np
-    import pandas as pd
 
     from pipeline.ingest.corpus import load_corpus
 
     raw = load_corpus(input_path)
-    table = pd.read_parquet(input_path) if input_path.suffix == ".parquet" else None
+    table = read_frame(input_path) if input_path.suffix == ".parquet" else None
     if table is None:
         raise SystemExit("--scale needs a Parquet input")
     column = raw.text_column

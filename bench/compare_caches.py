@@ -16,7 +16,8 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
+
+from pipeline.runtime.parquet import read_frame
 
 # Manifest keys that record the run rather than the result.
 RUN_KEYS = {
@@ -37,7 +38,7 @@ RUN_KEYS = {
 
 def compare_tables(before: Path, after: Path) -> str:
     """ "identical" or a one-line description of how two Parquet files differ."""
-    left, right = pd.read_parquet(before), pd.read_parquet(after)
+    left, right = read_frame(before), read_frame(after)
     if list(left.columns) != list(right.columns):
         return (
             f"columns differ: only before {sorted(set(left.columns) - set(right.columns))}, "

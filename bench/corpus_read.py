@@ -24,6 +24,7 @@ from types import ModuleType
 import pandas as pd
 
 from pipeline.ingest import corpus
+from pipeline.runtime.parquet import read_frame
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -50,7 +51,7 @@ def main() -> None:
     args = parser.parse_args()
     if not args.csv.is_file():
         args.csv.parent.mkdir(parents=True, exist_ok=True)
-        pd.read_parquet(SOURCE).to_csv(args.csv, index=False)
+        read_frame(SOURCE).to_csv(args.csv, index=False)
     text = args.csv.read_text(encoding="utf-8")
     readers: dict[str, Callable[[], object]] = {}
     before = corpus_module_of(args.before) if args.before else None

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline.quality.coverage import canonical_areas, load_crosswalk
+from pipeline.runtime.parquet import read_frame
 from pipeline.runtime.paths import PROJECT_ROOT
 
 DATA = PROJECT_ROOT.parent / "shared" / "data"
@@ -23,7 +24,7 @@ DATA = PROJECT_ROOT.parent / "shared" / "data"
 def papers(year: int, sample: int | None = None) -> pd.DataFrame:
     """ICLR ``year``'s papers (title, abstract, primary area, venue, year, "title. abstract" text); ``sample``: that
     many of them (seeded), else all."""
-    frame = pd.read_parquet(
+    frame = read_frame(
         DATA / f"iclr{year}" / f"iclr{year}_abstracts.parquet", columns=["title", "abstract", "primary_area"]
     )
     if sample is not None and sample < len(frame):

@@ -41,6 +41,7 @@ import pandas as pd
 
 from dashboard.figures.map_layers import THEME_LINE_CHARS, TOPIC_LINE_CHARS, two_lines
 from pipeline.cache import read_cache
+from pipeline.runtime.parquet import read_frame
 from pipeline.topics.naming.names import has_repeated_stem
 from pipeline.topics.naming.phrase_tokens import phrase_key
 
@@ -253,7 +254,7 @@ def main() -> None:
     args = parser.parse_args()
     atlas = read_cache(args.cache)
     documents = atlas.documents
-    corpus = pd.read_parquet(args.input)
+    corpus = read_frame(args.input)
     id_column = atlas.manifest.get("id_column") or "openreview_id"
     keywords_of = dict(zip(corpus[id_column].astype(str), corpus["keywords"])) if "keywords" in corpus else {}
     keywords = documents["doc_id"].map(lambda doc: keywords_of.get(doc))

@@ -16,6 +16,8 @@ import os
 import time
 from pathlib import Path
 
+from pipeline.runtime.parquet import read_frame
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -28,7 +30,6 @@ def main(argv: list[str] | None = None) -> int:
 
     limit_threads_of_this_process()  # one thread per library pool, as the build's command line: before numpy loads
     import numpy as np
-    import pandas as pd
 
     from bench.umap_epochs import build_neighbours
     from pipeline.quality.agreement import agreement_references, reference_column
@@ -36,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
 
     limit_threads()
     embeddings = np.ascontiguousarray(np.load(args.cache / "embeddings.npy"), dtype=np.float32)
-    documents = pd.read_parquet(args.cache / "documents.parquet")
+    documents = read_frame(args.cache / "documents.parquet")
     coordinates = documents[["x", "y"]].to_numpy(dtype=np.float32)
     column = reference_column(documents)
     reference = documents[column].tolist() if column else None

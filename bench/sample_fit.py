@@ -32,6 +32,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from pipeline.runtime.parquet import read_frame
+
 ROOT = Path(__file__).resolve().parent.parent
 STAGES = ("landmark_neighbours", "umap_cluster_space", "hdbscan", "place_clusters", "map_2d", "map_place_refine")
 ACCURACY_SAMPLE = 20_000
@@ -65,7 +67,7 @@ def venue_accuracy(cache_dir: Path) -> tuple[float | None, float | None]:
     """kNN accuracy on ``venue`` (embedding, map) over a seeded sample of at most ACCURACY_SAMPLE papers."""
     from pipeline.quality.neighbour_metrics import knn_accuracy
 
-    documents = pd.read_parquet(cache_dir / "documents.parquet")
+    documents = read_frame(cache_dir / "documents.parquet")
     if "venue" not in documents or documents["venue"].nunique() < 2:
         return None, None  # a corpus without venues
     embeddings = np.load(cache_dir / "embeddings.npy", mmap_mode="r")
@@ -83,8 +85,8 @@ def topic_agreement(reference: Path, other: Path) -> float:
     """Adjusted mutual information between two builds' topics of the same papers (by doc_id)."""
     from sklearn.metrics import adjusted_mutual_info_score
 
-    first = pd.read_parquet(reference / "documents.parquet", columns=["doc_id", "topic"]).set_index("doc_id")
-    second = pd.read_parquet(other / "documents.parquet", columns=["doc_id", "topic"]).set_index("doc_id")
+    first = read_frame(reference / "documents.parquet", columns=["doc_id", "topic"]).set_index("doc_id")
+    second = read_frame(other / "documents.parquet", columns=["doc_id", "topic"]).set_index("doc_id")
     both = first.index.intersection(second.index)
     return float(adjusted_mutual_info_score(first.loc[both, "topic"], second.loc[both, "topic"]))
 
@@ -94,7 +96,7 @@ def subsample(input_path: Path, size: int | None, work: Path) -> Path:
     itself when None."""
     if size is None:
         return input_path
-    frame = pd.read_parquet(input_path)
+    frame = read_frame(input_path)
     path = work / f"subsample_{size}.parquet"
     frame.sample(n=min(size, len(frame)), random_state=0).to_parquet(path, index=False)
     return path

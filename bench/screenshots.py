@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 from bench.dashboard import CHROMIUM, CHROMIUM_ARGS, start_server
+from pipeline.runtime.parquet import read_frame
 
 MAP_FRAME = "iframe[title*='atlas_scatter']"
 SIZES = "900x1000,900x1000-closed,1280x720,1500x1000,1920x1080"
@@ -189,10 +190,10 @@ def fill(query: str, cache_dir: Path) -> str:
     put in."""
     import pandas as pd
 
-    topics = pd.read_parquet(cache_dir / "topics.parquet", columns=["topic", "size", "theme"])
+    topics = read_frame(cache_dir / "topics.parquet", columns=["topic", "size", "theme"])
     topics = topics[topics["topic"] >= 0].sort_values("size", ascending=False)
     themes = topics.groupby("theme")["size"].sum().sort_values(ascending=False)
-    documents = pd.read_parquet(cache_dir / "documents.parquet")
+    documents = read_frame(cache_dir / "documents.parquet")
     topic = int(topics["topic"].iloc[0])
     paper = str(documents.loc[documents["topic"] == topic, "doc_id"].iloc[0])
     years = pd.to_numeric(documents["year"], errors="coerce").dropna() if "year" in documents.columns else None

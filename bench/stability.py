@@ -32,6 +32,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pipeline.runtime.parquet import read_frame
+
 ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -123,7 +125,7 @@ def part_b(
 
 
 def split_corpus(input_path: Path, work: Path, seed: int) -> tuple[Path, Path]:
-    papers = pd.read_parquet(input_path)
+    papers = read_frame(input_path)
     shuffled = papers.sample(frac=1.0, random_state=seed)
     n_old = int(round(0.9 * len(papers)))
     old_path, new_path = work / "corpus_90.parquet", work / "corpus_10.parquet"
@@ -166,7 +168,7 @@ def part_c(
 
 
 def part_d(work: Path, new_path: Path, counts: list[int]) -> list[str]:
-    held_out = pd.read_parquet(new_path)
+    held_out = read_frame(new_path)
     lines = []
     for count in counts:
         sample = work / f"add_{count}.parquet"
@@ -231,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     )  # loaded once for every build (a lexical representation needs none)
     shutil.rmtree(args.work, ignore_errors=True)
     args.work.mkdir(parents=True)
-    n = len(pd.read_parquet(args.input))
+    n = len(read_frame(args.input))
     default_size = config.resolved_for(n).min_cluster_size
     sizes = args.cluster_sizes or [round(0.75 * default_size), round(1.4 * default_size)]
     started = time.perf_counter()

@@ -44,6 +44,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from pipeline.runtime.parquet import read_frame
+
 ROOT = Path(__file__).resolve().parent.parent
 
 from pipeline import cache  # noqa: E402
@@ -143,7 +145,7 @@ def measure(atlas: cache.TopicCache, foreign: set[str]) -> dict[str, str]:
 
 def small_case(folder: Path) -> Path:
     """The 30-paper case: 8 ICLR 2025 papers per subject of SMALL_SUBJECTS + 6 unrelated abstracts (seed 0)."""
-    papers = pd.read_parquet(SLICE).sort_values("openreview_id")
+    papers = read_frame(SLICE).sort_values("openreview_id")
     parts: list[pd.DataFrame] = []
     for subject in SMALL_SUBJECTS:  # a paper with two of the subjects in its title counts for the first
         chosen = set(pd.concat(parts)["openreview_id"]) if parts else set()

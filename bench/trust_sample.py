@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
+
+from pipeline.runtime.parquet import read_frame
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -27,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     from pipeline.quality.neighbour_metrics import NEIGHBOURS, map_neighbours, trustworthiness_penalties
 
     embeddings = np.load(args.cache / "embeddings.npy")
-    coordinates = pd.read_parquet(args.cache / "documents.parquet", columns=["x", "y"]).to_numpy(np.float32)
+    coordinates = read_frame(args.cache / "documents.parquet", columns=["x", "y"]).to_numpy(np.float32)
     n, k = len(embeddings), NEIGHBOURS
     sample = evaluation_sample(n, max(args.sizes))
     rows = np.arange(n) if sample is None else sample

@@ -29,7 +29,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
+
+from pipeline.runtime.parquet import read_frame
 
 
 def timed_fit(
@@ -142,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     from pipeline.config import BuildConfig
 
     embeddings = np.ascontiguousarray(np.load(args.cache / "embeddings.npy"), dtype=np.float32)
-    areas = pd.read_parquet(args.cache / "documents.parquet", columns=["primary_area"])["primary_area"].tolist()
+    areas = read_frame(args.cache / "documents.parquet", columns=["primary_area"])["primary_area"].tolist()
     config = BuildConfig().resolved_for(len(embeddings))
     knn = build_neighbours(embeddings, args.store)
     print(

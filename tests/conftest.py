@@ -27,6 +27,8 @@ import pandas as pd
 import pytest
 from streamlit.runtime.media_file_manager import MediaFileManager
 
+from pipeline.runtime.parquet import read_frame
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
@@ -157,7 +159,7 @@ def papers_slice(tmp_path_factory: pytest.TempPathFactory) -> Path:
     also among the user's 19 seed abstracts (so placing the seed file has a known answer)."""
     needs_shared(PAPERS)
     path = tmp_path_factory.mktemp("corpora") / "papers_300.parquet"
-    papers = pd.read_parquet(PAPERS)
+    papers = read_frame(PAPERS)
     in_seed = papers["abstract"].map(lambda abstract: " ".join(abstract.split()[:30]) in SEED_TEXT)
     pd.concat([papers[~in_seed].head(299), papers[in_seed]]).to_parquet(path, index=False)
     return path

@@ -21,6 +21,7 @@ from pipeline.operations.add import run_add
 from pipeline.operations.place import place_file
 from pipeline.quality.evaluation import cache_texts
 from pipeline.runtime.errors import CorpusTooSmallError, InputError, TargetError
+from pipeline.runtime.parquet import read_frame
 from pipeline.topics.update import fit_fixed_topics, topic_terms
 from tests.conftest import ROOT
 
@@ -45,7 +46,7 @@ OFF_TOPIC = [
 def split_corpus(tmp_path_factory, papers_slice: Path) -> tuple[Path, Path]:
     """(first 270 papers of the slice, the other 30) as Parquet files."""
     folder = tmp_path_factory.mktemp("add-corpus")
-    papers = pd.read_parquet(papers_slice)
+    papers = read_frame(papers_slice)
     papers.iloc[:270].to_parquet(folder / "papers_270.parquet", index=False)
     papers.iloc[270:].to_parquet(folder / "papers_30.parquet", index=False)
     return folder / "papers_270.parquet", folder / "papers_30.parquet"

@@ -21,6 +21,7 @@ from pipeline.config import BuildConfig
 from pipeline.ingest.collections import Collection, read_collection_file
 from pipeline.operations.add import run_add
 from pipeline.runtime.errors import CorpusTooSmallError, InputError
+from pipeline.runtime.parquet import read_frame
 from pipeline.topics.candidates import candidate_refit_reason, group_flagged, in_new_territory
 from tests.conftest import ICLR2024, ICLR2025, ICLR2026, ICML2025, ROOT, needs_shared
 from topic_atlas.inputs import add_inputs
@@ -67,14 +68,14 @@ def year_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for path in (ICLR2024, ICLR2025, ICLR2026):
         needs_shared(path)
     folder = tmp_path_factory.mktemp("years")
-    iclr2024 = pd.read_parquet(ICLR2024).sample(150, random_state=7)
+    iclr2024 = read_frame(ICLR2024).sample(150, random_state=7)
     iclr2024.to_parquet(folder / "iclr2024.parquet")
-    side2024 = pd.read_parquet(ICLR2024.parent / "iclr2024_decisions_partial.parquet")
+    side2024 = read_frame(ICLR2024.parent / "iclr2024_decisions_partial.parquet")
     side2024[side2024["openreview_id"].isin(iclr2024["openreview_id"])].to_parquet(folder / "iclr2024_side.parquet")
-    iclr2025 = pd.read_parquet(ICLR2025).sample(150, random_state=7)
+    iclr2025 = read_frame(ICLR2025).sample(150, random_state=7)
     iclr2025.to_parquet(folder / "iclr2025.parquet")
-    iclr2026 = pd.read_parquet(ICLR2026).sample(150, random_state=7)
-    side2026 = pd.read_parquet(ICLR2026.parent / "iclr2026_decisions_partial.parquet")
+    iclr2026 = read_frame(ICLR2026).sample(150, random_state=7)
+    side2026 = read_frame(ICLR2026.parent / "iclr2026_decisions_partial.parquet")
     side2026[side2026["openreview_id"].isin(iclr2026["openreview_id"])].to_parquet(folder / "iclr2026_side.parquet")
     resubmitted = iclr2025.head(3)[["openreview_id", "title", "abstract"]].assign(
         openreview_id=lambda frame: "new-" + frame["openreview_id"]
@@ -124,7 +125,7 @@ def test_an_added_collection_keeps_its_venue_year_and_side_tables(three_years, t
     new = after.documents[after.documents["added"]]
     assert report["collections"] == ["ICLR 2026"] and len(new) == report["n_added"] == 150 + 3 + len(COOKING)
     assert (new["collection"] == "ICLR 2026").all() and (new["venue"] == "ICLR").all() and (new["year"] == 2026).all()
-    sampled = pd.read_parquet(ICLR2026.parent / "iclr2026_decisions_partial.parquet").set_index("openreview_id")
+    sampled = read_frame(ICLR2026.parent / "iclr2026_decisions_partial.parquet").set_index("openreview_id")
     accepted = new[new["doc_id"].isin(sampled.index[sampled["decision"].notna()])]
     assert len(accepted) and accepted["decision"].notna().all()  # joined from the side table by id
     assert [entry["name"] for entry in after.manifest["collections"]] == ["ICLR 2024", "ICLR 2025", "ICLR 2026"]
@@ -168,7 +169,7 @@ def test_a_plain_input_added_to_an_atlas_of_collections_is_named_by_its_file(thr
     target = tmp_path / "atlas"
     shutil.copytree(three_years[0], target)
     source = tmp_path / "icml2025_abstracts.parquet"
-    pd.read_parquet(ICML2025).head(20).to_parquet(source)
+    read_frame(ICML2025).head(20).to_parquet(source)
     report = run_add(target, source, encoder=encoder).report
     atlas = cache.read_cache(target)
     added = atlas.documents.iloc[-20:]

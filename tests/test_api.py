@@ -11,6 +11,7 @@ import pytest
 import topic_atlas as ta
 from pipeline.cache import CacheError
 from pipeline.runtime.errors import CorpusTooSmallError
+from pipeline.runtime.parquet import read_frame
 from tests.conftest import needs_shared
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "iclr2025" / "iclr2025_abstracts.parquet"
@@ -21,7 +22,7 @@ pytestmark = pytest.mark.slow  # each test reads an atlas the module fits with t
 @pytest.fixture(scope="module")
 def corpus() -> pd.DataFrame:
     needs_shared(SHARED)
-    frame = pd.read_parquet(SHARED)
+    frame = read_frame(SHARED)
     return frame.sample(PAPERS, random_state=3)[["openreview_id", "title", "abstract"]].reset_index(drop=True)
 
 

@@ -20,6 +20,7 @@ from streamlit.testing.v1 import AppTest
 
 from pipeline.config import BuildConfig
 from pipeline.operations.build import run_build
+from pipeline.runtime.parquet import read_frame
 from tests.conftest import needs_shared
 
 REPO = Path(__file__).resolve().parent.parent
@@ -44,10 +45,10 @@ def caches(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     needs_shared(ALL_OUTLIERS)
     root = tmp_path_factory.mktemp("app-caches")
     store = embedding_store(root)
-    papers = pd.read_parquet(ICLR_PAPERS).head(SLICE_ROWS).copy()
+    papers = read_frame(ICLR_PAPERS).head(SLICE_ROWS).copy()
     papers.loc[papers.index[0], "title"] = INJECTION_TITLE
     if ICLR_ALL.is_file():  # papers.parquet has no primary areas; the same papers in the whole-conference file do
-        areas = pd.read_parquet(ICLR_ALL, columns=["openreview_id", "primary_area"]).set_index("openreview_id")[
+        areas = read_frame(ICLR_ALL, columns=["openreview_id", "primary_area"]).set_index("openreview_id")[
             "primary_area"
         ]
         papers["primary_area"] = papers["openreview_id"].map(areas)
@@ -113,7 +114,7 @@ def test_the_header_counts_a_listed_copy_among_the_papers(tmp_path: Path, monkey
     paper count includes it, so "matching the filters" never exceeds the papers (the whole conference: 11,661 of
     11,660 before)."""
     needs_shared(ICLR_PAPERS)
-    papers = pd.read_parquet(ICLR_PAPERS).head(40)
+    papers = read_frame(ICLR_PAPERS).head(40)
     copy = papers.iloc[[3]].assign(openreview_id="copy0000001", title="The same abstract, renamed")
     notices = papers.iloc[[5, 6]].assign(
         openreview_id=["gone0000001", "gone0000002"], abstract="This paper has been withdrawn by the authors."
@@ -393,7 +394,7 @@ def test_a_cache_built_before_themes_gets_them_at_load(caches, tmp_path, monkeyp
 
     old = tmp_path / "old-cache"
     shutil.copytree(caches["iclr"], old)
-    topics = pd.read_parquet(old / "topics.parquet").drop(columns=["theme", "theme_label"])
+    topics = read_frame(old / "topics.parquet").drop(columns=["theme", "theme_label"])
     topics.to_parquet(old / "topics.parquet", index=False)
     app = run_app(old, monkeypatch)
     no_failure(app)

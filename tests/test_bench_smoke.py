@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
+from pipeline.runtime.parquet import read_frame
 from tests.conftest import CASES, ICLR2024, ICLR2025, ICLR2026, ICML2025, ROOT, needs_shared
 from tests.streamlit_server import chromium_path
 
@@ -45,6 +46,7 @@ SMOKE_RUNS = {
     "corpus_read": "test_corpus_read_times_both_readers",
     "crosswalk": "test_crosswalk_checks_the_areas",
     "dashboard": "test_dashboard_times_server_and_browser",
+    "exit_aborts": "test_exit_aborts_counts_each_readers_exit_codes",
     "journeys": "test_journeys_bands_the_candidate_pairs",
     "labels": "test_labels_scores_the_namers",
     "load": "test_load_runs_one_user_and_calibrates",
@@ -111,7 +113,7 @@ def assert_printed(output: str, *expected: str) -> None:
 def write_slice(source: Path, rows: int, target: Path) -> Path:
     """The first ``rows`` records of the Parquet file ``source``, written to ``target``."""
     needs_shared(source)
-    pd.read_parquet(source).head(rows).to_parquet(target, index=False)
+    read_frame(source).head(rows).to_parquet(target, index=False)
     return target
 
 
@@ -200,7 +202,7 @@ def test_corpus_read_times_both_readers(papers_slice: Path, tmp_path: Path, benc
     """bench.corpus_read times load_corpus against pd.read_csv on a CSV, and another checkout's reader (this one)
     reads the same records."""
     csv = tmp_path / "papers.csv"
-    pd.read_parquet(papers_slice).to_csv(csv, index=False)
+    read_frame(papers_slice).to_csv(csv, index=False)
     output = run_bench("corpus_read", "--csv", csv, "--repeats", 1, "--before", ROOT, env=bench_env)
     assert_printed(output, "before: load_corpus", "pd.read_csv alone", "(median", "same records: True")
 
@@ -329,6 +331,13 @@ def test_themes_compares_the_cuts(slice_cache: Path, bench_env: dict[str, str]) 
     """bench.themes prints the build's cut of the topic tree and the largest-distance cut."""
     output = run_bench("themes", "--cache", slice_cache, env=bench_env)
     assert_printed(output, "most papers first (the build): largest theme", "largest distance first: largest theme")
+
+
+def test_exit_aborts_counts_each_readers_exit_codes(slice_cache: Path, bench_env: dict[str, str]) -> None:
+    """bench.exit_aborts prints a row per reader; the project's reader exits 0 every time (pandas' may not)."""
+    output = run_bench("exit_aborts", "--cache", slice_cache, "--runs", 4, "--parallel", 2, env=bench_env)
+    assert_printed(output, "4 processes per reader, 2 at a time", "pandas.read_parquet")
+    assert re.search(r"read_frame\s+4\s+0\s+-", output), output
 
 
 def test_theme_grouping_measures_themes_and_topics(slice_cache: Path, bench_env: dict[str, str]) -> None:

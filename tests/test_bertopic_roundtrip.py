@@ -20,6 +20,7 @@ from streamlit.testing.v1 import AppTest
 
 import topic_atlas as ta
 from pipeline import cache
+from pipeline.runtime.parquet import read_frame
 from tests.conftest import ICLR2025, ICLR2026, needs_shared
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,7 +32,7 @@ pytestmark = pytest.mark.slow  # one real BERTopic fit of 400 abstracts (about 1
 @pytest.fixture(scope="module")
 def corpus() -> pd.DataFrame:
     needs_shared(ICLR2025)
-    frame = pd.read_parquet(ICLR2025, columns=["openreview_id", "title", "abstract", "decision", "primary_area"])
+    frame = read_frame(ICLR2025, columns=["openreview_id", "title", "abstract", "decision", "primary_area"])
     return frame.sample(PAPERS, random_state=3).reset_index(drop=True)
 
 
@@ -237,7 +238,7 @@ def test_to_bertopic_after_an_add_answers_with_the_atlas_documents(slice_cache: 
     grown = ta.Atlas.load(ta.Atlas.load(slice_cache).save(tmp_path / "grown"))
     built = len(grown.documents)
     assert not differs_from_saved(cache.read_cache(grown.folder), grown.to_bertopic())  # as built: the saved model
-    new = pd.read_parquet(ICLR2026, columns=["title", "abstract"]).sample(40, random_state=5)
+    new = read_frame(ICLR2026, columns=["title", "abstract"]).sample(40, random_state=5)
     grown.add(new.reset_index(drop=True))
     grown = ta.Atlas.load(grown.folder)
     assert len(grown.documents) == built + 40

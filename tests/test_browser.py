@@ -13,10 +13,10 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from pipeline.operations.build import run_build
+from pipeline.runtime.parquet import read_frame
 from tests.conftest import needs_shared
 from tests.streamlit_server import (
     PAPERS_GRID,
@@ -50,7 +50,7 @@ def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     configured = os.environ.get("ATLAS_EMBEDDING_CACHE")
     store = Path(configured) if configured else root / "embeddings.sqlite"
     if ICLR_PAPERS.is_file():
-        papers = pd.read_parquet(ICLR_PAPERS).head(60).copy()
+        papers = read_frame(ICLR_PAPERS).head(60).copy()
         papers.loc[papers.index[0], "title"] = INJECTION_TITLE
         source = root / "papers-60.parquet"
         papers.to_parquet(source, index=False)
@@ -350,7 +350,7 @@ def test_every_chart_downloads_in_every_format_and_filtered_tabs_say_what_they_s
     figure's PNG, SVG and PDF; nothing is offered that does not arrive. (The "Topic map" HTML never arrived:
     plotly.io.to_html raised on the unvalidated map figure and the page swallowed it.) Then, with filters on,
     Decisions says it shows the whole atlas (it went on counting "here" as if it applied them)."""
-    labels = pd.read_parquet(cache_dir / "topics.parquet", columns=["label"])["label"].astype(str).tolist()
+    labels = read_frame(cache_dir / "topics.parquet", columns=["label"])["label"].astype(str).tolist()
     dialogs: list[str] = []
     page = open_dashboard(browser, server_url, dialogs)
     page.get_by_role("tab", name="Downloads").click()

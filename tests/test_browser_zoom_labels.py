@@ -19,6 +19,7 @@ import pandas as pd
 import playwright.sync_api as playwright_api
 import pytest
 
+from pipeline.runtime.parquet import read_frame
 from tests.streamlit_server import chromium_browser, streamlit_server
 from tests.test_browser_map import CHROMIUM_ARGS, TWO_FRAMES, open_map, overlapping, settle_camera
 
@@ -30,8 +31,8 @@ EDGE = 0.5  # a label's rect lies inside the plot up to rounding
 def add_subtopics(cache: Path) -> None:
     """Give ``cache`` subtopics as the contract of issue 38 describes: each topic of SUBTOPIC_MIN_PAPERS papers or
     more split by its papers' x into 2 or 3 parts (named by the topic's top terms), the rest -1."""
-    documents = pd.read_parquet(cache / "documents.parquet")
-    topics = pd.read_parquet(cache / "topics.parquet")
+    documents = read_frame(cache / "documents.parquet")
+    topics = read_frame(cache / "topics.parquet")
     terms = dict(zip(topics["topic"].astype(int), topics["top_terms"]))
     subtopic = np.full(len(documents), -1, dtype=np.int64)
     rows = []
@@ -65,8 +66,8 @@ def add_subtopics(cache: Path) -> None:
 
 def topics_without_subtopics(cache: Path) -> set[str]:
     """The names of ``cache``'s topics that have no subtopic."""
-    topics = pd.read_parquet(cache / "topics.parquet")
-    with_some = set(pd.read_parquet(cache / "subtopics.parquet")["topic"].astype(int))
+    topics = read_frame(cache / "topics.parquet")
+    with_some = set(read_frame(cache / "subtopics.parquet")["topic"].astype(int))
     return {str(name) for topic, name in zip(topics["topic"], topics["label"]) if 0 <= topic and topic not in with_some}
 
 

@@ -15,6 +15,7 @@ from pipeline import cache
 from pipeline.config import BuildConfig
 from pipeline.operations.build import run_build
 from pipeline.runtime.errors import CorpusTooSmallError, EmptyVocabularyError, InputError, TargetError
+from pipeline.runtime.parquet import read_frame
 from tests.conftest import CASES, PAPERS, SEED, needs_shared
 
 BAD_LABEL = re.compile(r"^-?\d+_*$|^\d+_")
@@ -230,7 +231,7 @@ def test_a_vector_depends_on_its_text_alone(encoder):
     from pipeline.represent.embedding_store import embed_texts
 
     needs_shared(PAPERS)
-    papers = pd.read_parquet(PAPERS).head(40)
+    papers = read_frame(PAPERS).head(40)
     texts = papers["title"].tolist() + papers["abstract"].tolist()  # lengths from 5 to 256+ word pieces: padding varies
     together = embed_texts(texts, store_path=None, encoder=encoder, progress=False).embeddings
     alone = np.vstack(

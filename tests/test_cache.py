@@ -12,6 +12,7 @@ import pytest
 
 from pipeline import cache
 from pipeline.cache.write import write_parquet_in_parts
+from pipeline.runtime.parquet import read_frame
 
 
 @pytest.fixture
@@ -164,6 +165,4 @@ def test_a_table_written_in_parts_reads_as_the_whole_table(tmp_path: Path):
     table.to_parquet(tmp_path / "whole.parquet", index=False)
     write_parquet_in_parts(table, tmp_path / "parts.parquet", part_rows=3)
     assert pq.ParquetFile(tmp_path / "parts.parquet").metadata.num_row_groups == 3
-    pd.testing.assert_frame_equal(
-        pd.read_parquet(tmp_path / "parts.parquet"), pd.read_parquet(tmp_path / "whole.parquet")
-    )
+    pd.testing.assert_frame_equal(read_frame(tmp_path / "parts.parquet"), read_frame(tmp_path / "whole.parquet"))

@@ -9,6 +9,7 @@ import pytest
 
 from pipeline.ingest.clean import PreparedCorpus, duplicate_key, is_non_latin, model_text, prepare_documents
 from pipeline.ingest.corpus import load_corpus
+from pipeline.runtime.parquet import read_frame
 from pipeline.store.prepared import prepare_in_two_processes
 from pipeline.text.vocabulary import make_vectorizer
 from tests.conftest import needs_shared
@@ -315,10 +316,10 @@ def test_what_the_quick_english_test_passes_the_classifier_labels_english_too():
     acl_path = SHARED / "data" / "acl_anthology" / "acl_anthology_abstracts.parquet"
     needs_shared(acl_path)
     needs_shared(PAPERS)
-    acl = pd.read_parquet(acl_path, columns=["id", "abstract"]).dropna()
+    acl = read_frame(acl_path, columns=["id", "abstract"]).dropna()
     other_languages = acl[acl["id"].str.contains("jeptalnrecital|ccl")]["abstract"].head(1500).tolist()
     texts = other_languages + acl["abstract"].sample(1500, random_state=0).tolist()
-    texts += pd.read_parquet(PAPERS, columns=["abstract"])["abstract"].dropna().head(500).tolist()
+    texts += read_frame(PAPERS, columns=["abstract"])["abstract"].dropna().head(500).tolist()
     texts += ["Wir zeigen, dass die Methode in der Praxis und in Theorie besser ist als die bisherigen Ansätze. " * 3]
     texts += ["We stellen voor dat de methode in de praktijk en in theorie beter is dan de andere methoden. " * 3]
     samples = [text[:SAMPLE_CHARACTERS] for text in texts]

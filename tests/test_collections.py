@@ -23,6 +23,7 @@ from pipeline.ingest.collections import (
 from pipeline.ingest.corpus import load_corpus
 from pipeline.quality.coverage import coverage_report, load_crosswalk
 from pipeline.runtime.errors import InputError
+from pipeline.runtime.parquet import read_frame
 from tests.conftest import ICLR2024, ICLR2024_DECISIONS, ICML2025, SHARED, needs_shared
 from topic_atlas.inputs import build_inputs
 
@@ -35,11 +36,11 @@ def two_collections(tmp_path_factory: pytest.TempPathFactory) -> Path:
     the collection) and 100 ICML 2025 papers plus 3 of the ICLR ones under the same ids (cross-collection copies)."""
     needs_shared(ICLR2024)
     folder = tmp_path_factory.mktemp("collections")
-    iclr = pd.read_parquet(ICLR2024).head(120)
+    iclr = read_frame(ICLR2024).head(120)
     pd.concat([iclr, iclr.head(1).assign(openreview_id="repeat-1")]).to_parquet(folder / "iclr.parquet")
-    side = pd.read_parquet(ICLR2024_SIDE)
+    side = read_frame(ICLR2024_SIDE)
     side[side["openreview_id"].isin(iclr["openreview_id"])].to_parquet(folder / "iclr_side.parquet")
-    icml = pd.read_parquet(ICML2025).head(100)
+    icml = read_frame(ICML2025).head(100)
     pd.concat([icml, iclr.head(3)[["openreview_id", "title", "abstract"]]]).to_parquet(folder / "icml.parquet")
     (folder / "atlas.toml").write_text(
         '[[collection]]\nname = "ICLR 2024"\nvenue = "ICLR"\nyear = 2024\npath = "iclr.parquet"\n'
@@ -103,7 +104,7 @@ def test_one_input_builds_as_before_and_several_make_collections(tmp_path: Path)
 def test_side_table_fills_decisions_and_ratings_and_unknown_stays_unknown(two_collections: Path) -> None:
     collection = read_collection_file(two_collections)[0]
     raw = join_side_tables(load_corpus(collection.path), collection)
-    side = pd.read_parquet(collection.side_tables[0].path).set_index("openreview_id")
+    side = read_frame(collection.side_tables[0].path).set_index("openreview_id")
     records = raw.records.set_index("doc_id")
     accepted = side.index[side["decision"].isin(["Oral", "Spotlight", "Poster"])]
     assert len(accepted) and (records.loc[accepted, "decision"] == side.loc[accepted, "decision"]).all()
@@ -121,7 +122,7 @@ def test_copies_across_collections_are_kept_and_linked(two_collections: Path) ->
     documents = merged.documents.set_index("doc_id")
     assert len(documents) == 120 + 103  # ICLR's repeat within the collection is one paper; ICML's 3 copies stay
     assert merged.dropped_ids[DROP_DUPLICATE] == ["repeat-1"]
-    shared = pd.read_parquet(collections[0].path).head(3)["openreview_id"]
+    shared = read_frame(collections[0].path).head(3)["openreview_id"]
     for doc_id in shared:
         assert documents.at[f"iclr2024:{doc_id}", "same_text_ids"] == [f"icml2025:{doc_id}"]
         assert documents.at[f"icml2025:{doc_id}", "collection"] == "ICML 2025"
@@ -151,7 +152,7 @@ def test_build_of_two_collections_writes_one_atlas_with_each_papers_collection(c
     assert manifest["n_documents"] == 223 and manifest["coverage"]["collections"]["ICML 2025"]["papers"] == 103
     assert manifest["corpus_name"] == "ICLR 2024, ICML 2025"  # named by its collections, not by "atlas.toml"
     dropped = {doc_id for ids in manifest["dropped_ids"].values() for doc_id in ids}
-    read = pd.concat([pd.read_parquet(entry["path"]) for entry in manifest["collections"]])
+    read = pd.concat([read_frame(entry["path"]) for entry in manifest["collections"]])
     assert len(read) == len(documents) + len(dropped)  # every input id is in the atlas or dropped
 
 
@@ -160,7 +161,7 @@ def test_coverage_warns_about_the_missing_area_of_iclr_2026() -> None:
     for year in (2024, 2025, 2026):
         path = SHARED / "data" / f"iclr{year}" / f"iclr{year}_abstracts.parquet"
         needs_shared(path)
-        frame = pd.read_parquet(path, columns=["primary_area"])
+        frame = read_frame(path, columns=["primary_area"])
         frames.append(frame.assign(venue="ICLR", year=year, collection=f"ICLR {year}"))
     report = coverage_report(pd.concat(frames, ignore_index=True), load_crosswalk())
     assert len(report["warnings"]) == 1  # renamed areas are one area under the crosswalk, new areas are not holes

@@ -17,6 +17,7 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.testing.v1 import AppTest
 
 from dashboard.tables import contents
+from pipeline.runtime.parquet import read_frame
 
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
 SUBTOPIC_MIN_PAPERS = 8
@@ -117,11 +118,11 @@ def caches(slice_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[
     sub, old = root / "sub", root / "old"
     shutil.copytree(slice_cache, sub)
     shutil.copytree(slice_cache, old)
-    documents, subtopics = with_subtopics(pd.read_parquet(sub / "documents.parquet"))
+    documents, subtopics = with_subtopics(read_frame(sub / "documents.parquet"))
     documents.to_parquet(sub / "documents.parquet", index=False)
     subtopics.to_parquet(sub / "subtopics.parquet", index=False)
     (old / "subtopics.parquet").unlink(missing_ok=True)
-    plain = pd.read_parquet(old / "documents.parquet")
+    plain = read_frame(old / "documents.parquet")
     plain.drop(columns=[column for column in ("subtopic",) if column in plain.columns]).to_parquet(
         old / "documents.parquet", index=False
     )

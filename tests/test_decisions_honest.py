@@ -26,6 +26,7 @@ from dashboard.tables.analytics import (
     overall_rate,
 )
 from pipeline.cache import read_cache
+from pipeline.runtime.parquet import read_frame
 from tests.conftest import ICLR2024, ICLR2024_DECISIONS, ICLR2025, needs_shared
 from tests.test_app import caches, no_failure, open_tab, run_app  # noqa: F401 (caches: the module fixture)
 
@@ -40,13 +41,13 @@ def two_venues(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for path in (ICLR2024, ICLR2025, ICLR2024_DECISIONS):
         needs_shared(path)
     folder = tmp_path_factory.mktemp("two-venues")
-    known = set(pd.read_parquet(ICLR2024_DECISIONS, columns=["openreview_id"])["openreview_id"])
-    iclr2024 = pd.read_parquet(ICLR2024)
+    known = set(read_frame(ICLR2024_DECISIONS, columns=["openreview_id"])["openreview_id"])
+    iclr2024 = read_frame(ICLR2024)
     pd.concat([iclr2024[iclr2024["openreview_id"].isin(known)].head(30), iclr2024.head(10)]).drop_duplicates(
         "openreview_id"
     ).to_parquet(folder / "iclr2024.parquet")
-    pd.read_parquet(ICLR2025).head(80).to_parquet(folder / "iclr2025.parquet")
-    pd.read_parquet(ICLR2024_DECISIONS).to_parquet(folder / "iclr2024_decisions.parquet")
+    read_frame(ICLR2025).head(80).to_parquet(folder / "iclr2025.parquet")
+    read_frame(ICLR2024_DECISIONS).to_parquet(folder / "iclr2024_decisions.parquet")
     (folder / "atlas.toml").write_text(
         '[[collection]]\nname = "ICLR 2024"\nvenue = "ICLR"\nyear = 2024\npath = "iclr2024.parquet"\n'
         'side_tables = [{ path = "iclr2024_decisions.parquet", on = "openreview_id" }]\n'

@@ -18,6 +18,7 @@ from dashboard.tables.collections import (
     year_options,
 )
 from dashboard.views.trends import ALL_VENUES
+from pipeline.runtime.parquet import read_frame
 from tests.conftest import needs_shared
 
 ANTHOLOGY = Path("/work/shared/data/mlanthology/mlanthology_abstracts.parquet")
@@ -84,7 +85,7 @@ def test_venues_beyond_the_largest_join_one() -> None:
 def anthology_cache(build_cache, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An atlas of 360 ML Anthology papers: ICML and NeurIPS, 2019-2021, 60 a venue and year, one file."""
     needs_shared(ANTHOLOGY)
-    papers = pd.read_parquet(ANTHOLOGY)
+    papers = read_frame(ANTHOLOGY)
     chosen = papers[papers["venue"].isin(["icml", "neurips"]) & papers["year"].between(2019, 2021)]
     chosen = chosen[chosen["abstract"].str.len() > 400]
     sample = chosen.groupby(["venue", "year"]).sample(60, random_state=42)

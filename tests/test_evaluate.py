@@ -9,7 +9,6 @@ import shutil
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 import scipy.sparse as sp
 from sklearn.manifold import trustworthiness as sklearn_trustworthiness
@@ -36,6 +35,7 @@ from pipeline.quality.neighbour_metrics import (
     trustworthiness_penalties,
 )
 from pipeline.quality.topic_metrics import npmi_coherence, reference_tokens, topic_diversity, topic_shares
+from pipeline.runtime.parquet import read_frame
 from pipeline.runtime.tasks import run_tasks
 
 # ------------------------------------------------------------------------------------------------ topic terms
@@ -376,7 +376,7 @@ def test_evaluate_command_explains_a_missing_cache(tmp_path: Path, capsys):
 def test_row_order_does_not_change_the_topics(build_cache, papers_slice: Path, slice_cache: Path, tmp_path: Path):
     """The same 300 papers in shuffled order give (almost) the same topics, compared paper by paper."""
     shuffled = tmp_path / "papers_300_shuffled.parquet"
-    pd.read_parquet(papers_slice).sample(frac=1.0, random_state=7).to_parquet(shuffled, index=False)
+    read_frame(papers_slice).sample(frac=1.0, random_state=7).to_parquet(shuffled, index=False)
     first = cache.read_cache(slice_cache).documents.set_index("doc_id")["topic"]
     second = cache.read_cache(build_cache(shuffled, "slice300-shuffled")).documents.set_index("doc_id")["topic"]
     ari = adjusted_rand_score(first.to_numpy(), second.reindex(first.index).to_numpy())

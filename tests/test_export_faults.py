@@ -22,6 +22,7 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard.export import download_bytes, kaleido_images, render_process
 from dashboard.figures import publication
+from pipeline.runtime.parquet import read_frame
 
 REPO = Path(__file__).resolve().parent.parent
 APP = REPO / "dashboard" / "app.py"
@@ -251,8 +252,8 @@ def test_cache_replaced_while_the_page_is_open(page_cache, monkeypatch):
     assert page_errors(app) == []
     replacement = page_cache.with_name("replacement")
     shutil.copytree(page_cache, replacement)
-    documents = pd.read_parquet(replacement / "documents.parquet")
-    topics = pd.read_parquet(replacement / "topics.parquet")
+    documents = read_frame(replacement / "documents.parquet")
+    topics = read_frame(replacement / "topics.parquet")
     shift = lambda topic: topic if topic == -1 else topic + 100  # noqa: E731
     documents["topic"] = documents["topic"].map(shift)
     topics["topic"] = topics["topic"].map(shift)

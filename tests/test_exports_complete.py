@@ -25,6 +25,7 @@ from dashboard.export.process_tree import JOB_TAG
 from dashboard.figures import topic_map
 from dashboard.tables import paper_table
 from pipeline.cache import read_cache
+from pipeline.runtime.parquet import read_frame
 from tests import test_journeys
 from tests.conftest import needs_program
 from tests.test_contents import with_subtopics
@@ -62,7 +63,7 @@ def collections_cache(journeys_cache: Path, tmp_path_factory: pytest.TempPathFac
     tests/test_contents.py does): a build of 186 papers has no topic large enough for the build's own."""
     folder = tmp_path_factory.mktemp("exports") / "cache"
     shutil.copytree(journeys_cache, folder)
-    documents, subtopics = with_subtopics(pd.read_parquet(folder / "documents.parquet"))
+    documents, subtopics = with_subtopics(read_frame(folder / "documents.parquet"))
     documents.to_parquet(folder / "documents.parquet", index=False)
     subtopics.to_parquet(folder / "subtopics.parquet", index=False)
     return folder
@@ -76,7 +77,7 @@ def test_the_csv_of_several_collections_names_each_rows_collection_theme_and_sub
     assert len(csv) == len(listed)
     rows = csv.set_index("doc_id")
     # Papers whose collection is known from the build's inputs (tests/test_journeys.py).
-    iclr2024 = str(pd.read_parquet(test_journeys.ICLR2024)["openreview_id"].iloc[0])
+    iclr2024 = str(read_frame(test_journeys.ICLR2024)["openreview_id"].iloc[0])
     known = {
         iclr2024: ("ICLR 2024", "ICLR", 2024),
         test_journeys.RENAMED[0]: ("ICLR 2025", "ICLR", 2025),

@@ -19,6 +19,7 @@ from pipeline.ingest.clean import prepare_documents
 from pipeline.ingest.corpus import load_corpus
 from pipeline.ingest.formats import bibtex_title
 from pipeline.runtime.errors import InputError
+from pipeline.runtime.parquet import read_frame
 from tests.conftest import ICLR2025, PAPERS, SHARED, needs_shared
 
 SAMPLE_SIZE = 60
@@ -29,7 +30,7 @@ def papers() -> pd.DataFrame:
     """60 real ICLR 2025 papers spread over the whole file (every 190th row): id, title, abstract, keywords (a
     list, empty where the file has none), primary area, authors and the venue string (``decision_raw``)."""
     needs_shared(ICLR2025)
-    table = pd.read_parquet(ICLR2025).iloc[::190].head(SAMPLE_SIZE).reset_index(drop=True)
+    table = read_frame(ICLR2025).iloc[::190].head(SAMPLE_SIZE).reset_index(drop=True)
     table["keywords"] = [list(value) if value is not None else [] for value in table["keywords"]]
     return table
 
@@ -279,7 +280,7 @@ def test_build_from_a_bibtex_file(build_cache, tmp_path: Path, papers: pd.DataFr
     path = tmp_path / "papers.bib"
     write_bibtex(path, papers)
     cache = build_cache(path, "bibtex60")
-    documents = pd.read_parquet(cache / "documents.parquet").set_index("doc_id")
+    documents = read_frame(cache / "documents.parquet").set_index("doc_id")
     manifest = json.loads((cache / "manifest.json").read_text(encoding="utf-8"))
     assert sorted(documents.index) == sorted(papers["openreview_id"])
     assert documents.loc[papers["openreview_id"], "title"].tolist() == papers["title"].tolist()

@@ -23,6 +23,7 @@ from pipeline.journeys.links import (
     journey_links,
     title_key,
 )
+from pipeline.runtime.parquet import read_frame
 from tests.conftest import ICLR2024, ICLR2025, ICML2025, needs_shared
 
 # Hand-checked in docs/decisions/journeys-sample.csv: an ICLR 2025 reject published at ICML 2025 under a new title
@@ -43,9 +44,9 @@ def journeys_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
         needs_shared(path)
     folder = tmp_path_factory.mktemp("journeys")
     slices = {
-        "iclr2024": pd.read_parquet(ICLR2024).head(40),
-        "iclr2025": _with(pd.read_parquet(ICLR2025), [RENAMED[0], SAME_TITLE[0], DIFFERENT[0]], 80),
-        "icml2025": _with(pd.read_parquet(ICML2025), [RENAMED[1], SAME_TITLE[1], DIFFERENT[1]], 60),
+        "iclr2024": read_frame(ICLR2024).head(40),
+        "iclr2025": _with(read_frame(ICLR2025), [RENAMED[0], SAME_TITLE[0], DIFFERENT[0]], 80),
+        "icml2025": _with(read_frame(ICML2025), [RENAMED[1], SAME_TITLE[1], DIFFERENT[1]], 60),
     }
     text = ""
     for name, frame in slices.items():

@@ -4,13 +4,13 @@ builds of the 951-paper ICLR 2025 sample fitted on 400 landmarks."""
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from pipeline import cache
 from pipeline.config import BuildConfig
 from pipeline.geometry.landmarks import Landmarks, membership_weights, place_rest, use_landmarks, vote_rest
 from pipeline.geometry.neighbors import Neighbours
+from pipeline.runtime.parquet import read_frame
 from tests.conftest import PAPERS, needs_shared
 
 
@@ -62,7 +62,7 @@ def sampled_builds(build_cache, tmp_path_factory):
     with 400 landmarks: (as given, with its rows reversed, the file as given)."""
     needs_shared(PAPERS)
     folder = tmp_path_factory.mktemp("orders")
-    papers = pd.read_parquet(PAPERS).drop_duplicates("abstract", keep=False)
+    papers = read_frame(PAPERS).drop_duplicates("abstract", keep=False)
     papers.to_parquet(folder / "papers.parquet", index=False)
     papers.iloc[::-1].to_parquet(folder / "papers_reversed.parquet", index=False)
     config = BuildConfig(fit_sample_size=400)

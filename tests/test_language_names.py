@@ -9,6 +9,7 @@ import pytest
 
 from pipeline import cache
 from pipeline.ingest.language import detect_language
+from pipeline.runtime.parquet import read_frame
 from pipeline.topics.naming.languages import dominant_language, language_name, with_language_names
 from tests.conftest import SHARED, needs_shared
 
@@ -40,10 +41,10 @@ def test_a_topic_and_a_theme_of_french_papers_are_named_so_and_the_others_kept()
 def mixed_cache(build_cache, papers_slice, tmp_path_factory):
     """300 ICLR 2025 papers and 60 French abstracts of the ACL Anthology (JEP-TALN), built as one atlas."""
     needs_shared(ACL)
-    acl = pd.read_parquet(ACL, columns=["id", "title", "abstract"])
+    acl = read_frame(ACL, columns=["id", "title", "abstract"])
     acl = acl[acl["id"].str.contains("jeptalnrecital", regex=False) & acl["abstract"].notna()]
     french = acl[acl["abstract"].map(detect_language) == "fr"].head(60)
-    papers = pd.read_parquet(papers_slice)
+    papers = read_frame(papers_slice)
     frame = pd.concat([papers, french.rename(columns={"id": "openreview_id"})], ignore_index=True)
     path = tmp_path_factory.mktemp("mixed") / "mixed.parquet"
     frame.to_parquet(path, index=False)

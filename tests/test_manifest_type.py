@@ -13,12 +13,12 @@ import typing
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import pytest
 
 from pipeline.cache import MANIFEST_FILE, MANIFEST_KEYS, read_manifest
 from pipeline.cache.manifest import BuildParams, Manifest
 from pipeline.config import BuildConfig
+from pipeline.runtime.parquet import read_frame
 from tests.conftest import PAPERS, SEED, needs_shared
 
 
@@ -120,7 +120,7 @@ def test_an_edited_renamed_and_grown_atlas_keeps_to_the_type(built: Path, tmp_pa
     assert {"label_overrides", "theme_label_overrides", "metrics_stale"} <= manifest.keys()
     assert problems(manifest, Manifest, "manifest") == []
     papers = tmp_path / "iclr2025.parquet"
-    pd.read_parquet(PAPERS).head(40).to_parquet(papers, index=False)
+    read_frame(PAPERS).head(40).to_parquet(papers, index=False)
     run_add(target, collections=[Collection(papers, "ICLR 2025 more", "ICLR", 2025)])
     manifest = written(target)
     assert {"add_history", "lineage", "collections", "coverage", "journeys", "n_documents_fitted"} <= manifest.keys()

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from pipeline.config import BuildConfig
+from pipeline.runtime.parquet import read_frame
 
 # Off-subject abstracts (a clinical trial, conservation, finance) mixed into 300 ICLR 2025 abstracts: without the
 # check, HDBSCAN files some of them under ICLR topics.
@@ -83,7 +84,7 @@ def test_unrelated_abstracts_leave_their_topics_with_the_reason_and_real_papers_
     from pipeline.operations.build import run_build
     from pipeline.topics.misfits import FITS_NO_TOPIC
 
-    real_papers = pd.read_parquet(papers_slice)[["openreview_id", "title", "abstract"]]
+    real_papers = read_frame(papers_slice)[["openreview_id", "title", "abstract"]]
     real_papers = real_papers.rename(columns={"openreview_id": "doc_id"})
     corpus = tmp_path / "slice+unrelated.parquet"
     pd.concat([real_papers, pd.DataFrame(UNRELATED, columns=["doc_id", "title", "abstract"])]).to_parquet(corpus)

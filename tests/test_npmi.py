@@ -12,6 +12,7 @@ from conftest import PAPERS, needs_shared
 
 from pipeline.quality.npmi import window_counts
 from pipeline.quality.topic_metrics import npmi_coherence, reference_tokens
+from pipeline.runtime.parquet import read_frame
 
 
 def gensim_npmi(topics: dict[int, list[str]], tokens: list[list[str]]) -> list[float]:
@@ -45,7 +46,7 @@ def test_window_counts_in_blocks_of_documents_are_the_counts_of_the_whole():
     from pipeline.quality.npmi import reference_documents
     from pipeline.text.tokens import unit_blocks
 
-    texts = pd.read_parquet(PAPERS)["abstract"].head(300).tolist() + ["", "model"]
+    texts = read_frame(PAPERS)["abstract"].head(300).tolist() + ["", "model"]
     encoded = reference_documents(texts)
     words = ["model", "learning", "graph", "the", "absentword"]
     whole = window_counts(encoded, words, block_tokens=len(encoded.ids) + 1)
@@ -58,7 +59,7 @@ def test_window_counts_in_blocks_of_documents_are_the_counts_of_the_whole():
 
 def test_npmi_equals_gensim_on_real_abstracts():
     needs_shared(PAPERS)
-    texts = pd.read_parquet(PAPERS)["abstract"].head(200).tolist()
+    texts = read_frame(PAPERS)["abstract"].head(200).tolist()
     tokens = reference_tokens(texts)
     rng = np.random.default_rng(0)
     vocabulary = sorted({token for document in tokens for token in document})
@@ -75,7 +76,7 @@ def test_the_stored_reference_corpus_gives_the_figures_of_the_token_lists(tmp_pa
     from pipeline.quality.npmi import cached_reference_documents
     from pipeline.store.layouts import LayoutStore
 
-    texts = pd.read_parquet(PAPERS)["abstract"].head(300).tolist() + [""]
+    texts = read_frame(PAPERS)["abstract"].head(300).tolist() + [""]
     tokens = reference_tokens(texts)
     store = LayoutStore(tmp_path / "layouts")
     first = cached_reference_documents(texts, store)

@@ -7,9 +7,9 @@ import logging
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 
+from pipeline.runtime.parquet import read_frame
 from pipeline.store.layouts import NullStore, open_store
 from pipeline.topics.naming.phrase_counts import PhraseCounts, count_phrases
 from pipeline.topics.naming.stored import PhraseCountsJob, counts_from_arrays, counts_to_arrays
@@ -17,7 +17,7 @@ from pipeline.topics.naming.stored import PhraseCountsJob, counts_from_arrays, c
 
 @pytest.fixture(scope="module")
 def slice_texts(papers_slice: Path) -> tuple[list[str], list[str]]:
-    papers = pd.read_parquet(papers_slice)
+    papers = read_frame(papers_slice)
     titles = papers["title"].fillna("").astype(str).tolist()
     return [f"{title}. {abstract}" for title, abstract in zip(titles, papers["abstract"].astype(str))], titles
 

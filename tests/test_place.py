@@ -13,6 +13,7 @@ import pandas as pd
 
 from pipeline import cache
 from pipeline.operations.place import embed_queries, place_file, semantic_search
+from pipeline.runtime.parquet import read_frame
 from tests.conftest import ROOT, SEED
 
 
@@ -87,7 +88,7 @@ def test_place_command_writes_parquet(slice_cache: Path, embedding_store: Path, 
         timeout=300,
     )
     assert result.returncode == 0, result.stderr
-    placed = pd.read_parquet(out)
+    placed = read_frame(out)
     assert len(placed) == 19 and {"topic", "topic_label", "probability", "x", "y", "neighbor_ids"} <= set(
         placed.columns
     )
@@ -123,7 +124,7 @@ def test_place_says_when_a_paper_fits_no_topic_with_its_similarity(slice_cache: 
         [*command, "--out", str(out)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
     )
     assert result.returncode == 0, result.stderr
-    placed = pd.read_parquet(out).set_index("doc_id")
+    placed = read_frame(out).set_index("doc_id")
     assert not placed.at["off1", "fits"] and placed.at["off1", "topic"] == -1
     assert placed.at["off1", "topic_label"] == "fits no topic"
     assert placed.loc[["iclr0", "iclr1", "iclr2"], "fits"].all()

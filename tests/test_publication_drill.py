@@ -27,6 +27,7 @@ from dashboard.figures import publication
 from dashboard.figures.publication_layout import label_anchors
 from dashboard.figures.topic_map import CONTEXT_COLOUR
 from pipeline.cache import TopicCache
+from pipeline.runtime.parquet import read_frame
 
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
 SUBTOPIC_MIN_PAPERS = 30  # the slice's topics are small: the pipeline's floor (60 papers) would leave none
@@ -36,7 +37,7 @@ PARTS = "ABC"
 def add_subtopics(cache: Path) -> None:
     """Give ``cache`` subtopics: each topic of SUBTOPIC_MIN_PAPERS papers or more split by its papers' x into three
     parts named "Part A of topic N" (short: one line in the figure), the rest -1."""
-    documents = pd.read_parquet(cache / "documents.parquet")
+    documents = read_frame(cache / "documents.parquet")
     subtopic = np.full(len(documents), -1, dtype=np.int64)
     rows: list[dict[str, object]] = []
     for topic, members in documents[documents["topic"] != OUTLIER_TOPIC].groupby("topic"):

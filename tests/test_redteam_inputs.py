@@ -24,6 +24,7 @@ from dashboard.state import uploads
 from pipeline import cache
 from pipeline.operations.build import run_build
 from pipeline.runtime.errors import TargetError
+from pipeline.runtime.parquet import read_frame
 from pipeline.text.tokens import tokenize
 from pipeline.text.words import MAX_WORD_CHARS, STOP_WORDS, separate_cjk
 from tests.conftest import PAPERS, needs_shared
@@ -46,7 +47,7 @@ def parquet_bytes(frame: pd.DataFrame, **options) -> bytes:
 
 def papers(n: int = 100) -> pd.DataFrame:
     needs_shared(PAPERS)
-    return pd.read_parquet(PAPERS).head(n).reset_index(drop=True)
+    return read_frame(PAPERS).head(n).reset_index(drop=True)
 
 
 def build(corpus: pd.DataFrame, folder: Path, **options) -> Path:
@@ -94,7 +95,7 @@ def test_compressed_text_is_refused_and_real_uploads_of_the_largest_size_pass():
         zipped.writestr("papers.csv", b"abstract\n" + b"graph " * 10_000_000)
     assert "zip archive" in (uploads.upload_problem("papers.csv", archive.getvalue()) or "")
     # MAX_UPLOAD_ROWS real papers with every column of the ICLR 2025 sample (about 34 MB decoded) are accepted.
-    sample = papers(len(pd.read_parquet(PAPERS)))
+    sample = papers(len(read_frame(PAPERS)))
     largest = pd.concat([sample] * (uploads.MAX_UPLOAD_ROWS // len(sample) + 1)).head(uploads.MAX_UPLOAD_ROWS)
     data = parquet_bytes(largest)
     assert len(data) <= uploads.MAX_UPLOAD_BYTES

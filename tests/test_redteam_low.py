@@ -19,7 +19,6 @@ import shutil
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 from streamlit.elements.lib.file_uploader_utils import enforce_filename_restriction, normalize_upload_file_type
 from streamlit.testing.v1 import AppTest
@@ -30,6 +29,7 @@ from pipeline.operations.add import run_add
 from pipeline.operations.build import run_build
 from pipeline.operations.rename import rename_topic
 from pipeline.runtime.errors import TargetError
+from pipeline.runtime.parquet import read_frame
 from tests.conftest import CASES, needs_shared
 from tests.test_uploads import find_page  # noqa: F401 (a fixture: the page on "Find and place" in Chromium)
 
@@ -126,12 +126,12 @@ def set_manifest(folder: Path, **values) -> None:
 
 
 def tamper_topic_column(folder: Path) -> None:
-    documents = pd.read_parquet(folder / cache.DOCUMENTS_FILE)
+    documents = read_frame(folder / cache.DOCUMENTS_FILE)
     documents.assign(topic="abc").to_parquet(folder / cache.DOCUMENTS_FILE, index=False)
 
 
 def tamper_embeddings(folder: Path) -> None:
-    rows = len(pd.read_parquet(folder / cache.DOCUMENTS_FILE))
+    rows = len(read_frame(folder / cache.DOCUMENTS_FILE))
     np.save(folder / cache.EMBEDDINGS_FILE, np.array([[{"a": 1}]] * rows, dtype=object), allow_pickle=True)
 
 

@@ -23,6 +23,7 @@ from bench import share_speed
 from dashboard.export.share_page import write_share_folder
 from pipeline.cache import read_cache
 from pipeline.ingest.readable import readable_text, readable_title
+from pipeline.runtime.parquet import read_frame
 from tests.streamlit_server import chromium_path
 from tests.test_browser_map import CHROMIUM_ARGS
 from topic_atlas.cli import main as topic_atlas
@@ -217,7 +218,7 @@ def test_downloads_tab_makes_the_share_file_when_asked(
 def test_markup_in_titles_stays_text(slice_cache: Path, tmp_path: Path, browser: playwright_api.Browser):
     cache = tmp_path / "cache"
     shutil.copytree(slice_cache, cache)
-    documents = pd.read_parquet(cache / "documents.parquet")
+    documents = read_frame(cache / "documents.parquet")
     documents.loc[0, "title"] = "Tricky </script><!--<script> title & <b>bold</b>"
     documents.to_parquet(cache / "documents.parquet", index=False)
     target = tmp_path / "atlas.html"

@@ -23,6 +23,7 @@ from pipeline.operations.build import run_build
 from pipeline.represent.embedding_store import embed_texts
 from pipeline.represent.encoder_backends import get_encoder
 from pipeline.represent.encoder_registry import ENCODER_NAMES, encoder_spec, model_id
+from pipeline.runtime.parquet import read_frame
 from tests.conftest import PAPERS, ROOT, needs_shared
 
 N_DOCS = 80
@@ -32,7 +33,7 @@ STATIC = replace(BuildConfig(), embedding_model="all-MiniLM-L6-v2-static")
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
     needs_shared(PAPERS)
-    return pd.read_parquet(PAPERS).head(N_DOCS + 5).reset_index(drop=True)
+    return read_frame(PAPERS).head(N_DOCS + 5).reset_index(drop=True)
 
 
 @pytest.fixture(scope="module")
@@ -235,8 +236,8 @@ def test_a_rebuild_reuses_the_cleaned_corpus_and_gets_the_same_documents(corpus:
     assert (first["layout_cache"]["hits"]["prepared"], second["layout_cache"]["hits"]["prepared"]) == (False, True)
     assert first["dropped_ids"] == second["dropped_ids"] and first["warnings"] == second["warnings"]
     pd.testing.assert_frame_equal(
-        pd.read_parquet(tmp_path / "first" / "documents.parquet"),
-        pd.read_parquet(tmp_path / "second" / "documents.parquet"),
+        read_frame(tmp_path / "first" / "documents.parquet"),
+        read_frame(tmp_path / "second" / "documents.parquet"),
     )
 
 

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from pipeline.runtime.parquet import read_frame
 from tests.conftest import PAPERS, ROOT, needs_shared
 
 N_DOCS = 300
@@ -88,7 +89,7 @@ def lexical_vocabulary(cache_dir: Path) -> list[str]:
 def corpus_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     needs_shared(PAPERS)
     path = tmp_path_factory.mktemp("keys-corpus") / "papers_300.parquet"
-    pd.read_parquet(PAPERS).head(N_DOCS).to_parquet(path, index=False)
+    read_frame(PAPERS).head(N_DOCS).to_parquet(path, index=False)
     return path
 
 
@@ -135,7 +136,7 @@ def test_a_docstring_change_recomputes_nothing(first_build, corpus_file: Path, t
     layout_cache = rebuild_with(package, corpus_file, tmp_path / "cache", store)
     assert {stage: layout_cache["hits"].get(stage) for stage in STORED_STAGES} == dict.fromkeys(STORED_STAGES, True)
     pd.testing.assert_frame_equal(
-        pd.read_parquet(first_cache / "documents.parquet"), pd.read_parquet(tmp_path / "cache" / "documents.parquet")
+        read_frame(first_cache / "documents.parquet"), read_frame(tmp_path / "cache" / "documents.parquet")
     )
 
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 from conftest import PAPERS, needs_shared
 from sklearn.feature_extraction.text import CountVectorizer
 
+from pipeline.runtime.parquet import read_frame
 from pipeline.text.tokens import ngram_counts, sentence_presence, tokenize, word_counts
 from pipeline.text.words import STOP_WORDS, TOKEN_PATTERN, separate_cjk, split_sentences
 
@@ -56,7 +56,7 @@ def sklearn_counts(
 
 def corpus_texts() -> list[str]:
     needs_shared(PAPERS)
-    return pd.read_parquet(PAPERS)["abstract"].head(300).tolist() + HOSTILE
+    return read_frame(PAPERS)["abstract"].head(300).tolist() + HOSTILE
 
 
 def test_word_and_pair_counts_equal_scikit_learn():

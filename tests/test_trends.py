@@ -11,6 +11,7 @@ import pytest
 
 from dashboard.tables import trends
 from pipeline.quality.coverage import canonical_areas, load_crosswalk
+from pipeline.runtime.parquet import read_frame
 from tests.conftest import SHARED, needs_shared
 
 DATA = SHARED / "data"
@@ -24,11 +25,11 @@ def papers() -> pd.DataFrame:
     for venue, year in (("ICLR", 2024), ("ICLR", 2025), ("ICLR", 2026), ("ICML", 2025), ("NeurIPS", 2025)):
         path = DATA / f"{venue.lower()}{year}" / f"{venue.lower()}{year}_abstracts.parquet"
         needs_shared(path)
-        frame = pd.read_parquet(path)
+        frame = read_frame(path)
         side = path.with_name(f"{venue.lower()}{year}_decisions_partial.parquet")
         if side.is_file():
             frame = frame.drop(columns=["decision"], errors="ignore").merge(
-                pd.read_parquet(side, columns=["openreview_id", "decision"]), on="openreview_id", how="left"
+                read_frame(side, columns=["openreview_id", "decision"]), on="openreview_id", how="left"
             )
         for column in ("primary_area", "decision"):
             if column not in frame.columns:

@@ -22,6 +22,7 @@ from dashboard.tables.trends_years import (
     thin_years,
     year_shares,
 )
+from pipeline.runtime.parquet import read_frame
 from tests.conftest import needs_shared
 
 ANTHOLOGY = Path("/work/shared/data/mlanthology/mlanthology_abstracts.parquet")
@@ -109,7 +110,7 @@ def decades_cache(build_cache, tmp_path_factory: pytest.TempPathFactory) -> Path
     """An atlas of ML Anthology papers over nine years with a hole: ICML 2014-2022 (110 a year), CVPR 2014-2017
     and 2021-2022 (40 a year: no CVPR 2018-2020, the Anthology's own hole), and a thin year (ICML 2013, 30)."""
     needs_shared(ANTHOLOGY)
-    papers = pd.read_parquet(ANTHOLOGY, columns=["id", "title", "abstract", "year", "venue"])
+    papers = read_frame(ANTHOLOGY, columns=["id", "title", "abstract", "year", "venue"])
     papers = papers[papers["abstract"].str.len() > 400]
     parts = [
         papers[(papers["venue"] == "icml") & (papers["year"] == year)].sample(110, random_state=1)

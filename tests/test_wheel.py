@@ -19,9 +19,9 @@ import venv
 import zipfile
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
+from pipeline.runtime.parquet import read_frame
 from tests.conftest import ICLR2025, needs_shared
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -168,7 +168,7 @@ def test_an_install_builds_fits_and_serves_outside_the_checkout(wheel: Path, tmp
     python, clean = installed_environment(wheel, tmp_path)
     work = tmp_path / "elsewhere"
     work.mkdir()
-    papers = pd.read_parquet(ICLR2025, columns=["openreview_id", "title", "abstract"]).sample(300, random_state=5)
+    papers = read_frame(ICLR2025, columns=["openreview_id", "title", "abstract"]).sample(300, random_state=5)
     papers.to_csv(work / "papers.csv", index=False)
     built = subprocess.run(
         [python.parent / "topic-atlas", "build", "--input", "papers.csv", "--cache", "from-cli"],

@@ -17,13 +17,13 @@ import threading
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from pipeline import cache
 from pipeline.operations.rename import rename_topic
 from pipeline.runtime.errors import TargetError
+from pipeline.runtime.parquet import read_frame
 from tests.conftest import PAPERS, SEED, needs_shared
 
 REPO = Path(__file__).resolve().parent.parent
@@ -115,7 +115,7 @@ def test_the_page_opens_on_a_cache_whose_writer_was_killed_and_rereads_it_when_r
 def new_papers(tmp_path: Path) -> Path:
     needs_shared(PAPERS)
     path = tmp_path / "new.parquet"
-    pd.read_parquet(PAPERS).tail(5).to_parquet(path, index=False)
+    read_frame(PAPERS).tail(5).to_parquet(path, index=False)
     return path
 
 

@@ -43,6 +43,7 @@ import pandas as pd
 from dashboard.display import OUTLIER_COLOUR, OUTLIER_TOPIC, topic_colour, topic_labels
 from dashboard.figures import map_model, topic_map
 from dashboard.figures.publication_layout import LINE_SPACING, LabelLayout, font_measure, label_anchors, layout_labels
+from pipeline.runtime.parquet import read_frame
 
 POINT_COLUMNS = ("x", "y", "colour", "label", "highlight")
 FORMATS = ("png", "svg", "pdf")
@@ -157,7 +158,7 @@ def save_view(view: MapView, folder: Path) -> None:
 def load_view(folder: Path) -> MapView:
     """The MapView :func:`save_view` wrote into ``folder``."""
     meta = json.loads((folder / "view.json").read_text(encoding="utf-8"))
-    points = pd.read_parquet(folder / "points.parquet")
+    points = read_frame(folder / "points.parquet")
     frame = meta.get("frame")
     return MapView(
         points=points,

@@ -8,7 +8,6 @@ Parquet and a user's path never reaches the file system (the page writes only a 
 
 from __future__ import annotations
 
-import io
 import re
 from typing import Any
 
@@ -89,10 +88,11 @@ def _parquet_problem(data: bytes) -> str | None:
     """The footer's row count and uncompressed sizes, then the decoded size counted batch by batch (a dictionary of
     a few long strings repeated over many rows is small in the footer and huge once read): stopped at the limit, so
     a bomb never takes more than a batch of BATCH_ROWS rows of memory beyond its own pages."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
-        metadata = pq.ParquetFile(io.BytesIO(data)).metadata
+        metadata = pq.ParquetFile(pa.BufferReader(data)).metadata
         if metadata.num_rows > MAX_UPLOAD_ROWS:
             return f"the file has {metadata.num_rows:,} rows; at most {MAX_UPLOAD_ROWS:,} papers can be placed at once"
         declared = 0
@@ -108,7 +108,7 @@ def _parquet_problem(data: bytes) -> str | None:
             if metadata.schema.column(column).physical_type == "BYTE_ARRAY"
         ]
         decoded = 0
-        for batch in pq.ParquetFile(io.BytesIO(data), read_dictionary=strings).iter_batches(batch_size=BATCH_ROWS):
+        for batch in pq.ParquetFile(pa.BufferReader(data), read_dictionary=strings).iter_batches(batch_size=BATCH_ROWS):
             decoded += sum(_decoded_size(column) for column in batch.columns)
             if decoded > MAX_DECODED_BYTES:
                 return _too_big(decoded)

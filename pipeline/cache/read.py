@@ -19,6 +19,7 @@ import pandas as pd
 from pipeline.cache.labels import display_labels
 from pipeline.cache.manifest import Manifest
 from pipeline.runtime.errors import AtlasError
+from pipeline.runtime.parquet import read_frame
 from pipeline.schema import (
     CACHE_FILES,
     CACHE_FOLDERS,
@@ -286,7 +287,7 @@ def _read_table(cache_dir: Path, name: str, required: list[str]) -> pd.DataFrame
     if not path.is_file():
         raise CacheError(cache_dir, f"{name} is missing")
     try:
-        table = pd.read_parquet(path)
+        table = read_frame(path)
     except Exception as error:  # pyarrow raises several types for damaged files
         raise CacheError(cache_dir, f"{name} is corrupt ({type(error).__name__}: {error})") from error
     missing = [column for column in required if column not in table.columns]

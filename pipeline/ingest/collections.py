@@ -31,6 +31,7 @@ from pipeline.ingest.corpus import RawCorpus, file_sha256
 from pipeline.ingest.decisions import normalise_decision
 from pipeline.ingest.years import year_ranges
 from pipeline.runtime.errors import InputError
+from pipeline.runtime.parquet import read_frame
 
 if TYPE_CHECKING:
     from pipeline.cache.manifest import CollectionEntry
@@ -168,7 +169,7 @@ def _read_side_table(side: SideTable) -> pd.DataFrame:
     repeated)."""
     try:
         if side.path.suffix.lower() == ".parquet":
-            table = pd.read_parquet(side.path)
+            table = read_frame(side.path)
         elif side.path.suffix.lower() in (".jsonl", ".ndjson"):
             table = pd.read_json(side.path, lines=True)
         else:

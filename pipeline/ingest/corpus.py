@@ -71,6 +71,7 @@ from pipeline.ingest.formats import (
     unknown_format_message,
 )
 from pipeline.runtime.errors import InputError
+from pipeline.runtime.parquet import read_frame
 
 log = logging.getLogger(__name__)
 
@@ -644,7 +645,7 @@ def _read_file(path: Path, encoding: str | None) -> tuple[pd.DataFrame, str, lis
         raise InputError(unknown_format_message(path, suffix, compressed, SUPPORTED_SUFFIXES))
     if suffix == ".parquet":
         try:
-            return pd.read_parquet(path), "binary", [], {}, {}
+            return read_frame(path), "binary", [], {}, {}
         except Exception as error:  # pyarrow raises several types for damaged files
             raise InputError(f"{path}: not a readable Parquet file ({type(error).__name__}: {error})") from error
     if suffix in EXCEL_SUFFIXES:

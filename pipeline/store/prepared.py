@@ -23,6 +23,7 @@ import pandas as pd
 
 from pipeline.ingest.clean import PreparedCorpus, prepare_documents, record_rows
 from pipeline.ingest.corpus import RawCorpus
+from pipeline.runtime.parquet import read_frame
 from pipeline.runtime.two_processes import map_in_two_processes
 from pipeline.store.keys import StageKey, stage_key
 from pipeline.store.layouts import StageStore
@@ -49,8 +50,8 @@ def load_prepared(folder: Path) -> PreparedCorpus | None:
     """The PreparedCorpus stored in ``folder``, or None when there is none or it cannot be read."""
     try:
         meta = json.loads((folder / "prepared.json").read_text(encoding="utf-8"))
-        documents = pd.read_parquet(folder / "documents.parquet")
-        copies = pd.read_parquet(folder / "copies.parquet") if (folder / "copies.parquet").is_file() else pd.DataFrame()
+        documents = read_frame(folder / "documents.parquet")
+        copies = read_frame(folder / "copies.parquet") if (folder / "copies.parquet").is_file() else pd.DataFrame()
     except (OSError, ValueError) as error:
         if folder.exists():
             log.warning("ignoring the unreadable cleaned corpus in %s: %s", folder, error)
