@@ -71,3 +71,16 @@ def test_transformers_warnings_go_to_the_log_file_not_the_terminal(tmp_path: Pat
         logging.getLogger("BERTopic").handlers = []
     assert "Token indices" not in capsys.readouterr().err
     assert "Token indices sequence length" in path.read_text(encoding="utf-8")
+
+
+def test_configuring_again_closes_the_previous_log_file(tmp_path: Path):
+    """A command run twice in one process (the tests run ``main`` in-process) closes the first run's log file."""
+    configure_output("first", tmp_path)
+    logging.getLogger("pipeline.test").info("written")
+    first = next(
+        h for h in logging.getLogger().handlers if getattr(h, "_atlas", False) and isinstance(h, logging.FileHandler)
+    )
+    assert first.stream is not None and not first.stream.closed
+    configure_output("second", tmp_path)
+    assert first.stream is None  # FileHandler.close() drops its stream
+    assert first not in logging.getLogger().handlers

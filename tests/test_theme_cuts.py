@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -95,6 +96,9 @@ def test_standardised_blocks_weigh_alike_whatever_their_dimensions() -> None:
     assert both.shape == (12, 42)
     assert (both[:, :40] ** 2).sum() == pytest.approx((both[:, 40:] ** 2).sum())
     assert not standardised(np.ones((4, 3))).any()  # no spread: zeros, no division by zero
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an atlas without topics: no "mean of an empty slice"
+        assert standardised(np.empty((0, 3))).shape == (0, 3)
 
 
 def test_numbered_puts_the_most_papers_first() -> None:

@@ -67,6 +67,7 @@ def configure_output(command: str, log_folder: Path | None = None) -> Path | Non
     for handler in list(root.handlers):
         if getattr(handler, "_atlas", False):
             root.removeHandler(handler)
+            handler.close()  # the previous call's log file (a command run twice in one process)
     terminal = _CurrentStderr()
     terminal.setFormatter(logging.Formatter(_FORMAT, datefmt="%H:%M:%S"))
     terminal.addFilter(_TERMINAL)

@@ -221,8 +221,11 @@ def standardised(block: np.ndarray) -> np.ndarray:
     total variance 1): the block scaling of multiblock methods (Westerhuis, Kourti & MacGregor 1998), so two blocks
     side by side weigh alike in squared Euclidean distances whatever their dimensions. A block without spread stays
     all zero."""
-    centred = np.asarray(block, dtype=np.float64) - np.asarray(block, dtype=np.float64).mean(axis=0)
-    spread = float(np.sqrt((centred * centred).sum(axis=1).mean())) if len(centred) else 0.0
+    values = np.asarray(block, dtype=np.float64)
+    if not len(values):  # no topics: nothing to centre (and no mean of an empty slice)
+        return values.copy()
+    centred = values - values.mean(axis=0)
+    spread = float(np.sqrt((centred * centred).sum(axis=1).mean()))
     return centred / spread if spread > 0 else np.zeros_like(centred)
 
 
