@@ -1,7 +1,8 @@
 """The readers' blind test of names: packets of names and titles for readers, and the score of their verdicts.
 
     python -m bench.name_packets write --cache ATLAS [--cache ATLAS ...] --level topics|themes|subtopics
-        --out FOLDER [--previous ATLAS ...] [--changed] [--stock] [--keybert] [--items N] [--seed S] [--force]
+        --out FOLDER [--previous ATLAS ...] [--changed] [--siblings] [--stock] [--keybert] [--items N] [--seed S]
+        [--force]
     python -m bench.name_packets score --key FOLDER/key.json --verdicts VERDICTS.csv
 
 ``write`` makes a packet for one level (topics, themes or subtopics) of one or more atlases: each **item** is a name
@@ -26,6 +27,10 @@ numbered 1, 2, ... The folder gets:
 - ``packet.md``: the reader's instructions and the items, nothing that says which namer named what;
 - ``verdicts.csv``: the answer form, ``item,fit,form``, one line per item with the marks left blank;
 - ``key.json``: per item number its namer, level, atlas and topic/theme id (and the name): never shown to readers.
+
+With ``--siblings`` (topics only) each item also lists the names its namer gives the other topics of the same theme,
+as a table of contents shows them side by side: a name that says what the group's papers share but also claims what
+a neighbour holds ("Model compression" beside "Quantization") can then be marked down (SIBLING_NOTE).
 
 Give the reader ``packet.md`` and ``verdicts.csv`` only. The reader marks each item FIT 1-5 (does the name say what
 most of these papers share?) and FORM 1-5 (a short readable noun phrase a conference would print as a session name:
@@ -59,6 +64,8 @@ SYSTEMS = ("ours", "previous", "stock", "keybert")
 # bench.labels.peer_names's namers, by our system ids.
 PEER_NAMES = {"stock": "stock BERTopic", "keybert": "KeyBERTInspired + MMR"}
 MARKS = ("fit", "form")
+# What key.json says of each item ("siblings" only in a packet written with --siblings).
+KEY_FIELDS = ("item", "system", "level", "cache", "id", "name", "papers", "siblings")
 OUTLIER = -1
 
 INSTRUCTIONS = """\
@@ -78,6 +85,13 @@ words than a session name needs.
 
 Answer in `verdicts.csv`, one line per item, in the form `item,fit,form` (for example `7,4,5`): keep its header \
 line and its item numbers, fill in the two marks of every item, and add no other line.
+"""
+
+
+SIBLING_NOTE = """\
+Each item also lists the names of the other groups shown beside it in the same section of a table of contents. \
+Judge FIT with them in view: a name that says what these papers share but would send a reader looking for a \
+neighbour's papers to this group (a name wider than the group, covering a neighbour's subject) fits less.
 """
 
 
@@ -165,7 +179,9 @@ def build_items(
     {group id: name}}}. Per atlas, every group that has a name of its first system of ``systems`` (``ours``, or
     ``previous`` for a previous release's atlas; or ``items`` of them drawn at random) gets one item per system of
     ``systems`` that the atlas has, each drawing its own titles; then all items are shuffled. Deterministic for a
-    ``seed``. Returns [{"item", "system", "level", "cache", "id", "name", "papers", "titles"}], by item number.
+    ``seed``. An atlas with "themes" ({topic id: theme id}) gives each item its "siblings": its system's names of
+    the other topics of its theme, in id order. Returns [{"item", "system", "level", "cache", "id", "name", "papers",
+    "titles"}, and "siblings" where given], by item number.
     """
     rng = np.random.default_rng(seed)
     drawn: list[dict[str, Any]] = []
@@ -187,17 +203,34 @@ def build_items(
                         "papers": len(titles),
                         "titles": draw_titles(titles, rng),
                     }
+                    | sibling_names(atlas, system, group)
                 )
     order = rng.permutation(len(drawn))
     return [{"item": number, **drawn[int(index)]} for number, index in enumerate(order, start=1)]
 
 
+def sibling_names(atlas: dict[str, Any], system: str, group: int) -> dict[str, list[str]]:
+    """{"siblings": ``system``'s names of the other topics of ``group``'s theme} when ``atlas`` has "themes", else
+    {} (build_items)."""
+    themes = atlas.get("themes")
+    if themes is None:
+        return {}
+    names = atlas["all_names"][system]  # every topic's, also where --changed keeps only the renamed ones
+    others = [topic for topic, theme in sorted(themes.items()) if theme == themes.get(group) and topic != group]
+    return {"siblings": [one_line(names[topic]) for topic in others if topic in names]}
+
+
 def packet_text(items: Sequence[dict[str, Any]]) -> str:
-    """``packet.md``: the instructions, then per item its number, name and titles (one ``- `` line each)."""
+    """``packet.md``: the instructions, then per item its number, name, the names beside it (items with
+    "siblings") and titles (one ``- `` line each)."""
     parts = [INSTRUCTIONS.format(n_items=len(items), titles=TITLES_PER_ITEM)]
+    if any("siblings" in item for item in items):
+        parts.append(SIBLING_NOTE)
     for item in items:
         name = item["name"] or "(no name)"
         lines = [f"## Item {item['item']}", "", f"**Name:** {name}", ""]
+        if "siblings" in item:
+            lines += [f"**Beside it:** {'; '.join(item['siblings']) or '(nothing: alone in its section)'}", ""]
         lines += [f"- {title}" for title in item["titles"]]
         parts.append("\n".join(lines) + "\n")
     return "\n".join(parts)
@@ -212,9 +245,7 @@ def key_document(items: Sequence[dict[str, Any]], caches: Sequence[dict[str, Any
         "seed": seed,
         "titles_per_item": TITLES_PER_ITEM,
         "caches": list(caches),
-        "items": [
-            {key: item[key] for key in ("item", "system", "level", "cache", "id", "name", "papers")} for item in items
-        ],
+        "items": [{key: item[key] for key in KEY_FIELDS if key in item} for item in items],
     }
 
 
@@ -224,10 +255,11 @@ def verdicts_form(items: Sequence[dict[str, Any]]) -> str:
 
 
 def load_atlas(
-    folder: Path, level: str, systems: Sequence[str], own: str = "ours"
+    folder: Path, level: str, systems: Sequence[str], own: str = "ours", siblings: bool = False
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """(the atlas as :func:`build_items` takes it, its entry in the key) of the cache ``folder``; its own names are
-    those of the system ``own`` ("previous" for an atlas of the previous release, which gets no peer names)."""
+    those of the system ``own`` ("previous" for an atlas of the previous release, which gets no peer names).
+    ``siblings`` (topics only): also its {topic: theme}, so that items list the topics beside them."""
     from pipeline.cache import read_cache
 
     atlas = read_cache(folder)
@@ -250,7 +282,12 @@ def load_atlas(
         "groups": len(names[own]),
         "system": own,
     }
-    return {"cache": str(folder), "titles": titles, "names": names}, entry
+    loaded: dict[str, Any] = {"cache": str(folder), "titles": titles, "names": names}
+    if siblings:
+        real = topics[topics["topic"].astype(int) != OUTLIER]
+        loaded["themes"] = {int(topic): int(theme) for topic, theme in zip(real["topic"], real["theme"])}
+        loaded["all_names"] = names
+    return loaded, entry
 
 
 def only_changed(ours: dict[str, Any], earlier: dict[str, Any]) -> None:
@@ -276,14 +313,18 @@ def write_packet(
     force: bool = False,
     previous: Sequence[Path] = (),
     changed: bool = False,
+    siblings: bool = False,
 ) -> list[dict[str, Any]]:
     """Write ``packet.md``, ``verdicts.csv`` and ``key.json`` into ``out`` (see the module docstring); returns the
     items. ``previous``: atlases of the previous release, whose own names are the system "previous". ``changed``:
-    only the groups whose name differs from the previous release's (:func:`only_changed`). Raises FileExistsError
-    when ``out`` already holds a packet's file (a reader's verdicts), unless ``force``; ValueError when ``changed``
-    is asked without one previous atlas per atlas."""
+    only the groups whose name differs from the previous release's (:func:`only_changed`). ``siblings``: each item
+    lists the names of the other topics of its theme (topics only). Raises FileExistsError when ``out`` already holds
+    a packet's file (a reader's verdicts), unless ``force``; ValueError when ``changed`` is asked without one
+    previous atlas per atlas, or ``siblings`` for another level than topics."""
     if level not in LEVELS:
         raise ValueError(f"level {level!r} is not one of {LEVELS}")
+    if siblings and level != "topics":
+        raise ValueError(f"--siblings lists the topics beside a topic; level {level!r} has none")
     unknown = [system for system in systems if system not in SYSTEMS]
     if unknown:
         raise ValueError(f"unknown systems {unknown}")
@@ -291,8 +332,8 @@ def write_packet(
     present = [name for name in ("packet.md", "verdicts.csv", "key.json") if (out / name).exists()]
     if present and not force:
         raise FileExistsError(f"{out} already holds {', '.join(present)}; choose another --out or pass --force")
-    loaded = [load_atlas(Path(folder), level, systems) for folder in caches]
-    loaded += [load_atlas(Path(folder), level, ("previous",), own="previous") for folder in previous]
+    loaded = [load_atlas(Path(folder), level, systems, siblings=siblings) for folder in caches]
+    loaded += [load_atlas(Path(folder), level, ("previous",), "previous", siblings) for folder in previous]
     if changed:
         if len(previous) != len(caches):
             raise ValueError(f"--changed needs one --previous per --cache ({len(caches)}), got {len(previous)}")
@@ -468,6 +509,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     write.add_argument(
         "--changed", action="store_true", help="only the groups renamed since --previous (one per --cache, in order)"
     )
+    write.add_argument(
+        "--siblings", action="store_true", help="list beside each topic the names of the other topics of its theme"
+    )
     score = commands.add_parser("score", help="score a reader's verdicts against the key")
     score.add_argument("--key", type=Path, required=True)
     score.add_argument("--verdicts", type=Path, required=True)
@@ -487,6 +531,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 args.force,
                 args.previous,
                 args.changed,
+                args.siblings,
             )
         except (FileExistsError, ValueError) as error:
             parser.exit(2, f"error: {one_line(error)}\n")

@@ -223,6 +223,37 @@ def test_only_changed_keeps_the_renamed_groups_of_both_builds_for_every_namer():
     ]
 
 
+def test_siblings_are_each_namers_names_of_the_other_topics_of_the_theme_also_when_changed():
+    """--siblings: an item lists its own namer's names of the other topics of its theme (not itself, not another
+    theme's), kept whole when --changed leaves only the renamed topics as items; the packet shows them."""
+    ours = constructed_atlases()[0]
+    ours["titles"][7] = ["a7 paper"]
+    ours["names"] = {"ours": {**ours["names"]["ours"], 7: "Quantization"}, "stock": {**ours["names"]["stock"], 7: "q"}}
+    ours["themes"], ours["all_names"] = {1: 0, 5: 1, 7: 1}, ours["names"]
+    earlier = {
+        "cache": "A-before",
+        "titles": ours["titles"],
+        "names": {"previous": {1: "Graph neural networks", 5: "Protein", 7: "Quantization"}},
+    }
+    earlier["themes"], earlier["all_names"] = ours["themes"], earlier["names"]
+    name_packets.only_changed(ours, earlier)
+    items = build_items([ours, earlier], ["ours", "previous", "stock"], "topics", None, seed=1)
+    assert sorted((item["system"], item["id"], tuple(item["siblings"])) for item in items) == [
+        ("ours", 5, ("Quantization",)),
+        ("previous", 5, ("Quantization",)),
+        ("stock", 5, ("q",)),
+    ]
+    text = name_packets.packet_text(items)
+    assert text.count("**Beside it:** Quantization") == 2 and name_packets.SIBLING_NOTE in text
+    assert "Beside it" not in name_packets.packet_text(build_items(constructed_atlases(), ["ours"], "topics", None, 1))
+
+
+def test_siblings_are_for_topics_only(tmp_path: Path):
+    """--siblings with another level is refused before anything is read."""
+    with pytest.raises(ValueError, match="--siblings"):
+        name_packets.write_packet([tmp_path / "absent"], "themes", tmp_path / "out", siblings=True)
+
+
 def test_build_items_draws_some_groups_per_atlas():
     """--items N: N groups of each atlas (all when it has fewer), each once per namer."""
     items = build_items(constructed_atlases(), ["ours", "stock"], "themes", 1, seed=0)
