@@ -362,3 +362,21 @@ def test_a_name_most_papers_write_gives_way_to_a_subfield_it_is_one_technique_of
     renamed = with_topic_field_names(names, counts, np.repeat([0, 1, 2], [40, 40, 400]))
     assert renamed[0].name == "Parameter-efficient fine-tuning"
     assert renamed[1] is names[1] and renamed[2] is names[2]
+
+
+def test_a_subfield_never_names_a_topic_beside_a_topic_named_by_one_of_its_phrases():
+    """ "Pruning" (a bare word) takes "Model compression", which holds all of its papers, only while no other topic
+    is named by one of that subfield's phrases: beside "Quantization" the subfield would claim that topic's papers,
+    and its field ("Efficient deep learning") all the more, so "Pruning" stays."""
+    from pipeline.topics.naming.assign import with_topic_field_names
+    from pipeline.topics.naming.names import Name
+
+    titles = [f"Pruning of weights for compression, case {i}" for i in range(40)]
+    titles += [f"Quantization to low-bit weights, case {i}" for i in range(40)]
+    titles += [f"Graph neural networks for molecules, case {i}" for i in range(400)]
+    counts = count_phrases([f"{title}. We study it." for title in titles], titles)
+    topics = np.repeat([0, 1, 2], [40, 40, 400])
+    alone = {0: Name("Pruning", ["compression"]), 1: Name("Low-bit weights", []), 2: Name("Graph neural networks", [])}
+    assert with_topic_field_names(alone, counts, topics)[0].name == "Model compression"
+    beside = {**alone, 1: Name("Quantization", [])}
+    assert with_topic_field_names(beside, counts, topics)[0] is beside[0]

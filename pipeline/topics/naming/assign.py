@@ -129,7 +129,8 @@ def with_topic_field_names(names: Mapping[int, Name], counts: PhraseCounts, topi
       rule too), then the field of which the topic holds the largest share: "Bayesian optimization (BO)" over
       Bayesian methods -> "Bayesian methods", "Distribution shift" over domain adaptation -> "Domain adaptation",
       "Transformer" -> "Transformers and sequence models"; never a field a larger topic has SUBJECT_OF_LARGER of its
-      papers in, one whose name begins another topic's name (_renamed_by_fields), nor, for a name not plain that
+      papers in, one whose name begins another topic's name, a subfield one of whose phrases begins another topic's
+      name ("Model compression" beside "Quantization": _renamed_by_fields), nor, for a name not plain that
       MEMBER_NAME_COVERAGE of the papers write, not paired, a field (not a subfield) the name is one of the phrases of
       ("Federated learning (FL)" stays; the field's home, by the first rule, takes it: "Time series forecasting
       (TSF)" -> "Time series").
@@ -173,7 +174,7 @@ def with_topic_field_names(names: Mapping[int, Name], counts: PhraseCounts, topi
     ordered = sorted(narrow)  # subfields (first element 0) before fields
     by_subfield = [(pair, True) for pair in ordered if pair[0] == 0]
     chosen = [*by_subfield, *[(pair, False) for pair in sorted(home)], *[(pair, True) for pair in ordered if pair[0]]]
-    return _renamed_by_fields(names, fields, chosen, begun)
+    return _renamed_by_fields(names, fields, chosen, begun, sub)
 
 
 def _narrower_than(
@@ -254,19 +255,30 @@ def _renamed_by_fields(
     fields: Sequence[Field],
     chosen: Sequence[tuple[tuple[float | int, ...], bool]],
     begun: set[str],
+    sub: np.ndarray,
 ) -> dict[int, Name]:
     """``names`` with the pairs of ``chosen`` (tuples ending in topic, field index) applied in order, each flagged
     True when it came from a narrow name: a topic renamed once, a field naming one topic and never a name a topic
     has; a narrow name never takes a field whose name begins another topic's name (``begun``: their first phrases'
-    keys), which would make twins ("Vision-language models" beside "Vision-language models (VLMs) and zero-shot")."""
+    keys), which would make twins ("Vision-language models" beside "Vision-language models (VLMs) and zero-shot");
+    and no topic takes a subfield (``sub``: per field index) one of whose phrases begins another topic's name, nor
+    then the subfield's field: a narrow session whose other members have topics of their own would claim them
+    ("Model compression" over pruning papers beside "Quantization" and "Knowledge distillation (KD)"), and its field
+    all the more ("Efficient deep learning"; docs/decisions/theme-measures.md, section 16)."""
     used = {name.name.casefold() for name in names.values()}
     renamed = dict(names)
+    held_back: dict[int, set[str]] = {}  # topic -> the fields of the subfields it may not take
     for pair, narrow in chosen:
         topic, index = int(pair[-2]), int(pair[-1])
         field_name = fields[index].name
         if renamed[topic] is not names[topic] or field_name.casefold() in used:
             continue
         if narrow and phrase_key(field_name) in begun:
+            continue
+        if sub[index] and (begun - {first_phrase_key(names[topic].name)}) & set(fields[index].keys):
+            held_back.setdefault(topic, set()).add(fields[index].area)
+            continue
+        if not sub[index] and field_name in held_back.get(topic, set()):
             continue
         renamed[topic] = Name(field_name, field_subtitle(field_name, names[topic]))
         used.add(field_name.casefold())
