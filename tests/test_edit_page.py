@@ -9,12 +9,17 @@ import shutil
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import sync_playwright
 from streamlit.testing.v1 import AppTest
 
 from pipeline import cache
 from pipeline.operations.edit_log import read_log
 from tests.streamlit_server import RUN_TRACKER, rerun, streamlit_server, wait_until_run
+
+# pick_option: how often a select's list is opened, and how long each time for its option to show.
+OPEN_TRIES = 3
+OPTION_TIMEOUT_MS = 30_000
 
 APP = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
 
@@ -89,9 +94,8 @@ def test_a_merge_and_its_undo_in_a_real_browser(atlas: Path, tmp_path: Path, chr
         merge = sidebar.locator(".st-key-edit_merge")
         for topic in (first, second):
             with rerun(page):
-                merge.locator("input").click()
                 # by its id: a long label is cut in the list ("... neural netw…" on another CPU's atlas)
-                page.get_by_role("option", name=re.compile(rf"^{topic} · ")).first.click()
+                pick_option(page, merge, re.compile(rf"^{topic} · "), f"{topic} · ")
             sidebar.get_by_text("Topics to merge").click()  # closes the list, which covers the button
             page.get_by_role("listbox").wait_for(state="detached")
         sidebar.locator(".st-key-edit_merge_go button").click()
@@ -129,6 +133,24 @@ def test_the_filtered_papers_move_to_a_topic(atlas: Path, monkeypatch: pytest.Mo
     assert moved and all("diffus" in texts[doc_id] for doc_id in moved)
     assert set(documents.loc[moved, "topic"]) == {target}
     assert int(caption.split()[0].replace(",", "")) >= len(moved)  # the ones already there stay
+
+
+def pick_option(page, field, name: re.Pattern[str], typed: str) -> None:
+    """Open the list of the select ``field`` (a locator holding its input), type ``typed`` to narrow it, and click the
+    first option whose name matches ``name``. The list is opened again, at most OPEN_TRIES times, when its option
+    never shows: on a busy machine a page still settling has closed the list under the click (a sweep run under
+    load once waited the whole default timeout for it)."""
+    for attempt in range(OPEN_TRIES):
+        field.locator("input").click()
+        page.keyboard.type(typed)
+        try:
+            page.get_by_role("option", name=name).first.click(timeout=OPTION_TIMEOUT_MS)
+            return
+        except PlaywrightTimeoutError:
+            if attempt == OPEN_TRIES - 1:
+                raise
+            page.keyboard.press("Escape")
+            field.locator("input").fill("")
 
 
 def open_page(playwright, chromium: str, url: str):
