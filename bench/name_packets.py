@@ -28,9 +28,10 @@ numbered 1, 2, ... The folder gets:
 - ``verdicts.csv``: the answer form, ``item,fit,form``, one line per item with the marks left blank;
 - ``key.json``: per item number its namer, level, atlas and topic/theme id (and the name): never shown to readers.
 
-With ``--siblings`` (topics only) each item also lists the names its namer gives the other topics of the same theme,
-as a table of contents shows them side by side: a name that says what the group's papers share but also claims what
-a neighbour holds ("Model compression" beside "Quantization") can then be marked down (SIBLING_NOTE).
+With ``--siblings`` (topics and subtopics) each item also lists the names its namer gives the other topics of the
+same theme (the other subtopics of the same topic), as a table of contents shows them side by side: a name that says
+what the group's papers share but also claims what a neighbour holds ("Model compression" beside "Quantization") can
+then be marked down (SIBLING_NOTE).
 
 Give the reader ``packet.md`` and ``verdicts.csv`` only. The reader marks each item FIT 1-5 (does the name say what
 most of these papers share?) and FORM 1-5 (a short readable noun phrase a conference would print as a session name:
@@ -179,9 +180,9 @@ def build_items(
     {group id: name}}}. Per atlas, every group that has a name of its first system of ``systems`` (``ours``, or
     ``previous`` for a previous release's atlas; or ``items`` of them drawn at random) gets one item per system of
     ``systems`` that the atlas has, each drawing its own titles; then all items are shuffled. Deterministic for a
-    ``seed``. An atlas with "themes" ({topic id: theme id}) gives each item its "siblings": its system's names of
-    the other topics of its theme, in id order. Returns [{"item", "system", "level", "cache", "id", "name", "papers",
-    "titles"}, and "siblings" where given], by item number.
+    ``seed``. An atlas with "parents" ({topic id: theme id}, or {subtopic id: topic id}) gives each item its
+    "siblings": its system's names of the other groups of its parent, in id order. Returns [{"item", "system",
+    "level", "cache", "id", "name", "papers", "titles"}, and "siblings" where given], by item number.
     """
     rng = np.random.default_rng(seed)
     drawn: list[dict[str, Any]] = []
@@ -210,14 +211,14 @@ def build_items(
 
 
 def sibling_names(atlas: dict[str, Any], system: str, group: int) -> dict[str, list[str]]:
-    """{"siblings": ``system``'s names of the other topics of ``group``'s theme} when ``atlas`` has "themes", else
-    {} (build_items)."""
-    themes = atlas.get("themes")
-    if themes is None:
+    """{"siblings": ``system``'s names of the other groups of ``group``'s parent (the topics of its theme, the
+    subtopics of its topic)} when ``atlas`` has "parents", else {} (build_items)."""
+    parents = atlas.get("parents")
+    if parents is None:
         return {}
-    names = atlas["all_names"][system]  # every topic's, also where --changed keeps only the renamed ones
-    others = [topic for topic, theme in sorted(themes.items()) if theme == themes.get(group) and topic != group]
-    return {"siblings": [one_line(names[topic]) for topic in others if topic in names]}
+    names = atlas["all_names"][system]  # every group's, also where --changed keeps only the renamed ones
+    others = [other for other, parent in sorted(parents.items()) if parent == parents.get(group) and other != group]
+    return {"siblings": [one_line(names[other]) for other in others if other in names]}
 
 
 def packet_text(items: Sequence[dict[str, Any]]) -> str:
@@ -259,7 +260,8 @@ def load_atlas(
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """(the atlas as :func:`build_items` takes it, its entry in the key) of the cache ``folder``; its own names are
     those of the system ``own`` ("previous" for an atlas of the previous release, which gets no peer names).
-    ``siblings`` (topics only): also its {topic: theme}, so that items list the topics beside them."""
+    ``siblings`` (topics or subtopics): also its "parents", {topic: theme} or {subtopic: topic}, so that items list
+    the groups beside them."""
     from pipeline.cache import read_cache
 
     atlas = read_cache(folder)
@@ -284,10 +286,22 @@ def load_atlas(
     }
     loaded: dict[str, Any] = {"cache": str(folder), "titles": titles, "names": names}
     if siblings:
-        real = topics[topics["topic"].astype(int) != OUTLIER]
-        loaded["themes"] = {int(topic): int(theme) for topic, theme in zip(real["topic"], real["theme"])}
+        loaded["parents"] = parent_groups(topics, level, atlas.subtopics)
         loaded["all_names"] = names
     return loaded, entry
+
+
+def parent_groups(topics: pd.DataFrame, level: str, subtopics: pd.DataFrame | None) -> dict[int, int]:
+    """{group id: its parent's id}: each topic's theme (``level`` "topics"), each subtopic's topic ("subtopics"; {}
+    for a cache without subtopics); the outlier topic left out. Raises ValueError for "themes" (no parent)."""
+    if level == "topics":
+        real = topics[topics["topic"].astype(int) != OUTLIER]
+        return {int(topic): int(theme) for topic, theme in zip(real["topic"], real["theme"])}
+    if level == "subtopics":
+        if subtopics is None or subtopics.empty:
+            return {}
+        return {int(part): int(topic) for part, topic in zip(subtopics["subtopic"], subtopics["topic"])}
+    raise ValueError(f"level {level!r} has no parent groups")
 
 
 def only_changed(ours: dict[str, Any], earlier: dict[str, Any]) -> None:
@@ -318,13 +332,13 @@ def write_packet(
     """Write ``packet.md``, ``verdicts.csv`` and ``key.json`` into ``out`` (see the module docstring); returns the
     items. ``previous``: atlases of the previous release, whose own names are the system "previous". ``changed``:
     only the groups whose name differs from the previous release's (:func:`only_changed`). ``siblings``: each item
-    lists the names of the other topics of its theme (topics only). Raises FileExistsError when ``out`` already holds
-    a packet's file (a reader's verdicts), unless ``force``; ValueError when ``changed`` is asked without one
-    previous atlas per atlas, or ``siblings`` for another level than topics."""
+    lists the names of the other topics of its theme (of a subtopic: the other subtopics of its topic). Raises
+    FileExistsError when ``out`` already holds a packet's file (a reader's verdicts), unless ``force``; ValueError
+    when ``changed`` is asked without one previous atlas per atlas, or ``siblings`` for themes."""
     if level not in LEVELS:
         raise ValueError(f"level {level!r} is not one of {LEVELS}")
-    if siblings and level != "topics":
-        raise ValueError(f"--siblings lists the topics beside a topic; level {level!r} has none")
+    if siblings and level == "themes":
+        raise ValueError("--siblings lists the groups beside a topic or a subtopic; themes have none")
     unknown = [system for system in systems if system not in SYSTEMS]
     if unknown:
         raise ValueError(f"unknown systems {unknown}")
@@ -510,7 +524,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--changed", action="store_true", help="only the groups renamed since --previous (one per --cache, in order)"
     )
     write.add_argument(
-        "--siblings", action="store_true", help="list beside each topic the names of the other topics of its theme"
+        "--siblings",
+        action="store_true",
+        help="list beside each topic the names of the other topics of its theme (beside a subtopic: of its topic)",
     )
     score = commands.add_parser("score", help="score a reader's verdicts against the key")
     score.add_argument("--key", type=Path, required=True)

@@ -229,13 +229,13 @@ def test_siblings_are_each_namers_names_of_the_other_topics_of_the_theme_also_wh
     ours = constructed_atlases()[0]
     ours["titles"][7] = ["a7 paper"]
     ours["names"] = {"ours": {**ours["names"]["ours"], 7: "Quantization"}, "stock": {**ours["names"]["stock"], 7: "q"}}
-    ours["themes"], ours["all_names"] = {1: 0, 5: 1, 7: 1}, ours["names"]
+    ours["parents"], ours["all_names"] = {1: 0, 5: 1, 7: 1}, ours["names"]
     earlier = {
         "cache": "A-before",
         "titles": ours["titles"],
         "names": {"previous": {1: "Graph neural networks", 5: "Protein", 7: "Quantization"}},
     }
-    earlier["themes"], earlier["all_names"] = ours["themes"], earlier["names"]
+    earlier["parents"], earlier["all_names"] = ours["parents"], earlier["names"]
     name_packets.only_changed(ours, earlier)
     items = build_items([ours, earlier], ["ours", "previous", "stock"], "topics", None, seed=1)
     assert sorted((item["system"], item["id"], tuple(item["siblings"])) for item in items) == [
@@ -248,10 +248,36 @@ def test_siblings_are_each_namers_names_of_the_other_topics_of_the_theme_also_wh
     assert "Beside it" not in name_packets.packet_text(build_items(constructed_atlases(), ["ours"], "topics", None, 1))
 
 
-def test_siblings_are_for_topics_only(tmp_path: Path):
-    """--siblings with another level is refused before anything is read."""
+def test_siblings_are_for_topics_and_subtopics_only(tmp_path: Path):
+    """--siblings for themes (no level above them in the table of contents) is refused before anything is read."""
     with pytest.raises(ValueError, match="--siblings"):
         name_packets.write_packet([tmp_path / "absent"], "themes", tmp_path / "out", siblings=True)
+
+
+def test_subtopic_siblings_are_the_other_subtopics_of_the_same_topic():
+    """--siblings on subtopics: a subtopic's parent is its topic (subtopics.parquet), a topic's its theme; an item
+    lists its namer's names of the other subtopics of its topic, never its own nor another topic's; themes have no
+    parent."""
+    subtopics = pd.DataFrame({"subtopic": [10, 11, 12, 20], "topic": [1, 1, 1, 2], "label": ["a", "b", "c", "d"]})
+    topics = pd.DataFrame({"topic": [-1, 1, 2], "theme": [-1, 0, 0]})
+    assert name_packets.parent_groups(topics, "subtopics", subtopics) == {10: 1, 11: 1, 12: 1, 20: 2}
+    assert name_packets.parent_groups(topics, "topics", None) == {1: 0, 2: 0}
+    assert name_packets.parent_groups(topics, "subtopics", None) == {}
+    with pytest.raises(ValueError, match="themes"):
+        name_packets.parent_groups(topics, "themes", subtopics)
+    names = {"ours": dict(zip(subtopics["subtopic"], subtopics["label"]))}
+    titles = {part: [f"paper {part}-{i}" for i in range(3)] for part in names["ours"]}
+    atlas = {"cache": "A", "titles": titles, "names": names, "all_names": names}
+    atlas["parents"] = name_packets.parent_groups(topics, "subtopics", subtopics)
+    items = build_items([atlas], ["ours"], "subtopics", None, seed=2)
+    assert sorted((item["id"], tuple(item["siblings"])) for item in items) == [
+        (10, ("b", "c")),
+        (11, ("a", "c")),
+        (12, ("a", "b")),
+        (20, ()),
+    ]
+    text = name_packets.packet_text(items)
+    assert text.count("**Beside it:**") == 4 and "**Beside it:** (nothing: alone in its section)" in text
 
 
 def test_build_items_draws_some_groups_per_atlas():
