@@ -246,6 +246,17 @@ def test_latex_ties_escapes_and_quotes_leave_the_modelled_text():
     )
 
 
+def test_each_latex_mark_alone_still_reaches_its_rule_and_text_without_one_is_left_as_it_is():
+    """strip_latex skips its rules for a text with no backslash, dollar, tilde or doubled quote: each of those alone
+    still sends the text through them."""
+    from pipeline.ingest.latex import strip_latex
+
+    plain = "Graph neural networks (GNNs) reach 50% fewer errors - at {no} cost; it's 'quoted'."
+    assert strip_latex(plain) == plain
+    assert strip_latex("a \\emph{b} c") == "a b c" and strip_latex("cost $O(n)$ here") == "cost   here"
+    assert strip_latex("Fig.~3") == "Fig. 3" and strip_latex("``robust''") == '"robust"'
+
+
 def test_german_and_other_latin_script_languages_are_counted_and_flagged(tmp_path: Path):
     records = [
         {"id": "en", "abstract": REAL},

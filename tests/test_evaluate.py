@@ -387,3 +387,25 @@ def test_row_order_does_not_change_the_topics(build_cache, papers_slice: Path, s
     ari = adjusted_rand_score(first.to_numpy(), second.reindex(first.index).to_numpy())
     print(f"ARI between input orders: {ari:.3f}")
     assert ari >= 0.95
+
+
+def test_above_the_evaluation_sample_the_accuracies_are_those_of_the_sampled_rows(
+    slice_cache: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Above EVALUATION_SAMPLE documents the kNN accuracies are cross-validated within the seeded sample, in blocks of
+    their own (trustworthiness then ranks another, smaller sample): with the sample set to 200 of the slice's papers,
+    each figure is that of the 200 sampled rows."""
+    import pipeline.quality.map_metrics as map_metrics_module
+
+    monkeypatch.setattr(map_metrics_module, "EVALUATION_SAMPLE", 200)
+    monkeypatch.setattr(map_metrics_module, "TRUSTWORTHINESS_SAMPLE", 100)
+    topic_cache = cache.read_cache(slice_cache)
+    embeddings, coordinates = topic_cache.embeddings(), topic_cache.documents[["x", "y"]].to_numpy()
+    decisions = topic_cache.documents["decision"].tolist()
+    figures = map_metrics(embeddings, coordinates, decisions, threads=2)
+    rows = map_metrics_module.evaluation_sample(len(embeddings), 200)
+    assert rows is not None and len(rows) == 200
+    picked = [decisions[row] for row in rows]
+    assert figures["knn_accuracy_embedding"] == knn_accuracy(embeddings[rows], picked, "cosine")
+    assert figures["knn_accuracy_2d"] == knn_accuracy(coordinates[rows], picked, "euclidean")
+    assert figures["knn_accuracy_embedding"] != knn_accuracy(embeddings, decisions, "cosine")

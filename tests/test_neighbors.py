@@ -47,6 +47,8 @@ def test_cosine_knn_puts_each_row_first_even_among_duplicates():
     expected, _ = stable_top_k(exact, 5)
     assert np.array_equal(indices, expected)
     assert (np.diff(similarities, axis=1) <= 1e-6).all()  # descending (a duplicate may read 1 + 1 ulp)
+    shared_indices, shared_similarities = cosine_knn(embeddings, 5, block_elements=64, threads=3)
+    assert np.array_equal(shared_indices, indices) and np.array_equal(shared_similarities, similarities)
 
 
 def test_the_approximate_search_finds_nearly_every_exact_neighbour_in_cosine_knn_s_order_and_repeats_itself():

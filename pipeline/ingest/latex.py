@@ -54,6 +54,9 @@ _COMMAND = re.compile(r"\\[a-zA-Z]+\*?")
 _TIE = re.compile(r"(?<=[^\s~])~(?=[^\s~])")
 _OPEN_QUOTE = re.compile(r"``")
 _CLOSE_QUOTE = re.compile(r"''")
+# Every rule of strip_latex needs one of these: a backslash (commands, escapes, environments, \( \[ math), a dollar
+# (math, formatted letters), a tilde (ties) or a doubled quote.
+_MAY_HOLD_LATEX = re.compile(r"[\\$~]|``|''")
 
 
 def _protect_dollars(text: str) -> str:
@@ -101,7 +104,12 @@ def strip_latex(text: str) -> str:
     """Plain words of a LaTeX-flavoured text, for modelling: math (also math environments such as ``align*``) and
     references removed, formatting commands replaced by their argument (``$\\textbf{P}$redicting`` -> Predicting),
     environment markers (``\\begin{abstract}``) and other command names removed, escaped specials unescaped, ties
-    made spaces. Braces are left for the caller (pipeline.ingest.clean removes them). Never raises."""
+    made spaces. Braces are left for the caller (pipeline.ingest.clean removes them). Never raises.
+
+    A text without a backslash, dollar, tilde or doubled quote holds nothing any of the rules matches and comes back
+    as it is (most abstracts: a third of cleaning's time was these rules finding nothing)."""
+    if not _MAY_HOLD_LATEX.search(text):
+        return text
     text = _unwrap(_protect_dollars(text))
     text = _MATH.sub(" ", text)
     text = _REFERENCE.sub(" ", text)

@@ -77,6 +77,7 @@ if TYPE_CHECKING:  # imported where they run: --help must not pay for scikit-lea
     from pipeline.cache.manifest import CollectionEntry
     from pipeline.represent.encoder_backends import EncoderLike
     from pipeline.represent.representation import RepresentedCorpus
+    from pipeline.runtime.two_processes import WorkerProcess
     from pipeline.text.tokens import TokenizedCorpus
     from pipeline.text.words import WordCounts
     from pipeline.topics.naming.stored import PhraseCountsJob
@@ -158,15 +159,18 @@ def content_word_check(counts: WordCounts, doc_ids: list[str], prepared: Prepare
     return prepared.dropped_ids.get(DROP_NO_WORDS, []) + in_input_order
 
 
-def read_and_clean(input_path: Path, encoding: str | None, layouts: StageStore, timer: StageTimer) -> PreparedInput:
-    """The load and clean stages (the cleaned corpus through ``layouts``, pipeline.store.prepared), then the canonical
-    order. Raises InputError and CorpusTooSmallError."""
+def read_and_clean(
+    input_path: Path, encoding: str | None, layouts: StageStore, timer: StageTimer, worker: WorkerProcess | None = None
+) -> PreparedInput:
+    """The load and clean stages (the cleaned corpus through ``layouts``, pipeline.store.prepared; ``worker``: the
+    cleaning's worker process, already started), then the canonical order. Raises InputError and
+    CorpusTooSmallError."""
     with timer.stage("load"):
         raw = load_corpus(input_path, encoding=encoding)
     with timer.stage("clean"):
         from pipeline.store.prepared import cached_preparation
 
-        prepared = cached_preparation(layouts, raw, encoding)
+        prepared = cached_preparation(layouts, raw, encoding, worker)
         require_documents(prepared, raw, input_path)
         for warning in prepared.warnings:
             log.warning(warning)
@@ -187,19 +191,25 @@ def read_and_clean(input_path: Path, encoding: str | None, layouts: StageStore, 
 
 
 def read_and_clean_collections(
-    collections: list[Collection], source: Path, encoding: str | None, layouts: StageStore, timer: StageTimer
+    collections: list[Collection],
+    source: Path,
+    encoding: str | None,
+    layouts: StageStore,
+    timer: StageTimer,
+    worker: WorkerProcess | None = None,
 ) -> tuple[PreparedInput, list[CollectionEntry]]:
     """The load and clean stages for an atlas of several collections (pipeline.ingest.collections): each collection
     read, joined to its side tables and cleaned on its own (duplicates within it handled as for one file), then
     merged (a paper in two collections stays in both), then the canonical order. Returns the corpus and the
-    manifest's ``collections``. Raises InputError and CorpusTooSmallError naming the collection's file."""
+    manifest's ``collections``. ``worker``: the cleaning's worker process, already started. Raises InputError and
+    CorpusTooSmallError naming the collection's file."""
     from pipeline.ingest.collections import collections_manifest, combined_raw, join_side_tables, merge_collections
     from pipeline.store.prepared import cached_preparations
 
     with timer.stage("load"):
         raws = [join_side_tables(load_corpus(each.path, encoding=encoding), each) for each in collections]
     with timer.stage("clean"):  # the records the store lacks cleaned by two processes (pipeline.store.prepared)
-        corpora = cached_preparations(layouts, raws, encoding)
+        corpora = cached_preparations(layouts, raws, encoding, worker)
         for collection, raw, prepared_collection in zip(collections, raws, corpora):
             require_documents(prepared_collection, raw, collection.path)
     prepared = merge_collections(collections, corpora)
@@ -443,29 +453,35 @@ def run_build(
     Returns a BuildResult. Raises InputError (bad file), CorpusTooSmallError (no usable document),
     EmptyVocabularyError (only stop words) or TargetError (bad cache path); in each case nothing is written.
     """
-    from pipeline.geometry.neighbors import cached_cosine_knn
-    from pipeline.journeys.links import journey_summary
-    from pipeline.runtime.threads import limit_threads
-    from pipeline.topics.field_themes import grouped_themes
-    from pipeline.topics.model import representative_documents, save_topic_model, topic_table
-    from pipeline.topics.naming.assign import name_themes, with_llm_names
-    from pipeline.topics.naming.languages import topics_of_other_languages, with_language_names
-    from pipeline.topics.naming.stored import BACKGROUND_MIN_DOCUMENTS, PhraseCountsJob
+    from pipeline.store.prepared import cleaning_worker
 
-    limit_threads()  # the same thread counts, so the same floats, whoever calls (pipeline.runtime.threads)
-    embedding_store = resolve_store(embedding_store)  # DEFAULT_STORE: $ATLAS_EMBEDDING_CACHE, read now
-    input_path, cache_dir = check_paths(Path(input_path), Path(cache_dir), force)
-    for collection in collections or []:
-        check_paths(collection.path, cache_dir, force)
-    timer = StageTimer()
-    layouts = open_store(Path(embedding_store).parent / "layouts" if embedding_store is not None else None)
-    collection_entries: list[CollectionEntry] = []
-    if collections:
-        corpus, collection_entries = read_and_clean_collections(collections, input_path, encoding, layouts, timer)
-        if not config.corpus_name:  # named by its collections, not by the collection file ("all-venues.toml")
-            config = replace(config, corpus_name=collections_display_name(collections))
-    else:
-        corpus = read_and_clean(input_path, encoding, layouts, timer)
+    input_files = [Path(input_path)] + [collection.path for collection in collections or []]
+    with cleaning_worker(input_files) as worker:  # started first: its start overlaps the imports and reading below
+        from pipeline.geometry.neighbors import cached_cosine_knn
+        from pipeline.journeys.links import journey_summary
+        from pipeline.runtime.threads import limit_threads
+        from pipeline.topics.field_themes import grouped_themes
+        from pipeline.topics.model import representative_documents, save_topic_model, topic_table
+        from pipeline.topics.naming.assign import name_themes, with_llm_names
+        from pipeline.topics.naming.languages import topics_of_other_languages, with_language_names
+        from pipeline.topics.naming.stored import BACKGROUND_MIN_DOCUMENTS, PhraseCountsJob
+
+        limit_threads()  # the same thread counts, so the same floats, whoever calls (pipeline.runtime.threads)
+        embedding_store = resolve_store(embedding_store)  # DEFAULT_STORE: $ATLAS_EMBEDDING_CACHE, read now
+        input_path, cache_dir = check_paths(Path(input_path), Path(cache_dir), force)
+        for collection in collections or []:
+            check_paths(collection.path, cache_dir, force)
+        timer = StageTimer()
+        layouts = open_store(Path(embedding_store).parent / "layouts" if embedding_store is not None else None)
+        collection_entries: list[CollectionEntry] = []
+        if collections:
+            corpus, collection_entries = read_and_clean_collections(
+                collections, input_path, encoding, layouts, timer, worker
+            )
+            if not config.corpus_name:  # named by its collections, not by the collection file ("all-venues.toml")
+                config = replace(config, corpus_name=collections_display_name(collections))
+        else:
+            corpus = read_and_clean(input_path, encoding, layouts, timer, worker)
     config = config.resolved_for(len(corpus.texts))
     # Above 100,000 documents freed memory goes back to the kernel from here on (pipeline.runtime.allocator): the
     # heap a batch command keeps held 0.4-1.1 GB more between the 290,219-paper build's stages (docs/benchmarks.md).

@@ -17,6 +17,14 @@ from typing import Any
 import numpy as np
 
 from pipeline.quality.agreement import has_reference
+from pipeline.quality.fold_knn import (
+    FoldLabels,
+    FoldVotes,
+    block_distances,
+    features_space,
+    fold_labels,
+    record_low_dimensional,
+)
 from pipeline.quality.neighbour_metrics import (
     CV_FOLDS,
     LEAST_POPULATED_CLASS,
@@ -24,12 +32,10 @@ from pipeline.quality.neighbour_metrics import (
     PenaltyBlocks,
     drop_self,
     embedding_neighbours,
-    knn_accuracy_unsilenced,
     knn_recall,
     map_neighbours,
     penalties_trustworthiness,
 )
-from pipeline.represent.unit_rows import normalise_rows
 from pipeline.runtime.tasks import run_tasks
 
 # Above this many documents the map and kNN metrics are computed on a seeded random sample of this many documents
@@ -63,9 +69,10 @@ def map_metrics(
     ``references`` ``"<column>:knn_accuracy_embedding"`` and ``"<column>:knn_accuracy_2d"`` (None where they cannot
     be computed).
 
-    They are most of the evaluation's time (about 5 s of 8 on 11,672 titles), so the build caches them with the
-    layouts: a rebuild that changes only clustering or topic parameters reuses them. ``threads`` > 1 runs the kNN
-    accuracies and the trustworthiness's row blocks (:class:`PenaltyBlocks`), nearly all of the time, in that many
+    They are most of the evaluation's time, so the build caches them with the layouts: a rebuild that changes only
+    clustering or topic parameters reuses them. The embedding-space kNN accuracies of every column are predicted from
+    the trustworthiness's own distance blocks (pipeline.quality.fold_knn) when every row is evaluated, else from blocks
+    of the sample; the map's from one KD-tree. ``threads`` > 1 runs the blocks, nearly all of the time, in that many
     threads (pipeline.runtime.tasks.run_tasks): the same figures, sooner when a core is free (the build's map thread
     passes 2: the main thread waits for it at the end). Raises ValueError when ``threads`` < 1.
     """
@@ -73,14 +80,19 @@ def map_metrics(
         raise ValueError(f"threads must be at least 1, not {threads}")
     n = 0 if embeddings is None else len(embeddings)
     figures: dict[str, float | None] = {"trustworthiness_2d": None, "knn_recall_2d": None}
-    sample = evaluation_sample(n)
+    sample = evaluation_sample(n, EVALUATION_SAMPLE)
     chosen = np.arange(n) if sample is None else sample
+    with warnings.catch_warnings():  # here, not in the threads: catch_warnings changes the whole process's filters
+        warnings.filterwarnings("ignore", message=LEAST_POPULATED_CLASS)
+        accuracy_keys, columns = reference_columns({"": reference, **(references or {})}, chosen, k)
+    embedding_votes = FoldVotes(columns, k) if columns and embeddings is not None else None
+    tasks: list[Callable[[], Any]] = []
     blocks = None
     if embeddings is not None and coordinates is not None and k < n / 2:
         map_knn = map_neighbours(coordinates, k)
-        blocks = PenaltyBlocks(
-            embeddings, map_knn, None if sample is None else trustworthiness_sample(n), penalty_block_rows(n)
-        )
+        shared = embedding_votes if sample is None else None
+        blocks = PenaltyBlocks(embeddings, map_knn, trustworthiness_sample(n), penalty_block_rows(n), votes=shared)
+        tasks += blocks.tasks()
         if knn_indices is not None and knn_indices.shape[1] > k:
             embedding_knn = drop_self(knn_indices, k)
         else:
@@ -88,42 +100,40 @@ def map_metrics(
         figures["knn_recall_2d"] = knn_recall(
             embeddings[chosen], coordinates[chosen], k, embedding_knn=embedding_knn[chosen], map_knn=map_knn[chosen]
         )
-    columns = {"": reference, **(references or {})}  # "": the flat knn_accuracy_* keys of ``reference``
-    accuracy_keys, accuracy_tasks = reference_accuracy_tasks(embeddings, coordinates, columns, chosen, k)
-    with warnings.catch_warnings():  # here, not in the threads (see knn_accuracy_unsilenced)
-        warnings.filterwarnings("ignore", message=LEAST_POPULATED_CLASS)
-        results = run_tasks([*accuracy_tasks, *(blocks.tasks() if blocks is not None else [])], threads)
-    figures |= {key: None if index is None else results[index] for key, index in accuracy_keys.items()}
+    if embedding_votes is not None and (blocks is None or blocks.votes is None):
+        tasks += vote_block_tasks(embedding_votes, np.asarray(embeddings)[chosen], penalty_block_rows(len(chosen)))
+    map_votes = FoldVotes(columns, k) if columns and coordinates is not None else None
+    if map_votes is not None:
+        points = np.asarray(coordinates)[chosen]
+        tasks.append(partial(record_low_dimensional, map_votes, points, np.arange(len(chosen))))
+    run_tasks(tasks, threads)
+    accuracies = {
+        space: votes.accuracies() if votes is not None else None
+        for space, votes in (("embedding", embedding_votes), ("2d", map_votes))
+    }
+    for key, index in accuracy_keys.items():
+        space_accuracies = accuracies["embedding" if key.endswith("_embedding") else "2d"]
+        figures[key] = None if index is None or space_accuracies is None else space_accuracies[index]
     if blocks is not None:
         figures["trustworthiness_2d"] = penalties_trustworthiness(blocks.penalties, n, k)
     return figures
 
 
-def reference_accuracy_tasks(
-    embeddings: np.ndarray | None,
-    coordinates: np.ndarray | None,
-    columns: Mapping[str, Sequence[Any] | None],
-    chosen: np.ndarray,
-    k: int = NEIGHBOURS,
-) -> tuple[dict[str, int | None], list[Callable[[], float]]]:
-    """The kNN accuracies of :func:`map_metrics` as tasks for pipeline.runtime.tasks.run_tasks: ({figure key: index
-    of its task, or None for a figure that cannot be computed}, the tasks).
+def reference_columns(
+    columns: Mapping[str, Sequence[Any] | None], chosen: np.ndarray, k: int = NEIGHBOURS
+) -> tuple[dict[str, int | None], list[FoldLabels]]:
+    """The kNN accuracies of :func:`map_metrics` as columns to predict: ({figure key: index of its column in the
+    list, or None for a figure that cannot be computed}, the columns' pipeline.quality.fold_knn.FoldLabels over the
+    rows ``chosen``, CV_FOLDS folds, seed 0).
 
     ``columns``: name -> values (n); the name "" gives the keys knn_accuracy_embedding and knn_accuracy_2d, any other
-    ``"<name>:knn_accuracy_embedding"`` and ``"<name>:knn_accuracy_2d"``. Each is cross-validated over the rows
-    ``chosen``, on the unit embeddings and on the map (Euclidean). A column without two distinct values gets no
-    ``<name>:`` keys (and "" None figures); a column with the values of one listed before shares its tasks. The tasks
-    call knn_accuracy_unsilenced: run them under a warnings filter for LEAST_POPULATED_CLASS.
+    ``"<name>:knn_accuracy_embedding"`` and ``"<name>:knn_accuracy_2d"``. A column without two distinct values gets no
+    ``<name>:`` keys (and "" None figures); a column with the values of one listed before shares its entry. Call it
+    under a warnings filter for LEAST_POPULATED_CLASS.
     """
-    # Euclidean on unit rows ranks neighbours as cosine does (|a - b|^2 = 2 - 2 cos) and takes scikit-learn's
-    # matrix-product path: the same accuracy (0.3743 on the titles) in 1.6 s instead of 3.0.
-    spaces = {
-        "embedding": None if embeddings is None else normalise_rows(embeddings[chosen]),
-        "2d": None if coordinates is None else np.asarray(coordinates)[chosen],
-    }
     keys: dict[str, int | None] = {}
-    tasks: list[Callable[[], float]] = []
-    seen: dict[tuple[str, ...], dict[str, int | None]] = {}
+    labels: list[FoldLabels] = []
+    seen: dict[tuple[str, ...], int | None] = {}
     for name, values in columns.items():
         prefix = f"{name}:" if name else ""
         if not has_reference(values):
@@ -132,14 +142,24 @@ def reference_accuracy_tasks(
             continue
         signature = tuple("" if value is None else str(value) for value in values)
         if signature not in seen:
-            picked = [values[i] for i in chosen.tolist()]
-            seen[signature] = {}
-            for space, features in spaces.items():
-                seen[signature][space] = None if features is None else len(tasks)
-                if features is not None:
-                    tasks.append(partial(knn_accuracy_unsilenced, features, picked, "euclidean", k, CV_FOLDS, 0))
-        keys |= {f"{prefix}knn_accuracy_{space}": index for space, index in seen[signature].items()}
-    return keys, tasks
+            column = fold_labels([values[i] for i in chosen.tolist()], CV_FOLDS, 0, k)
+            seen[signature] = None if column is None else len(labels)
+            if column is not None:
+                labels.append(column)
+        keys |= {f"{prefix}knn_accuracy_{space}": seen[signature] for space in ("embedding", "2d")}
+    return keys, labels
+
+
+def vote_block_tasks(votes: FoldVotes, embeddings: np.ndarray, block_rows: int) -> list[Callable[[], None]]:
+    """Tasks that fill ``votes`` over the rows of ``embeddings`` (the sample's, m x dim), one block of
+    ``block_rows`` rows of cosine distances each."""
+    space = features_space(embeddings, "cosine")
+
+    def record(rows: np.ndarray) -> None:
+        votes.record_distances(rows, block_distances(space, rows, "cosine"))
+
+    m = len(space)
+    return [partial(record, np.arange(start, min(start + block_rows, m))) for start in range(0, m, block_rows)]
 
 
 def penalty_block_rows(n: int) -> int:

@@ -22,8 +22,8 @@ from functools import partial
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
+from pipeline.quality.fold_knn import FoldVotes, fold_knn_accuracy
 from pipeline.represent.unit_rows import normalise_rows
 from pipeline.runtime.tasks import run_tasks
 
@@ -119,7 +119,9 @@ class PenaltyBlocks:
     """The row blocks of :func:`trustworthiness_penalties` as separate tasks (:meth:`tasks`), so that several threads
     can share one trustworthiness (pipeline.runtime.tasks.run_tasks): each block is one ``block_rows x n`` matrix
     product (numpy releases the GIL in it) and writes only its own rows of ``penalties``, so the counts do not depend
-    on which thread ran which block.
+    on which thread ran which block. ``votes`` (pipeline.quality.fold_knn.FoldVotes over the same n rows, every row
+    evaluated) predict their columns from the same cosine distances, so the embedding-space kNN accuracies cost no
+    second matrix product. Raises ValueError for ``votes`` with ``rows``.
 
     Attributes
     ----------
@@ -127,10 +129,18 @@ class PenaltyBlocks:
     """
 
     def __init__(
-        self, embeddings: np.ndarray, map_knn: np.ndarray, rows: np.ndarray | None = None, block_rows: int = 512
+        self,
+        embeddings: np.ndarray,
+        map_knn: np.ndarray,
+        rows: np.ndarray | None = None,
+        block_rows: int = 512,
+        votes: FoldVotes | None = None,
     ) -> None:
+        if votes is not None and rows is not None:
+            raise ValueError("votes share the blocks only when every row is evaluated (rows=None)")
         self.unit = normalise_rows(embeddings)
         self.map_knn = map_knn
+        self.votes = votes
         self.evaluated = np.arange(len(embeddings)) if rows is None else np.asarray(rows, dtype=np.int64)
         self.penalties = np.zeros(len(self.evaluated), dtype=np.int64)
         self._block_rows = block_rows
@@ -146,6 +156,8 @@ class PenaltyBlocks:
         block, k = self.evaluated[part], self.map_knn.shape[1]
         distances = 1.0 - self.unit[block] @ self.unit.T
         distances[np.arange(len(block)), block] = np.inf  # a point is not its own neighbour
+        if self.votes is not None:
+            self.votes.record_distances(block, distances)
         chosen = np.take_along_axis(distances, self.map_knn[block], axis=1)
         # rank of j = 1 + how many points are strictly closer to i than j is; one map neighbour at a time, not as
         # one block x k x n comparison array (256 MB per block at n = 49,805)
@@ -190,7 +202,9 @@ def knn_accuracy(
     folds: int = CV_FOLDS,
     seed: int = 0,
 ) -> float:
-    """Accuracy of a k-nearest-neighbour classifier of ``reference`` from ``features``, by stratified k-fold CV.
+    """Accuracy of a k-nearest-neighbour classifier of ``reference`` from ``features``, by stratified k-fold CV: the
+    figure of scikit-learn's ``cross_val_score(KNeighborsClassifier(k), ..., cv=StratifiedKFold(folds, shuffle=True,
+    random_state=seed))``, computed from one ranking of the rows (pipeline.quality.fold_knn).
 
     Parameters
     ----------
@@ -199,27 +213,9 @@ def knn_accuracy(
     k, folds, seed : neighbours, folds of ``StratifiedKFold(shuffle=True, random_state=seed)``.
 
     Returns the mean fold accuracy, or NaN when there are fewer than ``folds`` usable documents or only one class.
-    Classes rarer than ``folds`` are kept (scikit-learn warns; the warning is silenced).
+    Classes rarer than ``folds`` are kept (scikit-learn warns; the warning is silenced). Raises ValueError for a
+    metric other than "cosine" or "euclidean".
     """
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=LEAST_POPULATED_CLASS)
-        return knn_accuracy_unsilenced(features, reference, metric, k, folds, seed)
-
-
-def knn_accuracy_unsilenced(
-    features: np.ndarray, reference: Sequence[Any], metric: str, k: int, folds: int, seed: int
-) -> float:
-    """:func:`knn_accuracy` without silencing scikit-learn's warning about rare classes: for threads, whose caller
-    silences it once (``warnings.catch_warnings`` changes the whole process's filters, so threads must not nest it)."""
-    from sklearn.model_selection import StratifiedKFold, cross_val_score
-    from sklearn.neighbors import KNeighborsClassifier
-
-    labels = pd.Series(list(reference), dtype=object)
-    usable = labels.notna().to_numpy()
-    truth = labels[usable].astype(str).to_numpy()
-    if len(truth) < max(folds, k + 1) or len(set(truth)) < 2:
-        return float("nan")
-    classifier = KNeighborsClassifier(n_neighbors=k, metric=metric, algorithm="brute")
-    splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
-    scores = cross_val_score(classifier, np.asarray(features, dtype=np.float32)[usable], truth, cv=splitter)
-    return float(np.mean(scores))
+        return fold_knn_accuracy(features, reference, metric, k, folds, seed)
