@@ -333,3 +333,21 @@ def test_a_phrase_of_learned_boilerplate_words_never_names_a_topic():
     assert plain[0].name == "Things"  # the group's most characteristic phrase, as far as counting can tell
     learned, _ = name_topics(texts, topics, fallback={0: "zero", 1: "one"}, titles=titles, boilerplate=["things"])
     assert "thing" not in learned[0].name.lower()
+
+
+def test_a_lone_modifier_is_written_as_a_name_with_the_noun_its_group_writes_after_it():
+    """A group best characterised by "multi-agent" is named "Multi-agent systems", as most of its papers write it,
+    not by the modifier alone (round 30's "Two-layer"); a modifier no paper continues stays as it was."""
+    from pipeline.topics.naming.phrase_tokens import modifier_word
+
+    assert all(modifier_word(word) for word in ("Multi-agent", "non-convex", "Two-layer", "Zero-shot", "Noisy"))
+    assert not any(modifier_word(word) for word in ("Self-attention", "Pre-training", "Text-to-image", "Agents"))
+    texts = [f"Multi-agent systems that coordinate by talking, case {i}." for i in range(3)]  # 3 of 8: not extended
+    texts += [f"Rewards shared among multi-agent teams, in setting {i}." for i in range(2)]
+    texts += [f"Cooperation is multi-agent, in study {i}." for i in range(3)]
+    texts += [f"Protein folding with diffusion, in family {i}." for i in range(6)]
+    counts = count_phrases(texts)
+    names = choose_names(counts, [0] * 8 + [1] * 6)
+    assert names[0].name == "Multi-agent systems" and names[1].name.startswith("Protein folding")
+    alone = count_phrases([f"Multi-agent, in case {i}." for i in range(4)] + [f"Protein folding {i}." for i in range(4)])
+    assert choose_names(alone, [0] * 4 + [1] * 4)[0].name == "Multi-agent"

@@ -24,7 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from pipeline.topics.naming.phrase_counts import PhraseCounts
-from pipeline.topics.naming.phrase_tokens import phrase_key
+from pipeline.topics.naming.phrase_tokens import modifier_word, phrase_key
 
 # Set by reading the names of ICLR 2024 and 2025 beside their author keywords (bench/labels.py), not tuned to it.
 WORD_BONUS = 0.35
@@ -293,7 +293,7 @@ def choose_names(
     order = sorted(ranked, key=lambda group: -(ranked[group][0][1] if ranked[group] else 0.0))
     for group in order:
         candidates = ranked[group]
-        chosen = _first_free(candidates, counts, used_keys, used, vague)
+        chosen = _first_free(candidates, counts, used_keys, used, vague, rows_of.get(group))
         if chosen is None:
             label = (fallback or {}).get(group, f"Topic {group}")
             names[group] = Name(label, [])
@@ -332,18 +332,59 @@ def _first_free(
     used_keys: set[str],
     used: set[str],
     vague: Collection[str] = (),
+    rows: np.ndarray | None = None,
 ) -> str | None:
     """The best candidate (or the longer phrase extending it, :func:`_extended`) that is no other group's name,
-    not a fragment, not ``vague`` and of an acceptable form; None when none is."""
+    not a fragment, not ``vague`` and of an acceptable form; None when none is. A lone modifier ("Multi-agent") takes
+    the noun the group's documents (``rows``) most write after it (:func:`headed`)."""
     for key, _, _ in candidates[:CANDIDATES]:
         extended = _extended(key, candidates)
+        if rows is not None and lone_modifier(extended, counts):
+            extended = headed(extended, counts, rows)
         for option in (extended, key):
+            if option != extended and lone_modifier(option, counts) and not lone_modifier(extended, counts):
+                continue  # the modifier alone, when its headed phrase was taken or refused
             if option in vague:
                 continue
             if option not in used_keys and _acceptable_name(option, counts) and not _fragment(option, candidates):
                 if display(option, counts).casefold() not in used:
                     return option
     return None
+
+
+def lone_modifier(key: str, counts: PhraseCounts) -> bool:
+    """``key`` is written as one word that modifies a noun (phrase_tokens.modifier_word: "Multi-agent", "Noisy"): a
+    name takes the noun the group writes after it (:func:`headed`), and a paired name never ends with it."""
+    written = counts.written.get(key, key)
+    return " " not in written and modifier_word(written)
+
+
+def headed(key: str, counts: PhraseCounts, rows: np.ndarray) -> str:
+    """The phrase that continues the modifier ``key`` with a noun, as the group's documents (``rows``, positions in
+    ``counts``) most write it ("multi agent" -> "multi agent system"): among the phrases beginning with ``key`` that
+    at least MIN_COVERAGE of them (and two) write, of an acceptable form and not a modifier themselves, the one the
+    most write, leaving out a phrase that a longer one covers to FRAGMENT_SHARE ("multi agent reinforcement" of
+    "multi agent reinforcement learning"); the shorter on a tie. ``key`` itself when none qualifies."""
+    columns = [column for phrase, column in _columns(counts).items() if phrase.startswith(key + " ")]
+    if not columns or not len(rows):
+        return key
+    written = np.asarray(counts.matrix[rows][:, columns].sum(axis=0)).ravel()
+    found = {
+        counts.keys[column]: int(documents)
+        for column, documents in zip(columns, written.tolist())
+        if documents >= max(2, MIN_COVERAGE * len(rows))
+    }
+    covered = {
+        phrase
+        for phrase, documents in found.items()
+        if any(other.startswith(phrase + " ") and count >= FRAGMENT_SHARE * documents for other, count in found.items())
+    }
+    kept = [
+        (documents, phrase)
+        for phrase, documents in found.items()
+        if phrase not in covered and _acceptable_name(phrase, counts) and not lone_modifier(phrase, counts)
+    ]
+    return max(kept, key=lambda entry: (entry[0], -len(entry[1])))[1] if kept else key
 
 
 def _columns(counts: PhraseCounts) -> dict[str, int]:
@@ -391,7 +432,12 @@ def paired_name(key: str, candidates: Sequence[tuple[str, float, int]], counts: 
         if score < floor:
             break
         other = _extended(other, candidates)
-        if stems_overlap(other, key) or not _acceptable_name(other, counts) or _fragment(other, candidates):
+        if (
+            stems_overlap(other, key)
+            or not _acceptable_name(other, counts)
+            or _fragment(other, candidates)
+            or lone_modifier(other, counts)
+        ):
             continue
         gain = float((np.asarray(group[:, columns[other]].todense()).ravel() > 0)[~writes].sum())
         if gain >= PAIR_GAIN * len(rows) and _titled(other, counts, rows, columns):

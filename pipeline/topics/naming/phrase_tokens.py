@@ -67,6 +67,18 @@ _ADJECTIVES = frozenset(
     accurate fair safe hard open free wide discrete continuous linear nonlinear fast slow real visual unseen
     pretrained pre-trained fine-grained high-dimensional low-dimensional large-scale small-scale""".split()
 )
+# A hyphenated compound that begins with one of these modifies the noun after it: "multi-agent", "non-convex",
+# "two-layer", "cross-domain", "zero-shot", "long-context". It stays a candidate (its group's ranking needs it), but a
+# name takes the noun its group writes after it, and a paired name never ends with it
+# (pipeline.topics.naming.names.lone_modifier): a reader marked the subtopic name "Two-layer" FORM 1
+# (docs/decisions/theme-measures.md, section 19). "self-", "pre-", "post-" and "co-" are left out
+# ("self-attention", "pre-training", "co-design" are nouns), and so are "out-" and "X-to-Y" compounds, which the field
+# writes as the names of tasks ("out-of-distribution (OOD)", "text-to-speech (TTS)").
+_MODIFIER_PREFIXES = frozenset(
+    "non multi cross two three four single dual semi zero few one long short high low real open in".split()
+)
+# Adjectives the head rule lets through (no adjective ending), that readers marked down as a lone name ("Noisy").
+_LONE_ADJECTIVES = frozenset("noisy convex nonconvex smooth efficient trustworthy lightweight".split())
 _HEAD_NOUNS = frozenset(
     """retrieval signal signals interval intervals potential proposal removal arrival material materials animal
     animals trial trials manual individual individuals principal rival survival metric metrics logic music topic
@@ -140,6 +152,14 @@ def word_token(piece: str) -> WordToken:
         if len(_TOKENS) < 2_000_000:
             _TOKENS[piece] = found
     return found
+
+
+def modifier_word(word: str) -> bool:
+    """``word`` (as written, one word) modifies a noun rather than heads a phrase: a hyphenated compound whose first
+    part is one of _MODIFIER_PREFIXES ("multi-agent"), or one of _LONE_ADJECTIVES ("noisy")."""
+    lowered = word.lower()
+    first, hyphen, _ = lowered.partition("-")
+    return (bool(hyphen) and first in _MODIFIER_PREFIXES) or lowered in _LONE_ADJECTIVES
 
 
 def _breaks(piece: str) -> bool:
