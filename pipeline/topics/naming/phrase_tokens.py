@@ -71,7 +71,7 @@ _ADJECTIVES = frozenset(
 # "two-layer", "cross-domain", "zero-shot", "long-context". It stays a candidate (its group's ranking needs it), but a
 # name takes the noun its group writes after it, and a paired name never ends with it
 # (pipeline.topics.naming.names.lone_modifier): a reader marked the subtopic name "Two-layer" FORM 1
-# (docs/decisions/theme-measures.md, section 19). "self-", "pre-", "post-" and "co-" are left out
+# (docs/decisions/theme-measures.md, sections 19-20). "self-", "pre-", "post-" and "co-" are left out
 # ("self-attention", "pre-training", "co-design" are nouns), and so are "out-" and "X-to-Y" compounds, which the field
 # writes as the names of tasks ("out-of-distribution (OOD)", "text-to-speech (TTS)").
 _MODIFIER_PREFIXES = frozenset(
