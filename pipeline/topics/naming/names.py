@@ -54,6 +54,9 @@ MAX_NAME_WORDS = 4
 # "GNNs" 2.1% of ICLR 2025) and stands alone in a name before one few write ("TSF" 0.08%, "DMs" 0.3%, "CBMs"
 # 0.15%), which readers marked down as unexplained (docs/decisions/theme-measures.md, sections 6 and 8).
 KNOWN_SHORT_SHARE = 0.008
+# Nouns that say where or how, not what: a lone modifier is not headed by them ("Black-box" over black-box LLM
+# auditing read FIT 4, "Black-box settings" 2; docs/decisions/theme-measures.md, section 21). Phrase keys (singular).
+VAGUE_HEADS = frozenset("setting scenario method approach manner way case regime fashion framework technique".split())
 
 
 @dataclass(frozen=True)
@@ -364,7 +367,8 @@ def headed(key: str, counts: PhraseCounts, rows: np.ndarray) -> str:
     ``counts``) most write it ("multi agent" -> "multi agent system"): among the phrases beginning with ``key`` that
     at least MIN_COVERAGE of them (and two) write, of an acceptable form and not a modifier themselves, the one the
     most write, leaving out a phrase that a longer one covers to FRAGMENT_SHARE ("multi agent reinforcement" of
-    "multi agent reinforcement learning"); the shorter on a tie. ``key`` itself when none qualifies."""
+    "multi agent reinforcement learning") and one whose noun is one of VAGUE_HEADS; the shorter on a tie. ``key``
+    itself when none qualifies."""
     columns = [column for phrase, column in _columns(counts).items() if phrase.startswith(key + " ")]
     if not columns or not len(rows):
         return key
@@ -382,7 +386,10 @@ def headed(key: str, counts: PhraseCounts, rows: np.ndarray) -> str:
     kept = [
         (documents, phrase)
         for phrase, documents in found.items()
-        if phrase not in covered and _acceptable_name(phrase, counts) and not lone_modifier(phrase, counts)
+        if phrase not in covered
+        and phrase.rpartition(" ")[2] not in VAGUE_HEADS
+        and _acceptable_name(phrase, counts)
+        and not lone_modifier(phrase, counts)
     ]
     return max(kept, key=lambda entry: (entry[0], -len(entry[1])))[1] if kept else key
 

@@ -75,7 +75,7 @@ _ADJECTIVES = frozenset(
 # ("self-attention", "pre-training", "co-design" are nouns), and so are "out-" and "X-to-Y" compounds, which the field
 # writes as the names of tasks ("out-of-distribution (OOD)", "text-to-speech (TTS)").
 _MODIFIER_PREFIXES = frozenset(
-    "non multi cross two three four single dual semi zero few one long short high low real open in".split()
+    "non multi cross two three four single dual semi zero few one long short high low real open in black white".split()
 )
 # Adjectives the head rule lets through (no adjective ending), that readers marked down as a lone name ("Noisy").
 _LONE_ADJECTIVES = frozenset("noisy convex nonconvex smooth efficient trustworthy lightweight".split())
