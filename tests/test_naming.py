@@ -349,5 +349,7 @@ def test_a_lone_modifier_is_written_as_a_name_with_the_noun_its_group_writes_aft
     counts = count_phrases(texts)
     names = choose_names(counts, [0] * 8 + [1] * 6)
     assert names[0].name == "Multi-agent systems" and names[1].name.startswith("Protein folding")
-    alone = count_phrases([f"Multi-agent, in case {i}." for i in range(4)] + [f"Protein folding {i}." for i in range(4)])
+    alone = count_phrases(
+        [f"Multi-agent, in case {i}." for i in range(4)] + [f"Protein folding {i}." for i in range(4)]
+    )
     assert choose_names(alone, [0] * 4 + [1] * 4)[0].name == "Multi-agent"
