@@ -165,10 +165,19 @@ def open_page(playwright, chromium: str, url: str):
 
 
 def choose_action(page, sidebar, action: str) -> None:
-    """Pick ``action`` in the panel's "Edit" list (a run)."""
+    """Pick ``action`` in the panel's "Edit" list (a run). As in :func:`pick_option`, the list is opened again, at
+    most OPEN_TRIES times, when its option cannot be clicked: in a CI run the option was detached from the page again
+    and again for the whole default timeout while the page settled."""
     with rerun(page):
-        sidebar.locator(".st-key-edit_action").get_by_role("combobox").click()
-        page.get_by_role("option", name=action, exact=True).click()
+        for attempt in range(OPEN_TRIES):
+            sidebar.locator(".st-key-edit_action").get_by_role("combobox").click()
+            try:
+                page.get_by_role("option", name=action, exact=True).click(timeout=OPTION_TIMEOUT_MS)
+                return
+            except PlaywrightTimeoutError:
+                if attempt == OPEN_TRIES - 1:
+                    raise
+                page.keyboard.press("Escape")
 
 
 def press(page, sidebar, key: str, edit: int) -> None:
