@@ -38,12 +38,21 @@ def slice_space(slice_cache: Path) -> tuple[np.ndarray, np.ndarray, list]:
     return topic_cache.embeddings(), topic_cache.documents[["x", "y"]].to_numpy(), decisions
 
 
+def one_prediction(labels: list) -> float:
+    """The most one prediction moves a fold-averaged accuracy of ``labels``: the two rankings may break a near-tie at
+    the k-th neighbour differently on another CPU (equal on the machines tried), and a wrong fold or vote moves it by
+    many predictions."""
+    present = sum(label is not None for label in labels)
+    return 1.0 / present + 1e-9
+
+
 def test_the_figure_is_scikit_learns_in_the_embedding_space_and_on_the_map(slice_space):
     embeddings, coordinates, decisions = slice_space
     in_space = knn_accuracy(embeddings, decisions, "cosine")
-    assert in_space == pytest.approx(sklearn_accuracy(normalise_rows(embeddings), decisions, "euclidean"), abs=1e-12)
+    expected = sklearn_accuracy(normalise_rows(embeddings), decisions, "euclidean")
+    assert in_space == pytest.approx(expected, abs=one_prediction(decisions))
     on_map = knn_accuracy(coordinates, decisions, "euclidean")
-    assert on_map == pytest.approx(sklearn_accuracy(coordinates, decisions, "euclidean"), abs=1e-12)
+    assert on_map == pytest.approx(sklearn_accuracy(coordinates, decisions, "euclidean"), abs=one_prediction(decisions))
     assert 0.0 < in_space < 1.0 and 0.0 < on_map < 1.0
 
 
@@ -66,7 +75,8 @@ def test_rows_whose_candidates_hold_too_few_other_folds_are_ranked_again(slice_s
             warnings.simplefilter("ignore")
             ours = fold_knn_accuracy(features, sparse, metric, k=3, folds=3, seed=0)
         space = normalise_rows(features) if metric == "cosine" else features
-        assert ours == pytest.approx(sklearn_accuracy(space, sparse, "euclidean", k=3, folds=3), abs=1e-12)
+        expected = sklearn_accuracy(space, sparse, "euclidean", k=3, folds=3)
+        assert ours == pytest.approx(expected, abs=one_prediction(sparse))
 
 
 def test_too_few_labels_or_one_class_give_no_figure_and_other_metrics_are_refused(slice_space):
