@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -170,10 +171,23 @@ def record_all_rows(votes: FoldVotes, features: np.ndarray, metric: str, block_r
     if metric == "euclidean" and features.shape[1] <= 3:
         record_low_dimensional(votes, features, np.arange(n))
         return
+    for task in distance_block_tasks(votes, features, metric, block_rows):
+        task()
+
+
+def distance_block_tasks(
+    votes: FoldVotes, features: np.ndarray, metric: str, block_rows: int = 512
+) -> list[Callable[[], None]]:
+    """Tasks that fill ``votes`` over the rows of ``features`` (n x d), one block of ``block_rows`` rows of exact
+    distances each (:func:`block_distances`); each writes only its own rows, so threads may share them
+    (pipeline.runtime.tasks.run_tasks)."""
     space = features_space(features, metric)
-    for start in range(0, n, block_rows):
-        rows = np.arange(start, min(start + block_rows, n))
+
+    def record(rows: np.ndarray) -> None:
         votes.record_distances(rows, block_distances(space, rows, metric))
+
+    n = len(space)
+    return [partial(record, np.arange(start, min(start + block_rows, n))) for start in range(0, n, block_rows)]
 
 
 def record_low_dimensional(votes: FoldVotes, points: np.ndarray, rows: np.ndarray) -> None:

@@ -20,8 +20,7 @@ from pipeline.quality.agreement import has_reference
 from pipeline.quality.fold_knn import (
     FoldLabels,
     FoldVotes,
-    block_distances,
-    features_space,
+    distance_block_tasks,
     fold_labels,
     record_low_dimensional,
 )
@@ -101,7 +100,8 @@ def map_metrics(
             embeddings[chosen], coordinates[chosen], k, embedding_knn=embedding_knn[chosen], map_knn=map_knn[chosen]
         )
     if embedding_votes is not None and (blocks is None or blocks.votes is None):
-        tasks += vote_block_tasks(embedding_votes, np.asarray(embeddings)[chosen], penalty_block_rows(len(chosen)))
+        sampled = np.asarray(embeddings)[chosen]
+        tasks += distance_block_tasks(embedding_votes, sampled, "cosine", penalty_block_rows(len(chosen)))
     map_votes = FoldVotes(columns, k) if columns and coordinates is not None else None
     if map_votes is not None:
         points = np.asarray(coordinates)[chosen]
@@ -148,18 +148,6 @@ def reference_columns(
                 labels.append(column)
         keys |= {f"{prefix}knn_accuracy_{space}": seen[signature] for space in ("embedding", "2d")}
     return keys, labels
-
-
-def vote_block_tasks(votes: FoldVotes, embeddings: np.ndarray, block_rows: int) -> list[Callable[[], None]]:
-    """Tasks that fill ``votes`` over the rows of ``embeddings`` (the sample's, m x dim), one block of
-    ``block_rows`` rows of cosine distances each."""
-    space = features_space(embeddings, "cosine")
-
-    def record(rows: np.ndarray) -> None:
-        votes.record_distances(rows, block_distances(space, rows, "cosine"))
-
-    m = len(space)
-    return [partial(record, np.arange(start, min(start + block_rows, m))) for start in range(0, m, block_rows)]
 
 
 def penalty_block_rows(n: int) -> int:
