@@ -1,8 +1,8 @@
 """The readers' blind test of names: packets of names and titles for readers, and the score of their verdicts.
 
     python -m bench.name_packets write --cache ATLAS [--cache ATLAS ...] --level topics|themes|subtopics
-        --out FOLDER [--previous ATLAS ...] [--changed] [--siblings] [--stock] [--keybert] [--items N] [--seed S]
-        [--force]
+        --out FOLDER [--previous ATLAS ...] [--changed] [--siblings] [--parents] [--stock] [--keybert] [--items N]
+        [--seed S] [--force]
     python -m bench.name_packets score --key FOLDER/key.json --verdicts VERDICTS.csv
 
 ``write`` makes a packet for one level (topics, themes or subtopics) of one or more atlases: each **item** is a name
@@ -31,7 +31,9 @@ numbered 1, 2, ... The folder gets:
 With ``--siblings`` (topics and subtopics) each item also lists the names its namer gives the other topics of the
 same theme (the other subtopics of the same topic), as a table of contents shows them side by side: a name that says
 what the group's papers share but also claims what a neighbour holds ("Model compression" beside "Quantization") can
-then be marked down (SIBLING_NOTE).
+then be marked down (SIBLING_NOTE). With ``--parents`` (topics and subtopics) each item also says which section it
+sits in: the atlas's own name of its theme (of a subtopic: of its topic), the same for every namer, as the page's
+table of contents and the map's hover show it; the reader judges the name as read within it (PARENT_NOTE).
 
 Give the reader ``packet.md`` and ``verdicts.csv`` only. The reader marks each item FIT 1-5 (does the name say what
 most of these papers share?) and FORM 1-5 (a short readable noun phrase a conference would print as a session name:
@@ -65,8 +67,8 @@ SYSTEMS = ("ours", "previous", "stock", "keybert")
 # bench.labels.peer_names's namers, by our system ids.
 PEER_NAMES = {"stock": "stock BERTopic", "keybert": "KeyBERTInspired + MMR"}
 MARKS = ("fit", "form")
-# What key.json says of each item ("siblings" only in a packet written with --siblings).
-KEY_FIELDS = ("item", "system", "level", "cache", "id", "name", "papers", "siblings")
+# What key.json says of each item ("siblings" and "within" only in a packet written with --siblings, --parents).
+KEY_FIELDS = ("item", "system", "level", "cache", "id", "name", "papers", "siblings", "within")
 OUTLIER = -1
 
 INSTRUCTIONS = """\
@@ -93,6 +95,13 @@ SIBLING_NOTE = """\
 Each item also lists the names of the other groups shown beside it in the same section of a table of contents. \
 Judge FIT with them in view: a name that says what these papers share but would send a reader looking for a \
 neighbour's papers to this group (a name wider than the group, covering a neighbour's subject) fits less.
+"""
+
+
+PARENT_NOTE = """\
+Each item also names the section it sits in ("Within"), as a table of contents prints a session under its track. \
+Judge FIT of the name as read within that section: does the name, under that heading, say what most of these papers \
+share? Judge FORM of the name alone.
 """
 
 
@@ -205,6 +214,7 @@ def build_items(
                         "titles": draw_titles(titles, rng),
                     }
                     | sibling_names(atlas, system, group)
+                    | parent_name(atlas, group)
                 )
     order = rng.permutation(len(drawn))
     return [{"item": number, **drawn[int(index)]} for number, index in enumerate(order, start=1)]
@@ -221,15 +231,28 @@ def sibling_names(atlas: dict[str, Any], system: str, group: int) -> dict[str, l
     return {"siblings": [one_line(names[other]) for other in others if other in names]}
 
 
+def parent_name(atlas: dict[str, Any], group: int) -> dict[str, str]:
+    """{"within": the atlas's own name of ``group``'s parent (its theme's, a subtopic's topic's)} when ``atlas`` has
+    "parent_names", else {} (build_items). One name for every namer: the section is the atlas's, not the namer's."""
+    names = atlas.get("parent_names")
+    if names is None:
+        return {}
+    return {"within": one_line(names.get(group, ""))}
+
+
 def packet_text(items: Sequence[dict[str, Any]]) -> str:
     """``packet.md``: the instructions, then per item its number, name, the names beside it (items with
     "siblings") and titles (one ``- `` line each)."""
     parts = [INSTRUCTIONS.format(n_items=len(items), titles=TITLES_PER_ITEM)]
     if any("siblings" in item for item in items):
         parts.append(SIBLING_NOTE)
+    if any("within" in item for item in items):
+        parts.append(PARENT_NOTE)
     for item in items:
         name = item["name"] or "(no name)"
         lines = [f"## Item {item['item']}", "", f"**Name:** {name}", ""]
+        if "within" in item:
+            lines += [f"**Within:** {item['within'] or '(no name)'}", ""]
         if "siblings" in item:
             lines += [f"**Beside it:** {'; '.join(item['siblings']) or '(nothing: alone in its section)'}", ""]
         lines += [f"- {title}" for title in item["titles"]]
@@ -256,12 +279,17 @@ def verdicts_form(items: Sequence[dict[str, Any]]) -> str:
 
 
 def load_atlas(
-    folder: Path, level: str, systems: Sequence[str], own: str = "ours", siblings: bool = False
+    folder: Path,
+    level: str,
+    systems: Sequence[str],
+    own: str = "ours",
+    siblings: bool = False,
+    parents: bool = False,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """(the atlas as :func:`build_items` takes it, its entry in the key) of the cache ``folder``; its own names are
     those of the system ``own`` ("previous" for an atlas of the previous release, which gets no peer names).
     ``siblings`` (topics or subtopics): also its "parents", {topic: theme} or {subtopic: topic}, so that items list
-    the groups beside them."""
+    the groups beside them; ``parents``: its "parent_names", {group id: the atlas's name of its parent}."""
     from pipeline.cache import read_cache
 
     atlas = read_cache(folder)
@@ -288,6 +316,11 @@ def load_atlas(
     if siblings:
         loaded["parents"] = parent_groups(topics, level, atlas.subtopics)
         loaded["all_names"] = names
+    if parents:
+        above = our_names(topics, "themes" if level == "topics" else "topics")
+        loaded["parent_names"] = {
+            group: above.get(parent, "") for group, parent in parent_groups(topics, level, atlas.subtopics).items()
+        }
     return loaded, entry
 
 
@@ -328,17 +361,21 @@ def write_packet(
     previous: Sequence[Path] = (),
     changed: bool = False,
     siblings: bool = False,
+    parents: bool = False,
 ) -> list[dict[str, Any]]:
     """Write ``packet.md``, ``verdicts.csv`` and ``key.json`` into ``out`` (see the module docstring); returns the
     items. ``previous``: atlases of the previous release, whose own names are the system "previous". ``changed``:
     only the groups whose name differs from the previous release's (:func:`only_changed`). ``siblings``: each item
-    lists the names of the other topics of its theme (of a subtopic: the other subtopics of its topic). Raises
-    FileExistsError when ``out`` already holds a packet's file (a reader's verdicts), unless ``force``; ValueError
-    when ``changed`` is asked without one previous atlas per atlas, or ``siblings`` for themes."""
+    lists the names of the other topics of its theme (of a subtopic: the other subtopics of its topic); ``parents``:
+    each item names its theme (a subtopic its topic). Raises FileExistsError when ``out`` already holds a packet's
+    file (a reader's verdicts), unless ``force``; ValueError when ``changed`` is asked without one previous atlas per
+    atlas, or ``siblings`` or ``parents`` for themes."""
     if level not in LEVELS:
         raise ValueError(f"level {level!r} is not one of {LEVELS}")
     if siblings and level == "themes":
         raise ValueError("--siblings lists the groups beside a topic or a subtopic; themes have none")
+    if parents and level == "themes":
+        raise ValueError("--parents names the section of a topic or a subtopic; themes are the top level")
     unknown = [system for system in systems if system not in SYSTEMS]
     if unknown:
         raise ValueError(f"unknown systems {unknown}")
@@ -346,8 +383,8 @@ def write_packet(
     present = [name for name in ("packet.md", "verdicts.csv", "key.json") if (out / name).exists()]
     if present and not force:
         raise FileExistsError(f"{out} already holds {', '.join(present)}; choose another --out or pass --force")
-    loaded = [load_atlas(Path(folder), level, systems, siblings=siblings) for folder in caches]
-    loaded += [load_atlas(Path(folder), level, ("previous",), "previous", siblings) for folder in previous]
+    loaded = [load_atlas(Path(folder), level, systems, siblings=siblings, parents=parents) for folder in caches]
+    loaded += [load_atlas(Path(folder), level, ("previous",), "previous", siblings, parents) for folder in previous]
     if changed:
         if len(previous) != len(caches):
             raise ValueError(f"--changed needs one --previous per --cache ({len(caches)}), got {len(previous)}")
@@ -528,6 +565,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         action="store_true",
         help="list beside each topic the names of the other topics of its theme (beside a subtopic: of its topic)",
     )
+    write.add_argument(
+        "--parents",
+        action="store_true",
+        help="name the section each item sits in: a topic's theme, a subtopic's topic (the atlas's own names)",
+    )
     score = commands.add_parser("score", help="score a reader's verdicts against the key")
     score.add_argument("--key", type=Path, required=True)
     score.add_argument("--verdicts", type=Path, required=True)
@@ -548,6 +590,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 args.previous,
                 args.changed,
                 args.siblings,
+                args.parents,
             )
         except (FileExistsError, ValueError) as error:
             parser.exit(2, f"error: {one_line(error)}\n")

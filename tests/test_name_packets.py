@@ -280,6 +280,29 @@ def test_subtopic_siblings_are_the_other_subtopics_of_the_same_topic():
     assert text.count("**Beside it:**") == 4 and "**Beside it:** (nothing: alone in its section)" in text
 
 
+def test_parents_name_each_items_section_by_the_atlas_not_the_namer(tmp_path: Path):
+    """--parents: every item, whatever its namer, says which topic it sits in by the atlas's own topic name (a
+    subtopic of topic 2 reads "Within: Watermarking" for ours and stock alike); themes have no section."""
+    atlas = {
+        "cache": "A",
+        "titles": {10: ["t1", "t2"], 20: ["t3"]},
+        "names": {"ours": {10: "Diffusion models", 20: "Text"}, "stock": {10: "diffusion, dm", 20: "text, llm"}},
+        "parent_names": {10: "Watermarking", 20: "Privacy"},
+    }
+    items = build_items([atlas], ["ours", "stock"], "subtopics", None, seed=3)
+    assert sorted((item["system"], item["id"], item["within"]) for item in items) == [
+        ("ours", 10, "Watermarking"),
+        ("ours", 20, "Privacy"),
+        ("stock", 10, "Watermarking"),
+        ("stock", 20, "Privacy"),
+    ]
+    text = name_packets.packet_text(items)
+    assert text.count("**Within:** Watermarking") == 2 and name_packets.PARENT_NOTE in text
+    assert "Within" not in name_packets.packet_text(build_items(constructed_atlases(), ["ours"], "topics", None, 1))
+    with pytest.raises(ValueError, match="--parents"):
+        name_packets.write_packet([tmp_path / "absent"], "themes", tmp_path / "out", parents=True)
+
+
 def test_build_items_draws_some_groups_per_atlas():
     """--items N: N groups of each atlas (all when it has fewer), each once per namer."""
     items = build_items(constructed_atlases(), ["ours", "stock"], "themes", 1, seed=0)
