@@ -55,6 +55,11 @@ class BuildConfig:
     lexical_min_df: int = 2
     lexical_max_df: float = 0.5
     lexical_n_iter: int = 2
+    # The SVD is fitted on at most this many documents, the first of the canonical order (a hash-random sample, as the
+    # landmarks are), and projects the rest: above it the randomized SVD's n x 522 float32 blocks, several alive at
+    # once, were the largest part of the 1M build's embed stage (docs/benchmarks.md). Every atlas up to 300,000
+    # documents (the 290k literature included) is fitted whole as before; docs/decisions/representation.md.
+    lexical_fit_rows: int = 300_000
 
     # UMAP to a clustering space: BERTopic's defaults (n_neighbors=15, n_components=5, min_dist=0.0, cosine).
     umap_n_neighbors: int = 15
@@ -227,6 +232,7 @@ class BuildConfig:
             min_df=self.lexical_min_df,
             max_df=self.lexical_max_df,
             n_iter=self.lexical_n_iter,
+            fit_rows=self.lexical_fit_rows,
             seed=self.random_state,
         )
 

@@ -49,6 +49,7 @@ SMOKE_RUNS = {
     "exit_aborts": "test_exit_aborts_counts_each_readers_exit_codes",
     "journeys": "test_journeys_bands_the_candidate_pairs",
     "labels": "test_labels_scores_the_namers",
+    "lexical_sample": "test_lexical_sample_compares_the_fits",
     "load": "test_load_runs_one_user_and_calibrates",
     "load_browser": "test_load_runs_one_user_and_calibrates",
     "load_client": "test_load_runs_one_user_and_calibrates",
@@ -243,6 +244,15 @@ def test_representations_scores_the_candidates(slices: dict[str, Path], bench_en
     )
     assert_printed(output, "representation", "knn_area", "search@10", "majority class share")
     assert all(f"done {candidate}:" in output for candidate in candidates), output
+
+
+def test_lexical_sample_compares_the_fits(papers_slice: Path, bench_env: dict[str, str]) -> None:
+    """bench.lexical_sample fits the tfidf-svd block on every document, again with the next seed, and on the first
+    150, and prints each fit's share of neighbours kept (1.000 for the whole fit itself)."""
+    output = run_bench(
+        "lexical_sample", "--input", papers_slice, "--fit-rows", 150, "--queries", 50, "--sample", 200, env=bench_env
+    )
+    assert_printed(output, "fit on | SVD seed |", "| +0 |", "| +1 |", "150 | +0 |", "| 1.000 |")
 
 
 # Benchmarks that build atlases themselves.

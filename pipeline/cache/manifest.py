@@ -51,6 +51,7 @@ class BuildParams(TypedDict):
     lexical_min_df: int
     lexical_max_df: float
     lexical_n_iter: int
+    lexical_fit_rows: int
     umap_n_neighbors: int
     umap_n_components: int
     umap_min_dist: float

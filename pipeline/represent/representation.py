@@ -68,6 +68,9 @@ LEXICAL_FILES = {
 }
 # Components are stored, and the corpus is projected, in this precision: 512 x 15,700 terms is 16 MB instead of 32.
 COMPONENT_DTYPE = np.float16
+# Rows projected at a time by LexicalModel.transform: the float32 result is made once, not beside a second copy of
+# it (2 GB each at a million documents).
+PROJECTION_ROWS = 65_536
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,8 @@ class LexicalParams:
     max_df : and in at most this share of them.
     n_iter : power iterations of the randomized SVD (Halko, Martinsson & Tropp 2011).
     seed : the randomized SVD's random_state.
+    fit_rows : the SVD is fitted on the corpus's first ``fit_rows`` documents when it has more (the build passes them
+        in its canonical order, a hash-random sample); the TF-IDF's vocabulary and IDF always count every document.
     """
 
     dims: int = 512
@@ -97,6 +102,7 @@ class LexicalParams:
     max_df: float = 0.5
     n_iter: int = 2
     seed: int = 0
+    fit_rows: int = 300_000
 
     def resolved_for(self, n_documents: int) -> LexicalParams:
         """These settings for a corpus of ``n_documents``: dimensions scaled to it (see ``dims``), every word counts
@@ -160,8 +166,12 @@ class LexicalModel:
         ``tfidf``: the texts' TF-IDF rows when already computed (the build passes the matrix it fitted on).
         """
         matrix = self.vectorizer().transform(texts) if tfidf is None else tfidf
-        projected = matrix.astype(np.float32, copy=False) @ self.components.astype(np.float32).T
-        return normalise_rows(np.asarray(projected))
+        components = self.components.astype(np.float32).T
+        projected = np.empty((matrix.shape[0], components.shape[1]), dtype=np.float32)
+        for start in range(0, matrix.shape[0], PROJECTION_ROWS):  # a row's vector depends on that row alone
+            block = matrix[start : start + PROJECTION_ROWS].astype(np.float32, copy=False)
+            projected[start : start + PROJECTION_ROWS] = normalise_rows(np.asarray(block @ components))
+        return projected
 
 
 def tfidf_vectorizer(params: LexicalParams, vocabulary: list[str] | None = None) -> Any:
@@ -192,7 +202,8 @@ def fit_lexical(
 
     The vocabulary is the words in at least ``min_df`` and at most ``max_df`` of the documents; if that leaves
     none (a tiny corpus), every word. The SVD is scikit-learn's ``TruncatedSVD(algorithm="randomized")`` with
-    ``n_iter`` and ``seed``, run with one BLAS thread. ``word_counts``: the texts' pipeline.text.vocabulary.WordCounts,
+    ``n_iter`` and ``seed``, run with one BLAS thread, on the first ``params.fit_rows`` documents when there are more
+    (the rest are projected by it). ``word_counts``: the texts' pipeline.text.vocabulary.WordCounts,
     when already counted (single words only): the TF-IDF is then made from them, with the same result as counting
     again. Returns (model, the texts' TF-IDF matrix: sparse float32, n x n_terms). Raises ValueError when the texts
     hold no word at all.
@@ -227,7 +238,8 @@ def fit_lexical(
         components = np.eye(len(vocabulary), dtype=np.float32)[: max(1, min(matrix.shape))]
     else:
         with single_threaded():
-            svd = TruncatedSVD(dims, algorithm="randomized", n_iter=params.n_iter, random_state=params.seed).fit(matrix)
+            svd = TruncatedSVD(dims, algorithm="randomized", n_iter=params.n_iter, random_state=params.seed)
+            svd.fit(matrix[: params.fit_rows] if matrix.shape[0] > params.fit_rows else matrix)
         components = svd.components_
     return LexicalModel(
         vocabulary, np.asarray(idf, dtype=np.float32), components.astype(COMPONENT_DTYPE), params
