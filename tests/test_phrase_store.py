@@ -56,6 +56,19 @@ def test_a_second_process_counts_the_same_and_the_store_keeps_them(slice_texts, 
     assert other_titles.key != job.key
 
 
+def test_the_child_ends_before_its_counts_are_read_and_leaves_no_file(slice_texts):
+    """The child writes its counts to a file and ends without waiting for the build to read them (its memory is the
+    kernel's again while the build embeds and clusters); the build reads the same counts from the file, which goes
+    with its folder."""
+    texts, titles = slice_texts
+    job = PhraseCountsJob(texts, titles, NullStore(), background=True)
+    folder = job.folder
+    job.process.join(120)  # nobody has read the pipe: the child ends all the same
+    assert job.process.exitcode == 0 and (folder / "counts.npz").is_file()
+    assert_same_counts(job.result(), count_phrases(texts, titles))
+    assert not folder.exists() and job.folder is None
+
+
 def test_a_child_that_dies_is_replaced_by_counting_here(slice_texts, caplog: pytest.LogCaptureFixture):
     texts, titles = slice_texts
     job = PhraseCountsJob(texts, titles, NullStore(), background=True)
@@ -70,11 +83,12 @@ def test_stop_ends_a_running_child(slice_texts):
     texts, titles = slice_texts
     job = PhraseCountsJob(texts * 20, titles * 20, NullStore(), background=True)
     process = job.process
+    folder = job.folder
     job.stop()
-    assert not process.is_alive() and job.process is None
+    assert not process.is_alive() and job.process is None and not folder.exists()
 
 
-def test_a_child_whose_build_is_gone_ends_quietly(slice_texts, capsys: pytest.CaptureFixture):
+def test_a_child_whose_build_is_gone_ends_quietly(slice_texts, capsys: pytest.CaptureFixture, tmp_path: Path):
     """The phrase counts' child sends to a pipe nobody reads any more (its build ended or was killed): it ends without
     an error or a traceback."""
     import multiprocessing
@@ -83,5 +97,5 @@ def test_a_child_whose_build_is_gone_ends_quietly(slice_texts, capsys: pytest.Ca
 
     receiver, sender = multiprocessing.Pipe(duplex=False)
     receiver.close()
-    _count_in_child(slice_texts[:30], None, sender)
+    _count_in_child(slice_texts[0][:30], None, sender, str(tmp_path / "counts.npz"))
     assert "Traceback" not in capsys.readouterr().err

@@ -6,8 +6,10 @@ clustering parameters reads them from the store (stage "phrases", keyed by both 
 module's code). Counting them is the largest single step of naming the topics (about 70 CPU seconds for the 49,805
 papers of data/collections/all-venues.toml, docs/benchmarks.md); it needs nothing the build computes after cleaning,
 so a cold build starts it in a child process right after the clean stage (:func:`start_phrase_counts`), where it
-runs on the second core while the build's vocabulary, embedding and neighbour stages use one. A child that fails
-(killed, out of memory) is logged and the counts are made in the build's own process: the same result, later.
+runs on the second core while the build's vocabulary, embedding and neighbour stages use one. The child writes the
+counts to a file and ends, so its memory (10.5 GB at a million documents, docs/benchmarks.md) is free long before the
+build reads them in its topics stage; a child that fails (killed, out of memory) is logged and the counts are made in
+the build's own process: the same result, later.
 """
 
 from __future__ import annotations
@@ -15,7 +17,10 @@ from __future__ import annotations
 import json
 import logging
 import multiprocessing
+import shutil
+import tempfile
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -96,15 +101,18 @@ def counts_from_arrays(arrays: Arrays) -> PhraseCounts:
     )
 
 
-def _count_in_child(texts: list[str], titles: list[str] | None, sender: Any) -> None:
-    """What the child process runs: count_phrases with one thread per library pool; sends ("counts", arrays) or
-    ("error", message) through ``sender``, or nothing when the build is gone (ended, or killed for memory: the 1M
-    build of docs/benchmarks.md left this process printing a BrokenPipeError's traceback)."""
+def _count_in_child(texts: list[str], titles: list[str] | None, sender: Any, target: str) -> None:
+    """What the child process runs: count_phrases with one thread per library pool, its arrays written to ``target``
+    (an .npz file, numpy without pickle); sends ("file", target) or ("error", message) through ``sender``, or nothing
+    when the build is gone (ended, or killed for memory: the 1M build of docs/benchmarks.md left this process
+    printing a BrokenPipeError's traceback). The child ends once it has sent: what the build reads later is on disk,
+    not held by a process waiting for its pipe to be read."""
     from pipeline.runtime.threads import limit_threads
 
     limit_threads()
     try:
-        message: tuple[str, Any] = ("counts", counts_to_arrays(count_phrases(texts, titles)))
+        np.savez(target, **counts_to_arrays(count_phrases(texts, titles)))  # type: ignore[arg-type]
+        message: tuple[str, Any] = ("file", target)
     except Exception as error:  # reported to the parent, which counts again and says so
         message = ("error", f"{type(error).__name__}: {error}")
     try:
@@ -118,8 +126,9 @@ def _count_in_child(texts: list[str], titles: list[str] | None, sender: Any) -> 
 class PhraseCountsJob:
     """The corpus's phrase counts (count_phrases(texts, titles)), asked for later with :meth:`result`: from the store
     when it holds them (hit or miss in ``store.hits["phrases"]``), else from a child process started at once (a
-    ``spawn`` process: nothing of this process's threads or locks is copied) when ``background``, else counted when
-    asked for. :meth:`stop` ends a child still running (a build that failed before naming)."""
+    ``spawn`` process: nothing of this process's threads or locks is copied, which writes them into a temporary folder)
+    when ``background``, else counted when asked for. :meth:`stop` ends a child still running (a build that failed
+    before naming) and removes the folder."""
 
     def __init__(
         self, texts: Sequence[str], titles: Sequence[str] | None, store: StageStore, background: bool = True
@@ -129,12 +138,13 @@ class PhraseCountsJob:
         self.store = store
         self.process: Any = None
         self.receiver: Any = None
+        self.folder: Path | None = None
         if background and not store.contains(self.key):
             context = multiprocessing.get_context("spawn")
             self.receiver, sender = context.Pipe(duplex=False)
-            self.process = context.Process(
-                target=_count_in_child, args=(self.texts, self.titles, sender), name="atlas-phrases", daemon=True
-            )
+            self.folder = Path(tempfile.mkdtemp(prefix="atlas-phrases-"))
+            arguments = (self.texts, self.titles, sender, str(self.folder / "counts.npz"))
+            self.process = context.Process(target=_count_in_child, args=arguments, name="atlas-phrases", daemon=True)
             self.process.start()
             sender.close()  # the child holds the other end: its exit ends the pipe (EOFError here)
 
@@ -142,10 +152,11 @@ class PhraseCountsJob:
         if self.receiver is not None:
             try:
                 kind, value = self.receiver.recv()
-                if kind == "counts":
-                    return dict(value)
+                if kind == "file":
+                    with np.load(value, allow_pickle=False) as stored:
+                        return {name: stored[name] for name in stored.files}
                 log.warning("counting the phrases in a second process failed (%s); counting them here", value)
-            except (EOFError, OSError) as error:  # the child died (killed, out of memory)
+            except (EOFError, OSError, ValueError) as error:  # the child died (killed, out of memory), a torn file
                 log.warning("the process counting the phrases ended early (%r); counting them here", error)
         return counts_to_arrays(count_phrases(self.texts, self.titles))
 
@@ -158,10 +169,13 @@ class PhraseCountsJob:
             self.stop()
 
     def stop(self) -> None:
-        """End the child process if it still runs; nothing when there is none."""
+        """End the child process if it still runs and remove its folder; nothing when there is none."""
         if self.process is not None:
             if self.process.is_alive():
                 self.process.terminate()
             self.process.join()
             self.receiver.close()
             self.process = self.receiver = None
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self.folder = None
