@@ -6,12 +6,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
-import pandas as pd
 import pytest
 import scipy.sparse as sp
 
 from pipeline.represent import representation
 from pipeline.represent.representation import LexicalParams, fit_lexical
+from pipeline.runtime.parquet import read_frame
 from tests.conftest import ICLR2025, needs_shared
 
 ABSTRACTS = 1_200
@@ -21,7 +21,7 @@ FIT_ROWS = 500
 @pytest.fixture(scope="module")
 def texts() -> list[str]:
     needs_shared(ICLR2025)
-    frame = pd.read_parquet(ICLR2025, columns=["title", "abstract"]).head(ABSTRACTS)
+    frame = read_frame(ICLR2025, columns=["title", "abstract"]).head(ABSTRACTS)
     return (frame["title"] + ". " + frame["abstract"]).tolist()
 
 
