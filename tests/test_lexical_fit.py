@@ -12,6 +12,7 @@ import scipy.sparse as sp
 from pipeline.represent import representation
 from pipeline.represent.representation import LexicalParams, fit_lexical
 from pipeline.runtime.parquet import read_frame
+from pipeline.runtime.threads import single_threaded
 from tests.conftest import ICLR2025, needs_shared
 
 ABSTRACTS = 1_200
@@ -36,8 +37,6 @@ def test_the_svd_is_fitted_on_the_first_rows_and_projects_every_document(texts):
     assert sampled.vocabulary == whole.vocabulary and np.array_equal(sampled.idf, whole.idf)
     assert (matrix != whole_matrix).nnz == 0
     resolved = params.resolved_for(len(texts))
-    from pipeline.runtime.threads import single_threaded
-
     expected = TruncatedSVD(resolved.dims, algorithm="randomized", n_iter=params.n_iter, random_state=params.seed)
     with single_threaded():  # as fit_lexical runs it: the same floats
         expected.fit(matrix[:FIT_ROWS])
