@@ -253,3 +253,20 @@ def test_the_stored_sentence_presence_reads_back_as_the_bool_csc_it_was(tmp_path
     computed, stored = found
     assert stored.format == "csc" and stored.dtype == bool and stored.has_sorted_indices
     assert stored.shape == computed.shape and (stored != computed).nnz == 0
+
+
+def test_the_stored_word_pair_counts_read_back_as_the_terms_and_counts_they_were(tmp_path):
+    """A rebuild reads the vocabulary's terms and counts from the layout store as the first build made them: the terms
+    (CJK and accented ones too) as str objects, in order, and the same int64 counts."""
+    from pipeline.store.layouts import LayoutStore
+    from pipeline.text.vocabulary import stored_ngram_counts
+
+    texts = corpus_texts()[:60] + HOSTILE + EDGE_TEXTS
+    expected_terms, expected_counts = ngram_counts(tokenize(texts), ["model"], 1, 1.0)
+    assert expected_terms.dtype == object and {"语 言", "ﬁnance"} <= set(expected_terms.tolist())
+    for stored in (False, True):
+        store = LayoutStore(tmp_path / "layouts")
+        terms, counts = stored_ngram_counts(tokenize(texts), ["model"], 1, 1.0, store)
+        assert store.hits["ngrams"] is stored
+        assert terms.dtype == object and terms.tolist() == expected_terms.tolist()
+        assert counts.dtype == np.int64 and (counts != expected_counts).nnz == 0
