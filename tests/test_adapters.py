@@ -242,8 +242,32 @@ def test_bertopic_constructor_takes_the_arguments_the_atlas_passes(fitted: dict[
     # The constructor's sub-models are kept as attributes, the same objects, after fit_transform.
     assert model.vectorizer_model is fitted["vectorizer"] and model.ctfidf_model is fitted["ctfidf"]
     assert model.representation_model is fitted["representation"] and model.top_n_words == 7
-    assert type(model.umap_model).__name__ == "BaseDimensionalityReduction"
+    assert type(model.umap_model).__name__ == "NoReduction"
     assert type(model.hdbscan_model).__name__ == "BaseCluster"
+
+
+def test_a_fit_without_the_reduced_embeddings_equals_one_with_bertopic_s_empty_reduction(fitted: dict[str, Any]):
+    """NoReduction's zero columns give the fit BaseDimensionalityReduction gives (topics, sizes, c-TF-IDF, terms and
+    the topics' embeddings), and BERTopic keeps no copy of the embeddings in them."""
+    from bertopic.dimensionality import BaseDimensionalityReduction
+    from bertopic.vectorizers import ClassTfidfTransformer
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    from pipeline.adapters.bertopic_model import NoReduction, manual_bertopic
+
+    embeddings = np.random.default_rng(3).normal(size=(len(DOCUMENTS), 6)).astype(np.float32)
+    models = []
+    for reduction in (NoReduction(), BaseDimensionalityReduction()):
+        model = manual_bertopic(CountVectorizer(ngram_range=(1, 2)), ClassTfidfTransformer(), None, 5, nr_topics=2)
+        model.umap_model = reduction
+        model.fit_transform(DOCUMENTS, embeddings=embeddings, y=CLUSTERS)
+        models.append(model)
+    ours, stock = models
+    assert ours.umap_model.transform(embeddings).shape == (len(DOCUMENTS), 0)
+    assert list(ours.topics_) == list(stock.topics_) and ours.topic_sizes_ == stock.topic_sizes_
+    assert ours.get_topics() == stock.get_topics()
+    assert (ours.c_tf_idf_ != stock.c_tf_idf_).nnz == 0
+    assert np.array_equal(ours.topic_embeddings_, stock.topic_embeddings_)
 
 
 def test_refit_keeps_the_models_sub_models(fitted: dict[str, Any]):

@@ -24,6 +24,10 @@ checked before use, with a warning in the build log (once) and a safe fallback w
   Fallback: ``BERTopic.load`` (public; imports torch, tens of seconds) and its vectorizer's ``vocabulary_`` and
   ``get_params()``.
 
+- the reduced embeddings, which ``fit_transform`` hands only to the clustering model (``BaseCluster`` in manual mode,
+  which reads ``y``): :class:`NoReduction` gives zero columns, so BERTopic's copy of them is empty. No fallback
+  needed: a BERTopic that read them would find no column to cluster on and fail the contract test.
+
 tests/test_adapters.py checks each of these against the installed bertopic.
 """
 
@@ -36,6 +40,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from pipeline.adapters.checks import check_version, installed_version, warn_once
 
@@ -72,6 +78,28 @@ def _checked() -> None:
     check_version(log, "bertopic", *CHECKED_VERSIONS, __name__)
 
 
+class NoReduction:
+    """BERTopic's dimensionality-reduction step in manual mode, reduced to nothing: ``fit`` learns nothing and
+    ``transform`` returns zero columns (float32, n x 0).
+
+    BERTopic passes the embeddings through its ``umap_model`` and then through ``np.nan_to_num``, which copies what it
+    is given: with ``BaseDimensionalityReduction`` (``transform`` returns X) that is a second copy of every embedding,
+    held until ``fit_transform`` returns (558 MiB at 285,717 papers, 2 GB at a million). In manual mode nothing reads
+    the reduced embeddings but ``BaseCluster.fit``, which takes the clusters from ``y``; the topics' embeddings are
+    made from the embeddings themselves. A saved and loaded model gets BERTopic's own ``BaseDimensionalityReduction``
+    (the safetensors files hold no ``umap_model``). tests/test_adapters.py checks that a fit with it equals one with
+    ``BaseDimensionalityReduction``.
+    """
+
+    def fit(self, X: Any = None, y: Any = None) -> NoReduction:  # noqa: N803 (scikit-learn's argument names)
+        """Nothing to learn; returns self."""
+        return self
+
+    def transform(self, X: Any) -> Any:  # noqa: N803
+        """Zero columns for the rows of ``X`` (float32, len(X) x 0)."""
+        return np.zeros((X.shape[0], 0), dtype=np.float32)
+
+
 def manual_bertopic(
     vectorizer_model: Any,
     ctfidf_model: Any,
@@ -80,20 +108,20 @@ def manual_bertopic(
     nr_topics: int | None = None,
     embedding_model: Any = None,
 ) -> Any:
-    """An unfitted BERTopic in manual mode: ``BaseDimensionalityReduction`` and ``BaseCluster`` (the clusters come in
-    as ``y`` of ``fit_transform``), the given vectorizer, c-TF-IDF and representation models, ``top_n_words`` terms per
-    topic, topic reduction to ``nr_topics`` (None: none), no probabilities, and ``language=None``: BERTopic's
-    "english" preprocessing deletes every character outside [A-Za-z0-9 ] before c-TF-IDF ("vision-language" ->
-    "visionlanguage", CJK text -> nothing); the atlas's vectorizer tokenises instead. ``embedding_model``: a BERTopic
-    embedding backend, needed only by representations that embed (KeyBERTInspired); None otherwise."""
+    """An unfitted BERTopic in manual mode: :class:`NoReduction` (BERTopic's ``BaseDimensionalityReduction`` without its
+    copy of the embeddings) and ``BaseCluster`` (the clusters come in as ``y`` of ``fit_transform``), the given
+    vectorizer, c-TF-IDF and representation models, ``top_n_words`` terms per topic, topic reduction to ``nr_topics``
+    (None: none), no probabilities, and ``language=None``: BERTopic's "english" preprocessing deletes every character
+    outside [A-Za-z0-9 ] before c-TF-IDF ("vision-language" -> "visionlanguage", CJK text -> nothing); the atlas's
+    vectorizer tokenises instead. ``embedding_model``: a BERTopic embedding backend, needed only by representations that
+    embed (KeyBERTInspired); None otherwise."""
     _checked()
     from bertopic import BERTopic
     from bertopic.cluster import BaseCluster
-    from bertopic.dimensionality import BaseDimensionalityReduction
 
     return BERTopic(
         embedding_model=embedding_model,
-        umap_model=BaseDimensionalityReduction(),
+        umap_model=NoReduction(),
         hdbscan_model=BaseCluster(),
         vectorizer_model=vectorizer_model,  # one instance throughout: it remembers the corpus's counts
         ctfidf_model=ctfidf_model,

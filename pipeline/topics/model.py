@@ -1,7 +1,8 @@
 """Assemble and fit BERTopic on precomputed clusters; derive the topic table, labels and hierarchy.
 
 BERTopic is used in its documented "manual topic modeling" form: our UMAP + HDBSCAN labels are passed as
-``y`` with ``BaseDimensionalityReduction`` and ``BaseCluster`` (BERTopic docs, "Manual Topic Modeling"). That
+``y`` with an empty dimensionality reduction (pipeline.adapters.bertopic_model.NoReduction, in the place of
+``BaseDimensionalityReduction``) and ``BaseCluster`` (BERTopic docs, "Manual Topic Modeling"). That
 keeps BERTopic for what it is for (c-TF-IDF, representations, topic reduction, topic updates, hierarchy,
 safetensors serialisation) while the build controls the layout stages: one neighbour search for both UMAP fits,
 tiny corpora, and corpora in which every document is an outlier.
