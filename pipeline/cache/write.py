@@ -150,7 +150,7 @@ def write_tables(
         if missing:
             raise ValueError(f"{DROPPED_FILE} lacks columns {missing}")
         dropped.to_parquet(folder / DROPPED_FILE, index=False)
-    np.save(folder / EMBEDDINGS_FILE, embeddings.astype(np.float32), allow_pickle=False)
+    np.save(folder / EMBEDDINGS_FILE, embeddings.astype(np.float32, copy=False), allow_pickle=False)
     full_manifest: Manifest = {"kind": CACHE_KIND, "schema_version": SCHEMA_VERSION, **manifest}
     missing_keys = [key for key in MANIFEST_KEYS if key not in full_manifest]
     if missing_keys:
