@@ -11,7 +11,9 @@ import pytest
 
 from pipeline.runtime.parquet import read_frame
 from pipeline.store.layouts import NullStore, open_store
-from pipeline.topics.naming.phrase_counts import PhraseCounts, count_phrases
+from pipeline.store.text_lines import lines_array, lines_of_array
+from pipeline.topics.naming.names import ranked_phrases
+from pipeline.topics.naming.phrase_counts import PhraseCounts, count_phrases, presence_sums
 from pipeline.topics.naming.stored import PhraseCountsJob, counts_from_arrays, counts_to_arrays
 
 
@@ -38,6 +40,52 @@ def test_counts_survive_the_store_arrays(slice_texts):
     assert all(isinstance(value, np.ndarray) for value in counts_to_arrays(counts).values())  # no pickle needed
     untitled = count_phrases(texts)
     assert counts_from_arrays(counts_to_arrays(untitled)).in_title is None
+
+
+def test_the_stored_counts_are_read_back_compact(slice_texts):
+    """What the store keeps and reads back is small: no data array (every entry is 1), int32 indices, float32 ones,
+    and each writing keyed by the very str object of its key (one str per phrase fewer)."""
+    texts, titles = slice_texts
+    arrays = counts_to_arrays(count_phrases(texts, titles))
+    assert "matrix_data" not in arrays and arrays["matrix_indices"].dtype == np.int32
+    found = counts_from_arrays(arrays)
+    for matrix in (found.matrix, found.in_title):
+        assert matrix.dtype == np.float32 and matrix.indices.dtype == np.int32 and set(matrix.data.tolist()) == {1.0}
+    assert all(stored is key for stored, key in zip(found.written, found.keys))
+
+
+def test_names_ranked_from_float32_presence_equal_float64_ones(slice_texts):
+    """The presence matrices are float32; every score computed from them equals the one from float64 matrices, so
+    the names do not depend on the type."""
+    texts, titles = slice_texts
+    counts = count_phrases(texts, titles)
+    wide = PhraseCounts(
+        counts.matrix.astype(np.float64),
+        counts.keys,
+        counts.written,
+        counts.abbreviations,
+        counts.in_title.astype(np.float64),
+        counts.short_share,
+    )
+    members = [index % 7 - 1 for index in range(len(texts))]  # six groups and some outliers
+    parts = [index % 21 for index in range(len(texts))]
+    assert counts.matrix.dtype == np.float32
+    assert ranked_phrases(counts, members, parts) == ranked_phrases(wide, members, parts)
+    indicator = counts.matrix[:5].T.tocsr()
+    product = presence_sums(counts.matrix, indicator)
+    assert product.dtype == np.float64
+    assert np.array_equal(
+        product.toarray(), (counts.matrix.astype(np.float64) @ indicator.astype(np.float64)).toarray()
+    )
+
+
+def test_lists_of_text_survive_the_store_lines():
+    items = ["graph neural networks", "大規模 言語モデル", "ﬁne tuning", ""]
+    found = lines_of_array(lines_array(items))
+    assert found.dtype == object and found.tolist() == items
+    assert lines_of_array(lines_array([])).tolist() == []
+    with pytest.raises(ValueError, match="line break"):
+        lines_array(["two\nlines"])
 
 
 def test_a_second_process_counts_the_same_and_the_store_keeps_them(slice_texts, tmp_path: Path):

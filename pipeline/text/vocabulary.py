@@ -27,6 +27,7 @@ from pipeline.runtime.errors import EmptyVocabularyError
 from pipeline.schema import OUTLIER_TOPIC
 from pipeline.store.keys import StageKey, stage_key, texts_fingerprint
 from pipeline.store.layouts import NULL_STORE, StageStore
+from pipeline.store.text_lines import lines_array, lines_of_array
 from pipeline.text.words import STOP_WORDS, TOKEN_PATTERN, WordCounts, separate_cjk
 
 if TYPE_CHECKING:
@@ -351,29 +352,15 @@ def stored_ngram_counts(
 ) -> tuple[np.ndarray, sp.csr_matrix]:
     """pipeline.text.tokens.ngram_counts of ``tokens`` (a TokenizedCorpus), through ``store`` under
     :func:`ngrams_key` (hit or miss in ``store.hits["ngrams"]``): (terms, str objects in an object array; documents x
-    terms CSR int64). The store keeps the terms as UTF-8 text, one per line (:func:`terms_text`)."""
+    terms CSR int64). The store keeps the terms as UTF-8 text, one per line (pipeline.store.text_lines)."""
     from pipeline.text.tokens import from_sparse_arrays, ngram_counts, sparse_arrays
 
     def count() -> dict[str, np.ndarray]:
         terms, counts = ngram_counts(tokens, extra_stop_words, min_df, max_df)
-        return {"terms_text": terms_text(terms), **sparse_arrays(counts)}
+        return {"terms_text": lines_array(terms), **sparse_arrays(counts)}
 
     stored = store.cached(ngrams_key(tokens, extra_stop_words, min_df, max_df), count)
-    return terms_of_text(stored["terms_text"]), from_sparse_arrays(stored).astype(np.int64, copy=False)
-
-
-def terms_text(terms: Sequence[str] | np.ndarray) -> np.ndarray:
-    """``terms`` (none holding a line break: tokens are runs of word characters, pairs joined by a space) as one UTF-8
-    text, a term a line (uint8 array): a fixed-width str array would give each term the longest one's width."""
-    return np.frombuffer("\n".join(terms).encode("utf-8"), dtype=np.uint8)
-
-
-def terms_of_text(text: np.ndarray) -> np.ndarray:
-    """The inverse of :func:`terms_text`: the terms as str objects in an object array."""
-    lines = text.tobytes().decode("utf-8").split("\n") if len(text) else []
-    terms = np.empty(len(lines), dtype=object)
-    terms[:] = lines
-    return terms
+    return lines_of_array(stored["terms_text"]), from_sparse_arrays(stored).astype(np.int64, copy=False)
 
 
 def vectorizer_for_vocabulary(

@@ -125,7 +125,8 @@ def field_presence(counts: PhraseCounts, fields: Sequence[Field]) -> sp.csr_matr
         (np.ones(len(rows)), (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))),
         shape=(len(counts.keys), len(fields)),
     )
-    return ((counts.matrix @ indicator) > 0).tocsr()
+    # made in the presence matrix's type, so that scipy does not copy it to float64
+    return ((counts.matrix @ indicator.astype(counts.matrix.dtype)) > 0).tocsr()
 
 
 def group_coverage(

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from pipeline.topics.naming.phrase_counts import PhraseCounts
+from pipeline.topics.naming.phrase_counts import PhraseCounts, column_sums, presence_sums
 from pipeline.topics.naming.phrase_tokens import modifier_word, phrase_key
 
 # Set by reading the names of ICLR 2024 and 2025 beside their author keywords (bench/labels.py), not tuned to it.
@@ -129,12 +129,12 @@ def ranked_phrases(
     # Groups x phrases stay sparse and each group's row is made dense alone (at 285,717 papers the dense arrays took
     # 0.9-1.1 GB). A mention counts 1 and a title's 1 + title_weight: every sum is a whole number (or a multiple of
     # title_weight), so the order of the sums changes no score.
-    in_group = (indicator @ counts.matrix).tocsr()  # n_groups x n_phrases
-    frequency = np.asarray(counts.matrix.sum(axis=0)).ravel()
+    in_group = presence_sums(indicator, counts.matrix)  # n_groups x n_phrases
+    frequency = column_sums(counts.matrix)
     mentions = in_group
     if counts.in_title is not None and title_weight:
-        mentions = (in_group + title_weight * (indicator @ counts.in_title)).tocsr()
-        frequency = frequency + title_weight * np.asarray(counts.in_title.sum(axis=0)).ravel()
+        mentions = (in_group + title_weight * presence_sums(indicator, counts.in_title)).tocsr()
+        frequency = frequency + title_weight * column_sums(counts.in_title)
     frequency = np.maximum(frequency, 1)
     spread = _spread(counts, members, parts, ids, part_share) if parts is not None else None
     sizes = np.asarray(indicator.sum(axis=1)).ravel()
@@ -168,7 +168,7 @@ def _spread(
     """Sparse n_groups x n_phrases (CSR float64): the share of each group's parts whose documents write the phrase in
     at least ``part_share`` of them (and at least twice)."""
     part_indicator, part_ids = group_matrix(parts, parts)
-    in_part = (part_indicator @ counts.matrix).tocsr()
+    in_part = presence_sums(part_indicator, counts.matrix)
     sizes = np.asarray(part_indicator.sum(axis=1)).ravel()
     entry_part = np.repeat(np.arange(len(part_ids)), np.diff(in_part.indptr))
     writes = in_part.copy()

@@ -20,6 +20,10 @@ from pipeline.topics.naming.phrase_tokens import written_form
 
 # A phrase must be written in at least this many documents of the corpus to be a candidate at all.
 MIN_DOCUMENT_FREQUENCY = 3
+# The presence matrices' data type: an entry is 1, and a sum of them over a million documents is still a whole number
+# in float32 (exact to 2**24); float64 took 0.9 GB more at a million documents (docs/benchmarks.md). Sums are turned
+# to float64 (:func:`presence_sums`) before anything that is not a whole number is computed from them.
+PRESENCE_DTYPE = np.float32
 
 
 @dataclass
@@ -28,11 +32,11 @@ class PhraseCounts:
 
     Attributes
     ----------
-    matrix : CSR, n_documents x n_phrases, float64 1.0 where the document writes the phrase (or its abbreviation).
+    matrix : CSR, n_documents x n_phrases, PRESENCE_DTYPE 1 where the document writes the phrase (or its abbreviation).
     keys : n_phrases phrase keys (:func:`phrase_key`), column order.
     written : {key: how the corpus most often writes it} (an expansion that has an abbreviation: "expansion (SF)").
     abbreviations : {expansion key: short form as written} for the phrases the corpus abbreviates.
-    in_title : CSR of the same shape, 1.0 where the document's title writes it; None when no titles were given.
+    in_title : CSR of the same shape, 1 where the document's title writes it; None when no titles were given.
     short_share : {expansion key: share of the corpus's documents writing its short form} (short_form_shares); a
         part of a corpus (a topic's rows) keeps its corpus's shares.
     """
@@ -118,6 +122,22 @@ def _presence(columns: np.ndarray, sizes: np.ndarray, n_columns: int) -> sp.csr_
     )  # entry -> entries with a column before
     np.cumsum(inside, out=inside_before[1:])
     indptr = inside_before[np.concatenate([[0], np.cumsum(sizes)])]
-    matrix = sp.csr_matrix((np.ones(int(indptr[-1])), columns[inside], indptr), shape=(len(sizes), n_columns))
+    matrix = sp.csr_matrix(
+        (np.ones(int(indptr[-1]), dtype=PRESENCE_DTYPE), columns[inside], indptr), shape=(len(sizes), n_columns)
+    )
     matrix.sort_indices()
     return matrix
+
+
+def presence_sums(left: sp.spmatrix, right: sp.spmatrix) -> sp.csr_matrix:
+    """``left @ right`` as float64 CSR, where one side is a presence matrix (PRESENCE_DTYPE) and the other any sparse
+    matrix of whole numbers (a group indicator, a field's phrases). The product is made in PRESENCE_DTYPE, so the
+    corpus-sized side is not copied to float64 (scipy casts both sides to their common type); its sums are whole
+    numbers below 2**24, exact in float32, and equal to float64's."""
+    product = left.astype(PRESENCE_DTYPE, copy=False) @ right.astype(PRESENCE_DTYPE, copy=False)
+    return sp.csr_matrix(product).astype(np.float64)
+
+
+def column_sums(matrix: sp.spmatrix) -> np.ndarray:
+    """float64 (n_columns,): the sums of a presence matrix's columns (whole numbers, exact: :func:`presence_sums`)."""
+    return np.asarray(matrix.sum(axis=0)).ravel().astype(np.float64)

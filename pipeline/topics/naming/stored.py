@@ -28,7 +28,8 @@ import scipy.sparse as sp
 
 from pipeline.store.keys import StageKey, stage_key, texts_fingerprint
 from pipeline.store.layouts import Arrays, StageStore
-from pipeline.topics.naming.phrase_counts import PhraseCounts, count_phrases
+from pipeline.store.text_lines import lines_array, lines_of_array
+from pipeline.topics.naming.phrase_counts import PRESENCE_DTYPE, PhraseCounts, count_phrases
 
 log = logging.getLogger(__name__)
 
@@ -52,51 +53,50 @@ def phrase_counts_key(texts: Sequence[str], titles: Sequence[str] | None) -> Sta
     )
 
 
-def _csr_arrays(matrix: sp.csr_matrix, prefix: str) -> Arrays:
-    return {
-        f"{prefix}_indptr": matrix.indptr.astype(np.int64),
-        f"{prefix}_indices": matrix.indices.astype(np.int64),
-        f"{prefix}_data": matrix.data,
-    }
+def _presence_arrays(matrix: sp.csr_matrix, prefix: str) -> Arrays:
+    """A presence matrix's structure (indptr int64, indices int32); not its data, which is 1 everywhere."""
+    return {f"{prefix}_indptr": matrix.indptr.astype(np.int64), f"{prefix}_indices": matrix.indices.astype(np.int32)}
 
 
-def _csr(arrays: Arrays, prefix: str, shape: tuple[int, int]) -> sp.csr_matrix:
-    return sp.csr_matrix(
-        (arrays[f"{prefix}_data"], arrays[f"{prefix}_indices"], arrays[f"{prefix}_indptr"]), shape=shape
-    )
+def _presence(arrays: Arrays, prefix: str, shape: tuple[int, int]) -> sp.csr_matrix:
+    indices = arrays[f"{prefix}_indices"]
+    data = np.ones(len(indices), dtype=PRESENCE_DTYPE)
+    return sp.csr_matrix((data, indices, arrays[f"{prefix}_indptr"]), shape=shape)
 
 
 def counts_to_arrays(counts: PhraseCounts) -> Arrays:
-    """PhraseCounts as arrays for the layout store (no pickle): both matrices' CSR parts, the shape, and the keys,
-    writings and abbreviations as UTF-8 JSON bytes (uint8)."""
-    text = json.dumps(
-        {
-            "keys": counts.keys,
-            "written": counts.written,
-            "abbreviations": counts.abbreviations,
-            "short_share": counts.short_share,
-        }
-    )
+    """PhraseCounts as arrays for the layout store (no pickle): both matrices' structure (their entries are all 1),
+    the shape, the keys and their writings as UTF-8 text a line each (pipeline.store.text_lines; ``written`` must hold
+    every key, as count_phrases makes it), the abbreviations and short-form shares as UTF-8 JSON (uint8).
+
+    At a million documents the matrices hold about 118 million entries: stored as float64 data and int64 indices,
+    then read into a CSR with int32 copies of the indices, they took 2.3 GB while being read (memray,
+    docs/benchmarks.md); the writings as JSON beside the keys, 1.1 GB of Python objects."""
+    text = json.dumps({"abbreviations": counts.abbreviations, "short_share": counts.short_share})
     arrays: Arrays = {
         "shape": np.asarray(counts.matrix.shape, dtype=np.int64),
+        "keys": lines_array(counts.keys),
+        "written": lines_array([counts.written[key] for key in counts.keys]),
         "strings": np.frombuffer(text.encode("utf-8"), dtype=np.uint8),
-        **_csr_arrays(counts.matrix, "matrix"),
+        **_presence_arrays(counts.matrix, "matrix"),
     }
     if counts.in_title is not None:
-        arrays.update(_csr_arrays(counts.in_title, "in_title"))
+        arrays.update(_presence_arrays(counts.in_title, "in_title"))
     return arrays
 
 
 def counts_from_arrays(arrays: Arrays) -> PhraseCounts:
-    """The PhraseCounts :func:`counts_to_arrays` stored."""
+    """The PhraseCounts :func:`counts_to_arrays` stored; ``written`` shares its keys' str objects with ``keys``."""
     rows, columns = (int(value) for value in arrays["shape"])
     strings = json.loads(arrays["strings"].tobytes().decode("utf-8"))
+    keys = lines_of_array(arrays["keys"]).tolist() if columns else []
+    written = lines_of_array(arrays["written"]).tolist() if columns else []
     return PhraseCounts(
-        _csr(arrays, "matrix", (rows, columns)),
-        list(strings["keys"]),
-        dict(strings["written"]),
+        _presence(arrays, "matrix", (rows, columns)),
+        keys,
+        dict(zip(keys, written)),
         dict(strings["abbreviations"]),
-        _csr(arrays, "in_title", (rows, columns)) if "in_title_indptr" in arrays else None,
+        _presence(arrays, "in_title", (rows, columns)) if "in_title_indptr" in arrays else None,
         {key: float(share) for key, share in strings.get("short_share", {}).items()},
     )
 
