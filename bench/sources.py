@@ -61,10 +61,11 @@ def cleaned_documents(source: Source) -> pd.DataFrame:
         return prepare_documents(load_corpus(source.path)).documents
     from pipeline.ingest.collections import read_collection_file
     from pipeline.operations.build import read_and_clean_collections
+    from pipeline.operations.build_state import documents_with_all_columns
     from pipeline.runtime.stages import StageTimer
     from pipeline.store.layouts import open_store
 
     corpus, _ = read_and_clean_collections(
         read_collection_file(source.path), source.path, None, open_store(None), StageTimer()
     )
-    return corpus.documents
+    return documents_with_all_columns(corpus)

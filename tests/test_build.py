@@ -259,3 +259,36 @@ def test_a_handover_gives_its_value_once_and_keeps_no_reference():
     del taken
     gc.collect()
     assert kept() is None
+
+
+def test_columns_set_aside_come_back_in_their_places_as_they_were():
+    """pipeline.operations.build_state.ColumnsAside: the build keeps the abstracts on disk while it fits; what comes
+    back is every value as it was (missing ones as None), in its row and its column's place."""
+    from pipeline.operations.build_state import ColumnsAside
+
+    frame = pd.DataFrame(
+        {
+            "doc_id": [f"p{index}" for index in range(120_003)],
+            "abstract": ["Ünïcode ∑ 大規模", None, "plain"] * 40_001,
+            "title": ["t"] * 120_003,
+        }
+    )
+    aside = ColumnsAside(frame, ["abstract", "not a column"])
+    assert aside.columns == ["abstract"]
+    back = aside.put_back(frame.drop(columns=["abstract"]))
+    assert list(back.columns) == ["doc_id", "abstract", "title"]
+    assert back["abstract"].tolist() == frame["abstract"].tolist() and back["abstract"].dtype == object
+    with pytest.raises(ValueError, match="rows"):
+        aside.put_back(frame.head(3))
+    aside.close()
+
+
+def test_a_build_gives_back_the_abstracts_it_set_aside(slice_cache: Path, papers_slice: Path):
+    """The abstracts are not held while the build fits (set aside after cleaning), yet the cache has each paper's,
+    as the file wrote it."""
+    documents = cache.read_cache(slice_cache).documents.set_index("doc_id")
+    papers = read_frame(papers_slice)
+    written = papers.set_index(papers.columns[0])["abstract"]
+    kept = documents.index.intersection(written.index)
+    assert len(kept) >= 290
+    assert documents.loc[kept, "abstract"].tolist() == written.loc[kept].tolist()

@@ -60,7 +60,7 @@ from pipeline.ingest.collections import Collection, collections_display_name
 from pipeline.ingest.corpus import load_corpus
 from pipeline.journeys.links_job import find_journeys
 from pipeline.operations import locking
-from pipeline.operations.build_state import Fitted, Handover, PreparedInput
+from pipeline.operations.build_state import Fitted, Handover, PreparedInput, set_aside
 from pipeline.operations.build_tables import build_manifest, document_table, record_collections, record_run
 from pipeline.quality.build_metrics import evaluate_build, map_metrics_measurer
 from pipeline.represent.embedding_store import DEFAULT_STORE, resolve_store
@@ -178,7 +178,7 @@ def read_and_clean(
     # HDBSCAN's tie-breaking follow row order: shuffling 300 papers gave ARI 0.46); tables are written in input order.
     order = canonical_order(prepared.documents["text"].tolist())
     documents = prepared.documents.iloc[order].reset_index(drop=True)
-    return PreparedInput(
+    corpus = PreparedInput(
         replace(raw, records=dropped_records(raw.records, prepared.dropped_ids)),
         prepared,
         documents,
@@ -188,6 +188,7 @@ def read_and_clean(
         list(prepared.warnings),
         len(raw.records) + sum(raw.skipped.values()),
     )
+    return set_aside(corpus)
 
 
 def read_and_clean_collections(
@@ -229,7 +230,7 @@ def read_and_clean_collections(
         list(prepared.warnings),
         sum(len(raw.records) for raw in raws),  # the stacked records' count (combined_raw keeps no skips)
     )
-    return corpus, collections_manifest(collections, raws, corpora)
+    return set_aside(corpus), collections_manifest(collections, raws, corpora)
 
 
 def tokenise_and_represent(

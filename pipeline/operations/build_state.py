@@ -4,6 +4,8 @@ tables and manifest are assembled from (pipeline.operations.build_tables)."""
 
 from __future__ import annotations
 
+import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -27,7 +29,9 @@ class PreparedInput:
     ``documents``, ``texts`` and ``doc_ids`` are in canonical order (pipeline.operations.build.canonical_order);
     ``order`` maps them back (``documents.iloc[np.argsort(order)]`` is the input order); ``warnings`` gathers what the
     manifest reports. ``raw`` holds only the records cleaning dropped (pipeline.ingest.clean.dropped_records: the kept
-    ones are in ``documents``); ``input_records`` counts every record read, skipped ones included.
+    ones are in ``documents``); ``input_records`` counts every record read, skipped ones included. ``aside``: the
+    documents' columns kept on disk until the document table is made (the abstracts: :class:`ColumnsAside`); neither
+    ``documents`` nor ``prepared.documents`` holds them meanwhile.
     """
 
     raw: RawCorpus
@@ -38,6 +42,72 @@ class PreparedInput:
     order: np.ndarray
     warnings: list[str]
     input_records: int
+    aside: ColumnsAside | None = None
+
+
+# The columns a build sets aside after cleaning: the display abstracts, which nothing reads before the document table
+# (the model reads ``text``). At 998,609 papers they were 1.5 GB of Python str held through every stage; 429 MiB at
+# 285,717 (DataFrame.memory_usage(deep=True), docs/benchmarks.md).
+SET_ASIDE_COLUMNS = ("abstract",)
+# Rows read back at a time: the Arrow batch being turned into str objects is all that is held beside them.
+READ_BACK_ROWS = 50_000
+
+
+class ColumnsAside:
+    """Columns of a frame kept in an anonymous temporary file (Parquet, in the temporary folder: TMPDIR) while a
+    build does not need them, and put back in their places by :meth:`put_back`. The file is deleted when this object
+    is closed or collected, or the process ends."""
+
+    def __init__(self, frame: pd.DataFrame, columns: Sequence[str]) -> None:
+        """Write ``frame``'s ``columns`` (those it has) to the file; the caller drops them from its frames.
+        Raises OSError when the temporary folder cannot be written."""
+        self.columns = [column for column in columns if column in frame.columns]
+        self.positions = {column: frame.columns.get_loc(column) for column in self.columns}
+        self.rows = len(frame)
+        self.file = tempfile.TemporaryFile(prefix="atlas-aside-")
+        frame[self.columns].to_parquet(self.file, index=False, row_group_size=READ_BACK_ROWS)
+
+    def put_back(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """A copy of ``frame`` (the rows set aside, in their order) with the columns back where they were, their
+        values as pandas reads them from Parquet (str objects, None where missing). Raises ValueError when ``frame``
+        has another number of rows."""
+        import pyarrow.parquet as pq
+
+        if len(frame) != self.rows:
+            raise ValueError(f"put_back: {len(frame)} rows for {self.rows} set aside")
+        self.file.seek(0)
+        values: dict[str, list[Any]] = {column: [] for column in self.columns}
+        for batch in pq.ParquetFile(self.file).iter_batches(batch_size=READ_BACK_ROWS, columns=self.columns):
+            for column in self.columns:
+                values[column].extend(batch.column(column).to_pylist())
+        output = frame.copy()
+        for column in sorted(self.columns, key=self.positions.__getitem__):
+            column_values = np.empty(self.rows, dtype=object)
+            column_values[:] = values.pop(column)
+            output.insert(self.positions[column], column, column_values)
+        return output
+
+    def close(self) -> None:
+        """Delete the file."""
+        self.file.close()
+
+
+def set_aside(corpus: PreparedInput, columns: Sequence[str] = SET_ASIDE_COLUMNS) -> PreparedInput:
+    """``corpus`` with ``columns`` (those its documents have) kept in a :class:`ColumnsAside` and dropped from its
+    documents in both orders, so that their values are no longer held; ``corpus`` itself when it has none of them.
+    Raises OSError when the temporary folder cannot be written."""
+    if not any(column in corpus.documents.columns for column in columns):
+        return corpus
+    aside = ColumnsAside(corpus.documents, columns)
+    corpus.documents = corpus.documents.drop(columns=aside.columns)
+    corpus.prepared.documents = corpus.prepared.documents.drop(columns=aside.columns)
+    corpus.aside = aside
+    return corpus
+
+
+def documents_with_all_columns(corpus: PreparedInput) -> pd.DataFrame:
+    """``corpus.documents`` (canonical order) with the columns set aside put back in their places."""
+    return corpus.documents.copy() if corpus.aside is None else corpus.aside.put_back(corpus.documents)
 
 
 @dataclass

@@ -18,7 +18,7 @@ from pipeline import schema
 from pipeline.config import BuildConfig, corpus_display_name
 from pipeline.geometry.neighbors import Neighbours
 from pipeline.ingest.clean import COPY_COLUMN
-from pipeline.operations.build_state import Fitted, PreparedInput
+from pipeline.operations.build_state import Fitted, PreparedInput, documents_with_all_columns
 from pipeline.represent.encoder_backends import encoder_description
 from pipeline.represent.representation import is_lexical
 from pipeline.represent.truncation import truncated_flags
@@ -81,7 +81,7 @@ def document_table(
     neighbour_ids, neighbour_scores = neighbour_columns(
         knn.indices, knn.similarities, corpus.doc_ids, config.n_neighbors_similar
     )
-    output = corpus.documents.drop(columns=["text", "record"]).copy()
+    output = documents_with_all_columns(corpus).drop(columns=["text", "record"])
     output.insert(1, "topic", fit.topics)
     output["topic_label"] = [fit.labels[topic] for topic in fit.topics]
     # HDBSCAN membership strength; 0 for documents HDBSCAN called outliers (including those reassigned later) and for
