@@ -16,25 +16,23 @@ count as run by the entry point that imports them:
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from pipeline.runtime.parquet import read_frame
+from tests import test_bench_smoke_page
+from tests.bench_runs import assert_printed, bench_env, run_bench, write_collections, write_slice
 from tests.conftest import CASES, ICLR2024, ICLR2025, ICLR2026, ICML2025, ROOT, needs_shared
-from tests.streamlit_server import chromium_path
 
 pytestmark = pytest.mark.slow
+__all__ = ["bench_env"]  # the fixture, imported so that this module's tests can use it
 
-BENCH_TIMEOUT_S = 600
 SLICE_ROWS = 150  # papers per collection of the small atlases of several collections
 
-# bench module -> the test that runs it (an entry point) or runs the entry point that imports it (a library).
+# bench module -> the test that runs it (an entry point) or runs the entry point that imports it (a library); the
+# page's benchmarks are run by tests/test_bench_smoke_page.py.
 SMOKE_RUNS = {
     "__init__": "test_palette_prints_the_colour_distances",
     "acceptance": "test_acceptance_ranks_topics",
@@ -86,67 +84,7 @@ SMOKE_RUNS = {
 }
 
 
-# Helpers.
-
-
-def run_bench(module: str, *arguments: object, env: dict[str, str], expect_code: int = 0) -> str:
-    """Run ``python -m bench.MODULE ARGUMENTS`` from the checkout; assert its exit code; return its stdout."""
-    result = subprocess.run(
-        [sys.executable, "-m", f"bench.{module}", *map(str, arguments)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=BENCH_TIMEOUT_S,
-    )
-    assert result.returncode == expect_code, (
-        f"bench.{module} exited {result.returncode}:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
-    )
-    return result.stdout
-
-
-def assert_printed(output: str, *expected: str) -> None:
-    """Each of ``expected`` occurs in the benchmark's output."""
-    missing = [text for text in expected if text not in output]
-    assert not missing, f"missing {missing} in:\n{output[-3000:]}"
-
-
-def write_slice(source: Path, rows: int, target: Path) -> Path:
-    """The first ``rows`` records of the Parquet file ``source``, written to ``target``."""
-    needs_shared(source)
-    read_frame(source).head(rows).to_parquet(target, index=False)
-    return target
-
-
-def write_collections(target: Path, collections: dict[str, Path]) -> Path:
-    """A collection file (TOML, as data/collections/*.toml) of ``collections`` ({"ICLR 2024": path, ...}: the
-    venue and year are the name's two words)."""
-    entries = []
-    for name, path in collections.items():
-        venue, year = name.split()
-        entries.append(
-            f"[[collection]]\nname = {json.dumps(name)}\nvenue = {json.dumps(venue)}\nyear = {year}\n"
-            f"path = {json.dumps(str(path))}\n"
-        )
-    target.write_text("\n".join(entries), encoding="utf-8")
-    return target
-
-
 # Fixtures: small real corpora and atlases, shared by the module's tests.
-
-
-@pytest.fixture(scope="module")
-def bench_env(embedding_store: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """The environment of every run: offline, the session's embedding cache, the checkout's numba cache, and a
-    temporary folder of pytest's (the page servers' logs of bench.load and bench.server_cpu go there, not to /tmp)."""
-    return {
-        **os.environ,
-        "TMPDIR": str(tmp_path_factory.mktemp("bench-tmp")),
-        "HF_HUB_OFFLINE": "1",
-        "TRANSFORMERS_OFFLINE": "1",
-        "ATLAS_EMBEDDING_CACHE": str(embedding_store),
-        "NUMBA_CACHE_DIR": os.environ.get("NUMBA_CACHE_DIR", str(ROOT / ".cache" / "numba")),
-    }
 
 
 @pytest.fixture(scope="module")
@@ -180,13 +118,14 @@ def venues_cache(build_cache, venues_file: Path) -> Path:
 
 
 def test_every_bench_module_has_a_smoke_run() -> None:
-    """Every module of bench/ is in SMOKE_RUNS, and each names a test of this file: a benchmark cannot be added
-    without a smoke run."""
+    """Every module of bench/ is in SMOKE_RUNS, and each names a test of this file or of the page's
+    (tests/test_bench_smoke_page.py): a benchmark cannot be added without a smoke run."""
     modules = {path.stem for path in (ROOT / "bench").glob("*.py")}
     assert modules == set(SMOKE_RUNS), (
         f"without a smoke run: {sorted(modules - set(SMOKE_RUNS))}; gone: {sorted(set(SMOKE_RUNS) - modules)}"
     )
-    unknown = {module: test for module, test in SMOKE_RUNS.items() if not callable(globals().get(test))}
+    tests = {**vars(test_bench_smoke_page), **globals()}
+    unknown = {module: test for module, test in SMOKE_RUNS.items() if not callable(tests.get(test))}
     assert not unknown, f"SMOKE_RUNS names tests this file lacks: {unknown}"
 
 
@@ -495,82 +434,6 @@ def test_atlas_agreement_compares_each_year_with_the_combined_atlas(
     assert_printed(refitted, "mean of 2 splits), refitted:", "combined dims", "ICLR 2024", "ICLR 2025")
 
 
-# Benchmarks of the page: a Streamlit server, its websocket clients, headless Chromium.
-
-
-@pytest.mark.browser
-def test_dashboard_times_server_and_browser(slice_cache: Path, bench_env: dict[str, str]) -> None:
-    """bench.dashboard times each rerun on the server (AppTest) and each interaction in headless Chromium."""
-    chromium_path()  # fails in one line when Debian's Chromium is absent
-    output = run_bench("dashboard", "--cache", slice_cache, "--repeats", 1, env=bench_env)
-    assert_printed(output, "server  first render", "server  decision filter", "click on a point -> paper shown")
-    assert_printed(output, "filter change -> map redrawn", "dashboard: first render")
-
-
-@pytest.mark.browser
-def test_dashboard_compares_the_map_renderers(slice_cache: Path, bench_env: dict[str, str]) -> None:
-    """bench.dashboard --renderers (bench.map_compare) times the WebGL and the plotly map side by side."""
-    chromium_path()  # fails in one line when Debian's Chromium is absent
-    output = run_bench("dashboard", "--cache", slice_cache, "--renderers", "--repeats", 1, env=bench_env)
-    assert_printed(output, "map renderers at 1500x1000", "first paint of a fresh page", "click on a point -> paper")
-    assert " plotly " in output and " webgl " in output, output
-
-
-@pytest.mark.browser
-def test_screenshots_shoots_a_view(slice_cache: Path, tmp_path: Path, bench_env: dict[str, str]) -> None:
-    """bench.screenshots shoots a view at a window size and prints what it found."""
-    chromium_path()  # fails in one line when Debian's Chromium is absent
-    output = run_bench(
-        "screenshots", "--cache", slice_cache, "--out", tmp_path, "--sizes", "900x1000", "--views", "map-themes",
-        env=bench_env,
-    )  # fmt: skip
-    assert_printed(output, "map-themes-900x1000.png: ", "labels shown")
-    assert (tmp_path / "map-themes-900x1000.png").stat().st_size > 0
-
-
-@pytest.mark.browser
-def test_share_speed_times_the_share_file(slice_cache: Path, bench_env: dict[str, str]) -> None:
-    """bench.share_speed writes the share file, opens it offline in Chromium and prints its size and first paint."""
-    chromium_path()  # fails in one line when Debian's Chromium is absent
-    output = run_bench("share_speed", "--cache", slice_cache, "--repeats", "1", env=bench_env)
-    assert_printed(output, " MB, written in ", "median first paint ")
-
-
-@pytest.mark.browser
-def test_map_screenshots_shoots_the_map(slice_cache: Path, tmp_path: Path, bench_env: dict[str, str]) -> None:
-    """bench.map_screenshots shoots the map at both levels, its legend and a hover at a window size."""
-    chromium_path()  # fails in one line when Debian's Chromium is absent
-    output = run_bench(
-        "map_screenshots", "--cache", slice_cache, "--out", tmp_path, "--sizes", "900x1000", env=bench_env
-    )
-    assert_printed(output, "map-themes-900x1000.png: ", "map-hover-900x1000.png: hover", "legend entries")
-
-
-@pytest.mark.browser
-def test_load_runs_one_user_and_calibrates(seed_cache: Path, bench_env: dict[str, str]) -> None:
-    """bench.load calibrates its websocket client against Chromium (bench.load_browser), runs one user's visits
-    (bench.load_scenario, bench.load_client) and prints the table and the goals."""
-    chromium_path()  # fails in one line when Debian's Chromium is absent
-    output = run_bench(
-        "load", "--cache", seed_cache, "--sessions", 1, "--seconds", 1, "--think", 0, "--settle", 0,
-        "--warm-up-wait", 0, "--calibrate", "--calibrate-repeats", 1, env=bench_env,
-    )  # fmt: skip
-    assert_printed(output, "calibration (one session at a time, 1 repeats", "| N | visits | reruns |", "goal: ")
-    assert_printed(output, "rerun ms per interaction")
-
-
-def test_server_cpu_measures_a_visit(seed_cache: Path, bench_env: dict[str, str]) -> None:
-    """bench.server_cpu measures the server's CPU over one user's visit on a fresh server."""
-    output = run_bench("server_cpu", "--cache", seed_cache, "--visits", 1, "--repeat", 1, env=bench_env)
-    assert_printed(output, "1 visits per repeat", "repeat 1: server CPU", "ms per run; 0 errors")
-
-
-def test_session_open_times_a_first_run(seed_cache: Path, bench_env: dict[str, str]) -> None:
-    """bench.session_open times a fresh session's first run with and without Streamlit's file watcher."""
-    output = run_bench("session_open", "--cache", seed_cache, "--sessions", 1, env=bench_env)
-    assert_printed(output, "| file watcher | sessions |", "| none | 1 |", "| auto | 1 |")
-
-
 def test_partitions_times_both_paths(bench_env: dict[str, str]) -> None:
     """bench.partitions runs the per-document stages in one process and on a local Dask cluster of 2 workers."""
     needs_shared(ICLR2025)
@@ -597,11 +460,3 @@ def test_sample_fit_compares_a_sampled_build_with_a_full_fit(
         "sample_fit", "--input", papers_slice, "--sizes", 0, 150, "--work", tmp_path / "work", env=bench_env
     )
     assert_printed(output, "| full fit |", "| 150 |", "AMI vs full fit")
-
-
-@pytest.mark.browser
-def test_page_speed_times_a_warmed_first_visitor(slice_cache: Path, bench_env: dict[str, str]) -> None:
-    """bench.page_speed --warm times the first and second visitor and the interactions on a warmed server."""
-    chromium_path()  # fails in one line when Debian's Chromium is absent
-    output = run_bench("page_speed", "--cache", slice_cache, "--repeats", 1, "--warm", env=bench_env)
-    assert_printed(output, "first visitor: first paint", "colour theme")
