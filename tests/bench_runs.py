@@ -61,7 +61,6 @@ def write_collections(target: Path, collections: dict[str, Path]) -> Path:
     return target
 
 
-
 @pytest.fixture(scope="module")
 def bench_env(embedding_store: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """The environment of every run: offline, the session's embedding cache, the checkout's numba cache, and a

@@ -280,7 +280,10 @@ def test_columns_set_aside_come_back_in_their_places_as_they_were():
     assert back["abstract"].tolist() == frame["abstract"].tolist() and back["abstract"].dtype == object
     with pytest.raises(ValueError, match="rows"):
         aside.put_back(frame.head(3))
+    folder = aside.path.parent
+    assert folder.is_dir()
     aside.close()
+    assert not folder.exists()
 
 
 def test_a_build_gives_back_the_abstracts_it_set_aside(slice_cache: Path, papers_slice: Path):

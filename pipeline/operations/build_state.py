@@ -4,9 +4,12 @@ tables and manifest are assembled from (pipeline.operations.build_tables)."""
 
 from __future__ import annotations
 
+import shutil
 import tempfile
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import numpy as np
@@ -54,9 +57,10 @@ READ_BACK_ROWS = 50_000
 
 
 class ColumnsAside:
-    """Columns of a frame kept in an anonymous temporary file (Parquet, in the temporary folder: TMPDIR) while a
-    build does not need them, and put back in their places by :meth:`put_back`. The file is deleted when this object
-    is closed or collected, or the process ends."""
+    """Columns of a frame kept in a Parquet file of a temporary folder of their own (in TMPDIR) while a build does not
+    need them, and put back in their places by :meth:`put_back`. Arrow is given the file's path, never a Python file
+    object (one it lets go of while the interpreter ends aborts the process: docs/testing.md). The folder is removed
+    by :meth:`close`, when this object is collected, or when the process ends."""
 
     def __init__(self, frame: pd.DataFrame, columns: Sequence[str]) -> None:
         """Write ``frame``'s ``columns`` (those it has) to the file; the caller drops them from its frames.
@@ -64,8 +68,10 @@ class ColumnsAside:
         self.columns = [column for column in columns if column in frame.columns]
         self.positions = {column: frame.columns.get_loc(column) for column in self.columns}
         self.rows = len(frame)
-        self.file = tempfile.TemporaryFile(prefix="atlas-aside-")
-        frame[self.columns].to_parquet(self.file, index=False, row_group_size=READ_BACK_ROWS)
+        folder = Path(tempfile.mkdtemp(prefix="atlas-aside-"))
+        self._remove = weakref.finalize(self, shutil.rmtree, folder, ignore_errors=True)
+        self.path = folder / "columns.parquet"
+        frame[self.columns].to_parquet(self.path, index=False, row_group_size=READ_BACK_ROWS)
 
     def put_back(self, frame: pd.DataFrame) -> pd.DataFrame:
         """A copy of ``frame`` (the rows set aside, in their order) with the columns back where they were, their
@@ -75,9 +81,8 @@ class ColumnsAside:
 
         if len(frame) != self.rows:
             raise ValueError(f"put_back: {len(frame)} rows for {self.rows} set aside")
-        self.file.seek(0)
         values: dict[str, list[Any]] = {column: [] for column in self.columns}
-        for batch in pq.ParquetFile(self.file).iter_batches(batch_size=READ_BACK_ROWS, columns=self.columns):
+        for batch in pq.ParquetFile(str(self.path)).iter_batches(batch_size=READ_BACK_ROWS, columns=self.columns):
             for column in self.columns:
                 values[column].extend(batch.column(column).to_pylist())
         output = frame.copy()
@@ -88,8 +93,8 @@ class ColumnsAside:
         return output
 
     def close(self) -> None:
-        """Delete the file."""
-        self.file.close()
+        """Remove the file and its folder."""
+        self._remove()
 
 
 def set_aside(corpus: PreparedInput, columns: Sequence[str] = SET_ASIDE_COLUMNS) -> PreparedInput:
