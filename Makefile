@@ -20,7 +20,8 @@ INPUT_FILES := $(COLLECTIONS)
 endif
 PORT ?= 8501
 # pytest-xdist workers for `make test` (tests of one file share a worker and its fixtures); 0 runs them in this process.
-TEST_WORKERS ?= 2
+# Three on two cores: the tests wait on servers, browsers and child processes for a third of their time (docs/testing.md).
+TEST_WORKERS ?= 3
 # More pytest arguments for the test targets, e.g. PYTEST_ARGS="-k lineage" or "--atlas-seed 7 --atlas-threads 2".
 PYTEST_ARGS ?=
 # The settings `make test-sweep` runs the suite under: another seed and thread count stand in for another CPU, whose

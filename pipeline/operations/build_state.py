@@ -71,7 +71,8 @@ class ColumnsAside:
         folder = Path(tempfile.mkdtemp(prefix="atlas-aside-"))
         self._remove = weakref.finalize(self, shutil.rmtree, folder, ignore_errors=True)
         self.path = folder / "columns.parquet"
-        frame[self.columns].to_parquet(self.path, index=False, row_group_size=READ_BACK_ROWS)
+        # uncompressed: at 285,717 abstracts 0.6 s to write and 0.5 s to read back, against 2.0 and 1.6 s with snappy
+        frame[self.columns].to_parquet(self.path, index=False, row_group_size=READ_BACK_ROWS, compression=None)
 
     def put_back(self, frame: pd.DataFrame) -> pd.DataFrame:
         """A copy of ``frame`` (the rows set aside, in their order) with the columns back where they were, their
