@@ -147,3 +147,24 @@ def test_a_child_whose_build_is_gone_ends_quietly(slice_texts, capsys: pytest.Ca
     receiver.close()
     _count_in_child(slice_texts[0][:30], None, sender, str(tmp_path / "counts.npz"))
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_counts_do_not_depend_on_how_many_epochs_the_index_needed(slice_texts, monkeypatch: pytest.MonkeyPatch):
+    """The phrase index codes each word as one character and begins a new epoch when the codes run out (a million
+    documents need several). An ended epoch lets go of its runs and memos; the counts made over many small epochs
+    equal those made in one."""
+    from pipeline.topics.naming import phrase_index
+
+    texts, titles = slice_texts
+    expected = count_phrases(texts, titles)
+    monkeypatch.setattr(phrase_index, "_CODES", 1_500)  # a few hundred distinct words an epoch
+    epochs = []
+    monkeypatch.setattr(
+        phrase_index.PhraseIndex,
+        "_end_epoch",
+        lambda index, ended=phrase_index.PhraseIndex._end_epoch: (epochs.append(1), ended(index))[1],
+    )
+    found = count_phrases(texts, titles)
+    assert len(epochs) >= 5
+    assert_same_counts(found, expected)
+    assert found.short_share == expected.short_share

@@ -164,6 +164,10 @@ class PhraseIndex:
         self.run_numbers.append(np.fromiter(epoch.runs.values(), dtype=np.int64, count=len(epoch.runs)))
         self.run_sizes.append(np.bincount(np.cumsum(codes == 0, dtype=np.int32)[starts], minlength=len(epoch.runs)))
         self.run_writings.append(writing_of[numbers])
+        # An ended epoch is read only through its words and joined runs: its runs' strings and its memos go (at
+        # 285,717 papers the runs alone were 534 MiB, the token codes 203 MiB; docs/benchmarks.md).
+        for kept in (epoch.runs, epoch.token_codes, epoch.piece_codes):
+            kept.clear()
         self.epoch = _Epoch(self.part_numbers)
 
     def _match_surfaces(self, epoch: _Epoch, starts: np.ndarray, stops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -204,6 +208,8 @@ class PhraseIndex:
         self.run_size = np.zeros(len(self.run_first), dtype=index_type)  # run number -> how many n-grams it has
         self.run_size[numbers] = sizes
         self.run_ngram_writings = np.concatenate(self.run_writings)  # the writings of the runs' n-grams
+        for parts in (self.run_numbers, self.run_sizes, self.run_writings):  # now in the arrays above
+            parts.clear()
 
     def _number_keys(self, short_to_long: dict[str, str]) -> None:
         """Numbers the keys, in no particular order: sets ``key_count``, ``writing_keys`` and ``own_keys`` (integers and
@@ -224,6 +230,11 @@ class PhraseIndex:
         starts.append(offsets[-2] + np.cumsum(extra_lengths) - extra_lengths)
         lengths = [ended.key_lengths for ended in self.epochs] + [extra_lengths]
         self.key_words, self.key_starts, self.key_lengths = (np.concatenate(part) for part in (words, starts, lengths))
+        del words, starts, lengths  # the epochs' own copies go too: the concatenations above are all that is read
+        nothing = np.zeros(0, dtype=np.int64)
+        self.epochs = [
+            ended._replace(key_words=nothing, key_starts=nothing, key_lengths=nothing) for ended in self.epochs
+        ]
         numbers, self.key_firsts = _number_sequences(
             self.key_words, self.key_starts, self.key_lengths, len(self.part_numbers)
         )
