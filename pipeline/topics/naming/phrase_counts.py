@@ -135,7 +135,7 @@ def presence_sums(left: sp.spmatrix, right: sp.spmatrix) -> sp.csr_matrix:
     corpus-sized side is not copied to float64 (scipy casts both sides to their common type); its sums are whole
     numbers below 2**24, exact in float32, and equal to float64's."""
     product = left.astype(PRESENCE_DTYPE, copy=False) @ right.astype(PRESENCE_DTYPE, copy=False)
-    return sp.csr_matrix(product).astype(np.float64)
+    return product.tocsr().astype(np.float64)
 
 
 def column_sums(matrix: sp.spmatrix) -> np.ndarray:

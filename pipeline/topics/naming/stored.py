@@ -58,7 +58,8 @@ def _presence_arrays(matrix: sp.csr_matrix, prefix: str) -> Arrays:
     return {f"{prefix}_indptr": matrix.indptr.astype(np.int64), f"{prefix}_indices": matrix.indices.astype(np.int32)}
 
 
-def _presence(arrays: Arrays, prefix: str, shape: tuple[int, int]) -> sp.csr_matrix:
+def _presence_of_arrays(arrays: Arrays, prefix: str, shape: tuple[int, int]) -> sp.csr_matrix:
+    """The inverse of :func:`_presence_arrays`: a CSR of PRESENCE_DTYPE ones, the stored indices used as they are."""
     indices = arrays[f"{prefix}_indices"]
     data = np.ones(len(indices), dtype=PRESENCE_DTYPE)
     return sp.csr_matrix((data, indices, arrays[f"{prefix}_indptr"]), shape=shape)
@@ -92,11 +93,11 @@ def counts_from_arrays(arrays: Arrays) -> PhraseCounts:
     keys = lines_of_array(arrays["keys"]).tolist() if columns else []
     written = lines_of_array(arrays["written"]).tolist() if columns else []
     return PhraseCounts(
-        _presence(arrays, "matrix", (rows, columns)),
+        _presence_of_arrays(arrays, "matrix", (rows, columns)),
         keys,
         dict(zip(keys, written)),
         dict(strings["abbreviations"]),
-        _presence(arrays, "in_title", (rows, columns)) if "in_title_indptr" in arrays else None,
+        _presence_of_arrays(arrays, "in_title", (rows, columns)) if "in_title_indptr" in arrays else None,
         {key: float(share) for key, share in strings.get("short_share", {}).items()},
     )
 
