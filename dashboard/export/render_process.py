@@ -26,7 +26,6 @@ import select
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -37,6 +36,7 @@ from typing import IO, Any
 from dashboard.export.errors import ExportError, ExportFailed, ExportTimedOut, ImageExportUnavailable
 from dashboard.export.process_tree import descendants, kill_all, kill_tree, tagged
 from pipeline.runtime.paths import PACKAGE_ROOT
+from pipeline.runtime.scratch import scratch_folder
 
 REPO_ROOT = PACKAGE_ROOT  # the folder holding the packages (the checkout, or site-packages when installed)
 JOB_FILE = "job.json"
@@ -293,7 +293,7 @@ def run_job(
     started = time.monotonic()
     deadline = started + timeout_s
     with job_slot(session if session is not None else current_session(), min(slot_wait_s, timeout_s)):
-        folder = Path(tempfile.mkdtemp(prefix="atlas-render-"))
+        folder = scratch_folder("atlas-render-")
         try:
             (folder / JOB_FILE).write_text(json.dumps({**job, "timeout_s": timeout_s}), encoding="utf-8")
             write_inputs(folder)

@@ -5,11 +5,9 @@ tables and manifest are assembled from (pipeline.operations.build_tables)."""
 from __future__ import annotations
 
 import shutil
-import tempfile
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import numpy as np
@@ -18,6 +16,7 @@ import pandas as pd
 from pipeline.geometry.neighbors import Neighbours
 from pipeline.ingest.clean import PreparedCorpus
 from pipeline.ingest.corpus import RawCorpus
+from pipeline.runtime.scratch import scratch_folder
 
 if TYPE_CHECKING:
     from pipeline.topics.model import TopicFit
@@ -57,7 +56,8 @@ READ_BACK_ROWS = 50_000
 
 
 class ColumnsAside:
-    """Columns of a frame kept in a Parquet file of a temporary folder of their own (in TMPDIR) while a build does not
+    """Columns of a frame kept in a Parquet file of a temporary folder of their own (in TMPDIR, made by
+    pipeline.runtime.scratch, so that one left by a killed build goes with the next build's) while a build does not
     need them, and put back in their places by :meth:`put_back`. Arrow is given the file's path, never a Python file
     object (one it lets go of while the interpreter ends aborts the process: docs/testing.md). The folder is removed
     by :meth:`close`, when this object is collected, or when the process ends."""
@@ -68,7 +68,7 @@ class ColumnsAside:
         self.columns = [column for column in columns if column in frame.columns]
         self.positions = {column: frame.columns.get_loc(column) for column in self.columns}
         self.rows = len(frame)
-        folder = Path(tempfile.mkdtemp(prefix="atlas-aside-"))
+        folder = scratch_folder("atlas-aside-")
         self._remove = weakref.finalize(self, shutil.rmtree, folder, ignore_errors=True)
         self.path = folder / "columns.parquet"
         # uncompressed: at 285,717 abstracts 0.6 s to write and 0.5 s to read back, against 2.0 and 1.6 s with snappy

@@ -18,7 +18,6 @@ import json
 import logging
 import multiprocessing
 import shutil
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from pipeline.runtime.scratch import scratch_folder
 from pipeline.store.keys import StageKey, stage_key, texts_fingerprint
 from pipeline.store.layouts import Arrays, StageStore
 from pipeline.store.text_lines import lines_array, lines_of_array
@@ -143,7 +143,7 @@ class PhraseCountsJob:
         if background and not store.contains(self.key):
             context = multiprocessing.get_context("spawn")
             self.receiver, sender = context.Pipe(duplex=False)
-            self.folder = Path(tempfile.mkdtemp(prefix="atlas-phrases-"))
+            self.folder = scratch_folder("atlas-phrases-")
             arguments = (self.texts, self.titles, sender, str(self.folder / "counts.npz"))
             self.process = context.Process(target=_count_in_child, args=arguments, name="atlas-phrases", daemon=True)
             self.process.start()
