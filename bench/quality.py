@@ -31,8 +31,10 @@ present):
 - ``lda``: scikit-learn's ``LatentDirichletAllocation`` (defaults, ``random_state=42``) over our vocabulary with
   as many topics as ours; each document goes to its most probable topic; terms ranked by topic-word weight.
 
-The peers draw no map, so their map rows are empty; their ``area_knn_embedding`` is the kNN accuracy of the MiniLM
-embeddings they cluster. Prints one table and, last,
+UMAP's kernels are compiled once per machine and read from numba's cache by every model here
+(:func:`pipeline.adapters.umap_kernels.enable_numba_cache`: the same arrays), so no fit's seconds include numba's
+compilation, whichever model runs first. The peers draw no map, so their map rows are empty; their
+``area_knn_embedding`` is the kNN accuracy of the MiniLM embeddings they cluster. Prints one table and, last,
 ``quality: ours npmi=… div=… outliers=… | stock … | best-practice …``.
 """
 
@@ -371,11 +373,13 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(
         level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s", datefmt="%H:%M:%S"
     )
+    from pipeline.adapters.umap_kernels import enable_numba_cache
     from pipeline.represent.embedding_store import DEFAULT_STORE
     from pipeline.represent.encoder_backends import get_encoder
     from pipeline.runtime.threads import limit_threads
 
     limit_threads()
+    enable_numba_cache()
     config = BuildConfig()
     encoder = get_encoder(args.peer_embedding_model)
     corpus = load(source, encoder, args.peer_embedding_model, args.store or DEFAULT_STORE)
