@@ -14,6 +14,11 @@ matched to the refit's topics (bench.add_year.candidate_matches). The rules:
 - ``new territory, odds X`` (pipeline.topics.candidates.in_new_territory): the odds of a new paper among its 15
   nearest papers of the grown atlas at least X times their odds in the whole grown atlas;
 - ``either``: fits no topic, or in new territory at the default odds (what ``add`` does).
+
+As ``add`` does, new territory is found and the flagged papers are grouped in pipeline.topics.candidate_space (the
+lexical block fitted again on old and new papers together); the fit checks stay in the atlas's vectors. A last row,
+``either, in the atlas's vectors``, finds and groups them in the atlas's own vectors instead, as ``add`` did before
+the candidate space.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from pipeline.cache import TopicCache
 from pipeline.geometry.centroids import median_fit_threshold, member_fit, topic_centroids
 from pipeline.geometry.grown_neighbours import NearestLists, nearest_lists
 from pipeline.operations.add import fit_check
-from pipeline.topics.candidates import NEW_TERRITORY_ODDS, group_flagged, in_new_territory
+from pipeline.topics.candidates import NEIGHBOURS, NEW_TERRITORY_ODDS, group_flagged, in_new_territory
 
 Rule = Callable[[], np.ndarray]
 
@@ -59,43 +64,61 @@ def rules(old: np.ndarray, topics: np.ndarray, new: np.ndarray, placed: np.ndarr
 def rules_table(added: TopicCache, matched: pd.DataFrame, topics: pd.DataFrame) -> pd.DataFrame:
     """Per rule: papers flagged, candidates, papers in them and their sizes, mean precision, candidates whose best
     refit topic is new, recall of the new refit topics (bench.add_year)."""
-    from bench.add_year import bare_id, candidate_matches, recall
+    from pipeline.operations.place import query_representation
+    from pipeline.quality.evaluation import cache_texts
+    from pipeline.topics.candidate_space import candidate_space
 
     documents = added.documents
     new_rows = documents["added"].to_numpy(dtype=bool) & (documents["collection"] == "ICLR 2026").to_numpy()
     old_rows = ~documents["added"].to_numpy(dtype=bool)
-    embeddings = added.embeddings()
-    old, new = embeddings[old_rows], embeddings[new_rows]
-    lists = nearest_lists(old, new, 15)
-    ids = documents.loc[new_rows, "doc_id"].map(bare_id).to_numpy()
     params = added.manifest["params"]
-    rows = []
-    placed = documents.loc[new_rows, "topic"].to_numpy()
-    for name, flagged in rules(old, documents.loc[old_rows, "topic"].to_numpy(), new, placed, lists).items():
-        groups = group_flagged(
-            new, flagged, int(params["min_cluster_size"]), params.get("min_samples"), params["random_state"]
-        )
-        members = {
-            int(group): ids[groups.labels == group].tolist() for group in sorted(set(groups.labels.tolist()) - {-1})
-        }
-        matches = candidate_matches(members, matched, topics)
-        found, total = recall(matches, topics)
-        rows.append(
-            {
-                "rule": name,
-                "flagged": int(flagged.sum()),
-                "candidates": len(members),
-                "papers in them": int(sum(len(value) for value in members.values())),
-                "mean precision": round(float(matches["precision"].mean()), 2) if len(matches) else None,
-                "on a new refit topic": int(matches["refit topic new"].sum()) if len(matches) else 0,
-                "recall of new topics": f"{found} of {total}",
-                "found": ", ".join(
-                    sorted(
-                        {str(best) for best, new in zip(matches["best refit topic"], matches["refit topic new"]) if new}
-                    )
-                )[:60]
-                if len(matches)
-                else "",
-            }
-        )
+    embeddings = added.embeddings()
+    space = candidate_space(query_representation(added), cache_texts(documents), embeddings, params)
+    old, new = embeddings[old_rows], embeddings[new_rows]
+    placed, old_topics = documents.loc[new_rows, "topic"].to_numpy(), documents.loc[old_rows, "topic"].to_numpy()
+    flagged = rules(old, old_topics, new, placed, nearest_lists(space[old_rows], space[new_rows], NEIGHBOURS))
+    rows = [rule_row(name, mask, space[new_rows], added, matched, topics) for name, mask in flagged.items()]
+    before = rules(old, old_topics, new, placed, nearest_lists(old, new, NEIGHBOURS))
+    either = next(name for name in before if name.startswith("either"))
+    rows.append(
+        rule_row("either, in the atlas's vectors (before candidate_space)", before[either], new, added, matched, topics)
+    )
     return pd.DataFrame(rows)
+
+
+def rule_row(
+    name: str, flagged: np.ndarray, vectors: np.ndarray, added: TopicCache, matched: pd.DataFrame, topics: pd.DataFrame
+) -> dict:
+    """One row of :func:`rules_table`: the ``flagged`` ICLR 2026 papers grouped in ``vectors`` (m x dim, their rows)
+    and matched to the refit's topics."""
+    from bench.add_year import bare_id, candidate_matches, recall
+
+    documents, params = added.documents, added.manifest["params"]
+    new_rows = documents["added"].to_numpy(dtype=bool) & (documents["collection"] == "ICLR 2026").to_numpy()
+    ids = documents.loc[new_rows, "doc_id"].map(bare_id).to_numpy()
+    groups = group_flagged(
+        vectors,
+        flagged,
+        int(params["min_cluster_size"]),
+        params.get("min_samples"),
+        params["random_state"],
+        float(params.get("max_cluster_share", 0.0)),
+    )
+    members = {int(group): ids[groups.labels == group].tolist() for group in sorted(set(groups.labels.tolist()) - {-1})}
+    matches = candidate_matches(members, matched, topics)
+    found, total = recall(matches, topics)
+    new_found = (
+        {str(best) for best, new in zip(matches["best refit topic"], matches["refit topic new"]) if new}
+        if len(matches)
+        else set()
+    )
+    return {
+        "rule": name,
+        "flagged": int(flagged.sum()),
+        "candidates": len(members),
+        "papers in them": int(sum(len(value) for value in members.values())),
+        "mean precision": round(float(matches["precision"].mean()), 2) if len(matches) else None,
+        "on a new refit topic": int(matches["refit topic new"].sum()) if len(matches) else 0,
+        "recall of new topics": f"{found} of {total}",
+        "found": ", ".join(sorted(new_found))[:60],
+    }

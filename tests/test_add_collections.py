@@ -1,14 +1,13 @@
 """``topic-atlas add`` of whole collections (pipeline.operations.add_collections, pipeline.topics.candidates, the
 "What changed" tab's candidates) on a real atlas: 150 ICLR 2024 papers (with their decisions side table) and 150
-ICLR 2025 papers of ../shared/data, built with MiniLM; then ICLR 2026 added: 150 of its papers with their side table,
-one of them repeated inside the collection, 3 ICLR 2025 papers resubmitted under new ids (cross-collection copies),
-and 14 cooking abstracts, a subject the atlas lacks."""
+ICLR 2025 papers of ../shared/data, built with the default representation (tfidf-svd); then ICLR 2026 added: 150
+of its papers with their side table, one of them repeated inside the collection, 3 ICLR 2025 papers resubmitted
+under new ids (cross-collection copies), and 14 cooking abstracts, a subject the atlas lacks."""
 
 from __future__ import annotations
 
 import argparse
 import shutil
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +16,6 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from pipeline import cache
-from pipeline.config import BuildConfig
 from pipeline.ingest.collections import Collection, read_collection_file
 from pipeline.operations.add import run_add
 from pipeline.runtime.errors import CorpusTooSmallError, InputError
@@ -28,7 +26,6 @@ from topic_atlas.inputs import add_inputs
 
 pytestmark = pytest.mark.slow
 
-MINILM = replace(BuildConfig(), embedding_model="all-MiniLM-L6-v2")
 COOKING = [
     "Braising short ribs in red wine for four hours renders the collagen into gelatin; we compare oven and stovetop "
     "braises and find the oven gives a more even simmer and a glossier sauce.",
@@ -105,9 +102,9 @@ def year_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def two_years(year_files: Path, build_cache) -> Path:
-    """The atlas of ICLR 2024 and 2025 (MiniLM)."""
+    """The atlas of ICLR 2024 and 2025 (the default representation)."""
     source = year_files / "atlas.toml"
-    return build_cache(source, "two-years", config=MINILM, collections=read_collection_file(source))
+    return build_cache(source, "two-years", collections=read_collection_file(source))
 
 
 @pytest.fixture(scope="module")
@@ -234,25 +231,25 @@ def test_the_command_line_names_an_input_collection(year_files: Path):
 
 
 def test_flagged_papers_are_grouped_by_density_and_small_groups_are_left_out():
-    """Flagged: tight groups of 12, 12 and 3 unit vectors; 20 more vectors, near the first group, are not flagged."""
+    """Flagged: tight groups of 6, 6 and 2 unit vectors; 20 more vectors, near the first group, are not flagged."""
     generator = np.random.default_rng(0)
     centres = np.eye(40)[:3]
-    parts = [centre + 0.05 * generator.normal(size=(count, 40)) for centre, count in zip(centres, (12, 12, 3))]
+    parts = [centre + 0.05 * generator.normal(size=(count, 40)) for centre, count in zip(centres, (6, 6, 2))]
     parts.append(centres[0] + 0.05 * generator.normal(size=(20, 40)))
     vectors = np.vstack(parts).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    flagged = np.r_[np.ones(27, dtype=bool), np.zeros(20, dtype=bool)]
-    groups = group_flagged(vectors, flagged, min_size=8, min_samples=None, random_state=42)
-    assert groups.n_flagged == 27 and groups.method == "hdbscan"  # fewer than MIN_FOR_UMAP: on the vectors
+    flagged = np.r_[np.ones(14, dtype=bool), np.zeros(20, dtype=bool)]
+    groups = group_flagged(vectors, flagged, min_size=4, min_samples=None, random_state=42)
+    assert groups.n_flagged == 14 and groups.method == "hdbscan"  # fewer than MIN_FOR_UMAP: on the vectors
     labels = groups.labels
-    assert (labels[27:] == -1).all()  # papers not flagged are never in a candidate
-    assert set(labels[:12]) == {0} or set(labels[:12]) == {1}
-    assert len(set(labels[12:24])) == 1 and labels[0] != labels[12] != -1
-    assert (labels[24:27] == -1).all()  # a group smaller than min_size is no candidate
-    many = group_flagged(np.vstack([vectors[:27]] * 2), np.ones(54, dtype=bool), 16, None, 42)
-    assert many.method == "umap+hdbscan" and len(set(many.labels[:12]) | set(many.labels[27:39]) - {-1}) == 1
-    assert (many.labels[:12] != -1).all()
-    few = group_flagged(vectors, np.r_[np.ones(5, dtype=bool), np.zeros(42, dtype=bool)], 8, None, 42)
+    assert (labels[14:] == -1).all()  # papers not flagged are never in a candidate
+    assert set(labels[:6]) == {0} or set(labels[:6]) == {1}
+    assert len(set(labels[6:12])) == 1 and labels[0] != labels[6] != -1
+    assert (labels[12:14] == -1).all()  # a group smaller than min_size is no candidate
+    many = group_flagged(np.vstack([vectors[:14]] * 4), np.ones(56, dtype=bool), 16, None, 42)
+    assert many.method == "umap+hdbscan" and len(set(many.labels[:6]) | set(many.labels[14:20]) - {-1}) == 1
+    assert (many.labels[:6] != -1).all()
+    few = group_flagged(vectors, np.r_[np.ones(3, dtype=bool), np.zeros(31, dtype=bool)], 4, None, 42)
     assert (few.labels == -1).all() and few.method.startswith("none")
 
 

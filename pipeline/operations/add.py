@@ -431,24 +431,37 @@ def describe_topics(atlas: TopicCache, grown: Grown) -> tuple[pd.DataFrame, pd.D
 def find_candidates(atlas: TopicCache, grown: Grown, batch: int) -> tuple[pd.DataFrame, dict[str, Any]]:
     """The candidate new topics of this add (pipeline.topics.candidates) and their summary for the report: the new
     papers that fit no topic or lie in new territory, grouped (the atlas's min_cluster_size the smallest group),
-    named by the build's namer over every paper, each with its nearest topic. Returns (this add's rows of
-    candidates.parquet, summary)."""
+    named by the build's namer over every paper, each with its nearest topic. New territory, the groups and the
+    nearest topics are found in pipeline.topics.candidate_space (old and new papers represented alike); the fit
+    check stays the atlas's own. Returns (this add's rows of candidates.parquet, summary)."""
+    from pipeline.operations.place import query_representation
     from pipeline.topics import candidates as rule
+    from pipeline.topics.candidate_space import candidate_space, new_paper_neighbours
 
     params = atlas.manifest.get("params", {})
     n = len(atlas.documents)
-    new_vectors = grown.embeddings[n:]
+    space = candidate_space(query_representation(atlas), grown.texts, grown.embeddings, params)
+    new_vectors = space[n:]
+    if space is grown.embeddings:
+        nearest_new = grown.lists.new_indices, grown.lists.new_scores
+    else:
+        nearest_new = new_paper_neighbours(space, n, grown.lists.new_indices.shape[1])
     fitted = atlas.manifest.get("n_documents_fitted", n)
     min_size = int(params.get("min_cluster_size") or max(3, round(np.sqrt(fitted) / 2)))
     misfits = ~np.asarray(grown.check["fits"], dtype=bool)
-    territory = rule.in_new_territory(grown.lists.new_indices, grown.lists.new_scores, n)
+    territory = rule.in_new_territory(*nearest_new, n)
     groups = rule.group_flagged(
-        new_vectors, misfits | territory, min_size, params.get("min_samples"), int(params.get("random_state", 42))
+        new_vectors,
+        misfits | territory,
+        min_size,
+        params.get("min_samples"),
+        int(params.get("random_state", 42)),
+        float(params.get("max_cluster_share", 0.0)),
     )
     members = np.concatenate([np.full(n, rule.OUTLIER, dtype=np.int64), groups.labels]).tolist()
     titles = grown.documents["title"].fillna("").astype(str).tolist() if "title" in grown.documents else None
     names, terms = rule.candidate_names(grown.texts, titles, members, atlas.topics["label"].astype(str).tolist(), {})
-    nearest = rule.nearest_topics(new_vectors, groups.labels, grown.embeddings[:n], atlas.documents["topic"].to_numpy())
+    nearest = rule.nearest_topics(new_vectors, groups.labels, space[:n], atlas.documents["topic"].to_numpy())
     first_id = int(atlas.candidates["candidate"].max()) + 1 if len(atlas.candidates) else 0
     table = rule.candidate_table(groups, grown.documents.iloc[n:], new_vectors, names, terms, nearest, batch, first_id)
     return table, rule.summary(table, groups, int(misfits.sum()), int(territory.sum()))

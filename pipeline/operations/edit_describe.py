@@ -24,7 +24,6 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-import warnings
 from collections import OrderedDict
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -152,9 +151,7 @@ def made_corpus(atlas: TopicCache) -> EditCorpus:
         ) from error
     texts = cache_texts(atlas.documents)
     titles = atlas.documents["title"].fillna("").astype(str).tolist()
-    with warnings.catch_warnings():  # scipy's notice about sparse.diags's future dtype, of no concern to a person
-        warnings.simplefilter("ignore", FutureWarning)
-        vectorizer = vectorizer_for_vocabulary(texts, saved.terms, saved.stop_words, saved.ngram_max)
+    vectorizer = vectorizer_for_vocabulary(texts, saved.terms, saved.stop_words, saved.ngram_max)
     counts = sp.csr_matrix(vectorizer.transform(texts), dtype=np.int64)
     return EditCorpus(
         texts, titles, counts, np.asarray(saved.terms, dtype=object), vectorizer, dict(atlas.manifest["params"])

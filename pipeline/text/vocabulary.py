@@ -393,7 +393,7 @@ def vectorizer_for_vocabulary(
     position = np.minimum(np.searchsorted(names, wanted), max(len(names) - 1, 0))
     present = (names[position] == wanted) if len(names) else np.zeros(len(wanted), dtype=bool)
     aligned = (
-        (counts[:, position] @ sp.diags(present.astype(np.int64))).tocsr()
+        (counts[:, position] @ sp.diags(present.astype(np.int64), dtype=np.int64)).tocsr()
         if len(names)
         else sp.csr_matrix((len(texts), len(wanted)), dtype=np.int64)
     )

@@ -12,6 +12,10 @@ of new paper may belong to a topic the atlas lacks:
   and so fit one: of 17,097 ICLR 2026 papers, 432 fit no topic and none of their groups matched a new topic of the
   refit (docs/decisions/candidate-topics.md).
 
+New territory is judged, and the flagged papers grouped, in pipeline.topics.candidate_space: the atlas's lexical
+block fitted again on old and new papers together, since a paper projected onto an SVD fitted without it looks more
+typical than the papers it was fitted on, and the added papers then crowd together wherever they lie.
+
 Stray papers of either kind are many; only a subject comes in groups. So the flagged papers are clustered as the
 build clusters documents (BERTopic's default recipe, Grootendorst 2022: UMAP to CLUSTER_DIMENSIONS dimensions on
 their cosine neighbour lists, pipeline.geometry.umap_layout, then HDBSCAN, pipeline.geometry.cluster), and each
@@ -41,8 +45,12 @@ from pipeline.schema import OUTLIER_TOPIC as OUTLIER
 # The clustering space of the candidates: as the build's (pipeline.config.BuildConfig.umap_n_components).
 CLUSTER_DIMENSIONS = 5
 NEIGHBOURS = 15
-# Below this many flagged papers UMAP's neighbour graph is too small to be worth a layout: HDBSCAN on the vectors.
-MIN_FOR_UMAP = 30
+# From this many flagged papers (enough for UMAP's graph of NEIGHBOURS neighbours) they are laid out by UMAP before
+# HDBSCAN; below it, HDBSCAN on the vectors. Raw text vectors separate groups poorly: 14 cooking abstracts among 24
+# flagged papers of a small atlas had a median cosine of 0.39 to each other and 0.39 to their nearest other paper,
+# HDBSCAN on the vectors found no group (any min_samples of 2-3; 4-5 split them off), and HDBSCAN after UMAP found
+# the 14 at three seeds (tests/test_add_collections.py; it was 30, and nothing was grouped there).
+MIN_FOR_UMAP = NEIGHBOURS + 1
 # A new paper is in new territory when the odds of a new paper among its nearest papers are at least this many times
 # the odds in the whole grown atlas: 3 from bench/add_year.py --rules (docs/decisions/candidate-topics.md).
 NEW_TERRITORY_ODDS = 3.0
@@ -107,7 +115,12 @@ def in_new_territory(
 
 
 def group_flagged(
-    vectors: np.ndarray, flagged: np.ndarray, min_size: int, min_samples: int | None, random_state: int
+    vectors: np.ndarray,
+    flagged: np.ndarray,
+    min_size: int,
+    min_samples: int | None,
+    random_state: int,
+    max_cluster_share: float = 0.0,
 ) -> CandidateGroups:
     """Cluster the flagged new papers (``flagged`` True: they fit no topic, or lie in new territory) into candidate
     topics (module docstring).
@@ -119,6 +132,10 @@ def group_flagged(
     min_size : the smallest candidate (HDBSCAN's min_cluster_size; the atlas's resolved ``min_cluster_size``).
     min_samples : HDBSCAN's min_samples (the atlas's), or None.
     random_state : UMAP's seed (the atlas's), so an add gives the same candidates every time.
+    max_cluster_share : no candidate may hold more than this share of the flagged papers (the atlas's
+        ``max_cluster_share``, pipeline.geometry.cluster.hdbscan_clusters; 0 = no cap). Without it HDBSCAN's "eom"
+        kept one candidate of 4,085 of 4,159 flagged ICLR 2026 papers (bench/add_year.py --rules, 2026-12-07);
+        capped at the build's half, 11 candidates (docs/decisions/candidate-topics.md).
 
     Returns :class:`CandidateGroups`; candidate ids 0..k-1 by decreasing size.
     """
@@ -130,7 +147,7 @@ def group_flagged(
     if len(chosen) < min_size:
         return CandidateGroups(labels, min_size, len(chosen), f"none: {len(chosen)} flagged, fewer than {min_size}")
     points, method = cluster_space(vectors[chosen], random_state)
-    found, _ = hdbscan_clusters(points, min_size, min(min_samples or min_size, min_size))
+    found, _ = hdbscan_clusters(points, min_size, min(min_samples or min_size, min_size), "eom", max_cluster_share)
     sizes = pd.Series(found[found != OUTLIER]).value_counts()
     order = {int(group): rank for rank, group in enumerate(sorted(sizes.index, key=lambda g: (-sizes[g], g)))}
     labels[chosen] = [order.get(int(group), OUTLIER) for group in found]
