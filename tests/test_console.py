@@ -54,6 +54,7 @@ def test_transformers_warnings_go_to_the_log_file_not_the_terminal(tmp_path: Pat
     """Once the encoder is loaded, transformers' warnings leave its own stderr handler for the log file."""
     from transformers.utils import logging as transformers_logging
 
+    assert encoder.max_seq_length > 0  # the session's encoder, loaded on first use (tests/conftest.py), loaded now
     logging.captureWarnings(False)
     path = configure_output("test", tmp_path)
     assert path is not None
