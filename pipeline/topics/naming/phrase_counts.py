@@ -68,7 +68,7 @@ def count_phrases(texts: Sequence[str], titles: Sequence[str] | None = None) -> 
     definitions = abbreviation_definitions(texts)
     index = PhraseIndex()
     text_runs = index.document_runs(texts)
-    title_runs = index.document_runs([str(title) for title in titles]) if titles is not None else None
+    title_runs = index.document_runs(str(title) for title in titles) if titles is not None else None
     index.finish({short: long_key for short, (long_key, _, _) in definitions.items()})
     chosen, sizes = index.last_writings(*text_runs)
     chosen_keys = index.writing_keys[chosen]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from itertools import chain, count
 from typing import Any, NamedTuple
 
@@ -130,9 +130,9 @@ class PhraseIndex:
         self.run_writings: list[np.ndarray] = []  # ... the writing numbers of their n-grams, run after run
         self.surface_numbers: dict[str, int] | None = None  # surface -> writing number, from a second epoch on
 
-    def document_runs(self, texts: Sequence[str]) -> tuple[array, array]:
+    def document_runs(self, texts: Iterable[str]) -> tuple[array, array]:
         """(runs, counts), int64 arrays: the numbers of each text's runs in order, one text after another; runs per
-        text."""
+        text. ``texts`` is read once, in order."""
         runs, counts = array("q"), array("q")
         for text in texts:
             cleaned = clean_markup(text)

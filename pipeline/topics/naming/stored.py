@@ -7,7 +7,7 @@ module's code). Counting them is the largest single step of naming the topics (a
 papers of data/collections/all-venues.toml, docs/benchmarks.md); it needs nothing the build computes after cleaning,
 so a cold build starts it in a child process right after the clean stage (:func:`start_phrase_counts`), where it
 runs on the second core while the build's vocabulary, embedding and neighbour stages use one. The child writes the
-counts to a file and ends, so its memory (10.5 GB at a million documents, docs/benchmarks.md) is free long before the
+counts to a file and ends, so its memory (8.4 GB at a million documents, docs/benchmarks.md) is free long before the
 build reads them in its topics stage; a child that fails (killed, out of memory) is logged and the counts are made in
 the build's own process: the same result, later.
 """
@@ -36,6 +36,8 @@ log = logging.getLogger(__name__)
 # From this many documents a build counts the phrases in a second process: counting takes about 1.4 CPU seconds per
 # 1,000 abstracts, starting the process about 1 s (a fresh interpreter importing numpy and scipy).
 BACKGROUND_MIN_DOCUMENTS = 5_000
+# The columns of the file that hands the texts to the child process.
+TEXT_COLUMN, TITLE_COLUMN = "text", "title"
 
 
 def phrase_counts_key(texts: Sequence[str], titles: Sequence[str] | None) -> StageKey:
@@ -102,16 +104,20 @@ def counts_from_arrays(arrays: Arrays) -> PhraseCounts:
     )
 
 
-def _count_in_child(texts: list[str], titles: list[str] | None, sender: Any, target: str) -> None:
-    """What the child process runs: count_phrases with one thread per library pool, its arrays written to ``target``
-    (an .npz file, numpy without pickle); sends ("file", target) or ("error", message) through ``sender``, or nothing
-    when the build is gone (ended, or killed for memory: the 1M build of docs/benchmarks.md left this process
-    printing a BrokenPipeError's traceback). The child ends once it has sent: what the build reads later is on disk,
-    not held by a process waiting for its pipe to be read."""
+def _count_in_child(texts_path: str, with_titles: bool, sender: Any, target: str) -> None:
+    """What the child process runs: count_phrases with one thread per library pool, over the texts (and titles) of
+    the file ``texts_path`` (pipeline.runtime.streamed_texts, read a batch at a time on each pass, never held whole),
+    its arrays written to ``target`` (an .npz file, numpy without pickle); sends ("file", target) or ("error",
+    message) through ``sender``, or nothing when the build is gone (ended, or killed for memory: the 1M build of
+    docs/benchmarks.md left this process printing a BrokenPipeError's traceback). The child ends once it has sent:
+    what the build reads later is on disk, not held by a process waiting for its pipe to be read."""
+    from pipeline.runtime.streamed_texts import StreamedTexts
     from pipeline.runtime.threads import limit_threads
 
     limit_threads()
     try:
+        texts = StreamedTexts(texts_path, TEXT_COLUMN)
+        titles = StreamedTexts(texts_path, TITLE_COLUMN) if with_titles else None
         np.savez(target, **counts_to_arrays(count_phrases(texts, titles)))  # type: ignore[arg-type]
         message: tuple[str, Any] = ("file", target)
     except Exception as error:  # reported to the parent, which counts again and says so
@@ -127,9 +133,9 @@ def _count_in_child(texts: list[str], titles: list[str] | None, sender: Any, tar
 class PhraseCountsJob:
     """The corpus's phrase counts (count_phrases(texts, titles)), asked for later with :meth:`result`: from the store
     when it holds them (hit or miss in ``store.hits["phrases"]``), else from a child process started at once (a
-    ``spawn`` process: nothing of this process's threads or locks is copied, which writes them into a temporary folder)
-    when ``background``, else counted when asked for. :meth:`stop` ends a child still running (a build that failed
-    before naming) and removes the folder."""
+    ``spawn`` process: nothing of this process's threads or locks is copied; it reads the texts from a file of a
+    temporary folder, a batch at a time, and writes the counts into it) when ``background``, else counted when asked
+    for. :meth:`stop` ends a child still running (a build that failed before naming) and removes the folder."""
 
     def __init__(
         self, texts: Sequence[str], titles: Sequence[str] | None, store: StageStore, background: bool = True
@@ -141,10 +147,15 @@ class PhraseCountsJob:
         self.receiver: Any = None
         self.folder: Path | None = None
         if background and not store.contains(self.key):
+            from pipeline.runtime.streamed_texts import write_texts
+
             context = multiprocessing.get_context("spawn")
             self.receiver, sender = context.Pipe(duplex=False)
             self.folder = scratch_folder("atlas-phrases-")
-            arguments = (self.texts, self.titles, sender, str(self.folder / "counts.npz"))
+            texts_path = self.folder / "texts.parquet"
+            columns = {TEXT_COLUMN: self.texts} | ({} if self.titles is None else {TITLE_COLUMN: self.titles})
+            write_texts(texts_path, columns)
+            arguments = (str(texts_path), self.titles is not None, sender, str(self.folder / "counts.npz"))
             self.process = context.Process(target=_count_in_child, args=arguments, name="atlas-phrases", daemon=True)
             self.process.start()
             sender.close()  # the child holds the other end: its exit ends the pipe (EOFError here)
