@@ -178,3 +178,25 @@ def test_build_refuses_a_real_cache_holding_a_users_file_unless_forced(tmp_path:
     (target / "my notes.md").write_text("replace me", encoding="utf-8")
     build(papers(), tmp_path / "corpus", force=True)
     assert not (target / "my notes.md").exists() and cache.read_cache(target).manifest["n_documents"] == 100
+
+
+def test_a_json_escape_of_a_lone_surrogate_is_replaced_and_the_build_goes_on(tmp_path: Path):
+    """A JSON file can spell a character no UTF-8 text can hold ("\\ud800"); it decoded to a lone surrogate, and the
+    build then failed with an unexpected UnicodeEncodeError when it hashed the texts."""
+    needs_shared(PAPERS)
+    papers = read_frame(PAPERS).head(40)
+    source = tmp_path / "papers.jsonl"
+    with source.open("w", encoding="utf-8") as lines:
+        for number, (title, abstract) in enumerate(zip(papers["title"], papers["abstract"])):
+            escaped = json.dumps(abstract)[:-1] + (' \\ud800 and \\udfff end"' if number == 3 else '"')
+            keywords = '["graphs", "bad \\udc80 keyword"]' if number == 5 else "[]"
+            lines.write(
+                f'{{"id": "p{number}", "title": {json.dumps(title)}, "abstract": {escaped}, "keywords": {keywords}}}\n'
+            )
+    run_build(source, tmp_path / "atlas")
+    atlas = cache.read_cache(tmp_path / "atlas")
+    documents = atlas.documents.set_index("doc_id")
+    assert documents.at["p3", "abstract"].endswith("\ufffd and \ufffd end")
+    assert "bad \ufffd keyword" in list(documents.at["p5", "keywords"])
+    warning = next(text for text in atlas.manifest["warnings"] if "U+FFFD" in text)
+    assert "papers.jsonl: 2 records (record 4, 6)" in warning

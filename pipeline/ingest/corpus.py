@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from pipeline.ingest.decisions import normalise_decision
@@ -531,7 +532,52 @@ def _as_text(value: Any) -> str | None:
         return json.dumps(value, ensure_ascii=False)
     if value is pd.NA or value is pd.NaT:
         return None
-    return str(value)
+    return without_surrogates(str(value))
+
+
+def without_surrogates(text: str) -> str:
+    """``text`` with each UTF-16 surrogate code point (U+D800-U+DFFF) replaced by U+FFFD. No UTF-8 file can hold
+    one, but a JSON file's ``"\\ud800"`` escape decodes to one, and then every later step that writes or hashes the
+    text as UTF-8 fails (a build ended with an unexpected UnicodeEncodeError)."""
+    if text.isascii() or not _has_surrogate(text):
+        return text
+    return "".join("\ufffd" if "\ud800" <= character <= "\udfff" else character for character in text)
+
+
+def _has_surrogate(text: str) -> bool:
+    """Whether ``text`` holds a surrogate code point (it cannot be encoded as UTF-8)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _cell_has_surrogate(value: Any) -> bool:
+    """Whether a cell (a str, or a list of them, as a keywords cell) holds a surrogate code point."""
+    if isinstance(value, str):
+        return not value.isascii() and _has_surrogate(value)
+    if hasattr(value, "tolist") and not isinstance(value, str):
+        value = value.tolist()
+    return isinstance(value, (list, tuple)) and any(_cell_has_surrogate(item) for item in value)
+
+
+def surrogate_warning(table: pd.DataFrame, path: Path) -> str | None:
+    """The warning that the records of ``table`` (1-based, the first ten named) holding a surrogate code point in any
+    text cell or list of texts had it replaced by U+FFFD (:func:`without_surrogates`); None when none does."""
+    flagged = np.zeros(len(table), dtype=bool)
+    for column in table.columns:
+        values = table[column]
+        if values.dtype == object:  # text and list columns; numbers hold no text
+            flagged |= np.fromiter(map(_cell_has_surrogate, values), dtype=bool, count=len(values))
+    rows = (np.flatnonzero(flagged) + 1).tolist()
+    if not rows:
+        return None
+    shown = ", ".join(map(str, rows[:10])) + (", ..." if len(rows) > 10 else "")
+    return (
+        f"{path.name}: {len(rows)} records (record {shown}) held characters no UTF-8 text can hold (lone UTF-16 "
+        "surrogates, such as a JSON \\ud800 escape); each was replaced by U+FFFD"
+    )
 
 
 def _as_keywords(value: Any) -> list[str]:
@@ -541,7 +587,7 @@ def _as_keywords(value: Any) -> list[str]:
     if hasattr(value, "tolist") and not isinstance(value, str):
         value = value.tolist()
     if isinstance(value, (list, tuple)):
-        items = [str(item) for item in value if item is not None]
+        items = [without_surrogates(str(item)) for item in value if item is not None]
     else:
         text = _as_text(value)
         if text is None:
@@ -602,6 +648,9 @@ def canonical_records(table: pd.DataFrame, path: Path) -> tuple[pd.DataFrame, st
     text_column = "abstract" if "abstract" in records.columns else "title"
     if text_column == "title":
         warnings.append(titles_only_warning(table, mapping, path))
+    replaced = surrogate_warning(table[list(mapping)], path)
+    if replaced:
+        warnings.append(replaced)
     for optional in ("title", "abstract"):
         if optional not in records.columns:
             records[optional] = pd.Series([None] * len(records), dtype=object)
