@@ -64,6 +64,7 @@ def rules(old: np.ndarray, topics: np.ndarray, new: np.ndarray, placed: np.ndarr
 def rules_table(added: TopicCache, matched: pd.DataFrame, topics: pd.DataFrame) -> pd.DataFrame:
     """Per rule: papers flagged, candidates, papers in them and their sizes, mean precision, candidates whose best
     refit topic is new, recall of the new refit topics (bench.add_year)."""
+    from bench.add_year import bare_id
     from pipeline.operations.place import query_representation
     from pipeline.quality.evaluation import cache_texts
     from pipeline.topics.candidate_space import candidate_space
@@ -76,26 +77,32 @@ def rules_table(added: TopicCache, matched: pd.DataFrame, topics: pd.DataFrame) 
     space = candidate_space(query_representation(added), cache_texts(documents), embeddings, params)
     old, new = embeddings[old_rows], embeddings[new_rows]
     placed, old_topics = documents.loc[new_rows, "topic"].to_numpy(), documents.loc[old_rows, "topic"].to_numpy()
+    ids = documents.loc[new_rows, "doc_id"].map(bare_id).to_numpy()
     flagged = rules(old, old_topics, new, placed, nearest_lists(space[old_rows], space[new_rows], NEIGHBOURS))
-    rows = [rule_row(name, mask, space[new_rows], added, matched, topics) for name, mask in flagged.items()]
+    rows = [rule_row(name, mask, space[new_rows], ids, params, matched, topics) for name, mask in flagged.items()]
     before = rules(old, old_topics, new, placed, nearest_lists(old, new, NEIGHBOURS))
     either = next(name for name in before if name.startswith("either"))
     rows.append(
-        rule_row("either, in the atlas's vectors (before candidate_space)", before[either], new, added, matched, topics)
+        rule_row(
+            "either, in the atlas's vectors (before candidate_space)", before[either], new, ids, params, matched, topics
+        )
     )
     return pd.DataFrame(rows)
 
 
 def rule_row(
-    name: str, flagged: np.ndarray, vectors: np.ndarray, added: TopicCache, matched: pd.DataFrame, topics: pd.DataFrame
+    name: str,
+    flagged: np.ndarray,
+    vectors: np.ndarray,
+    ids: np.ndarray,
+    params: dict,
+    matched: pd.DataFrame,
+    topics: pd.DataFrame,
 ) -> dict:
-    """One row of :func:`rules_table`: the ``flagged`` ICLR 2026 papers grouped in ``vectors`` (m x dim, their rows)
-    and matched to the refit's topics."""
-    from bench.add_year import bare_id, candidate_matches, recall
+    """One row of :func:`rules_table`: the ``flagged`` ICLR 2026 papers (``ids``, m) grouped in ``vectors`` (m x dim,
+    their rows) with the added atlas's ``params`` and matched to the refit's topics."""
+    from bench.add_year import candidate_matches, recall
 
-    documents, params = added.documents, added.manifest["params"]
-    new_rows = documents["added"].to_numpy(dtype=bool) & (documents["collection"] == "ICLR 2026").to_numpy()
-    ids = documents.loc[new_rows, "doc_id"].map(bare_id).to_numpy()
     groups = group_flagged(
         vectors,
         flagged,

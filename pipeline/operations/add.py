@@ -32,6 +32,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -332,7 +333,8 @@ def grown_manifest(
 class Grown:
     """The atlas with the new papers placed (:func:`place_new`): ``documents`` (old rows, then new), ``embeddings``
     (float32, their rows), the new papers' ``placed`` rows (pipeline.operations.place.place_embeddings), the fit
-    check (:func:`fit_check`), the nearest lists (:func:`nearest_lists`) and every paper's model text."""
+    check (:func:`fit_check`), the nearest lists (:func:`nearest_lists`) and every paper's model text; their
+    tokens are made on first use and shared by the topics' terms and the candidates' space."""
 
     documents: pd.DataFrame
     embeddings: np.ndarray
@@ -340,6 +342,13 @@ class Grown:
     check: dict[str, Any]
     lists: NearestLists
     texts: list[str]
+
+    @cached_property
+    def tokens(self) -> Any:
+        """The texts' pipeline.text.tokens.TokenizedCorpus, made once."""
+        from pipeline.text.tokens import tokenize
+
+        return tokenize(self.texts)
 
 
 def read_incoming(
@@ -412,7 +421,7 @@ def describe_topics(atlas: TopicCache, grown: Grown) -> tuple[pd.DataFrame, pd.D
     params = atlas.manifest.get("params", {})
     documents = grown.documents
     topic_model, mapping = fit_fixed_topics(
-        grown.texts, grown.embeddings, documents["topic"].to_numpy(), atlas.path / cache.MODEL_DIR, params
+        grown.texts, grown.embeddings, documents["topic"].to_numpy(), atlas.path / cache.MODEL_DIR, params, grown.tokens
     )
     topics = updated_topics(
         atlas, documents, grown.embeddings, topic_terms(topic_model, mapping), int(params.get("n_representative", 5))
@@ -440,7 +449,7 @@ def find_candidates(atlas: TopicCache, grown: Grown, batch: int) -> tuple[pd.Dat
 
     params = atlas.manifest.get("params", {})
     n = len(atlas.documents)
-    space = candidate_space(query_representation(atlas), grown.texts, grown.embeddings, params)
+    space = candidate_space(query_representation(atlas), grown.texts, grown.embeddings, params, grown.tokens)
     new_vectors = space[n:]
     if space is grown.embeddings:
         nearest_new = grown.lists.new_indices, grown.lists.new_scores

@@ -29,7 +29,11 @@ from pipeline.represent.representation import Representation
 
 
 def candidate_space(
-    representation: Representation, texts: list[str], embeddings: np.ndarray, params: Mapping[str, Any]
+    representation: Representation,
+    texts: list[str],
+    embeddings: np.ndarray,
+    params: Mapping[str, Any],
+    tokens: Any = None,
 ) -> np.ndarray:
     """The grown atlas's papers in a space that treats old and new alike (module docstring).
 
@@ -39,12 +43,13 @@ def candidate_space(
     texts : every paper's model text, old then new (n + m; pipeline.quality.evaluation.cache_texts).
     embeddings : float32, (n + m) x dims, unit rows: the atlas's vectors, then the new papers' projections.
     params : the atlas manifest's ``params`` (the lexical block's settings and seed).
+    tokens : the texts' pipeline.text.tokens.TokenizedCorpus when already made (``add`` makes it once), else made here.
 
     Returns float32, (n + m) x d, unit rows; ``embeddings`` itself when the representation has no lexical block.
     Raises ValueError when ``texts`` and ``embeddings`` differ in length.
     """
     from pipeline.represent.representation import concatenate_blocks, fit_lexical, is_lexical
-    from pipeline.text.tokens import count_words
+    from pipeline.text.tokens import tokenize, word_counts
     from pipeline.topics.update import build_config
 
     if len(texts) != len(embeddings):
@@ -57,7 +62,8 @@ def candidate_space(
         width = int(representation.block_dims.get(block, 0))
         if is_lexical(block):
             # Counted by the build's tokenizer, as the build counts them: the same TF-IDF, in a third of the time.
-            model, matrix = fit_lexical(texts, build_config(params).lexical_params(), count_words(texts))
+            counts = word_counts(tokenize(texts) if tokens is None else tokens)
+            model, matrix = fit_lexical(texts, build_config(params).lexical_params(), counts)
             parts.append(model.transform(texts, tfidf=matrix))
         else:
             parts.append(embeddings[:, start : start + width])  # normalised again by concatenate_blocks

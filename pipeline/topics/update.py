@@ -25,11 +25,12 @@ import numpy as np
 import pandas as pd
 
 
-def saved_vectorizer(model_dir: Path | str, texts: list[str]) -> Any:
+def saved_vectorizer(model_dir: Path | str, texts: list[str], tokens: Any = None) -> Any:
     """The c-TF-IDF vectorizer of a saved model, remembering the counts of ``texts``: its vocabulary, stop words and
     n-grams from ``model_dir/ctfidf_config.json`` (pipeline.adapters.bertopic_model.saved_vocabulary), with the
     build's tokens (pipeline.text.vocabulary.vectorizer_for_vocabulary: the texts are tokenised once, as the build
-    does, and BERTopic does not count them again).
+    does, and BERTopic does not count them again; ``tokens``: their pipeline.text.tokens.TokenizedCorpus when already
+    made).
 
     Raises FileNotFoundError when the file is missing, ValueError when no vocabulary can be read from the model.
     """
@@ -37,7 +38,7 @@ def saved_vectorizer(model_dir: Path | str, texts: list[str]) -> Any:
     from pipeline.text.vocabulary import vectorizer_for_vocabulary
 
     saved = saved_vocabulary(model_dir)
-    return vectorizer_for_vocabulary(texts, saved.terms, saved.stop_words, saved.ngram_max)
+    return vectorizer_for_vocabulary(texts, saved.terms, saved.stop_words, saved.ngram_max, tokens)
 
 
 def build_config(params: Mapping[str, Any]) -> Any:
@@ -50,16 +51,22 @@ def build_config(params: Mapping[str, Any]) -> Any:
 
 
 def fit_fixed_topics(
-    texts: list[str], embeddings: np.ndarray, topics: np.ndarray, model_dir: Path | str, params: Mapping[str, Any]
+    texts: list[str],
+    embeddings: np.ndarray,
+    topics: np.ndarray,
+    model_dir: Path | str,
+    params: Mapping[str, Any],
+    tokens: Any = None,
 ) -> tuple[Any, dict[int, int]]:
     """BERTopic fitted on fixed assignments (manual mode). Returns (model, {our topic id: the model's topic id}).
 
     ``texts`` are model texts (n), ``embeddings`` float n x dim (passed through; nothing is embedded), ``topics``
-    int n (-1 = outlier). BERTopic renumbers topics by size, so the returned mapping translates.
+    int n (-1 = outlier); ``tokens`` the texts' pipeline.text.tokens.TokenizedCorpus when already made. BERTopic
+    renumbers topics by size, so the returned mapping translates.
     """
     from pipeline.topics.model import make_bertopic
 
-    topic_model = make_bertopic(build_config(params), saved_vectorizer(model_dir, texts))
+    topic_model = make_bertopic(build_config(params), saved_vectorizer(model_dir, texts, tokens))
     fitted, _ = topic_model.fit_transform(
         texts, embeddings=np.asarray(embeddings), y=np.asarray(topics, dtype=np.int64)
     )
