@@ -466,6 +466,7 @@ def find_candidates(atlas: TopicCache, grown: Grown, batch: int) -> tuple[pd.Dat
         params.get("min_samples"),
         int(params.get("random_state", 42)),
         float(params.get("max_cluster_share", 0.0)),
+        context=space[:n],
     )
     members = np.concatenate([np.full(n, rule.OUTLIER, dtype=np.int64), groups.labels]).tolist()
     titles = grown.documents["title"].fillna("").astype(str).tolist() if "title" in grown.documents else None

@@ -50,9 +50,20 @@ NEIGHBOURS = 15
 # flagged papers of a small atlas had a median cosine of 0.39 to each other and 0.39 to their nearest other paper,
 # HDBSCAN on the vectors found no group (any min_samples of 2-3; 4-5 split them off), and HDBSCAN after UMAP found
 # the 14 at UMAP seeds 42, 7 and 2026 (tests/test_add_collections.py's atlas on tfidf-svd; it was 30, and nothing was
-# grouped there). Not robust yet: that atlas built at seed 2026 flagged 26 and grouped none
-# (docs/decisions/candidate-topics.md).
+# grouped there).
 MIN_FOR_UMAP = NEIGHBOURS + 1
+# When fewer flagged papers than this form no group alone, they are clustered again among a sample of the atlas's
+# own papers (the context: at least CONTEXT_MIN of them and CONTEXT_PER_FLAGGED per flagged paper, or all), and a
+# cluster counts when flagged papers are at least half of it (:func:`grouped_in_context`). Alone, a subject that is
+# most of the flagged papers is HDBSCAN's root, which it never returns as a cluster: 14 cooking abstracts among 20
+# flagged papers formed no candidate at any of 20 UMAP seeds. Of 13 small atlases (300 ICLR papers each, 9-14 cooking
+# abstracts added with 150 ICLR 2026 papers) the cooking group was found in 8 alone, and in 3 more with the context,
+# at each of 5 UMAP seeds alike; the context alone found it in 10, and split it (10 of 14) in one the flagged papers
+# alone kept whole (docs/decisions/candidate-topics.md). From this size on the flagged papers of a real add are many
+# subjects, and a context four times their number would cost much.
+CONTEXT_BELOW = 500
+CONTEXT_MIN = 300
+CONTEXT_PER_FLAGGED = 4
 # A new paper is in new territory when the odds of a new paper among its nearest papers are at least this many times
 # the odds in the whole grown atlas: 3 from bench/add_year.py --rules (docs/decisions/candidate-topics.md).
 NEW_TERRITORY_ODDS = 3.0
@@ -69,7 +80,8 @@ class CandidateGroups:
     labels : int64, m (one per new paper): its candidate (0..k-1), or -1 (not flagged, or a stray).
     min_size : the smallest group kept (the atlas's min_cluster_size).
     n_flagged : how many of the m papers were flagged (fit no topic, or in new territory).
-    method : how they were clustered ("umap+hdbscan", "hdbscan" or "none: ...").
+    method : how they were clustered ("umap+hdbscan", "umap+hdbscan among N of the atlas's papers", "hdbscan" or
+        "none: ...").
     """
 
     labels: np.ndarray
@@ -87,7 +99,7 @@ def cluster_space(vectors: np.ndarray, random_state: int) -> tuple[np.ndarray, s
     from pipeline.geometry.neighbors import cosine_knn
     from pipeline.geometry.umap_layout import umap_layout
 
-    k = min(NEIGHBOURS, len(vectors) - 1)
+    k = min(NEIGHBOURS, len(vectors) - 2)  # UMAP takes at most n - 1 neighbours, each paper itself among them
     indices, similarities = cosine_knn(vectors.astype(np.float32), k + 1)
     points = umap_layout(vectors, indices, similarities, CLUSTER_DIMENSIONS, k + 1, 0.0, random_state)
     return points, "umap+hdbscan"
@@ -123,6 +135,7 @@ def group_flagged(
     min_samples: int | None,
     random_state: int,
     max_cluster_share: float = 0.0,
+    context: np.ndarray | None = None,
 ) -> CandidateGroups:
     """Cluster the flagged new papers (``flagged`` True: they fit no topic, or lie in new territory) into candidate
     topics (module docstring).
@@ -138,6 +151,9 @@ def group_flagged(
         ``max_cluster_share``, pipeline.geometry.cluster.hdbscan_clusters; 0 = no cap). Without it HDBSCAN's "eom"
         kept one candidate of 4,085 of 4,159 flagged ICLR 2026 papers (bench/add_year.py --rules, 2026-12-07);
         capped at the build's half, 11 candidates (docs/decisions/candidate-topics.md).
+    context : float32, c x dim, unit rows: the atlas's own papers in the same space as ``vectors``; fewer than
+        CONTEXT_BELOW flagged papers that form no group alone are clustered again among a sample of them
+        (:func:`grouped_in_context`). None: alone only.
 
     Returns :class:`CandidateGroups`; candidate ids 0..k-1 by decreasing size.
     """
@@ -148,12 +164,40 @@ def group_flagged(
     min_size = max(2, int(min_size))
     if len(chosen) < min_size:
         return CandidateGroups(labels, min_size, len(chosen), f"none: {len(chosen)} flagged, fewer than {min_size}")
+    samples = min(min_samples or min_size, min_size)
     points, method = cluster_space(vectors[chosen], random_state)
-    found, _ = hdbscan_clusters(points, min_size, min(min_samples or min_size, min_size), "eom", max_cluster_share)
+    found, _ = hdbscan_clusters(points, min_size, samples, "eom", max_cluster_share)
+    if (found == OUTLIER).all() and context is not None and len(context) and len(chosen) < CONTEXT_BELOW:
+        found, method = grouped_in_context(vectors[chosen], context, min_size, samples, random_state)
     sizes = pd.Series(found[found != OUTLIER]).value_counts()
     order = {int(group): rank for rank, group in enumerate(sorted(sizes.index, key=lambda g: (-sizes[g], g)))}
     labels[chosen] = [order.get(int(group), OUTLIER) for group in found]
     return CandidateGroups(labels, min_size, len(chosen), method)
+
+
+def grouped_in_context(
+    flagged: np.ndarray, context: np.ndarray, min_size: int, min_samples: int, random_state: int
+) -> tuple[np.ndarray, str]:
+    """Few flagged papers clustered among the atlas's own (CONTEXT_BELOW): ``flagged`` (float32, m x dim) with a
+    sample of ``context`` (c x dim; max(CONTEXT_MIN, CONTEXT_PER_FLAGGED x m) rows drawn with ``random_state``, or all)
+    laid out and clustered as :func:`cluster_space` and HDBSCAN do; a cluster whose flagged members number at least
+    ``min_size`` and are at least half of it is a group. The atlas's papers give the flagged ones something to stand
+    out from: alone, a subject that is most of them is HDBSCAN's root and is never returned.
+
+    Returns (int64 m: a group 0.. per flagged paper, or -1; the method)."""
+    from pipeline.geometry.cluster import hdbscan_clusters
+
+    count = len(flagged)
+    size = min(len(context), max(CONTEXT_MIN, CONTEXT_PER_FLAGGED * count))
+    drawn = np.sort(np.random.default_rng(random_state).choice(len(context), size, replace=False))
+    points, method = cluster_space(np.vstack([flagged, context[drawn]]).astype(np.float32), random_state)
+    found, _ = hdbscan_clusters(points, min_size, min_samples, "eom")
+    groups = np.full(count, OUTLIER, dtype=np.int64)
+    for cluster in sorted(set(found[:count].tolist()) - {OUTLIER}):
+        members = found[:count] == cluster
+        if members.sum() >= min_size and 2 * members.sum() >= (found == cluster).sum():
+            groups[members] = groups.max(initial=OUTLIER) + 1
+    return groups, f"{method} among {size} of the atlas's papers"
 
 
 def nearest_topics(
