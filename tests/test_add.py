@@ -5,6 +5,7 @@ leaves the old atlas, and papers that fit no topic make it say a refit is due.""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -23,7 +24,7 @@ from pipeline.quality.evaluation import cache_texts
 from pipeline.runtime.errors import CorpusTooSmallError, InputError, TargetError
 from pipeline.runtime.parquet import read_frame
 from pipeline.topics.update import fit_fixed_topics, topic_terms
-from tests.conftest import ROOT
+from tests.conftest import CASES, ROOT, needs_shared
 
 pytestmark = pytest.mark.slow
 
@@ -170,6 +171,12 @@ def test_bad_or_known_input_changes_nothing(atlas_copy: Path, split_corpus, tmp_
         run_add(atlas_copy, tmp_path / "missing.csv", encoder=encoder)
     with pytest.raises(CorpusTooSmallError, match="already in the atlas: 270"):
         run_add(atlas_copy, split_corpus[0], encoder=encoder)
+    # The atlas's ids with other papers' texts: not "already in the atlas", since the texts differ.
+    clashing = read_frame(split_corpus[0]).head(5)
+    clashing[["title", "abstract"]] = read_frame(split_corpus[1]).head(5)[["title", "abstract"]].to_numpy()
+    clashing.to_parquet(tmp_path / "clashing.parquet", index=False)
+    with pytest.raises(CorpusTooSmallError, match=r"id in the atlas with another text: 5\). An id names one paper"):
+        run_add(atlas_copy, tmp_path / "clashing.parquet", encoder=encoder)
     with pytest.raises(TargetError, match="cannot add"):
         run_add(tmp_path, split_corpus[1], encoder=encoder)
     assert folder_digest(atlas_copy) == before
@@ -190,6 +197,32 @@ def test_papers_that_fit_no_topic_say_a_refit_is_due(atlas_copy: Path, tmp_path:
     assert run_add(atlas_copy, path, encoder=encoder).report["n_added"] == 3
     ids = cache.read_cache(atlas_copy).documents["doc_id"]
     assert ids.is_unique and ids.str.endswith("+added-2").sum() == 3
+
+
+def test_an_atlas_without_topics_takes_papers_and_writes_strict_json(tmp_path: Path, build_cache, capsys):
+    """The five abstracts of ../shared/cases/01-tiny-corpus make an atlas of outliers alone; an add of 20 papers of
+    another subject groups them into candidates with no topic to set them beside. The manifest stays JSON that any
+    parser reads (a bare NaN for the missing similarity failed JSON.parse and jq), and the command says what is so."""
+    from topic_atlas.cli import main
+
+    tiny = CASES / "01-tiny-corpus" / "abstracts_5.txt"
+    needs_shared(tiny)
+    atlas = tmp_path / "atlas"
+    shutil.copytree(build_cache(tiny, "tiny5"), atlas)
+    source = tmp_path / "other.csv"
+    pd.DataFrame({"abstract": OFF_TOPIC + [text + " It was done again the next day." for text in OFF_TOPIC]}).to_csv(
+        source, index=False
+    )
+    assert main(["add", "--cache", str(atlas), "--input", str(source)]) == 0
+    printed = capsys.readouterr().out
+    assert "the atlas has no topics" in printed and "below None" not in printed and "nan" not in printed
+
+    def refuse(constant: str) -> None:
+        raise ValueError(f"{constant} is not JSON")
+
+    manifest = json.loads((atlas / "manifest.json").read_text(encoding="utf-8"), parse_constant=refuse)
+    for entry in manifest["add_history"][-1]["candidates"]["topics"]:
+        assert entry["nearest_topic"] == -1 and entry["nearest_similarity"] is None
 
 
 def test_add_on_the_command_line(atlas_copy: Path, split_corpus, embedding_store: Path, tmp_path: Path):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -80,6 +81,38 @@ def test_run_guarded_never_raises_and_keeps_exit_codes(tmp_path: Path, monkeypat
     assert run_guarded(lambda: 0, "build", []) == 0
     with pytest.raises(ValueError):
         run_guarded(fail, "build", [], debug=True)
+
+
+def test_an_interrupt_says_whether_the_atlas_was_already_replaced(tmp_path: Path, monkeypatch, capsys):
+    """Ctrl-C while a command writes an atlas: before the swap the folder keeps the old version and the line says
+    nothing changed; after it (while the old copy is being removed) the folder holds the new version, and the line
+    names it instead of claiming nothing changed."""
+    from pipeline.cache import publish
+
+    target = tmp_path / "atlas"
+    target.mkdir()
+    (target / "version").write_text("old")
+
+    def write(version: str) -> None:
+        with publish.staged_cache(target) as staging:
+            (staging / "version").write_text(version)
+            if version == "never":
+                raise KeyboardInterrupt
+
+    assert run_guarded(lambda: write("never"), "add", ["add"]) == 130
+    assert last_line(capsys.readouterr().err) == "interrupted; no cache was changed"
+    assert (target / "version").read_text() == "old"
+    remove = shutil.rmtree
+
+    def interrupted_once(path, *args, **kwargs) -> None:
+        monkeypatch.setattr(shutil, "rmtree", remove)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(shutil, "rmtree", interrupted_once)
+    assert run_guarded(lambda: write("new"), "add", ["add"]) == 130
+    assert (target / "version").read_text() == "new"
+    line = last_line(capsys.readouterr().err)
+    assert line == f"interrupted after {target} had been written: it holds the new version, whole", line
 
 
 def test_stage_timer_marks_the_innermost_stage():

@@ -155,6 +155,36 @@ def test_a_full_disk_leaves_the_old_cache_and_says_so(atlas: Path, monkeypatch: 
     assert sorted(path.name for path in atlas.parent.iterdir()) == ["atlas"]  # no staging folder, no lock file
 
 
+@pytest.mark.parametrize("code", [errno.EACCES, errno.EROFS])
+def test_a_place_that_may_not_be_written_is_one_line_and_leaves_the_old_cache(
+    atlas: Path, monkeypatch: pytest.MonkeyPatch, code: int
+):
+    """Permissions, an immutable folder (chattr +i) or a read-only file system: the write fails with EACCES, EPERM
+    or EROFS, while the new atlas is written or already while the lock is taken. The user's mistake to remedy, so one
+    line naming the folder, not "a fault in Topic Atlas" with a traceback."""
+    old, topic = digest(atlas), first_topic(atlas)
+    real_save = np.save
+
+    def refused(file, *args, **kwargs):
+        if ".building-" in str(file):
+            raise OSError(code, os.strerror(code), str(file))
+        return real_save(file, *args, **kwargs)
+
+    monkeypatch.setattr(np, "save", refused)
+    with pytest.raises(TargetError, match=f"cannot write the new atlas there \\({os.strerror(code)}: .*unchanged"):
+        rename_topic(atlas, topic, "Never written")
+    assert digest(atlas) == old
+    monkeypatch.setattr(np, "save", real_save)
+
+    def no_lock(folder):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(folder))
+
+    monkeypatch.setattr(cache, "writer_lock", no_lock)
+    with pytest.raises(TargetError, match="cannot write the new atlas there"):
+        rename_topic(atlas, topic, "Never written")
+    assert digest(atlas) == old
+
+
 def test_two_writers_at_once_both_land_one_after_the_other(atlas: Path):
     topics = sorted(int(topic) for topic in cache.read_cache(atlas).topics["topic"] if topic >= 0)[:2]
     runs = [

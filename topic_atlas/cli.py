@@ -92,8 +92,11 @@ def run_guarded(action: Callable[[], int | None], command: str, argv: list[str],
       (:func:`pipeline.runtime.environment.numba_stack_report`), exit code 2, traceback in a log file.
     - Any other exception: the stage it was raised in, the error, and the path of a log file holding the traceback
       (:mod:`pipeline.runtime.crashlog`), exit code 2.
-    - KeyboardInterrupt: exit code 130.
+    - KeyboardInterrupt: exit code 130, saying whether a cache had already been written (:func:`interrupted_line`).
     """
+    from pipeline.cache.publish import published_folders
+
+    written_before = len(published_folders())
     try:
         return int(action() or 0)
     except AtlasError as error:
@@ -102,7 +105,7 @@ def run_guarded(action: Callable[[], int | None], command: str, argv: list[str],
         print(f"error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("interrupted; no cache was changed", file=sys.stderr)
+        print(interrupted_line(published_folders()[written_before:]), file=sys.stderr)
         return 130
     except Exception as error:  # noqa: BLE001 - the one place every unexpected failure ends
         if debug:
@@ -117,6 +120,16 @@ def run_guarded(action: Callable[[], int | None], command: str, argv: list[str],
         else:
             print(failure_line(error, command, log_path), file=sys.stderr)
         return 2
+
+
+def interrupted_line(published: list[Path]) -> str:
+    """What an interrupted command says: that no cache changed, or which atlas folders it had already written whole
+    (``published``: those it made or replaced, pipeline.cache.publish.published_folders; an interrupt can come
+    after the swap, while the old copy is removed, or after the write, while the command reports)."""
+    written = list(dict.fromkeys(str(folder) for folder in published))
+    if not written:
+        return "interrupted; no cache was changed"
+    return f"interrupted after {', '.join(written)} had been written: it holds the new version, whole"
 
 
 def main(argv: list[str] | None = None, commands: Mapping[str, str] = COMMAND_MODULES) -> int:

@@ -28,23 +28,38 @@ def _swap_folders(source: Path, target: Path) -> None:
         raise OSError(errno, os.strerror(errno))
 
 
+# The folders this process has written (made or replaced) with publish_folder, in order: an interrupted command
+# says whether its atlas was already replaced (topic_atlas.cli.run_guarded).
+_published: list[Path] = []
+
+
+def published_folders() -> list[Path]:
+    """The cache folders this process has made or replaced so far (:func:`publish_folder`), oldest first."""
+    return list(_published)
+
+
 def publish_folder(staging: Path, target: Path) -> None:
     """Move a fully written ``staging`` folder to ``target``, replacing any previous one atomically.
 
     On Linux the swap is one ``renameat2`` call, so ``target`` always holds either the old or the new
-    cache. Elsewhere the old folder is renamed aside first (a window of two renames).
+    cache. Elsewhere the old folder is renamed aside first (a window of two renames). ``target`` is recorded
+    (:func:`published_folders`) as soon as it holds the new cache, before the old one is removed.
     """
     if not target.exists():
         os.replace(staging, target)
+        _published.append(target)
         return
     try:
         _swap_folders(staging, target)
-        shutil.rmtree(staging)  # staging now holds the old cache
     except OSError:
         retired = target.with_name(f".{target.name}.old-{os.getpid()}")
         os.replace(target, retired)
         os.replace(staging, target)
+        _published.append(target)
         shutil.rmtree(retired, ignore_errors=True)
+        return
+    _published.append(target)
+    shutil.rmtree(staging)  # staging now holds the old cache
 
 
 def staging_folder(target: Path) -> Path:
@@ -72,8 +87,9 @@ def staged_cache(target: Path) -> Iterator[Path]:
     the block to fill (:func:`write_tables`, the model, :func:`carry_over`). When the block ends normally the
     staging folder replaces ``target`` (:func:`publish_folder`: one ``renameat2`` exchange on Linux), so readers
     see the old cache or the new one, never a mix. When the block or the publishing raises (any exception,
-    KeyboardInterrupt included) the staging folder is removed, ``target`` is left as it was, and the exception
-    propagates unchanged.
+    KeyboardInterrupt included) the staging folder is removed and the exception propagates unchanged; ``target`` is
+    left as it was unless the swap had already happened (an interrupt while the old copy is removed), in which case
+    it holds the new cache and :func:`published_folders` names it.
 
     Usage::
 

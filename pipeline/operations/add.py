@@ -52,7 +52,7 @@ from pipeline.geometry.centroids import topic_centroids
 from pipeline.geometry.grown_neighbours import NearestLists, nearest_lists
 from pipeline.ingest.collections import LINK_COLUMN
 from pipeline.operations import locking
-from pipeline.operations.add_collections import DROP_ALREADY_IN_ATLAS, NewPapers, split_known
+from pipeline.operations.add_collections import DROP_ALREADY_IN_ATLAS, DROP_ID_TAKEN, NewPapers, split_known
 from pipeline.runtime.stages import StageTimer
 
 if TYPE_CHECKING:
@@ -371,14 +371,19 @@ def read_incoming(
         if source is None:
             raise ValueError("run_add needs an input file or collections")
         incoming = read_new_papers(source, encoding)
-        incoming.documents, known = split_known(atlas.documents, incoming.documents, batch)
-        if known:
-            incoming.dropped[DROP_ALREADY_IN_ATLAS] = len(known)
-            incoming.dropped_ids[DROP_ALREADY_IN_ATLAS] = known
+        incoming.documents, known, clashing = split_known(atlas.documents, incoming.documents, batch)
+        for reason, ids in ((DROP_ALREADY_IN_ATLAS, known), (DROP_ID_TAKEN, clashing)):
+            if ids:
+                incoming.dropped[reason], incoming.dropped_ids[reason] = len(ids), ids
     if incoming.documents.empty:
         where = str(source) if source is not None else ", ".join(str(c.path) for c in collections or [])
         counts = "; ".join(f"{reason}: {count}" for reason, count in incoming.dropped.items())
-        raise CorpusTooSmallError(f"{where}: no new papers to add ({counts or 'the file holds none'})")
+        advice = (
+            ". An id names one paper: give a paper whose text changed a new id, or rebuild with the new texts"
+            if DROP_ID_TAKEN in incoming.dropped
+            else ""
+        )
+        raise CorpusTooSmallError(f"{where}: no new papers to add ({counts or 'the file holds none'}){advice}")
     return incoming
 
 
@@ -491,7 +496,7 @@ def add_report(
         "input_path": str(source) if source is not None else None,
         "collections": [entry["name"] for entry in incoming.entries],
         "n_added": len(incoming.documents),
-        "n_skipped": len(incoming.dropped_ids.get(DROP_ALREADY_IN_ATLAS, [])),
+        "n_skipped": sum(len(incoming.dropped_ids.get(why, [])) for why in (DROP_ALREADY_IN_ATLAS, DROP_ID_TAKEN)),
         "n_in_topics": int((placed["topic"] != OUTLIER_TOPIC).sum()),
         "dropped": incoming.dropped,
         "dropped_ids": incoming.dropped_ids,

@@ -30,6 +30,8 @@ from pipeline.ingest.collections import LINK_COLUMN, Collection, collection_from
 log = logging.getLogger(__name__)
 
 DROP_ALREADY_IN_ATLAS = "already in the atlas"
+# A record whose id the atlas gives to a paper of another text: an id names one paper, so it is not added.
+DROP_ID_TAKEN = "id in the atlas with another text"
 
 
 @dataclass
@@ -56,25 +58,47 @@ class NewPapers:
     dropped_records: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
-def split_known(atlas_documents: pd.DataFrame, new: pd.DataFrame, batch: int) -> tuple[pd.DataFrame, list[str]]:
-    """(the new papers not yet in the atlas, ids of those already there). A paper is already there when its id is
-    an id of ``atlas_documents`` (the atlas's papers; for a collection, those of the same collection), or its text is
-    one of theirs (pipeline.topics.align.paper_keys). A generated ``row-N`` id that an atlas paper with other text
-    holds is renamed ``row-N+added-K`` (K: ``batch``, this add's number) so ids stay unique."""
+def split_known(
+    atlas_documents: pd.DataFrame, new: pd.DataFrame, batch: int
+) -> tuple[pd.DataFrame, list[str], list[str]]:
+    """(the new papers not yet in the atlas, ids of those already there, ids of those whose id the atlas gives to a
+    paper of another text). A paper is already there when its identity (pipeline.topics.align.paper_keys: its id, or
+    for a generated ``row-N`` id its text) is one of ``atlas_documents``' (the atlas's papers; for a collection, those
+    of the same collection), or its id is one of theirs; when its id is theirs but its title and abstract are not
+    (pipeline.ingest.clean.duplicate_key), it is left out as DROP_ID_TAKEN instead (an id names one paper). A
+    generated id that an atlas paper with other text holds is renamed ``row-N+added-K`` (K: ``batch``, this add's
+    number) so ids stay unique."""
     from pipeline.topics.align import GENERATED_ID, paper_keys
 
     atlas_keys = set(paper_keys(atlas_documents))
     atlas_ids = set(atlas_documents["doc_id"].astype(str))
-    keys = paper_keys(new)
-    known = [
-        key in atlas_keys or (str(doc_id) in atlas_ids and not GENERATED_ID.match(str(doc_id)))
-        for key, doc_id in zip(keys, new["doc_id"])
-    ]
-    kept = new.loc[~np.asarray(known, dtype=bool)].copy()
+    ids = new["doc_id"].astype(str)
+    by_id = np.array([doc_id in atlas_ids and not GENERATED_ID.match(doc_id) for doc_id in ids], dtype=bool)
+    known = by_id | np.array([key in atlas_keys for key in paper_keys(new)], dtype=bool)
+    clashing = np.zeros(len(new), dtype=bool)
+    if by_id.any():
+        atlas_text = dict(zip(atlas_documents["doc_id"].astype(str), _text_keys(atlas_documents)))
+        new_text = _text_keys(new.loc[by_id])
+        clashing[np.flatnonzero(by_id)] = [atlas_text[doc_id] != text for doc_id, text in zip(ids[by_id], new_text)]
+    kept = new.loc[~known].copy()
     kept["doc_id"] = [
         f"{doc_id}+added-{batch}" if str(doc_id) in atlas_ids else str(doc_id) for doc_id in kept["doc_id"]
     ]
-    return kept.reset_index(drop=True), new.loc[np.asarray(known, dtype=bool), "doc_id"].astype(str).tolist()
+    return kept.reset_index(drop=True), ids[known & ~clashing].tolist(), ids[clashing].tolist()
+
+
+def _text_keys(documents: pd.DataFrame) -> list[str]:
+    """Per row, its title and abstract as pipeline.ingest.clean.duplicate_key compares texts (case, spacing and
+    punctuation aside)."""
+    from pipeline.ingest.clean import duplicate_key, join_title_abstract
+
+    def text(value: Any) -> str:
+        return value if isinstance(value, str) else ""
+
+    return [
+        duplicate_key(join_title_abstract(text(title), text(abstract)))
+        for title, abstract in zip(documents["title"], documents["abstract"])
+    ]
 
 
 def own_collection(atlas: TopicCache) -> Collection:
@@ -139,12 +163,13 @@ def read_collections(atlas: TopicCache, collections: list[Collection], encoding:
     if len(set(names)) < len(names):
         raise InputError(f"collection names repeated ({', '.join(names)}); give each collection its own name")
     old = old_documents(atlas)
-    raws, corpora, known_ids = [], [], []
+    raws, corpora, known_ids, clashing_ids = [], [], [], []
     for collection in collections:
         raws.append(join_side_tables(load_corpus(collection.path, encoding=encoding), collection))
         prepared = prepare_documents(raws[-1])
         same = old[old["collection"] == collection.name]
-        kept, known = split_known(same, prepared.documents.reset_index(drop=True), batch)
+        kept, known, clashing = split_known(same, prepared.documents.reset_index(drop=True), batch)
+        clashing_ids += clashing
         copies = prepared.copies
         if len(copies):  # a copy of a paper already in the atlas is in the atlas too
             of_known = copies[COPY_COLUMN].isin(set(known))
@@ -156,8 +181,9 @@ def read_collections(atlas: TopicCache, collections: list[Collection], encoding:
     for warning in merged.warnings:
         log.warning(warning)
     dropped, dropped_ids = dict(merged.dropped), {reason: list(ids) for reason, ids in merged.dropped_ids.items()}
-    if known_ids:
-        dropped[DROP_ALREADY_IN_ATLAS], dropped_ids[DROP_ALREADY_IN_ATLAS] = len(known_ids), known_ids
+    for reason, ids in ((DROP_ALREADY_IN_ATLAS, known_ids), (DROP_ID_TAKEN, clashing_ids)):
+        if ids:
+            dropped[reason], dropped_ids[reason] = len(ids), ids
     documents = merged.documents.drop(columns=[LINK_COLUMN]).reset_index(drop=True)
     taken = set(old["doc_id"].astype(str))  # still taken after prefixing (a generated id added twice): renamed
 

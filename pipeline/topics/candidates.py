@@ -325,7 +325,8 @@ def summary(candidates: pd.DataFrame, groups: CandidateGroups, n_misfits: int, n
                 "label": str(row.label),
                 "size": int(row.size),
                 "nearest_topic": int(row.nearest_topic),
-                "nearest_similarity": float(row.nearest_similarity),
+                # None, not NaN, without a topic: JSON has no NaN (a bare NaN fails JSON.parse and jq)
+                "nearest_similarity": float(row.nearest_similarity) if np.isfinite(row.nearest_similarity) else None,
             }
             for row in candidates.itertuples()
         ],

@@ -66,9 +66,14 @@ def print_report(result: AddResult, labels: dict[int, str]) -> None:
             for topic, count in sorted(report["topics"].items(), key=lambda item: -item[1])
         )
     )
+    threshold = report["fit_threshold"]
     print(
         f"  {report['n_misfits']} of {report['n_added']} new papers ({report['misfit_share']:.0%}) "
-        f"fit no topic well (cosine to the nearest topic centroid below {report['fit_threshold']})"
+        + (
+            f"fit no topic well (cosine to the nearest topic centroid below {threshold})"
+            if threshold is not None
+            else "fit no topic: the atlas has no topics, only outliers"
+        )
     )
     candidates = report["candidates"]
     print(
@@ -78,9 +83,14 @@ def print_report(result: AddResult, labels: dict[int, str]) -> None:
         f"{len(candidates['topics'])} ({candidates['n_papers']} papers)"
     )
     for entry in candidates["topics"]:
+        nearest = int(entry["nearest_topic"])
         print(
-            f"    - {entry['label']} ({entry['size']} papers; nearest topic {entry['nearest_topic']} "
-            f"{labels.get(int(entry['nearest_topic']), '')}, similarity {entry['nearest_similarity']:.2f})"
+            f"    - {entry['label']} ({entry['size']} papers; "
+            + (
+                f"nearest topic {nearest} {labels.get(nearest, '')}, similarity {entry['nearest_similarity']:.2f})"
+                if nearest != -1 and entry["nearest_similarity"] is not None
+                else "no topic to set it beside)"
+            )
         )
     inputs = rebuild_inputs(result.manifest)
     for reason in report["refit_reasons"]:
