@@ -7,18 +7,18 @@ matched to the refit's topics (bench.add_year.candidate_matches). The rules:
 - ``fits no topic`` (pipeline.operations.add.fit_check): cosine to the nearest topic centroid below the 5% quantile
   of the fitted papers' similarity to their own topic's centroid, or placed among outliers;
 - ``fits no topic, added papers' q0.10``: below the 10% quantile of the *added* papers' own nearest-centroid
-  similarities (the fitted papers' similarities are measured in the space their own SVD was fitted to, which
-  flatters them);
+  similarities;
 - ``build's fit check``: below half the median of the topic papers' leave-one-out similarity
   (pipeline.topics.misfits, FIT_SHARE 0.5), as the build moves its own papers out of topics;
 - ``new territory, odds X`` (pipeline.topics.candidates.in_new_territory): the odds of a new paper among its 15
   nearest papers of the grown atlas at least X times their odds in the whole grown atlas;
 - ``either``: fits no topic, or in new territory at the default odds (what ``add`` does).
 
-As ``add`` does, new territory is found and the flagged papers are grouped in pipeline.topics.candidate_space (the
-lexical block fitted again on old and new papers together); the fit checks stay in the atlas's vectors. A last row,
-``either, in the atlas's vectors``, finds and groups them in the atlas's own vectors instead, as ``add`` did before
-the candidate space.
+As ``add`` does, the fit checks, new territory and the grouping are all made in pipeline.topics.candidate_space (the
+lexical block fitted again on old and new papers together). Two last rows show what ``add`` did before:
+``either, the fit check in the atlas's vectors`` (until 2026-12-07 the fit check was made against the atlas's own
+SVD, on which an added paper's projection looks typical) and ``either, in the atlas's vectors``, where everything is
+found and grouped in the atlas's own vectors, as before the candidate space.
 """
 
 from __future__ import annotations
@@ -78,8 +78,14 @@ def rules_table(added: TopicCache, matched: pd.DataFrame, topics: pd.DataFrame) 
     old, new = embeddings[old_rows], embeddings[new_rows]
     placed, old_topics = documents.loc[new_rows, "topic"].to_numpy(), documents.loc[old_rows, "topic"].to_numpy()
     ids = documents.loc[new_rows, "doc_id"].map(bare_id).to_numpy()
-    flagged = rules(old, old_topics, new, placed, nearest_lists(space[old_rows], space[new_rows], NEIGHBOURS))
-    rows = [rule_row(name, mask, space[new_rows], ids, params, matched, topics) for name, mask in flagged.items()]
+    old_space, new_space = space[old_rows], space[new_rows]
+    lists = nearest_lists(old_space, new_space, NEIGHBOURS)
+    flagged = rules(old_space, old_topics, new_space, placed, lists)
+    rows = [rule_row(name, mask, new_space, ids, params, matched, topics) for name, mask in flagged.items()]
+    atlas_fit = ~fit_check(old, old_topics, new, placed)["fits"]
+    territory = in_new_territory(lists.new_indices, lists.new_scores, len(old), NEW_TERRITORY_ODDS)
+    name = "either, the fit check in the atlas's vectors (before 2026-12-07)"
+    rows.append(rule_row(name, atlas_fit | territory, new_space, ids, params, matched, topics))
     before = rules(old, old_topics, new, placed, nearest_lists(old, new, NEIGHBOURS))
     either = next(name for name in before if name.startswith("either"))
     rows.append(

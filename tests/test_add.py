@@ -187,11 +187,15 @@ def test_papers_that_fit_no_topic_say_a_refit_is_due(atlas_copy: Path, tmp_path:
     pd.DataFrame({"abstract": OFF_TOPIC}).to_csv(path, index=False)  # no id column: the rows are named row-N
     report = run_add(atlas_copy, path, encoder=encoder).report
     assert report["n_added"] == len(OFF_TOPIC)
+    # Every one fits no topic: judged where old and new papers are represented alike (pipeline.topics
+    # .candidate_space), not against the atlas's SVD, onto which a new text's projection looks typical.
     assert (
-        report["misfit_share"] > 0.5
+        report["misfit_share"] == 1.0
         and report["refit_due"]
         and "farther from every topic" in report["refit_reasons"][0]
     )
+    added = cache.read_cache(atlas_copy).documents.iloc[-len(OFF_TOPIC) :]
+    assert (added["fit_similarity"] < report["fit_threshold"]).all()
     # A second file without ids names its rows row-1, row-2... again: the atlas holds those ids, for other papers.
     pd.DataFrame({"abstract": [text.upper() + " Also in winter." for text in OFF_TOPIC[:3]]}).to_csv(path, index=False)
     assert run_add(atlas_copy, path, encoder=encoder).report["n_added"] == 3

@@ -52,15 +52,15 @@ NEIGHBOURS = 15
 # the 14 at UMAP seeds 42, 7 and 2026 (tests/test_add_collections.py's atlas on tfidf-svd; it was 30, and nothing was
 # grouped there).
 MIN_FOR_UMAP = NEIGHBOURS + 1
-# When fewer flagged papers than this form no group alone, they are clustered again among a sample of the atlas's
-# own papers (the context: at least CONTEXT_MIN of them and CONTEXT_PER_FLAGGED per flagged paper, or all), and a
-# cluster counts when flagged papers are at least half of it (:func:`grouped_in_context`). Alone, a subject that is
-# most of the flagged papers is HDBSCAN's root, which it never returns as a cluster: 14 cooking abstracts among 20
-# flagged papers formed no candidate at any of 20 UMAP seeds. Of 13 small atlases (300 ICLR papers each, 9-14 cooking
-# abstracts added with 150 ICLR 2026 papers) the cooking group was found in 8 alone, and in 3 more with the context,
-# at each of 5 UMAP seeds alike; the context alone found it in 10, and split it (10 of 14) in one the flagged papers
-# alone kept whole (docs/decisions/candidate-topics.md). From this size on the flagged papers of a real add are many
-# subjects, and a context four times their number would cost much.
+# Few flagged papers: below this many, no candidate size cap applies (a subject may be most of them), and when they
+# form no group alone they are clustered again among a sample of the atlas's own papers (the context: at least
+# CONTEXT_MIN of them and CONTEXT_PER_FLAGGED per flagged paper, or all), a cluster counting when flagged papers are at
+# least half of it and split again alone when it holds two subjects (:func:`grouped_in_context`). Alone, a subject that
+# is most of the flagged papers is HDBSCAN's root, which it never returns: 14 cooking abstracts among 20 flagged
+# papers formed no candidate at any of 20 UMAP seeds; 20 cooking and 20 law abstracts among 43 flagged, none at two
+# seeds of three, and the cap took 20 cooking abstracts away among 65 off-subject papers
+# (docs/decisions/candidate-topics.md). From this size on the flagged papers of a real add are many subjects, and a
+# context four times their number would cost much.
 CONTEXT_BELOW = 500
 CONTEXT_MIN = 300
 CONTEXT_PER_FLAGGED = 4
@@ -148,9 +148,11 @@ def group_flagged(
     min_samples : HDBSCAN's min_samples (the atlas's), or None.
     random_state : UMAP's seed (the atlas's), so an add gives the same candidates every time.
     max_cluster_share : no candidate may hold more than this share of the flagged papers (the atlas's
-        ``max_cluster_share``, pipeline.geometry.cluster.hdbscan_clusters; 0 = no cap). Without it HDBSCAN's "eom"
-        kept one candidate of 4,085 of 4,159 flagged ICLR 2026 papers (bench/add_year.py --rules, 2026-12-07);
-        capped at the build's half, 11 candidates (docs/decisions/candidate-topics.md).
+        ``max_cluster_share``, pipeline.geometry.cluster.hdbscan_clusters; 0 = no cap), from CONTEXT_BELOW flagged
+        papers on. Without it HDBSCAN's "eom" kept one candidate of 4,085 of 4,159 flagged ICLR 2026 papers
+        (bench/add_year.py --rules, 2026-12-07); capped at the build's half, 11 candidates. Below, a subject may be
+        most of the flagged papers (20 cooking abstracts among 34 flagged were capped away;
+        docs/decisions/candidate-topics.md).
     context : float32, c x dim, unit rows: the atlas's own papers in the same space as ``vectors``; fewer than
         CONTEXT_BELOW flagged papers that form no group alone are clustered again among a sample of them
         (:func:`grouped_in_context`). None: alone only.
@@ -165,9 +167,10 @@ def group_flagged(
     if len(chosen) < min_size:
         return CandidateGroups(labels, min_size, len(chosen), f"none: {len(chosen)} flagged, fewer than {min_size}")
     samples = min(min_samples or min_size, min_size)
+    few = len(chosen) < CONTEXT_BELOW  # few flagged papers: a subject may be most of them, so no cap
     points, method = cluster_space(vectors[chosen], random_state)
-    found, _ = hdbscan_clusters(points, min_size, samples, "eom", max_cluster_share)
-    if (found == OUTLIER).all() and context is not None and len(context) and len(chosen) < CONTEXT_BELOW:
+    found, _ = hdbscan_clusters(points, min_size, samples, "eom", 0.0 if few else max_cluster_share)
+    if (found == OUTLIER).all() and context is not None and len(context) and few:
         found, method = grouped_in_context(vectors[chosen], context, min_size, samples, random_state)
     sizes = pd.Series(found[found != OUTLIER]).value_counts()
     order = {int(group): rank for rank, group in enumerate(sorted(sizes.index, key=lambda g: (-sizes[g], g)))}
@@ -194,10 +197,28 @@ def grouped_in_context(
     found, _ = hdbscan_clusters(points, min_size, min_samples, "eom")
     groups = np.full(count, OUTLIER, dtype=np.int64)
     for cluster in sorted(set(found[:count].tolist()) - {OUTLIER}):
-        members = found[:count] == cluster
-        if members.sum() >= min_size and 2 * members.sum() >= (found == cluster).sum():
-            groups[members] = groups.max(initial=OUTLIER) + 1
+        members = np.flatnonzero(found[:count] == cluster)
+        if len(members) < min_size or 2 * len(members) < (found == cluster).sum():
+            continue
+        parts = _split_alone(flagged[members], min_size, min_samples, random_state)
+        for part in sorted(set(parts.tolist()) - {OUTLIER}):
+            groups[members[parts == part]] = groups.max(initial=OUTLIER) + 1
     return groups, f"{method} among {size} of the atlas's papers"
+
+
+def _split_alone(members: np.ndarray, min_size: int, min_samples: int, random_state: int) -> np.ndarray:
+    """A group found among the atlas's papers, split when, clustered alone, it holds two subjects or more of
+    ``min_size`` each (two subjects the atlas lacks lie near each other beside it: 20 cooking and 18 law abstracts
+    were one cluster among 300 ICLR papers and two alone). ``members``: float32, g x dim. Returns int64, g: a part
+    0.. per member (all 0 when it does not split), or -1 for a member of none of two or more parts."""
+    whole = np.zeros(len(members), dtype=np.int64)
+    if len(members) < 2 * min_size:
+        return whole
+    from pipeline.geometry.cluster import hdbscan_clusters
+
+    points, _ = cluster_space(members, random_state)
+    parts, _ = hdbscan_clusters(points, min_size, min_samples, "eom")
+    return parts if len(set(parts.tolist()) - {OUTLIER}) >= 2 else whole
 
 
 def nearest_topics(
