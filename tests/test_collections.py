@@ -67,6 +67,15 @@ def test_collection_file_is_read_with_paths_from_its_folder(two_collections: Pat
         ('[[collection]]\nname = "A"\nvenue = "X"\nyear = 2024\npath = "absent.parquet"\n', "does not exist"),
         ("root = 1\n", "no [[collection]]"),
         ("[[collection]\n", "not a readable TOML"),
+        (
+            '[[collection]]\nname = "A"\nvenue = "X"\nyaer = 2024\npath = "absent.parquet"\n',
+            "collection 1 has the key 'yaer', which a collection file does not use",
+        ),
+        ('roots = "."\n[[collection]]\nname = "A"\n', "the file has the key 'roots'"),
+        (
+            '[[collection]]\nname = "A"\nside_tables = [{ path = "s.parquet", key = "id" }]\n',
+            "collection 1's side table has the key 'key'",
+        ),
     ],
 )
 def test_bad_collection_file_is_refused_naming_the_file(tmp_path: Path, text: str, problem: str) -> None:

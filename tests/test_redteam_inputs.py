@@ -200,3 +200,43 @@ def test_a_json_escape_of_a_lone_surrogate_is_replaced_and_the_build_goes_on(tmp
     assert "bad \ufffd keyword" in list(documents.at["p5", "keywords"])
     warning = next(text for text in atlas.manifest["warnings"] if "U+FFFD" in text)
     assert "papers.jsonl: 2 records (record 4, 6)" in warning
+
+
+def test_a_file_of_a_header_alone_says_it_holds_no_records(tmp_path: Path):
+    """It said "all 0 records were dropped ()"."""
+    from pipeline.ingest.clean import prepare_documents, require_documents
+    from pipeline.ingest.corpus import load_corpus
+    from pipeline.runtime.errors import CorpusTooSmallError
+
+    source = tmp_path / "header.csv"
+    source.write_text("id,title,abstract\n", encoding="utf-8")
+    raw = load_corpus(source)
+    with pytest.raises(CorpusTooSmallError, match=r"header.csv: no records: the file holds its header, or nothing"):
+        require_documents(prepare_documents(raw), raw, source)
+
+
+def test_a_year_cell_that_gives_no_year_is_named_in_a_warning(tmp_path: Path):
+    """Junk years ("twenty", "-3") became empty without a word; an empty cell is no year and says nothing."""
+    from pipeline.ingest.corpus import load_corpus
+
+    source = tmp_path / "years.csv"
+    rows = ["id,title,abstract,year"] + [
+        f"p{number},Title {number},An abstract about graphs number {number}.,{year}"
+        for number, year in enumerate(["2024", "twenty", "", "2025.5", "-3"])
+    ]
+    source.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    raw = load_corpus(source)
+    assert raw.records["year"].tolist()[:1] == [2024] and raw.records["year"].tolist()[3] == 2025
+    warning = next(line for line in raw.warnings if "no year" in line)
+    assert warning.startswith("years.csv: 2 records have no year that column 'year' can give (record 2 ('twenty'), 5")
+
+
+def test_the_year_of_an_added_file_must_be_a_year():
+    import argparse
+
+    from topic_atlas.commands.add import year_argument
+
+    assert year_argument("2026") == 2026
+    for wrong in ("-1", "99999", "twenty"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            year_argument(wrong)

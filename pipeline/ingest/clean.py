@@ -466,6 +466,8 @@ def require_documents(prepared: PreparedCorpus, raw: RawCorpus, input_path: Path
     Raises CorpusTooSmallError naming the file, the counts and the reasons.
     """
     n = len(prepared.documents)
+    if n == 0 and not len(raw.records):
+        raise CorpusTooSmallError(f"{input_path}: no records: the file holds its header, or nothing, and no paper")
     if n == 0:
         raise CorpusTooSmallError(
             f"{input_path}: no usable abstracts: all {len(raw.records)} records were dropped "

@@ -135,6 +135,7 @@ def read_collection_file(source: Path) -> list[Collection]:
     entries = data.get("collection")
     if not isinstance(entries, list) or not entries:
         raise InputError(f"{source}: no [[collection]] tables; each needs path, name, venue and year")
+    _refuse_unknown_keys(source, data, entries)
     collections = []
     for number, entry in enumerate(entries, start=1):
         path = root / _field(entry, "path", str, source, number)
@@ -162,6 +163,30 @@ def read_collection_file(source: Path) -> list[Collection]:
     if repeated:
         raise InputError(f"{source}: collection names repeated ({', '.join(repeated)}); give each its own name")
     return collections
+
+
+# The keys a collection file may hold: at the top, in each [[collection]], in each side table.
+FILE_KEYS = {"root", "collection"}
+COLLECTION_KEYS = {"name", "venue", "year", "path", "side_tables"}
+SIDE_TABLE_KEYS = {"path", "on"}
+
+
+def _refuse_unknown_keys(source: Path, data: dict, entries: list) -> None:
+    """Raise InputError naming the first key of ``source`` that no collection file has (a misspelt ``yaer`` would
+    otherwise be ignored, and the collection's year left out), with the keys allowed where it stands."""
+    places = [("the file", data, FILE_KEYS)]
+    for number, entry in enumerate(entries, start=1):
+        if isinstance(entry, dict):
+            places.append((f"collection {number}", entry, COLLECTION_KEYS))
+            sides = [side for side in entry.get("side_tables", []) if isinstance(side, dict)]
+            places += [(f"collection {number}'s side table", side, SIDE_TABLE_KEYS) for side in sides]
+    for where, table, allowed in places:
+        unknown = sorted(set(table) - allowed)
+        if unknown:
+            raise InputError(
+                f"{source}: {where} has the key {unknown[0]!r}, which a collection file does not use; "
+                f"the keys there are {', '.join(sorted(allowed))}"
+            )
 
 
 def _read_side_table(side: SideTable) -> pd.DataFrame:

@@ -580,6 +580,26 @@ def surrogate_warning(table: pd.DataFrame, path: Path) -> str | None:
     )
 
 
+def unread_years_warning(cells: list[Any], years: Any, source: str, path: Path) -> str | None:
+    """The warning that cells of the year column ``source`` hold something but no year of 1500-2999 (``years``: what
+    :func:`_as_year` read, <NA> where nothing; the first five such records named, 1-based), so those papers have no
+    year; None when every filled cell gave one."""
+    unread = [
+        row
+        for row, (cell, year) in enumerate(zip(cells, years), start=1)
+        if pd.isna(year) and _as_text(cell) is not None
+    ]
+    if not unread:
+        return None
+    shown = ", ".join(f"{row} ({_as_text(cells[row - 1])!r})" for row in unread[:5]) + (
+        ", ..." if len(unread) > 5 else ""
+    )
+    return (
+        f"{path.name}: {len(unread)} records have no year that column '{source}' can give (record {shown}): a year "
+        "is a whole number from 1500 to 2999; those papers have none, so year filters and trends leave them out"
+    )
+
+
 def _as_keywords(value: Any) -> list[str]:
     """Keywords from a list or from one string joined by ';' (or ',' when there is no ';')."""
     if value is None:
@@ -641,6 +661,9 @@ def canonical_records(table: pd.DataFrame, path: Path) -> tuple[pd.DataFrame, st
             records[canonical] = [_as_keywords(value) for value in column]
         elif canonical == "year":
             records[canonical] = pd.array([_as_year(value) for value in column], dtype="Int64")
+            unread = unread_years_warning(column, records[canonical], source, path)
+            if unread:
+                warnings.append(unread)
         elif canonical == "rating_mean":
             records[canonical] = pd.to_numeric(pd.Series(column, dtype=object), errors="coerce").astype(float)
         else:

@@ -11,6 +11,18 @@ if TYPE_CHECKING:
     from pipeline.operations.add import AddResult
 
 
+def year_argument(text: str) -> int:
+    """``--year``'s value: a whole number from 1500 to 2999, as a year column is read (pipeline.ingest.corpus);
+    argparse says what is wrong otherwise."""
+    try:
+        year = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a year; give a whole number such as 2025") from None
+    if not 1500 <= year <= 2999:
+        raise argparse.ArgumentTypeError(f"{year} is not a year of a paper; give one from 1500 to 2999")
+    return year
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``add`` subcommand."""
     parser = subparsers.add_parser(
@@ -33,7 +45,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--name", default=None, help='the collection of --input, e.g. "ICLR 2026" (default: its file)')
     parser.add_argument("--venue", default=None, help='the venue of --input, e.g. "ICLR" (default: from its file name)')
-    parser.add_argument("--year", type=int, default=None, help="the year of --input (default: from its file name)")
+    parser.add_argument(
+        "--year", type=year_argument, default=None, help="the year of --input (default: from its file name)"
+    )
     parser.add_argument(
         "--encoding", default=None, help="text encoding of the input (default: UTF-8, else Windows-1252 with a warning)"
     )
