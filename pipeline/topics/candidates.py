@@ -151,8 +151,8 @@ def group_flagged(
         ``max_cluster_share``, pipeline.geometry.cluster.hdbscan_clusters; 0 = no cap), from CONTEXT_BELOW flagged
         papers on. Without it HDBSCAN's "eom" kept one candidate of 4,085 of 4,159 flagged ICLR 2026 papers
         (bench/add_year.py --rules, 2026-12-07); capped at the build's half, 11 candidates. Below, a subject may be
-        most of the flagged papers (20 cooking abstracts among 34 flagged were capped away;
-        docs/decisions/candidate-topics.md).
+        most of the flagged papers (a group of 34 of 65 flagged off-subject abstracts, 20 cooking ones among them,
+        was capped away; docs/decisions/candidate-topics.md).
     context : float32, c x dim, unit rows: the atlas's own papers in the same space as ``vectors``; fewer than
         CONTEXT_BELOW flagged papers that form no group alone are clustered again among a sample of them
         (:func:`grouped_in_context`). None: alone only.
