@@ -240,3 +240,18 @@ def test_the_year_of_an_added_file_must_be_a_year():
     for wrong in ("-1", "99999", "twenty"):
         with pytest.raises(argparse.ArgumentTypeError):
             year_argument(wrong)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])
+def test_a_csv_in_a_wide_encoding_with_its_byte_order_mark_reads_as_utf8_does(tmp_path: Path, encoding: str):
+    """A spreadsheet's "Unicode text" export is UTF-16 with a byte-order mark; read as UTF-8 it failed as "line 3
+    has 18 fields but the header has 10", with no word of the encoding."""
+    from pipeline.ingest.corpus import load_corpus
+
+    text = "id,title,abstract\np1,Graphs,Message passing on graphs — with ünïcode.\np2,Sets,Permutation invariance.\n"
+    plain, wide = tmp_path / "plain.csv", tmp_path / "wide.csv"
+    plain.write_text(text, encoding="utf-8")
+    data = text.encode(encoding)
+    wide.write_bytes(data if encoding != "utf-16-be" else b"\xfe\xff" + data)  # the -be codec writes no mark
+    read, expected = load_corpus(wide), load_corpus(plain)
+    assert read.records[["doc_id", "title", "abstract"]].equals(expected.records[["doc_id", "title", "abstract"]])

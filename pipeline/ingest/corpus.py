@@ -150,18 +150,33 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+# Byte-order marks of the wide encodings (UTF-32's first: its little-endian mark begins with UTF-16's).
+UTF32_MARKS = (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")
+UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
+
+
 def decode_bytes(data: bytes, path: Path, encoding: str | None = None) -> tuple[str, str, list[str]]:
     """Decode a text file's bytes.
 
-    Returns (text, encoding used, warnings). With ``encoding`` given it is used strictly. Otherwise UTF-8
-    (BOM removed), then Windows-1252 with a warning. Raises InputError naming the first bad byte and its
-    offset when neither decodes.
+    Returns (text, encoding used, warnings). With ``encoding`` given it is used strictly. Otherwise a UTF-32 or
+    UTF-16 byte-order mark decodes the file as it says (a spreadsheet's "Unicode text" export is UTF-16; read as
+    UTF-8 it failed as a row with too many fields), then UTF-8 (BOM removed), then Windows-1252 with a warning.
+    Raises InputError naming the first bad byte and its offset when neither decodes.
     """
     if encoding:
         try:
             return data.decode(encoding), encoding, []
         except (UnicodeDecodeError, LookupError) as error:
             raise InputError(f"{path}: cannot decode as {encoding}: {error}") from error
+    for marks, wide in ((UTF32_MARKS, "utf-32"), (UTF16_MARKS, "utf-16")):
+        if data.startswith(marks):
+            try:
+                return data.decode(wide), wide, []  # the codec reads the mark's byte order and drops it
+            except UnicodeDecodeError as error:
+                raise InputError(
+                    f"{path}: starts with a {wide.upper()} byte-order mark but is not valid {wide.upper()} "
+                    f"(bad bytes at offset {error.start})"
+                ) from error
     if data.startswith(b"\xef\xbb\xbf"):
         try:
             return data[3:].decode("utf-8"), "utf-8-sig", []
