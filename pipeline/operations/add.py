@@ -33,7 +33,7 @@ pipeline.topics.align).
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
@@ -344,16 +344,17 @@ def grown_manifest(
 @dataclass
 class Grown:
     """The atlas with the new papers placed (:func:`place_new`): ``documents`` (old rows, then new), ``embeddings``
-    (float32, their rows), the new papers' ``placed`` rows (pipeline.operations.place.place_embeddings), the fit
-    check (:func:`fit_check`), the nearest lists (:func:`nearest_lists`) and every paper's model text; their
-    tokens are made on first use and shared by the topics' terms and the candidates' space."""
+    (float32, their rows), the new papers' ``placed`` rows (pipeline.operations.place.place_embeddings), the nearest
+    lists (:func:`nearest_lists`), every paper's model text and, once :func:`find_candidates` has made it in the
+    candidate space, the fit check (:func:`fit_check`); their tokens are made on first use and shared by the topics'
+    terms and the candidates' space."""
 
     documents: pd.DataFrame
     embeddings: np.ndarray
     placed: pd.DataFrame
-    check: dict[str, Any]
     lists: NearestLists
     texts: list[str]
+    check: dict[str, Any] = field(default_factory=dict)
 
     @cached_property
     def tokens(self) -> Any:
@@ -400,7 +401,7 @@ def read_incoming(
 
 
 def place_new(atlas: TopicCache, incoming: NewPapers, encoder: EncoderLike | None, timer: StageTimer) -> Grown:
-    """Embed the new papers with the atlas's representation, place them by ``place``'s rule, check their fit and
+    """Embed the new papers with the atlas's representation, place them by ``place``'s rule and
     find their nearest papers (stages ``embed``, ``place`` and ``neighbours`` of ``timer``)."""
     from pipeline.operations.add_collections import link_same_texts, old_documents
     from pipeline.operations.place import embed_queries, place_embeddings
@@ -417,7 +418,6 @@ def place_new(atlas: TopicCache, incoming: NewPapers, encoder: EncoderLike | Non
     with timer.stage("place"):
         nearest = (lists.atlas_indices[:, :k], lists.atlas_scores[:, :k])
         placed = place_embeddings(atlas, new_embeddings, k, embeddings=embeddings, nearest=nearest)
-        check = fit_check(embeddings, atlas.documents["topic"].to_numpy(), new_embeddings, placed["topic"].to_numpy())
         with_collections = "collection" in new.columns
         documents = added_documents(atlas, new, placed, old_documents(atlas) if with_collections else None)
         texts = cache_texts(documents)
@@ -427,7 +427,7 @@ def place_new(atlas: TopicCache, incoming: NewPapers, encoder: EncoderLike | Non
             atlas, lists, new["doc_id"].astype(str).tolist(), k
         )
     all_embeddings = np.vstack([embeddings, new_embeddings.astype(np.float32)])
-    return Grown(documents, all_embeddings, placed, check, lists, texts)
+    return Grown(documents, all_embeddings, placed, lists, texts)
 
 
 def describe_topics(atlas: TopicCache, grown: Grown) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -459,8 +459,8 @@ def find_candidates(atlas: TopicCache, grown: Grown, batch: int) -> tuple[pd.Dat
     papers that fit no topic or lie in new territory, grouped (the atlas's min_cluster_size the smallest group),
     named by the build's namer over every paper, each with its nearest topic. New territory, the groups and the
     nearest topics are found in pipeline.topics.candidate_space (old and new papers represented alike), and so is the
-    fit check: where the space differs from the atlas's vectors, ``grown.check`` and the new papers' fit_similarity
-    are replaced by the check in the space. Returns (this add's rows of candidates.parquet, summary)."""
+    fit check, which sets ``grown.check`` and the new papers' fit_similarity. Returns (this add's rows of
+    candidates.parquet, summary)."""
     from pipeline.operations.place import query_representation
     from pipeline.topics import candidates as rule
     from pipeline.topics.candidate_space import candidate_space, new_paper_neighbours
@@ -469,10 +469,9 @@ def find_candidates(atlas: TopicCache, grown: Grown, batch: int) -> tuple[pd.Dat
     n = len(atlas.documents)
     space = candidate_space(query_representation(atlas), grown.texts, grown.embeddings, params, grown.tokens)
     new_vectors = space[n:]
-    if space is not grown.embeddings:  # the fit judged where old and new papers are represented alike
-        grown.check = fit_check(space[:n], atlas.documents["topic"].to_numpy(), new_vectors, grown.placed["topic"])
-        if FIT_SIMILARITY_COLUMN in grown.documents.columns:
-            grown.documents.loc[grown.documents.index[n:], FIT_SIMILARITY_COLUMN] = grown.check["similarity"]
+    grown.check = fit_check(space[:n], atlas.documents["topic"].to_numpy(), new_vectors, grown.placed["topic"])
+    if FIT_SIMILARITY_COLUMN in grown.documents.columns:
+        grown.documents.loc[grown.documents.index[n:], FIT_SIMILARITY_COLUMN] = grown.check["similarity"]
     if space is grown.embeddings:
         nearest_new = grown.lists.new_indices, grown.lists.new_scores
     else:

@@ -68,7 +68,7 @@ def split_known(
     (pipeline.ingest.clean.duplicate_key), it is left out as DROP_ID_TAKEN instead (an id names one paper). A
     generated id that an atlas paper with other text holds is renamed ``row-N+added-K`` (K: ``batch``, this add's
     number) so ids stay unique."""
-    from pipeline.topics.align import GENERATED_ID, paper_keys
+    from pipeline.topics.align import GENERATED_ID, paper_keys, text_key
 
     atlas_keys = set(paper_keys(atlas_documents))
     atlas_ids = set(atlas_documents["doc_id"].astype(str))
@@ -77,28 +77,21 @@ def split_known(
     known = by_id | np.array([key in atlas_keys for key in paper_keys(new)], dtype=bool)
     clashing = np.zeros(len(new), dtype=bool)
     if by_id.any():
-        atlas_text = dict(zip(atlas_documents["doc_id"].astype(str), _text_keys(atlas_documents)))
-        new_text = _text_keys(new.loc[by_id])
-        clashing[np.flatnonzero(by_id)] = [atlas_text[doc_id] != text for doc_id, text in zip(ids[by_id], new_text)]
+        wanted = set(ids[by_id])  # the atlas's papers of these ids only: their texts are compared
+        atlas_rows = atlas_documents[atlas_documents["doc_id"].astype(str).isin(wanted)]
+        atlas_text = {
+            str(doc_id): text_key(title, abstract)
+            for doc_id, title, abstract in zip(atlas_rows["doc_id"], atlas_rows["title"], atlas_rows["abstract"])
+        }
+        clashing[np.flatnonzero(by_id)] = [
+            atlas_text[doc_id] != text_key(title, abstract)
+            for doc_id, title, abstract in zip(ids[by_id], new.loc[by_id, "title"], new.loc[by_id, "abstract"])
+        ]
     kept = new.loc[~known].copy()
     kept["doc_id"] = [
         f"{doc_id}+added-{batch}" if str(doc_id) in atlas_ids else str(doc_id) for doc_id in kept["doc_id"]
     ]
     return kept.reset_index(drop=True), ids[known & ~clashing].tolist(), ids[clashing].tolist()
-
-
-def _text_keys(documents: pd.DataFrame) -> list[str]:
-    """Per row, its title and abstract as pipeline.ingest.clean.duplicate_key compares texts (case, spacing and
-    punctuation aside)."""
-    from pipeline.ingest.clean import duplicate_key, join_title_abstract
-
-    def text(value: Any) -> str:
-        return value if isinstance(value, str) else ""
-
-    return [
-        duplicate_key(join_title_abstract(text(title), text(abstract)))
-        for title, abstract in zip(documents["title"], documents["abstract"])
-    ]
 
 
 def own_collection(atlas: TopicCache) -> Collection:

@@ -107,19 +107,23 @@ class AtlasTables:
 
 def paper_keys(documents: pd.DataFrame) -> list[str]:
     """One identity key per document row: ``id:<doc_id>`` for ids the corpus gave, ``text:<sha1>`` of the title and
-    abstract (lower-case letters and digits, pipeline.ingest.clean.duplicate_key) for generated ``row-N`` ids."""
-    from pipeline.ingest.clean import duplicate_key, join_title_abstract
-
+    abstract (:func:`text_key`) for generated ``row-N`` ids."""
     keys = []
     for doc_id, title, abstract in zip(documents["doc_id"], documents["title"], documents["abstract"]):
         if GENERATED_ID.match(str(doc_id)):
-            text = join_title_abstract(
-                title if isinstance(title, str) else "", abstract if isinstance(abstract, str) else ""
-            )
-            keys.append("text:" + hashlib.sha1(duplicate_key(text or "").encode("utf-8")).hexdigest())
+            keys.append("text:" + hashlib.sha1(text_key(title, abstract).encode("utf-8")).hexdigest())
         else:
             keys.append(f"id:{doc_id}")
     return keys
+
+
+def text_key(title: Any, abstract: Any) -> str:
+    """A paper's title and abstract as two copies of one text share them: lower-case letters and digits
+    (pipeline.ingest.clean.duplicate_key); a missing title or abstract counts as empty."""
+    from pipeline.ingest.clean import duplicate_key, join_title_abstract
+
+    text = join_title_abstract(title if isinstance(title, str) else "", abstract if isinstance(abstract, str) else "")
+    return duplicate_key(text or "")
 
 
 def _unit_rows(matrix: np.ndarray) -> np.ndarray:
