@@ -182,6 +182,24 @@ def test_bad_or_known_input_changes_nothing(atlas_copy: Path, split_corpus, tmp_
     assert folder_digest(atlas_copy) == before
 
 
+def test_copies_of_atlas_papers_under_new_ids_are_left_out_as_copies(
+    atlas_copy: Path, split_corpus, tmp_path: Path, encoder
+):
+    """An atlas paper's abstract under a new id, with its title, another title or none, is the build's duplicate: it
+    is not added as a second paper, and its id is in the add's dropped list under that reason; the new papers
+    beside it are added."""
+    copies = read_frame(split_corpus[0]).head(3)
+    copies["openreview_id"] = ["copy-a", "copy-b", "copy-c"]
+    copies["title"] = [copies["title"].iloc[0], "Another title", None]
+    new = read_frame(split_corpus[1])
+    pd.concat([copies, new]).to_parquet(tmp_path / "with_copies.parquet", index=False)
+    report = run_add(atlas_copy, tmp_path / "with_copies.parquet", encoder=encoder).report
+    assert report["dropped_ids"]["copy of a paper in the atlas (the same abstract)"] == ["copy-a", "copy-b", "copy-c"]
+    assert report["n_added"] == len(new) and report["n_skipped"] == 3
+    documents = cache.read_cache(atlas_copy).documents
+    assert not set(documents["doc_id"]) & {"copy-a", "copy-b", "copy-c"}
+
+
 def test_papers_that_fit_no_topic_say_a_refit_is_due(atlas_copy: Path, tmp_path: Path, encoder):
     path = tmp_path / "elsewhere.csv"
     pd.DataFrame({"abstract": OFF_TOPIC}).to_csv(path, index=False)  # no id column: the rows are named row-N
@@ -266,6 +284,26 @@ def test_a_rebuild_from_the_first_input_says_the_added_papers_leave(
     manifest = cache.read_manifest(target)
     assert "30 papers added with `add` left" in manifest["alignment"]
     assert any("30 papers added to the previous atlas" in warning for warning in manifest["warnings"])
+    assert "papers of the previous input left" not in manifest["alignment"]
+
+
+def test_a_rebuild_from_another_file_says_the_previous_papers_leave(
+    added, split_corpus, tmp_path: Path, embedding_store: Path, encoder
+):
+    """Rebuilding an atlas from a file that lacks its papers replaces them, and says how many left and from which
+    input, beside the added papers that stay (they are in this file)."""
+    from pipeline.operations.build import run_build
+
+    target = tmp_path / "atlas"
+    shutil.copytree(added[0], target)
+    before = cache.read_cache(target).documents
+    fitted = int((~before["added"].fillna(False).astype(bool)).sum())
+    run_build(split_corpus[1], target, embedding_store=embedding_store, encoder=encoder)
+    manifest = cache.read_manifest(target)
+    assert f"; {fitted} papers of the previous input left" in manifest["alignment"]
+    assert "added with `add` left" not in manifest["alignment"]
+    note = next(warning for warning in manifest["warnings"] if "of the previous atlas's" in warning)
+    assert note.startswith(f"{fitted} of the previous atlas's {fitted} papers (from {split_corpus[0].name})"), note
 
 
 def test_the_refit_advice_names_the_files_the_atlas_came_from():

@@ -309,3 +309,23 @@ def test_a_file_without_an_abstract_column_says_its_titles_alone_are_used(tmp_pa
     assert any("titles alone" in warning and "'text_body'" in warning for warning in corpus.warnings)
     pd.DataFrame({"title": ["Edge attention"], "abstract": [body]}).to_csv(path, index=False)
     assert not any("titles alone" in warning for warning in load_corpus(path).warnings)
+
+
+def test_a_second_column_of_the_same_field_is_named_and_the_first_is_read(tmp_path: Path):
+    """A column "abstract" beside "Abstract", or "summary" beside "abstract": the first of the file is read, and a
+    warning names the other, so that a file whose better texts sit there is not built from the wrong one silently."""
+    path = tmp_path / "papers.csv"
+    pd.DataFrame(
+        {"abstract": ["Attention over edges.", "Proofs for graphs."], "Abstract": ["old text", "old text"]}
+    ).to_csv(path, index=False)
+    corpus = load_corpus(path)
+    assert corpus.records["abstract"].tolist() == ["Attention over edges.", "Proofs for graphs."]
+    assert any("'Abstract'" in warning and "read from 'abstract'" in warning for warning in corpus.warnings)
+    pd.DataFrame({"summary": ["short", "short"], "abstract": ["Attention over edges.", "Proofs."]}).to_csv(
+        path, index=False
+    )
+    corpus = load_corpus(path)
+    assert corpus.records["abstract"].tolist() == ["Attention over edges.", "Proofs."]
+    assert any("'summary'" in warning for warning in corpus.warnings)
+    pd.DataFrame({"title": ["Edge attention"], "abstract": ["Attention over edges."]}).to_csv(path, index=False)
+    assert not any("not read" in warning for warning in load_corpus(path).warnings)

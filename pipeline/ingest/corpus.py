@@ -213,7 +213,9 @@ def map_columns(columns: list[str], path: Path) -> dict[str, str]:
     Returns {file column: canonical name}. Raises InputError listing the columns found and the ones
     accepted when neither an abstract nor a title column exists.
     """
-    by_canonical = {_canonical_name(column): column for column in columns}
+    by_canonical: dict[str, str] = {}
+    for column in columns:  # two columns of one name but for case or spaces: the first is read
+        by_canonical.setdefault(_canonical_name(column), column)
     mapping: dict[str, str] = {}
     for canonical, aliases in COLUMN_ALIASES.items():
         for alias in aliases:
@@ -227,6 +229,24 @@ def map_columns(columns: list[str], path: Path) -> dict[str, str]:
             f"{path}: no abstract or title column. Columns found: {found}. Accepted text columns: {accepted}."
         )
     return mapping
+
+
+def ignored_columns_warning(columns: list[str], mapping: dict[str, str], path: Path) -> str | None:
+    """The warning for columns that name a field another column already gives (``mapping``: map_columns's): "abstract"
+    beside "Abstract", or "summary" beside "abstract". Only the one map_columns chose is read; the user is told
+    which, so that a file whose better texts sit in the other column is not built from the wrong one silently. None
+    when no column is passed over."""
+    aliases = {alias: canonical for canonical, names in COLUMN_ALIASES.items() for alias in names}
+    read = {canonical: column for column, canonical in mapping.items()}
+    passed_over = [
+        (column, aliases[_canonical_name(column)])
+        for column in columns
+        if column not in mapping and aliases.get(_canonical_name(column)) in read
+    ]
+    if not passed_over:
+        return None
+    parts = [f"{column!r} (the {canonical} is read from {read[canonical]!r})" for column, canonical in passed_over]
+    return f"{path.name}: columns not read, another column gives the same field: {'; '.join(parts)}"
 
 
 LONG_TEXT_CHARS = 200  # a column whose texts average this many characters could be the abstracts
@@ -683,6 +703,9 @@ def canonical_records(table: pd.DataFrame, path: Path) -> tuple[pd.DataFrame, st
             records[canonical] = pd.to_numeric(pd.Series(column, dtype=object), errors="coerce").astype(float)
         else:
             records[canonical] = pd.Series([_as_text(value) for value in column], dtype=object)
+    ignored = ignored_columns_warning(columns_found, mapping, path)
+    if ignored:
+        warnings.append(ignored)
     text_column = "abstract" if "abstract" in records.columns else "title"
     if text_column == "title":
         warnings.append(titles_only_warning(table, mapping, path))

@@ -55,7 +55,13 @@ from pipeline.geometry.centroids import topic_centroids
 from pipeline.geometry.grown_neighbours import NearestLists, nearest_lists
 from pipeline.ingest.collections import LINK_COLUMN
 from pipeline.operations import locking
-from pipeline.operations.add_collections import DROP_ALREADY_IN_ATLAS, DROP_ID_TAKEN, NewPapers, split_known
+from pipeline.operations.add_collections import (
+    DROP_ALREADY_IN_ATLAS,
+    DROP_COPY_IN_ATLAS,
+    DROP_ID_TAKEN,
+    NewPapers,
+    split_known,
+)
 from pipeline.runtime.stages import StageTimer
 
 if TYPE_CHECKING:
@@ -384,8 +390,8 @@ def read_incoming(
         if source is None:
             raise ValueError("run_add needs an input file or collections")
         incoming = read_new_papers(source, encoding)
-        incoming.documents, known, clashing = split_known(atlas.documents, incoming.documents, batch)
-        for reason, ids in ((DROP_ALREADY_IN_ATLAS, known), (DROP_ID_TAKEN, clashing)):
+        incoming.documents, known, clashing, copied = split_known(atlas.documents, incoming.documents, batch)
+        for reason, ids in ((DROP_ALREADY_IN_ATLAS, known), (DROP_ID_TAKEN, clashing), (DROP_COPY_IN_ATLAS, copied)):
             if ids:
                 incoming.dropped[reason], incoming.dropped_ids[reason] = len(ids), ids
     if incoming.documents.empty:
@@ -512,7 +518,9 @@ def add_report(
         "input_path": str(source) if source is not None else None,
         "collections": [entry["name"] for entry in incoming.entries],
         "n_added": len(incoming.documents),
-        "n_skipped": sum(len(incoming.dropped_ids.get(why, [])) for why in (DROP_ALREADY_IN_ATLAS, DROP_ID_TAKEN)),
+        "n_skipped": sum(
+            len(incoming.dropped_ids.get(why, [])) for why in (DROP_ALREADY_IN_ATLAS, DROP_ID_TAKEN, DROP_COPY_IN_ATLAS)
+        ),
         "n_in_topics": int((placed["topic"] != OUTLIER_TOPIC).sum()),
         "dropped": incoming.dropped,
         "dropped_ids": incoming.dropped_ids,

@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -32,6 +32,9 @@ log = logging.getLogger(__name__)
 DROP_ALREADY_IN_ATLAS = "already in the atlas"
 # A record whose id the atlas gives to a paper of another text: an id names one paper, so it is not added.
 DROP_ID_TAKEN = "id in the atlas with another text"
+# A record under a new id whose abstract an atlas paper has: the build's duplicate rule (pipeline.ingest.clean,
+# ``duplicate``: the same abstract, also under another title or none), kept across the build and its adds.
+DROP_COPY_IN_ATLAS = "copy of a paper in the atlas (the same abstract)"
 
 
 @dataclass
@@ -58,16 +61,24 @@ class NewPapers:
     dropped_records: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
-def split_known(
-    atlas_documents: pd.DataFrame, new: pd.DataFrame, batch: int
-) -> tuple[pd.DataFrame, list[str], list[str]]:
-    """(the new papers not yet in the atlas, ids of those already there, ids of those whose id the atlas gives to a
-    paper of another text). A paper is already there when its identity (pipeline.topics.align.paper_keys: its id, or
-    for a generated ``row-N`` id its text) is one of ``atlas_documents``' (the atlas's papers; for a collection, those
-    of the same collection), or its id is one of theirs; when its id is theirs but its title and abstract are not
-    (pipeline.ingest.clean.duplicate_key), it is left out as DROP_ID_TAKEN instead (an id names one paper). A
-    generated id that an atlas paper with other text holds is renamed ``row-N+added-K`` (K: ``batch``, this add's
-    number) so ids stay unique."""
+class KnownSplit(NamedTuple):
+    """What :func:`split_known` makes of an add's papers: those to add, and the ids of those left out, by reason."""
+
+    kept: pd.DataFrame  # the new papers not yet in the atlas
+    known: list[str]  # ids of those already there (DROP_ALREADY_IN_ATLAS)
+    clashing: list[str]  # ids the atlas gives to a paper of another text (DROP_ID_TAKEN)
+    copies: list[str]  # ids of copies of an atlas paper's abstract under a new id (DROP_COPY_IN_ATLAS)
+
+
+def split_known(atlas_documents: pd.DataFrame, new: pd.DataFrame, batch: int) -> KnownSplit:
+    """Split the cleaned ``new`` papers (one row per paper: doc_id, title, abstract) against ``atlas_documents`` (the
+    atlas's papers; for a collection, those of the same collection). A paper is already there when its identity
+    (pipeline.topics.align.paper_keys: its id, or for a generated ``row-N`` id its text) is one of theirs, or its id
+    is one of theirs; when its id is theirs but its title and abstract are not (pipeline.ingest.clean.duplicate_key),
+    it is left out as DROP_ID_TAKEN instead (an id names one paper). A paper under a new id whose abstract an atlas
+    paper has (:func:`abstract_key`) is a copy, left out as the build leaves out a duplicate. A generated id that an
+    atlas paper with other text holds is renamed ``row-N+added-K`` (K: ``batch``, this add's number) so ids stay
+    unique."""
     from pipeline.topics.align import GENERATED_ID, paper_keys, text_key
 
     atlas_keys = set(paper_keys(atlas_documents))
@@ -87,11 +98,23 @@ def split_known(
             atlas_text[doc_id] != text_key(title, abstract)
             for doc_id, title, abstract in zip(ids[by_id], new.loc[by_id, "title"], new.loc[by_id, "abstract"])
         ]
-    kept = new.loc[~known].copy()
+    atlas_abstracts = {abstract_key(abstract) for abstract in atlas_documents["abstract"]} - {""}
+    copies = ~known & np.array([abstract_key(abstract) in atlas_abstracts for abstract in new["abstract"]], dtype=bool)
+    kept = new.loc[~known & ~copies].copy()
     kept["doc_id"] = [
         f"{doc_id}+added-{batch}" if str(doc_id) in atlas_ids else str(doc_id) for doc_id in kept["doc_id"]
     ]
-    return kept.reset_index(drop=True), ids[known & ~clashing].tolist(), ids[clashing].tolist()
+    return KnownSplit(
+        kept.reset_index(drop=True), ids[known & ~clashing].tolist(), ids[clashing].tolist(), ids[copies].tolist()
+    )
+
+
+def abstract_key(abstract: Any) -> str:
+    """The key under which the build counts two abstracts as one (pipeline.ingest.clean.duplicate_key of the cleaned
+    text, pipeline.ingest.clean.model_text); "" for a missing or empty abstract, which is no one's copy."""
+    from pipeline.ingest.clean import duplicate_key, model_text
+
+    return duplicate_key(model_text(abstract)) if isinstance(abstract, str) else ""
 
 
 def own_collection(atlas: TopicCache) -> Collection:
@@ -156,13 +179,14 @@ def read_collections(atlas: TopicCache, collections: list[Collection], encoding:
     if len(set(names)) < len(names):
         raise InputError(f"collection names repeated ({', '.join(names)}); give each collection its own name")
     old = old_documents(atlas)
-    raws, corpora, known_ids, clashing_ids = [], [], [], []
+    raws, corpora, known_ids, clashing_ids, copied_ids = [], [], [], [], []
     for collection in collections:
         raws.append(join_side_tables(load_corpus(collection.path, encoding=encoding), collection))
         prepared = prepare_documents(raws[-1])
         same = old[old["collection"] == collection.name]
-        kept, known, clashing = split_known(same, prepared.documents.reset_index(drop=True), batch)
+        kept, known, clashing, copied = split_known(same, prepared.documents.reset_index(drop=True), batch)
         clashing_ids += clashing
+        copied_ids += copied
         copies = prepared.copies
         if len(copies):  # a copy of a paper already in the atlas is in the atlas too
             of_known = copies[COPY_COLUMN].isin(set(known))
@@ -174,7 +198,8 @@ def read_collections(atlas: TopicCache, collections: list[Collection], encoding:
     for warning in merged.warnings:
         log.warning(warning)
     dropped, dropped_ids = dict(merged.dropped), {reason: list(ids) for reason, ids in merged.dropped_ids.items()}
-    for reason, ids in ((DROP_ALREADY_IN_ATLAS, known_ids), (DROP_ID_TAKEN, clashing_ids)):
+    left_out = ((DROP_ALREADY_IN_ATLAS, known_ids), (DROP_ID_TAKEN, clashing_ids), (DROP_COPY_IN_ATLAS, copied_ids))
+    for reason, ids in left_out:
         if ids:
             dropped[reason], dropped_ids[reason] = len(ids), ids
     documents = merged.documents.drop(columns=[LINK_COLUMN]).reset_index(drop=True)

@@ -592,25 +592,47 @@ def _align_to(
         )
     )
     log.info(aligned.manifest["alignment"])
-    left = added_papers_left_out(previous, previous_keys, set(keys))
-    if left:
-        note = (
-            f"{left} papers added to the previous atlas with `add` are not in this build's input, so they left the "
-            "atlas; add them again (topic-atlas add) or put them in the input"
+    left_added, left_fitted = papers_left_out(previous, previous_keys, set(keys))
+    notes = []
+    if left_added:
+        notes.append(
+            f"{left_added} papers added to the previous atlas with `add` are not in this build's input, so they left "
+            "the atlas; add them again (topic-atlas add) or put them in the input"
         )
+        aligned.manifest["alignment"] += f"; {left_added} papers added with `add` left"
+    if left_fitted:
+        source = Path(str(previous.manifest.get("input_path") or "its input")).name
+        notes.append(
+            f"{left_fitted} of the previous atlas's {len(previous_keys) - _added_count(previous)} papers (from "
+            f"{source}) are not in this build's input, so they left the atlas"
+        )
+        aligned.manifest["alignment"] += f"; {left_fitted} papers of the previous input left"
+    for note in notes:
         log.warning(note)
-        aligned.manifest["alignment"] += f"; {left} papers added with `add` left"
-        aligned.manifest["warnings"] = [*aligned.manifest.get("warnings", []), note]
+    if notes:
+        aligned.manifest["warnings"] = [*aligned.manifest.get("warnings", []), *notes]
     return aligned, mapping, ever_used, overrides
 
 
-def added_papers_left_out(previous: TopicCache, previous_keys: list[str], keys: set[str]) -> int:
-    """How many of ``previous``'s papers that an ``add`` brought (documents column ``added``) have no key among the
-    new build's ``keys`` (:func:`paper_keys`): a rebuild from the original input leaves them out."""
+def _added_flags(previous: TopicCache) -> np.ndarray:
+    """bool, one per paper of ``previous``: whether an ``add`` brought it (documents column ``added``)."""
     if "added" not in previous.documents.columns:
-        return 0
-    added = previous.documents["added"].fillna(False).astype(bool).to_numpy()
-    return sum(1 for key, was_added in zip(previous_keys, added) if was_added and key not in keys)
+        return np.zeros(len(previous.documents), dtype=bool)
+    return previous.documents["added"].fillna(False).astype(bool).to_numpy()
+
+
+def _added_count(previous: TopicCache) -> int:
+    """How many of ``previous``'s papers an ``add`` brought."""
+    return int(_added_flags(previous).sum())
+
+
+def papers_left_out(previous: TopicCache, previous_keys: list[str], keys: set[str]) -> tuple[int, int]:
+    """(added, fitted): how many of ``previous``'s papers have no key among the new build's ``keys``
+    (:func:`paper_keys`), among those an ``add`` brought (a rebuild from the original input leaves them out) and
+    among those its own build fitted (a rebuild from another file, or a smaller one, leaves them out)."""
+    added = _added_flags(previous)
+    missing = np.array([key not in keys for key in previous_keys], dtype=bool)
+    return int((missing & added).sum()), int((missing & ~added).sum())
 
 
 def align_to_previous(
