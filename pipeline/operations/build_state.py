@@ -83,7 +83,9 @@ class ColumnsAside:
         if len(frame) != self.rows:
             raise ValueError(f"put_back: {len(frame)} rows for {self.rows} set aside")
         values: dict[str, list[Any]] = {column: [] for column in self.columns}
-        for batch in pq.ParquetFile(str(self.path)).iter_batches(batch_size=READ_BACK_ROWS, columns=self.columns):
+        # pre_buffer off: with it Arrow's pool holds every row group read until the last (pipeline.runtime.streamed_texts)
+        batches = pq.ParquetFile(str(self.path), pre_buffer=False).iter_batches(READ_BACK_ROWS, columns=self.columns)
+        for batch in batches:
             for column in self.columns:
                 values[column].extend(batch.column(column).to_pylist())
         output = frame.copy()

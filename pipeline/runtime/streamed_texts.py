@@ -5,7 +5,9 @@ The phrase counts' child process (pipeline.topics.naming.stored) reads the corpu
 Python lists, they were pickled by multiprocessing into one buffer in the build's process before the child started:
 at a million papers 1.4 GB more at that process's peak while doing so, and 9.4 s of its main path (3.8 s through a
 file; docs/benchmarks.md, "The phrase counts' texts through a file"). Read back :data:`BATCH_ROWS` at a time, a pass
-holds one batch. Arrow is given the file's path, never a Python file object (docs/testing.md).
+holds one batch. Arrow is given the file's path, never a Python file object (docs/testing.md), and reads it without
+``pre_buffer``: with it, a pass kept every row group it had read in Arrow's memory pool until its end, the whole
+file (1.1 GB at a million papers; docs/benchmarks.md, "The phrase counts' passes over their texts").
 """
 
 from __future__ import annotations
@@ -52,6 +54,6 @@ class StreamedTexts:
     def __iter__(self) -> Iterator[str]:
         import pyarrow.parquet as pq
 
-        for batch in pq.ParquetFile(self.path).iter_batches(batch_size=BATCH_ROWS, columns=[self.column]):
+        for batch in pq.ParquetFile(self.path, pre_buffer=False).iter_batches(BATCH_ROWS, columns=[self.column]):
             for value in batch.column(0).to_pylist():
                 yield "" if value is None else value

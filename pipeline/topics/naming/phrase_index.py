@@ -246,6 +246,17 @@ class PhraseIndex:
         self.own_keys = self.writing_keys == own
         self.part_list = list(self.part_numbers)
 
+    def forget_lookups(self) -> None:
+        """Let go of what :meth:`finish` made for :meth:`keys` and :meth:`last_writings` (the runs' n-grams, the keys'
+        words, the writings' keys): :meth:`surfaces` alone works after it. At a million papers these were about a
+        gigabyte, held while count_phrases made its dicts of millions of strings (docs/benchmarks.md)."""
+        nothing = np.zeros(0, dtype=np.int64)
+        self.run_first = self.run_size = self.run_ngram_writings = nothing
+        self.key_words = self.key_starts = self.key_lengths = self.key_firsts = nothing
+        self.writing_keys, self.own_keys = nothing, np.zeros(0, dtype=bool)
+        self.part_list = []
+        self.part_numbers.clear()
+
     def keys(self, numbers: np.ndarray) -> list[str]:
         """The keys ``numbers`` (of :meth:`finish`)."""
         firsts = self.key_firsts[numbers]
@@ -262,7 +273,10 @@ class PhraseIndex:
         run_ends = np.cumsum(counts_array)  # text -> where its runs end in numbers
         cuts = np.searchsorted(run_ends, np.arange(_CHUNK_RUNS, len(numbers), _CHUNK_RUNS), side="right")
         bounds = np.unique(np.concatenate([[0], cuts, [len(counts_array)]])).tolist()  # texts of each chunk
-        chosen, sizes = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
+        # Seeded with empty arrays of the chunks' own types: an int64 seed made the corpus-sized result int64 too (at a
+        # million papers 0.5 GB more than the int32 of the writings' numbers).
+        chosen = [np.zeros(0, dtype=self.run_ngram_writings.dtype)]
+        sizes = [np.zeros(0, dtype=np.int64)]
         for start, stop in zip(bounds[:-1], bounds[1:]):
             first_run = int(run_ends[start - 1]) if start else 0
             chunk = self._chunk_writings(numbers[first_run : run_ends[stop - 1]], counts_array[start:stop])
