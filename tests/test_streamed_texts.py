@@ -41,7 +41,7 @@ def test_a_pass_holds_a_few_batches_in_arrows_pool_not_the_file(tmp_path: Path, 
     write_texts(path, {"text": texts})
     batch_bytes = sum(map(len, texts[:100]))
     held = []
-    for number, text in enumerate(StreamedTexts(path, "text")):
+    for number, _ in enumerate(StreamedTexts(path, "text")):
         if number == len(texts) - 1:
             held.append(pa.total_allocated_bytes())
     assert held and held[0] < 5 * batch_bytes, (held, batch_bytes)

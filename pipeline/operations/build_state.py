@@ -83,7 +83,7 @@ class ColumnsAside:
         if len(frame) != self.rows:
             raise ValueError(f"put_back: {len(frame)} rows for {self.rows} set aside")
         values: dict[str, list[Any]] = {column: [] for column in self.columns}
-        # pre_buffer off: with it Arrow's pool holds every row group read until the last (pipeline.runtime.streamed_texts)
+        # pre_buffer off: with it Arrow holds every row group read until the last (pipeline.runtime.streamed_texts)
         batches = pq.ParquetFile(str(self.path), pre_buffer=False).iter_batches(READ_BACK_ROWS, columns=self.columns)
         for batch in batches:
             for column in self.columns:
