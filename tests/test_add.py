@@ -302,8 +302,9 @@ def test_a_rebuild_from_another_file_says_the_previous_papers_leave(
     manifest = cache.read_manifest(target)
     assert f"; {fitted} papers of the previous input left" in manifest["alignment"]
     assert "added with `add` left" not in manifest["alignment"]
-    note = next(warning for warning in manifest["warnings"] if "of the previous atlas's" in warning)
-    assert note.startswith(f"{fitted} of the previous atlas's {fitted} papers (from {split_corpus[0].name})"), note
+    note = next(warning for warning in manifest["warnings"] if "the previous atlas was built from" in warning)
+    built_from = f"{fitted} of the {fitted} papers the previous atlas was built from ({split_corpus[0].name})"
+    assert note.startswith(built_from), note
 
 
 def test_the_refit_advice_names_the_files_the_atlas_came_from():
@@ -319,3 +320,23 @@ def test_the_refit_advice_names_the_files_the_atlas_came_from():
         "--input iclr.csv --input neurips.csv --input more.csv"
     )
     assert rebuild_inputs({"input_path": "papers.csv"}).startswith("--input ALL_PAPERS")
+
+
+def test_split_known_finds_copies_by_abstract_or_in_a_titles_only_atlas_by_title():
+    """split_known's copies: a new id whose abstract an atlas paper has, in other case and spacing; in a titles-only
+    atlas (no abstracts) a new id whose title one has. A paper with neither text, or with a new abstract, is kept."""
+    from pipeline.operations.add_collections import split_known
+
+    atlas = pd.DataFrame(
+        {"doc_id": ["a1", "t1"], "title": ["Edge attention", "Graph proofs"], "abstract": ["We study edges.", None]}
+    )
+    new = pd.DataFrame(
+        {
+            "doc_id": ["n1", "n2", "n3", "n4"],
+            "title": [None, "graph  PROOFS", "Other", "Edge attention"],
+            "abstract": ["we study EDGES", None, "A new abstract.", "Another abstract."],
+        }
+    )
+    split = split_known(atlas, new, batch=1)
+    assert split.copies == ["n1", "n2"]
+    assert split.kept["doc_id"].tolist() == ["n3", "n4"] and not split.known and not split.clashing

@@ -312,15 +312,19 @@ def test_a_file_without_an_abstract_column_says_its_titles_alone_are_used(tmp_pa
 
 
 def test_a_second_column_of_the_same_field_is_named_and_the_first_is_read(tmp_path: Path):
-    """A column "abstract" beside "Abstract", or "summary" beside "abstract": the first of the file is read, and a
-    warning names the other, so that a file whose better texts sit there is not built from the wrong one silently."""
+    """A column "abstract" beside "Abstract" (in either order), or "summary" beside "abstract": "abstract" is read,
+    and a warning names the other, so that a file whose better texts sit there is not built from the wrong one
+    silently. A DataFrame given to the API reads the same column."""
+    from topic_atlas.atlas import _as_frame
+
     path = tmp_path / "papers.csv"
-    pd.DataFrame(
-        {"abstract": ["Attention over edges.", "Proofs for graphs."], "Abstract": ["old text", "old text"]}
-    ).to_csv(path, index=False)
-    corpus = load_corpus(path)
-    assert corpus.records["abstract"].tolist() == ["Attention over edges.", "Proofs for graphs."]
-    assert any("'Abstract'" in warning and "read from 'abstract'" in warning for warning in corpus.warnings)
+    for order in (["abstract", "Abstract"], ["Abstract", "abstract"]):
+        table = pd.DataFrame({"abstract": ["Attention over edges.", "Proofs for graphs."], "Abstract": ["old", "old"]})
+        table[order].to_csv(path, index=False)
+        corpus = load_corpus(path)
+        assert corpus.records["abstract"].tolist() == ["Attention over edges.", "Proofs for graphs."]
+        assert any("'Abstract'" in warning and "read from 'abstract'" in warning for warning in corpus.warnings)
+        assert _as_frame(table[order], canonical=True)["abstract"].tolist() == table["abstract"].tolist()
     pd.DataFrame({"summary": ["short", "short"], "abstract": ["Attention over edges.", "Proofs."]}).to_csv(
         path, index=False
     )

@@ -418,8 +418,8 @@ class Atlas:
         (n_added, dropped, topics, misfits, candidates, refit_reasons, timings_s, ...); the atlas's tables are read
         again when next used. Raises ValueError for a DataFrame without a title or abstract column, InputError (no
         data or collections given, a bad file), TargetError (no readable atlas, another writer) or
-        CorpusTooSmallError (no paper not already in the atlas), naming "the DataFrame" or "the texts" where a
-        file's error would name the file; then nothing is written."""
+        CorpusTooSmallError (no paper not already in the atlas, nor a copy of one's abstract), naming "the
+        DataFrame" or "the texts" where a file's error would name the file; then nothing is written."""
         from pipeline.runtime.errors import InputError
 
         if data is None and collections is None:

@@ -208,14 +208,19 @@ def _canonical_name(name: Any) -> str:
 
 
 def map_columns(columns: list[str], path: Path) -> dict[str, str]:
-    """Map file column names to canonical names.
+    """Map file column names to canonical names. Where several columns could give one field, the first alias of
+    COLUMN_ALIASES wins ("abstract" over "summary"), and of two columns of one name but for case or spaces, the one
+    spelt as the alias ("abstract" over "Abstract"), else the file's first (:func:`ignored_columns_warning` names
+    the others).
 
     Returns {file column: canonical name}. Raises InputError listing the columns found and the ones
     accepted when neither an abstract nor a title column exists.
     """
     by_canonical: dict[str, str] = {}
-    for column in columns:  # two columns of one name but for case or spaces: the first is read
-        by_canonical.setdefault(_canonical_name(column), column)
+    for column in columns:  # two of one name but for case or spaces: the one spelt so ("abstract"), else the first
+        name = _canonical_name(column)
+        if name not in by_canonical or (column == name and by_canonical[name] != name):
+            by_canonical[name] = column
     mapping: dict[str, str] = {}
     for canonical, aliases in COLUMN_ALIASES.items():
         for alias in aliases:
@@ -232,11 +237,12 @@ def map_columns(columns: list[str], path: Path) -> dict[str, str]:
 
 
 def ignored_columns_warning(columns: list[str], mapping: dict[str, str], path: Path) -> str | None:
-    """The warning for columns that name a field another column already gives (``mapping``: map_columns's): "abstract"
-    beside "Abstract", or "summary" beside "abstract". Only the one map_columns chose is read; the user is told
-    which, so that a file whose better texts sit in the other column is not built from the wrong one silently. None
-    when no column is passed over."""
-    aliases = {alias: canonical for canonical, names in COLUMN_ALIASES.items() for alias in names}
+    """The warning for columns that name the title or the abstract that another column already gives (``mapping``:
+    map_columns's): "abstract" beside "Abstract", or "summary" beside "abstract". Only the one map_columns chose is
+    read; the user is told which, so that a file whose better texts sit in the other column is not built from the
+    wrong one silently. Other fields are not named: an OpenReview export's ``id`` and ``forum`` are one id twice.
+    None when no text column is passed over."""
+    aliases = {alias: canonical for canonical in TEXT_COLUMNS for alias in COLUMN_ALIASES[canonical]}
     read = {canonical: column for column, canonical in mapping.items()}
     passed_over = [
         (column, aliases[_canonical_name(column)])

@@ -3,7 +3,9 @@
 A collection is read, joined to its side tables and cleaned as the build reads it (pipeline.ingest.collections,
 pipeline.ingest.clean), so duplicates within it are handled as the build handles them (a repeated abstract is one
 paper; its copies go to copies.parquet). A paper is *already in the atlas* only when the atlas holds a paper of
-the same collection with its id (or, for a generated ``row-N`` id, its text: pipeline.topics.align.paper_keys); a
+the same collection with its id (or, for a generated ``row-N`` id, its text: pipeline.topics.align.paper_keys). A
+paper under a new id whose abstract a paper of the same collection has is a *copy of a paper in the atlas*, left
+out as the build leaves out a duplicate (:func:`copy_key`), and so are its own copies in the file; a
 copy of a paper of another collection is a paper of its own, linked to its other appearances by ``same_text_ids``
 (the same model text) and in journeys.parquet (:func:`added_journeys`: the build's rule of pipeline.journeys.links).
 An id that a paper of another collection already holds is prefixed with the new collection's slug
@@ -76,9 +78,9 @@ def split_known(atlas_documents: pd.DataFrame, new: pd.DataFrame, batch: int) ->
     (pipeline.topics.align.paper_keys: its id, or for a generated ``row-N`` id its text) is one of theirs, or its id
     is one of theirs; when its id is theirs but its title and abstract are not (pipeline.ingest.clean.duplicate_key),
     it is left out as DROP_ID_TAKEN instead (an id names one paper). A paper under a new id whose abstract an atlas
-    paper has (:func:`abstract_key`) is a copy, left out as the build leaves out a duplicate. A generated id that an
-    atlas paper with other text holds is renamed ``row-N+added-K`` (K: ``batch``, this add's number) so ids stay
-    unique."""
+    paper has (:func:`copy_key`; a titles-only paper's title) is a copy, left out as the build leaves out a
+    duplicate. A generated id that an atlas paper with other text holds is renamed ``row-N+added-K`` (K: ``batch``,
+    this add's number) so ids stay unique."""
     from pipeline.topics.align import GENERATED_ID, paper_keys, text_key
 
     atlas_keys = set(paper_keys(atlas_documents))
@@ -98,8 +100,9 @@ def split_known(atlas_documents: pd.DataFrame, new: pd.DataFrame, batch: int) ->
             atlas_text[doc_id] != text_key(title, abstract)
             for doc_id, title, abstract in zip(ids[by_id], new.loc[by_id, "title"], new.loc[by_id, "abstract"])
         ]
-    atlas_abstracts = {abstract_key(abstract) for abstract in atlas_documents["abstract"]} - {""}
-    copies = ~known & np.array([abstract_key(abstract) in atlas_abstracts for abstract in new["abstract"]], dtype=bool)
+    atlas_texts = {copy_key(*pair) for pair in zip(atlas_documents["title"], atlas_documents["abstract"])} - {""}
+    new_texts = [copy_key(*pair) for pair in zip(new["title"], new["abstract"])]
+    copies = ~known & np.array([key in atlas_texts for key in new_texts], dtype=bool)
     kept = new.loc[~known & ~copies].copy()
     kept["doc_id"] = [
         f"{doc_id}+added-{batch}" if str(doc_id) in atlas_ids else str(doc_id) for doc_id in kept["doc_id"]
@@ -109,12 +112,17 @@ def split_known(atlas_documents: pd.DataFrame, new: pd.DataFrame, batch: int) ->
     )
 
 
-def abstract_key(abstract: Any) -> str:
-    """The key under which the build counts two abstracts as one (pipeline.ingest.clean.duplicate_key of the cleaned
-    text, pipeline.ingest.clean.model_text); "" for a missing or empty abstract, which is no one's copy."""
+def copy_key(title: Any, abstract: Any) -> str:
+    """The key under which the build counts two papers as one (pipeline.ingest.clean, ``duplicate``): the
+    duplicate_key of the cleaned abstract (pipeline.ingest.clean.model_text), or for a paper without one (a
+    titles-only file) of its cleaned title, marked apart; "" when it has neither, which is no one's copy."""
     from pipeline.ingest.clean import duplicate_key, model_text
 
-    return duplicate_key(model_text(abstract)) if isinstance(abstract, str) else ""
+    if isinstance(abstract, str) and abstract.strip():
+        return duplicate_key(model_text(abstract))
+    if isinstance(title, str) and title.strip():
+        return "title:" + duplicate_key(model_text(title))
+    return ""
 
 
 def own_collection(atlas: TopicCache) -> Collection:
@@ -166,7 +174,8 @@ def atlas_entries(atlas: TopicCache) -> list[CollectionEntry]:
 
 def read_collections(atlas: TopicCache, collections: list[Collection], encoding: str | None, batch: int) -> NewPapers:
     """The new papers of ``collections`` (module docstring): each read, joined and cleaned on its own, its papers
-    already in the atlas left out, ids taken by other collections prefixed. ``batch``: this add's number (1-based),
+    already in the atlas and the copies of their abstracts under new ids left out, ids taken by other collections
+    prefixed. ``batch``: this add's number (1-based),
     for the ``row-N+added-K`` renaming of generated ids (pipeline.operations.add.split_known).
 
     Raises InputError naming the file (unreadable, or a repeated collection name)."""
@@ -186,13 +195,14 @@ def read_collections(atlas: TopicCache, collections: list[Collection], encoding:
         same = old[old["collection"] == collection.name]
         kept, known, clashing, copied = split_known(same, prepared.documents.reset_index(drop=True), batch)
         clashing_ids += clashing
-        copied_ids += copied
         copies = prepared.copies
-        if len(copies):  # a copy of a paper already in the atlas is in the atlas too
-            of_known = copies[COPY_COLUMN].isin(set(known))
+        if len(copies):  # a copy of a paper already in the atlas is in the atlas too, and so is a copy of a copy
+            of_known, of_copied = copies[COPY_COLUMN].isin(set(known)), copies[COPY_COLUMN].isin(set(copied))
             known += copies.loc[of_known, "doc_id"].astype(str).tolist()
-            copies = copies[~of_known].reset_index(drop=True)
+            copied += copies.loc[of_copied, "doc_id"].astype(str).tolist()
+            copies = copies[~of_known & ~of_copied].reset_index(drop=True)
         known_ids += known
+        copied_ids += copied
         corpora.append(replace(prepared, documents=kept, copies=copies))
     merged = merge_collections(collections, corpora, reserved=set(old["doc_id"].astype(str)))
     for warning in merged.warnings:

@@ -603,8 +603,9 @@ def _align_to(
     if left_fitted:
         source = Path(str(previous.manifest.get("input_path") or "its input")).name
         notes.append(
-            f"{left_fitted} of the previous atlas's {len(previous_keys) - _added_count(previous)} papers (from "
-            f"{source}) are not in this build's input, so they left the atlas"
+            f"{left_fitted} of the {len(previous_keys) - _added_count(previous)} papers the previous atlas was built "
+            f"from ({source}) are not among this build's papers (not in its input, or dropped by its cleaning), so "
+            "they left the atlas"
         )
         aligned.manifest["alignment"] += f"; {left_fitted} papers of the previous input left"
     for note in notes:

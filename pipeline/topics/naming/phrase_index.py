@@ -256,6 +256,7 @@ class PhraseIndex:
         self.writing_keys, self.own_keys = nothing, np.zeros(0, dtype=bool)
         self.part_list = []
         self.part_numbers.clear()
+        self.surface_numbers = None  # surface -> writing number, for matching later epochs
 
     def keys(self, numbers: np.ndarray) -> list[str]:
         """The keys ``numbers`` (of :meth:`finish`)."""
