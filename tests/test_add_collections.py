@@ -197,6 +197,32 @@ def test_off_subject_papers_added_together_form_a_named_candidate_topic(three_ye
     assert report["refit_due"] and any("candidate new topic" in reason for reason in report["refit_reasons"])
 
 
+def test_a_subject_added_in_two_halves_forms_a_candidate_with_the_second(two_years: Path, tmp_path: Path, encoder):
+    """Half the cooking abstracts per add, each half fewer than a candidate needs: the first add forms no candidate;
+    the second judges the first half's papers again beside its own (no candidate holds them) and groups them."""
+    atlas_dir = tmp_path / "atlas"
+    shutil.copytree(two_years, atlas_dir)
+    cooking = pd.DataFrame(
+        {
+            "openreview_id": [f"cook-{number}" for number in range(len(COOKING))],
+            "title": [text.split(";")[0][:60] for text in COOKING],
+            "abstract": COOKING,
+        }
+    )
+    half = len(cooking) // 2
+    cooking.iloc[:half].to_parquet(tmp_path / "cooking_a.parquet")
+    cooking.iloc[half:].to_parquet(tmp_path / "cooking_b.parquet")
+    first = run_add(atlas_dir, tmp_path / "cooking_a.parquet", encoder=encoder).report["candidates"]
+    assert first["min_size"] > half and first["topics"] == [] and first["n_flagged_earlier"] == 0
+    second = run_add(atlas_dir, tmp_path / "cooking_b.parquet", encoder=encoder).report["candidates"]
+    assert second["n_flagged_earlier"] >= half - 1, second
+    atlas = cache.read_cache(atlas_dir)
+    best = max(atlas.candidates.itertuples(), key=lambda row: len(set(cooking["openreview_id"]) & set(row.doc_ids)))
+    grouped = set(cooking["openreview_id"]) & set(best.doc_ids)
+    assert len(grouped) >= 0.8 * len(cooking), best.doc_ids
+    assert grouped & set(cooking["openreview_id"].iloc[:half]), "the first half's papers are in the candidate"
+
+
 def test_an_atlas_of_one_file_gets_its_own_collection(slice_cache: Path, year_files: Path, tmp_path: Path, encoder):
     target = tmp_path / "atlas"
     shutil.copytree(slice_cache, target)

@@ -462,46 +462,77 @@ def describe_topics(atlas: TopicCache, grown: Grown) -> tuple[pd.DataFrame, pd.D
 
 def find_candidates(atlas: TopicCache, grown: Grown, batch: int) -> tuple[pd.DataFrame, dict[str, Any]]:
     """The candidate new topics of this add (pipeline.topics.candidates) and their summary for the report: the new
-    papers that fit no topic or lie in new territory, grouped (the atlas's min_cluster_size the smallest group),
-    named by the build's namer over every paper, each with its nearest topic. New territory, the groups and the
-    nearest topics are found in pipeline.topics.candidate_space (old and new papers represented alike), and so is the
-    fit check, which sets ``grown.check`` and the new papers' fit_similarity. Returns (this add's rows of
+    papers that fit no topic or lie in new territory, with the papers of earlier adds that no candidate holds judged
+    again beside them (pipeline.topics.candidates.waiting_rows), grouped (the atlas's min_cluster_size the smallest
+    group), named by the build's namer over every paper, each with its nearest topic. New territory, the groups and
+    the nearest topics are found in pipeline.topics.candidate_space (old and new papers represented alike), and so is
+    the fit check, which sets ``grown.check`` and the new papers' fit_similarity. Returns (this add's rows of
     candidates.parquet, summary)."""
     from pipeline.operations.place import query_representation
     from pipeline.topics import candidates as rule
-    from pipeline.topics.candidate_space import candidate_space, new_paper_neighbours
+    from pipeline.topics.candidate_space import candidate_space
 
     params = atlas.manifest.get("params", {})
-    n = len(atlas.documents)
+    n, topics = len(atlas.documents), atlas.documents["topic"].to_numpy()
     space = candidate_space(query_representation(atlas), grown.texts, grown.embeddings, params, grown.tokens)
-    new_vectors = space[n:]
-    grown.check = fit_check(space[:n], atlas.documents["topic"].to_numpy(), new_vectors, grown.placed["topic"])
+    grown.check = fit_check(space[:n], topics, space[n:], grown.placed["topic"])
     if FIT_SIMILARITY_COLUMN in grown.documents.columns:
         grown.documents.loc[grown.documents.index[n:], FIT_SIMILARITY_COLUMN] = grown.check["similarity"]
-    if space is grown.embeddings:
-        nearest_new = grown.lists.new_indices, grown.lists.new_scores
-    else:
-        nearest_new = new_paper_neighbours(space, n, grown.lists.new_indices.shape[1])
+    waiting = rule.waiting_rows(atlas.documents, atlas.candidates)
+    pool = np.concatenate([waiting, np.arange(n, len(space), dtype=np.int64)])  # the papers judged, their rows
+    misfits, territory = _flags(space, n, grown, waiting, topics)
     fitted = atlas.manifest.get("n_documents_fitted", n)
     min_size = int(params.get("min_cluster_size") or max(3, round(np.sqrt(fitted) / 2)))
-    misfits = ~np.asarray(grown.check["fits"], dtype=bool)
-    territory = rule.in_new_territory(*nearest_new, n)
+    old_rows = np.ones(n, dtype=bool)
+    old_rows[waiting] = False  # the context of few flagged papers: the atlas's papers not judged again
     groups = rule.group_flagged(
-        new_vectors,
+        space[pool],
         misfits | territory,
         min_size,
         params.get("min_samples"),
         int(params.get("random_state", 42)),
         float(params.get("max_cluster_share", 0.0)),
-        context=space[:n],
+        context=space[:n][old_rows],
     )
-    members = np.concatenate([np.full(n, rule.OUTLIER, dtype=np.int64), groups.labels]).tolist()
+    members = np.full(len(space), rule.OUTLIER, dtype=np.int64)
+    members[pool] = groups.labels
     titles = grown.documents["title"].fillna("").astype(str).tolist() if "title" in grown.documents else None
-    names, terms = rule.candidate_names(grown.texts, titles, members, atlas.topics["label"].astype(str).tolist(), {})
-    nearest = rule.nearest_topics(new_vectors, groups.labels, space[:n], atlas.documents["topic"].to_numpy())
+    existing = atlas.topics["label"].astype(str).tolist()
+    names, terms = rule.candidate_names(grown.texts, titles, members.tolist(), existing, {})
+    nearest = rule.nearest_topics(space[pool], groups.labels, space[:n], topics)
     first_id = int(atlas.candidates["candidate"].max()) + 1 if len(atlas.candidates) else 0
-    table = rule.candidate_table(groups, grown.documents.iloc[n:], new_vectors, names, terms, nearest, batch, first_id)
-    return table, rule.summary(table, groups, int(misfits.sum()), int(territory.sum()))
+    judged = grown.documents.iloc[pool]
+    table = rule.candidate_table(groups, judged, space[pool], names, terms, nearest, batch, first_id)
+    new_flags = slice(len(waiting), None)  # this add's own papers, after the waiting ones
+    counts = int(misfits[new_flags].sum()), int(territory[new_flags].sum())
+    return table, rule.summary(table, groups, *counts, n_earlier=int((misfits | territory)[: len(waiting)].sum()))
+
+
+def _flags(
+    space: np.ndarray, n: int, grown: Grown, waiting: np.ndarray, topics: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(fit no topic, in new territory): bool arrays over the papers an add judges, the earlier adds' ``waiting``
+    rows (fit checked again in ``space`` against the same centroids) then this add's (``grown.check``). New
+    territory counts the waiting papers as new as well; without any, the rows from ``n`` on are the new ones and the
+    nearest lists are ``grown.lists`` when ``space`` is the atlas's own vectors."""
+    from pipeline.topics import candidates as rule
+    from pipeline.topics.candidate_space import new_paper_neighbours
+
+    new_misfits = ~np.asarray(grown.check["fits"], dtype=bool)
+    k = grown.lists.new_indices.shape[1]
+    if not len(waiting):
+        if space is grown.embeddings:
+            nearest_new = grown.lists.new_indices, grown.lists.new_scores
+        else:
+            nearest_new = new_paper_neighbours(space, n, k)
+        return new_misfits, rule.in_new_territory(*nearest_new, n)
+    earlier = fit_check(space[:n], topics, space[waiting], topics[waiting])
+    is_new = np.zeros(len(space), dtype=bool)
+    is_new[waiting] = True
+    is_new[n:] = True
+    rows = np.flatnonzero(is_new)  # the waiting rows, then the new ones: pool's order
+    territory = rule.in_new_territory(*new_paper_neighbours(space, n, k, rows=rows), n, is_new=is_new)
+    return np.concatenate([~np.asarray(earlier["fits"], dtype=bool), new_misfits]), territory
 
 
 def add_report(

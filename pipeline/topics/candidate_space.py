@@ -72,25 +72,33 @@ def candidate_space(
 
 
 def new_paper_neighbours(
-    space: np.ndarray, n_old: int, k: int, block_rows: int = 1024, threads: int = SEARCH_PARTS
+    space: np.ndarray,
+    n_old: int,
+    k: int,
+    block_rows: int = 1024,
+    threads: int = SEARCH_PARTS,
+    rows: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Per added paper (rows ``n_old``.. of ``space``, unit rows), its ``k`` most cosine-similar other papers of the
-    grown atlas, best first, ties in row order (pipeline.geometry.neighbors.top_k): the lists
-    pipeline.topics.candidates.in_new_territory reads (rows of the old papers 0..n_old-1, then the new ones). Blocks
-    of ``block_rows`` added papers, ``threads`` at a time (each writes its own rows, so the lists do not depend on
-    it; numpy releases the GIL in the product), so memory stays at threads x block_rows x (n_old + m) similarities.
-    Returns (indices int64, similarities float32), each m x min(k, n_old + m - 1)."""
+    """Per added paper (rows ``n_old``.. of ``space``, unit rows; or the rows ``rows``), its ``k`` most
+    cosine-similar other papers of the grown atlas, best first, ties in row order (pipeline.geometry.neighbors.top_k):
+    the lists pipeline.topics.candidates.in_new_territory reads (rows of the old papers 0..n_old-1, then the new
+    ones). Blocks of ``block_rows`` papers, ``threads`` at a time (each writes its own rows, so the lists do not
+    depend on it; numpy releases the GIL in the product), so memory stays at threads x block_rows x (n_old + m)
+    similarities. Returns (indices int64, similarities float32), each m x min(k, n_old + m - 1), m the papers asked
+    about."""
     from pipeline.geometry.neighbors import top_k
     from pipeline.runtime.tasks import run_tasks
 
-    n, m = len(space), len(space) - n_old
+    n = len(space)
+    asked = np.arange(n_old, n, dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
+    m = len(asked)
     k = min(k, max(n - 1, 0))
     indices, similarities = np.empty((m, k), dtype=np.int64), np.empty((m, k), dtype=np.float32)
 
     def search_block(start: int) -> None:
-        block = space[n_old + start : n_old + start + block_rows] @ space.T
-        rows = np.arange(len(block))
-        block[rows, n_old + start + rows] = -np.inf  # never oneself
+        own = asked[start : start + block_rows]
+        block = space[own] @ space.T
+        block[np.arange(len(own)), own] = -np.inf  # never oneself
         indices[start : start + len(block)], similarities[start : start + len(block)] = top_k(block, k)
 
     run_tasks([partial(search_block, start) for start in range(0, m, block_rows)], threads)

@@ -106,7 +106,11 @@ def cluster_space(vectors: np.ndarray, random_state: int) -> tuple[np.ndarray, s
 
 
 def in_new_territory(
-    new_indices: np.ndarray, new_scores: np.ndarray, n_old: int, odds: float = NEW_TERRITORY_ODDS
+    new_indices: np.ndarray,
+    new_scores: np.ndarray,
+    n_old: int,
+    odds: float = NEW_TERRITORY_ODDS,
+    is_new: np.ndarray | None = None,
 ) -> np.ndarray:
     """Per new paper, whether it lies where the atlas had few papers (module docstring): the share of new papers
     among its nearest papers is at least s, where s / (1 - s) = ``odds`` x p / (1 - p) and p is the share of new
@@ -114,18 +118,34 @@ def in_new_territory(
 
     ``new_indices``, ``new_scores``: int64 and float, m x k, each new paper's nearest other papers of the grown atlas
     (rows of the old papers 0..``n_old``-1, then the new ones; pipeline.geometry.grown_neighbours.NearestLists);
-    entries with a score of -inf (itself, in a tiny atlas) do not count. Returns bool, m."""
+    entries with a score of -inf (itself, in a tiny atlas) do not count. ``is_new``: bool, one per row of the grown
+    atlas, which rows count as new (an earlier add's papers still waiting for a candidate count too,
+    :func:`waiting_rows`); None: the rows from ``n_old`` on. Returns bool, m."""
     m = len(new_indices)
     if not m:
         return np.zeros(0, dtype=bool)
-    base = m / (m + n_old)
+    base = m / (m + n_old) if is_new is None else float(np.mean(is_new))
     if base >= 1.0:
         return np.zeros(m, dtype=bool)
     target = odds * base / (1.0 - base)
     share_needed = target / (1.0 + target)
     counted = np.isfinite(new_scores)
-    new_share = ((new_indices >= n_old) & counted).sum(axis=1) / np.maximum(counted.sum(axis=1), 1)
+    neighbour_is_new = new_indices >= n_old if is_new is None else is_new[new_indices]
+    new_share = (neighbour_is_new & counted).sum(axis=1) / np.maximum(counted.sum(axis=1), 1)
     return new_share >= share_needed
+
+
+def waiting_rows(documents: pd.DataFrame, candidates: pd.DataFrame) -> np.ndarray:
+    """int64: the rows of an atlas's ``documents`` that an earlier add brought (column ``added``) and that no
+    candidate of ``candidates`` (candidates.parquet) holds. An add judges them again beside its own papers, so that a
+    subject that arrives over several adds, each bringing fewer of its papers than a candidate needs, forms one
+    (pipeline.operations.add.find_candidates). Empty for an atlas no add grew, and after a rebuild."""
+    if "added" not in documents.columns:
+        return np.zeros(0, dtype=np.int64)
+    grouped = {str(doc_id) for ids in candidates.get("doc_ids", pd.Series(dtype=object)) for doc_id in ids}
+    added = documents["added"].fillna(False).astype(bool).to_numpy()
+    listed = documents["doc_id"].astype(str).isin(grouped).to_numpy()
+    return np.flatnonzero(added & ~listed).astype(np.int64)
 
 
 def group_flagged(
@@ -171,7 +191,7 @@ def group_flagged(
     points, method = cluster_space(vectors[chosen], random_state)
     found, _ = hdbscan_clusters(points, min_size, samples, "eom", 0.0 if few else max_cluster_share)
     if (found == OUTLIER).all() and context is not None and len(context) and few:
-        found, method = grouped_in_context(vectors[chosen], context, min_size, samples, random_state)
+        found, method = grouped_in_context(vectors[chosen], context, min_size, samples, random_state, max_cluster_share)
     sizes = pd.Series(found[found != OUTLIER]).value_counts()
     order = {int(group): rank for rank, group in enumerate(sorted(sizes.index, key=lambda g: (-sizes[g], g)))}
     labels[chosen] = [order.get(int(group), OUTLIER) for group in found]
@@ -179,7 +199,12 @@ def group_flagged(
 
 
 def grouped_in_context(
-    flagged: np.ndarray, context: np.ndarray, min_size: int, min_samples: int, random_state: int
+    flagged: np.ndarray,
+    context: np.ndarray,
+    min_size: int,
+    min_samples: int,
+    random_state: int,
+    max_cluster_share: float = 0.0,
 ) -> tuple[np.ndarray, str]:
     """Few flagged papers clustered among the atlas's own (CONTEXT_BELOW): ``flagged`` (float32, m x dim) with a
     sample of ``context`` (c x dim; max(CONTEXT_MIN, CONTEXT_PER_FLAGGED x m) rows drawn with ``random_state``, or all)
@@ -194,7 +219,7 @@ def grouped_in_context(
     size = min(len(context), max(CONTEXT_MIN, CONTEXT_PER_FLAGGED * count))
     drawn = np.sort(np.random.default_rng(random_state).choice(len(context), size, replace=False))
     points, method = cluster_space(np.vstack([flagged, context[drawn]]).astype(np.float32), random_state)
-    found, _ = hdbscan_clusters(points, min_size, min_samples, "eom")
+    found, _ = hdbscan_clusters(points, min_size, min_samples, "eom", max_cluster_share)
     groups = np.full(count, OUTLIER, dtype=np.int64)
     for cluster in sorted(set(found[:count].tolist()) - {OUTLIER}):
         members = np.flatnonzero(found[:count] == cluster)
@@ -329,15 +354,19 @@ def candidate_refit_reason(candidates: pd.DataFrame, topic_sizes: Sequence[int])
     )
 
 
-def summary(candidates: pd.DataFrame, groups: CandidateGroups, n_misfits: int, n_new_territory: int) -> dict[str, Any]:
-    """The add_history entry's ``candidates``: the rule's figures (papers that fit no topic, papers in new
-    territory, papers flagged: either) and one line per candidate."""
+def summary(
+    candidates: pd.DataFrame, groups: CandidateGroups, n_misfits: int, n_new_territory: int, n_earlier: int = 0
+) -> dict[str, Any]:
+    """The add_history entry's ``candidates``: the rule's figures (this add's papers that fit no topic, its papers
+    in new territory, the papers flagged: either, ``n_earlier`` of them brought by earlier adds and still in no
+    candidate) and one line per candidate."""
     return {
         "min_size": groups.min_size,
         "n_misfits": n_misfits,
         "n_new_territory": n_new_territory,
         "new_territory_odds": NEW_TERRITORY_ODDS,
         "n_flagged": groups.n_flagged,
+        "n_flagged_earlier": n_earlier,
         "method": groups.method,
         "n_papers": int(candidates["size"].sum()) if not candidates.empty else 0,
         "topics": [

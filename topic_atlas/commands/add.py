@@ -90,11 +90,13 @@ def print_report(result: AddResult, labels: dict[int, str]) -> None:
         )
     )
     candidates = report["candidates"]
+    earlier = candidates.get("n_flagged_earlier", 0)
     print(
         f"  {candidates['n_new_territory']} new papers lie in new territory (their nearest papers are new papers "
         "too); candidate new topics, groups of at least "
-        f"{candidates['min_size']} of the papers that fit no topic well or lie in new territory: "
-        f"{len(candidates['topics'])} ({candidates['n_papers']} papers)"
+        f"{candidates['min_size']} of the papers that fit no topic well or lie in new territory"
+        + (f" (with {earlier} such papers of earlier adds that no candidate holds)" if earlier else "")
+        + f": {len(candidates['topics'])} ({candidates['n_papers']} papers)"
     )
     for entry in candidates["topics"]:
         nearest = int(entry["nearest_topic"])
