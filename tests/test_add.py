@@ -196,8 +196,13 @@ def test_copies_of_atlas_papers_under_new_ids_are_left_out_as_copies(
     report = run_add(atlas_copy, tmp_path / "with_copies.parquet", encoder=encoder).report
     assert report["dropped_ids"]["copy of a paper in the atlas (the same abstract)"] == ["copy-a", "copy-b", "copy-c"]
     assert report["n_added"] == len(new) and report["n_skipped"] == 3
-    documents = cache.read_cache(atlas_copy).documents
-    assert not set(documents["doc_id"]) & {"copy-a", "copy-b", "copy-c"}
+    grown = cache.read_cache(atlas_copy)
+    assert not set(grown.documents["doc_id"]) & {"copy-a", "copy-b", "copy-c"}
+    listed = grown.copies.set_index("doc_id")  # listed as the build lists a duplicate: under the atlas paper
+    originals = read_frame(split_corpus[0]).head(3)["openreview_id"].tolist()
+    assert [listed.at[doc_id, "copy_of"] for doc_id in ("copy-a", "copy-b", "copy-c")] == originals
+    placed = grown.documents.set_index("doc_id").loc[originals, ["topic", "x", "y"]].to_numpy()
+    assert (listed.loc[["copy-a", "copy-b", "copy-c"], ["topic", "x", "y"]].to_numpy() == placed).all()
 
 
 def test_papers_that_fit_no_topic_say_a_refit_is_due(atlas_copy: Path, tmp_path: Path, encoder):

@@ -195,8 +195,10 @@ def test_an_add_keeps_the_records_it_drops_beside_the_builds(dropped_cache: Path
     new = (
         kept[kept["abstract"].str.len() > 400]
         .head(3)
-        .assign(
-            openreview_id=lambda frame: "new-" + frame["openreview_id"], title=lambda frame: "New: " + frame["title"]
+        .assign(  # new texts: an atlas paper's abstract under a new id is a copy of it, not a new paper
+            openreview_id=lambda frame: "new-" + frame["openreview_id"],
+            title=lambda frame: "New: " + frame["title"],
+            abstract=lambda frame: frame["abstract"] + " A second version extends the study to three new settings.",
         )
     )
     empty = pd.DataFrame({"openreview_id": ["new-empty"], "title": ["A title without an abstract"], "abstract": [""]})

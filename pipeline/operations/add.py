@@ -390,7 +390,9 @@ def read_incoming(
         if source is None:
             raise ValueError("run_add needs an input file or collections")
         incoming = read_new_papers(source, encoding)
-        incoming.documents, known, clashing, copied = split_known(atlas.documents, incoming.documents, batch)
+        incoming.documents, known, clashing, copied, incoming.copies = split_known(
+            atlas.documents, incoming.documents, batch
+        )
         for reason, ids in ((DROP_ALREADY_IN_ATLAS, known), (DROP_ID_TAKEN, clashing), (DROP_COPY_IN_ATLAS, copied)):
             if ids:
                 incoming.dropped[reason], incoming.dropped_ids[reason] = len(ids), ids
@@ -663,10 +665,15 @@ def collection_extras(atlas: TopicCache, incoming: NewPapers, grown: Grown, time
     """For an add of collections: the manifest's collections (the atlas's, then the new ones), the coverage check
     rerun over every paper (pipeline.quality.coverage, as a build runs it; its warnings replace the atlas's), the
     journeys extended to the new papers (pipeline.operations.add_collections.added_journeys; stage ``journeys``
-    of ``timer``) and the new collections' copies appended. Nothing for a plain add."""
-    if not incoming.entries:
-        return CollectionExtras()
+    of ``timer``) and the new copies appended (of new papers, and of atlas papers under new ids). For a plain add,
+    the copies alone."""
     from pipeline.ingest.clean import copy_table
+
+    copies = copy_table(incoming.copies, grown.documents) if len(incoming.copies) else pd.DataFrame()
+    if len(atlas.copies) and len(copies):
+        copies = pd.concat([atlas.copies, copies], ignore_index=True)
+    if not incoming.entries:
+        return CollectionExtras(copies=copies if len(copies) else None)
     from pipeline.operations.add_collections import added_journeys, merged_entries
     from pipeline.quality.coverage import coverage_report, load_crosswalk
 
@@ -679,9 +686,6 @@ def collection_extras(atlas: TopicCache, incoming: NewPapers, grown: Grown, time
         log.warning(warning)
     with timer.stage("journeys"):
         journeys, summary = added_journeys(atlas, grown.documents, grown.embeddings, grown.lists, entries)
-    copies = copy_table(incoming.copies, grown.documents) if len(incoming.copies) else pd.DataFrame()
-    if len(atlas.copies) and len(copies):
-        copies = pd.concat([atlas.copies, copies], ignore_index=True)
     keys = CollectionKeys(entries, coverage, warnings + coverage["warnings"], summary)
     return CollectionExtras(keys, journeys, copies if len(copies) else None)
 

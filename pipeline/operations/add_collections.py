@@ -49,7 +49,8 @@ class NewPapers:
         ``collection``, ``venue``, ``year``.
     dropped, dropped_ids : per reason, how many records were left out and their ids ("already in the atlas"
         included).
-    copies : the surplus copies of new papers (pipeline.ingest.clean), for copies.parquet; empty for a plain add.
+    copies : the surplus copies of new papers (pipeline.ingest.clean) and the copies of atlas papers under new ids
+        (``copy_of`` their atlas paper; :func:`split_known`), for copies.parquet.
     entries : the manifest's ``collections`` entries of the new collections (empty for a plain add).
     dropped_records : the records cleaning dropped, as ``dropped.parquet`` lists them (pipeline.ingest.clean
         .dropped_table; empty when none).
@@ -70,6 +71,7 @@ class KnownSplit(NamedTuple):
     known: list[str]  # ids of those already there (DROP_ALREADY_IN_ATLAS)
     clashing: list[str]  # ids the atlas gives to a paper of another text (DROP_ID_TAKEN)
     copies: list[str]  # ids of copies of an atlas paper's abstract under a new id (DROP_COPY_IN_ATLAS)
+    copy_rows: pd.DataFrame  # those papers' rows, with ``copy_of``: the atlas paper they copy (for copies.parquet)
 
 
 def split_known(atlas_documents: pd.DataFrame, new: pd.DataFrame, batch: int) -> KnownSplit:
@@ -79,8 +81,10 @@ def split_known(atlas_documents: pd.DataFrame, new: pd.DataFrame, batch: int) ->
     is one of theirs; when its id is theirs but its title and abstract are not (pipeline.ingest.clean.duplicate_key),
     it is left out as DROP_ID_TAKEN instead (an id names one paper). A paper under a new id whose abstract an atlas
     paper has (:func:`copy_key`; a titles-only paper's title) is a copy, left out as the build leaves out a
-    duplicate. A generated id that an atlas paper with other text holds is renamed ``row-N+added-K`` (K: ``batch``,
-    this add's number) so ids stay unique."""
+    duplicate and listed as the build lists one (``copy_rows``, for copies.parquet). A generated id that an atlas
+    paper with other text holds is renamed ``row-N+added-K`` (K: ``batch``, this add's number) so ids stay
+    unique."""
+    from pipeline.ingest.clean import COPY_COLUMN
     from pipeline.topics.align import GENERATED_ID, paper_keys, text_key
 
     atlas_keys = set(paper_keys(atlas_documents))
@@ -100,15 +104,27 @@ def split_known(atlas_documents: pd.DataFrame, new: pd.DataFrame, batch: int) ->
             atlas_text[doc_id] != text_key(title, abstract)
             for doc_id, title, abstract in zip(ids[by_id], new.loc[by_id, "title"], new.loc[by_id, "abstract"])
         ]
-    atlas_texts = {copy_key(*pair) for pair in zip(atlas_documents["title"], atlas_documents["abstract"])} - {""}
+    atlas_texts: dict[str, str] = {}  # copy key -> the first atlas paper of it
+    for doc_id, title, abstract in zip(
+        atlas_documents["doc_id"], atlas_documents["title"], atlas_documents["abstract"]
+    ):
+        atlas_texts.setdefault(copy_key(title, abstract), str(doc_id))
+    atlas_texts.pop("", None)
     new_texts = [copy_key(*pair) for pair in zip(new["title"], new["abstract"])]
     copies = ~known & np.array([key in atlas_texts for key in new_texts], dtype=bool)
+    copy_rows = new.loc[copies].assign(
+        **{COPY_COLUMN: [atlas_texts[key] for key, copy in zip(new_texts, copies) if copy]}
+    )
     kept = new.loc[~known & ~copies].copy()
     kept["doc_id"] = [
         f"{doc_id}+added-{batch}" if str(doc_id) in atlas_ids else str(doc_id) for doc_id in kept["doc_id"]
     ]
     return KnownSplit(
-        kept.reset_index(drop=True), ids[known & ~clashing].tolist(), ids[clashing].tolist(), ids[copies].tolist()
+        kept.reset_index(drop=True),
+        ids[known & ~clashing].tolist(),
+        ids[clashing].tolist(),
+        ids[copies].tolist(),
+        copy_rows.reset_index(drop=True),
     )
 
 
@@ -188,21 +204,30 @@ def read_collections(atlas: TopicCache, collections: list[Collection], encoding:
     if len(set(names)) < len(names):
         raise InputError(f"collection names repeated ({', '.join(names)}); give each collection its own name")
     old = old_documents(atlas)
-    raws, corpora, known_ids, clashing_ids, copied_ids = [], [], [], [], []
+    raws, corpora, known_ids, clashing_ids, copied_ids, atlas_copies = [], [], [], [], [], []
     for collection in collections:
         raws.append(join_side_tables(load_corpus(collection.path, encoding=encoding), collection))
         prepared = prepare_documents(raws[-1])
         same = old[old["collection"] == collection.name]
-        kept, known, clashing, copied = split_known(same, prepared.documents.reset_index(drop=True), batch)
+        kept, known, clashing, copied, copy_rows = split_known(same, prepared.documents.reset_index(drop=True), batch)
         clashing_ids += clashing
         copies = prepared.copies
         if len(copies):  # a copy of a paper already in the atlas is in the atlas too, and so is a copy of a copy
             of_known, of_copied = copies[COPY_COLUMN].isin(set(known)), copies[COPY_COLUMN].isin(set(copied))
             known += copies.loc[of_known, "doc_id"].astype(str).tolist()
             copied += copies.loc[of_copied, "doc_id"].astype(str).tolist()
+            atlas_paper = dict(zip(copy_rows["doc_id"].astype(str), copy_rows[COPY_COLUMN]))
+            copy_rows = pd.concat(
+                [
+                    copy_rows,
+                    copies[of_copied].assign(**{COPY_COLUMN: copies.loc[of_copied, COPY_COLUMN].map(atlas_paper)}),
+                ],
+                ignore_index=True,
+            )
             copies = copies[~of_known & ~of_copied].reset_index(drop=True)
         known_ids += known
         copied_ids += copied
+        atlas_copies.append(copy_rows.assign(collection=collection.name, venue=collection.venue, year=collection.year))
         corpora.append(replace(prepared, documents=kept, copies=copies))
     merged = merge_collections(collections, corpora, reserved=set(old["doc_id"].astype(str)))
     for warning in merged.warnings:
@@ -222,6 +247,7 @@ def read_collections(atlas: TopicCache, collections: list[Collection], encoding:
     copies = merged.copies
     if len(copies):
         copies = copies.assign(**{COPY_COLUMN: [rename(doc_id) for doc_id in copies[COPY_COLUMN]]})
+    copies = pd.concat([frame for frame in [copies, *atlas_copies] if len(frame)] or [copies], ignore_index=True)
     records = combined_raw(collections, raws, collections[0].path).records
     return NewPapers(
         documents,
