@@ -311,7 +311,7 @@ def test_a_file_without_an_abstract_column_says_its_titles_alone_are_used(tmp_pa
     assert not any("titles alone" in warning for warning in load_corpus(path).warnings)
 
 
-def test_a_second_column_of_the_same_field_is_named_and_the_first_is_read(tmp_path: Path):
+def test_a_second_column_of_the_same_field_is_named_and_the_first_is_read(tmp_path: Path, caplog):
     """A column "abstract" beside "Abstract" (in either order), or "summary" beside "abstract": "abstract" is read,
     and a warning names the other, so that a file whose better texts sit there is not built from the wrong one
     silently. A DataFrame given to the API reads the same column."""
@@ -324,7 +324,9 @@ def test_a_second_column_of_the_same_field_is_named_and_the_first_is_read(tmp_pa
         corpus = load_corpus(path)
         assert corpus.records["abstract"].tolist() == ["Attention over edges.", "Proofs for graphs."]
         assert any("'Abstract'" in warning and "read from 'abstract'" in warning for warning in corpus.warnings)
+        caplog.clear()
         assert _as_frame(table[order], canonical=True)["abstract"].tolist() == table["abstract"].tolist()
+        assert "'Abstract'" in caplog.text and "the DataFrame" in caplog.text  # the API's place says so too
     pd.DataFrame({"summary": ["short", "short"], "abstract": ["Attention over edges.", "Proofs."]}).to_csv(
         path, index=False
     )
@@ -333,3 +335,7 @@ def test_a_second_column_of_the_same_field_is_named_and_the_first_is_read(tmp_pa
     assert any("'summary'" in warning for warning in corpus.warnings)
     pd.DataFrame({"title": ["Edge attention"], "abstract": ["Attention over edges."]}).to_csv(path, index=False)
     assert not any("not read" in warning for warning in load_corpus(path).warnings)
+    path.write_text("title,abstract,abstract\nEdge attention,Attention over edges.,old text\n", encoding="utf-8")
+    corpus = load_corpus(path)  # one name twice: pandas reads the second as "abstract.1"
+    assert corpus.records["abstract"].tolist() == ["Attention over edges."]
+    assert any("'abstract.1'" in warning for warning in corpus.warnings), corpus.warnings

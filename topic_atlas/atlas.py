@@ -16,6 +16,7 @@ read is there, and ``serve`` opens the dashboard on it. Nothing is refitted by t
 
 from __future__ import annotations
 
+import logging
 import shutil
 import subprocess
 import tempfile
@@ -547,7 +548,7 @@ def _as_frame(data: pd.DataFrame | Sequence[str], canonical: bool = False) -> pd
     are (pipeline.ingest.corpus.map_columns: case ignored, alternative names; unknown columns kept as they are);
     a list of texts as abstracts. Raises TypeError for a single string (or bytes), ValueError when a DataFrame has
     neither a title nor an abstract column (the message lists the names accepted)."""
-    from pipeline.ingest.corpus import map_columns
+    from pipeline.ingest.corpus import ignored_columns_warning, map_columns
     from pipeline.runtime.errors import InputError
 
     if isinstance(data, (str, bytes)):
@@ -558,7 +559,12 @@ def _as_frame(data: pd.DataFrame | Sequence[str], canonical: bool = False) -> pd
         except InputError as error:
             raise ValueError(str(error)) from None
         frame = data.reset_index(drop=True)
-        return frame.rename(columns=mapping) if canonical else frame
+        if not canonical:  # a file is written and read as a corpus file, which warns itself
+            return frame
+        ignored = ignored_columns_warning([str(column) for column in data.columns], mapping, Path("the DataFrame"))
+        if ignored:
+            logging.getLogger("topic_atlas").warning(ignored)
+        return frame.rename(columns=mapping)
     return pd.DataFrame({"abstract": [str(text) for text in data]})
 
 

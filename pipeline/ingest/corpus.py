@@ -236,6 +236,10 @@ def map_columns(columns: list[str], path: Path) -> dict[str, str]:
     return mapping
 
 
+# How pandas' CSV reader renames a column name that the header repeats: "abstract", "abstract.1".
+_REPEATED_NAME = re.compile(r"(.+)\.(\d+)")
+
+
 def ignored_columns_warning(columns: list[str], mapping: dict[str, str], path: Path) -> str | None:
     """The warning for columns that name the title or the abstract that another column already gives (``mapping``:
     map_columns's): "abstract" beside "Abstract", or "summary" beside "abstract". Only the one map_columns chose is
@@ -244,11 +248,20 @@ def ignored_columns_warning(columns: list[str], mapping: dict[str, str], path: P
     None when no text column is passed over."""
     aliases = {alias: canonical for canonical in TEXT_COLUMNS for alias in COLUMN_ALIASES[canonical]}
     read = {canonical: column for column, canonical in mapping.items()}
-    passed_over = [
-        (column, aliases[_canonical_name(column)])
-        for column in columns
-        if column not in mapping and aliases.get(_canonical_name(column)) in read
-    ]
+    present = set(columns)
+
+    def field_of(column: str) -> str | None:
+        """The text field a column names: by its name, or as pandas renames a repeated one ("abstract.1")."""
+        repeated = _REPEATED_NAME.fullmatch(column)
+        if repeated and repeated.group(1) in present:
+            column = repeated.group(1)
+        return aliases.get(_canonical_name(column))
+
+    passed_over = []
+    for column in columns:
+        field = field_of(column)
+        if column not in mapping and field is not None and field in read:
+            passed_over.append((column, field))
     if not passed_over:
         return None
     parts = [f"{column!r} (the {canonical} is read from {read[canonical]!r})" for column, canonical in passed_over]
