@@ -131,4 +131,5 @@ def rebuild_inputs(manifest: Manifest) -> str:
     ]
     if paths:
         return " ".join(f"--input {path}" for path in dict.fromkeys(paths))
-    return "--input ALL_PAPERS (the first input and every file added since)"
+    # one file: several --input files would each be a collection, and a paper repeated across them one per file
+    return "--input ALL_PAPERS (one file holding the first input and every file added since)"
