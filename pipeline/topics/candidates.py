@@ -169,10 +169,11 @@ def group_flagged(
     random_state : UMAP's seed (the atlas's), so an add gives the same candidates every time.
     max_cluster_share : no candidate may hold more than this share of the flagged papers (the atlas's
         ``max_cluster_share``, pipeline.geometry.cluster.hdbscan_clusters; 0 = no cap), from CONTEXT_BELOW flagged
-        papers on. Without it HDBSCAN's "eom" kept one candidate of 4,085 of 4,159 flagged ICLR 2026 papers
-        (bench/add_year.py --rules, 2026-12-07); capped at the build's half, 11 candidates. Below, a subject may be
-        most of the flagged papers (a group of 34 of 65 flagged off-subject abstracts, 20 cooking ones among them,
-        was capped away; docs/decisions/candidate-topics.md).
+        papers on, and below it among the atlas's papers (:func:`grouped_in_context`). Without it HDBSCAN's "eom"
+        kept one candidate of 4,085 of 4,159 flagged ICLR 2026 papers (bench/add_year.py --rules, 2026-12-07);
+        capped at the build's half, 11 candidates. Below, a subject may be most of the flagged papers (a group of 34
+        of 65 flagged off-subject abstracts, 20 cooking ones among them, was capped away;
+        docs/decisions/candidate-topics.md).
     context : float32, c x dim, unit rows: the atlas's own papers in the same space as ``vectors``; fewer than
         CONTEXT_BELOW flagged papers that form no group alone are clustered again among a sample of them
         (:func:`grouped_in_context`). None: alone only.
@@ -208,7 +209,9 @@ def grouped_in_context(
 ) -> tuple[np.ndarray, str]:
     """Few flagged papers clustered among the atlas's own (CONTEXT_BELOW): ``flagged`` (float32, m x dim) with a
     sample of ``context`` (c x dim; max(CONTEXT_MIN, CONTEXT_PER_FLAGGED x m) rows drawn with ``random_state``, or all)
-    laid out and clustered as :func:`cluster_space` and HDBSCAN do; a cluster whose flagged members number at least
+    laid out and clustered as :func:`cluster_space` and HDBSCAN do, no cluster over ``max_cluster_share`` of the
+    points (the atlas's, as its build capped its own clusters: uncapped, 14 cooking abstracts among 300 ICLR papers
+    were one cluster of 303; docs/decisions/candidate-topics.md); a cluster whose flagged members number at least
     ``min_size`` and are at least half of it is a group. The atlas's papers give the flagged ones something to stand
     out from: alone, a subject that is most of them is HDBSCAN's root and is never returned.
 
