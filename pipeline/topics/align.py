@@ -592,7 +592,7 @@ def _align_to(
         )
     )
     log.info(aligned.manifest["alignment"])
-    left_added, left_fitted = papers_left_out(previous, previous_keys, set(keys))
+    left_added, left_fitted, n_fitted = papers_left_out(previous, previous_keys, set(keys))
     notes = []
     if left_added:
         notes.append(
@@ -603,7 +603,7 @@ def _align_to(
     if left_fitted:
         source = Path(str(previous.manifest.get("input_path") or "its input")).name
         notes.append(
-            f"{left_fitted} of the {len(previous_keys) - _added_count(previous)} papers the previous atlas was built "
+            f"{left_fitted} of the {n_fitted} papers the previous atlas was built "
             f"from ({source}) are not among this build's papers (not in its input, or dropped by its cleaning), so "
             "they left the atlas"
         )
@@ -615,25 +615,19 @@ def _align_to(
     return aligned, mapping, ever_used, overrides
 
 
-def _added_flags(previous: TopicCache) -> np.ndarray:
-    """bool, one per paper of ``previous``: whether an ``add`` brought it (documents column ``added``)."""
-    if "added" not in previous.documents.columns:
-        return np.zeros(len(previous.documents), dtype=bool)
-    return previous.documents["added"].fillna(False).astype(bool).to_numpy()
-
-
-def _added_count(previous: TopicCache) -> int:
-    """How many of ``previous``'s papers an ``add`` brought."""
-    return int(_added_flags(previous).sum())
-
-
-def papers_left_out(previous: TopicCache, previous_keys: list[str], keys: set[str]) -> tuple[int, int]:
-    """(added, fitted): how many of ``previous``'s papers have no key among the new build's ``keys``
-    (:func:`paper_keys`), among those an ``add`` brought (a rebuild from the original input leaves them out) and
-    among those its own build fitted (a rebuild from another file, or a smaller one, leaves them out)."""
-    added = _added_flags(previous)
+def papers_left_out(previous: TopicCache, previous_keys: list[str], keys: set[str]) -> tuple[int, int, int]:
+    """(added, fitted, n_fitted): how many of ``previous``'s papers have no key among the new build's ``keys``
+    (:func:`paper_keys`), among those an ``add`` brought (documents column ``added``: a rebuild from the original
+    input leaves them out) and among those its own build fitted (a rebuild from another file, or a smaller one,
+    leaves them out); and how many it fitted."""
+    documents = previous.documents
+    added = (
+        documents["added"].fillna(False).astype(bool).to_numpy()
+        if "added" in documents.columns
+        else np.zeros(len(documents), dtype=bool)
+    )
     missing = np.array([key not in keys for key in previous_keys], dtype=bool)
-    return int((missing & added).sum()), int((missing & ~added).sum())
+    return int((missing & added).sum()), int((missing & ~added).sum()), int((~added).sum())
 
 
 def align_to_previous(
