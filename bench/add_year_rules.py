@@ -12,7 +12,10 @@ matched to the refit's topics (bench.add_year.candidate_matches). The rules:
   (pipeline.topics.misfits, FIT_SHARE 0.5), as the build moves its own papers out of topics;
 - ``new territory, odds X`` (pipeline.topics.candidates.in_new_territory): the odds of a new paper among its 15
   nearest papers of the grown atlas at least X times their odds in the whole grown atlas;
-- ``either``: fits no topic, or in new territory at the default odds (what ``add`` does).
+- ``either``: fits no topic, or in new territory at the default odds (what ``add`` flags);
+- ``either, groups looser than every topic set aside``: as ``add`` then keeps its groups
+  (pipeline.topics.candidate_cohesion: a group whose median leave-one-out cosine is below that of every topic of the
+  fitted papers).
 
 As ``add`` does, the fit checks, new territory and the grouping are all made in pipeline.topics.candidate_space (the
 lexical block fitted again on old and new papers together). Two last rows show what ``add`` did before:
@@ -32,6 +35,7 @@ from pipeline.cache import TopicCache
 from pipeline.geometry.centroids import median_fit_threshold, member_fit, topic_centroids
 from pipeline.geometry.grown_neighbours import NearestLists, nearest_lists
 from pipeline.operations.add import fit_check
+from pipeline.topics.candidate_cohesion import cohesion_floor, loose_groups, without_groups
 from pipeline.topics.candidates import NEIGHBOURS, NEW_TERRITORY_ODDS, group_flagged, in_new_territory
 
 Rule = Callable[[], np.ndarray]
@@ -82,6 +86,10 @@ def rules_table(added: TopicCache, matched: pd.DataFrame, topics: pd.DataFrame) 
     lists = nearest_lists(old_space, new_space, NEIGHBOURS)
     flagged = rules(old_space, old_topics, new_space, placed, lists)
     rows = [rule_row(name, mask, new_space, ids, params, matched, topics) for name, mask in flagged.items()]
+    either = next(name for name in flagged if name.startswith("either"))
+    floor = cohesion_floor(old_space, old_topics)
+    name = "either, groups looser than every topic set aside (add's, from 2026-12-07)"
+    rows.append(rule_row(name, flagged[either], new_space, ids, params, matched, topics, floor))
     atlas_fit = ~fit_check(old, old_topics, new, placed)["fits"]
     territory = in_new_territory(lists.new_indices, lists.new_scores, len(old), NEW_TERRITORY_ODDS)
     name = "either, the fit check in the atlas's vectors (before 2026-12-07)"
@@ -104,9 +112,11 @@ def rule_row(
     params: dict,
     matched: pd.DataFrame,
     topics: pd.DataFrame,
+    floor: float | None = None,
 ) -> dict:
     """One row of :func:`rules_table`: the ``flagged`` ICLR 2026 papers (``ids``, m) grouped in ``vectors`` (m x dim,
-    their rows) with the added atlas's ``params`` and matched to the refit's topics."""
+    their rows) with the added atlas's ``params`` and matched to the refit's topics; with a ``floor``, the groups whose
+    cohesion is below it set aside, as ``add`` sets them aside (pipeline.topics.candidate_cohesion)."""
     from bench.add_year import candidate_matches, recall
 
     groups = group_flagged(
@@ -117,7 +127,10 @@ def rule_row(
         params["random_state"],
         float(params.get("max_cluster_share", 0.0)),
     )
-    members = {int(group): ids[groups.labels == group].tolist() for group in sorted(set(groups.labels.tolist()) - {-1})}
+    labels = groups.labels
+    if floor is not None:
+        labels = without_groups(labels, loose_groups(vectors, labels, floor))
+    members = {int(group): ids[labels == group].tolist() for group in sorted(set(labels.tolist()) - {-1})}
     matches = candidate_matches(members, matched, topics)
     found, total = recall(matches, topics)
     new_found = (

@@ -197,9 +197,26 @@ def test_off_subject_papers_added_together_form_a_named_candidate_topic(three_ye
     assert report["refit_due"] and any("candidate new topic" in reason for reason in report["refit_reasons"])
 
 
-def test_a_subject_added_in_two_halves_forms_a_candidate_with_the_second(two_years: Path, tmp_path: Path, encoder):
+# More cooking, for an add after the candidate has formed (written for this test, as COOKING was).
+MORE_COOKING = [
+    "Poaching eggs in barely simmering water with a splash of vinegar keeps the whites compact; lift them out with a "
+    "slotted spoon after three minutes and drain them on a towel.",
+    "Roasting coffee beans at home in a skillet until the second crack gives a dark roast; let the beans rest a day "
+    "before grinding them for espresso.",
+    "Kneading brioche dough with cold butter added a cube at a time builds a silky dough; proof it overnight in the "
+    "fridge and bake it until the crust is deep brown.",
+    "Simmering a tomato sauce with a parmesan rind and a bay leaf for two hours deepens its flavour; remove the rind "
+    "before tossing the sauce with spaghetti.",
+    "Deep-frying potatoes twice, first at a low temperature to cook them through and then hot to crisp them, makes "
+    "golden chips with a fluffy centre.",
+]
+
+
+def test_a_subject_added_in_parts_forms_a_candidate_that_later_papers_join(two_years: Path, tmp_path: Path, encoder):
     """Half the cooking abstracts per add, each half fewer than a candidate needs: the first add forms no candidate;
-    the second judges the first half's papers again beside its own (no candidate holds them) and groups them."""
+    the second judges the first half's papers again beside its own (no candidate holds them) and groups them; a
+    third add's cooking papers join that candidate (pipeline.topics.candidate_growth) instead of waiting for one of
+    their own, while its ICLR papers join nothing."""
     atlas_dir = tmp_path / "atlas"
     shutil.copytree(two_years, atlas_dir)
     cooking = pd.DataFrame(
@@ -221,6 +238,24 @@ def test_a_subject_added_in_two_halves_forms_a_candidate_with_the_second(two_yea
     grouped = set(cooking["openreview_id"]) & set(best.doc_ids)
     assert len(grouped) >= 0.8 * len(cooking), best.doc_ids
     assert grouped & set(cooking["openreview_id"].iloc[:half]), "the first half's papers are in the candidate"
+    more = pd.DataFrame(
+        {
+            "openreview_id": [f"more-cook-{number}" for number in range(len(MORE_COOKING))],
+            "title": [text.split(";")[0][:60] for text in MORE_COOKING],
+            "abstract": MORE_COOKING,
+        }
+    )
+    iclr = read_frame(ICLR2026).sample(5, random_state=5)[["openreview_id", "title", "abstract"]]
+    pd.concat([more, iclr], ignore_index=True).to_parquet(tmp_path / "cooking_c.parquet")
+    third = run_add(atlas_dir, tmp_path / "cooking_c.parquet", encoder=encoder).report["candidates"]
+    grown = {entry["candidate"]: entry for entry in third["grown"]}
+    assert best.candidate in grown and grown[best.candidate]["joined"] >= 3, third
+    after = cache.read_cache(atlas_dir).candidates.set_index("candidate")
+    assert after.loc[best.candidate, "size"] == grown[best.candidate]["size"] == len(best.doc_ids) + third["n_joined"]
+    members = set(after.loc[best.candidate, "doc_ids"])
+    assert set(best.doc_ids) <= members and len(members & set(more["openreview_id"])) >= 3
+    assert not members & set(iclr["openreview_id"]), "an ICLR paper joined the cooking candidate"
+    assert after.loc[best.candidate, "label"] == best.label and after.loc[best.candidate, "batch"] == best.batch
 
 
 def test_an_atlas_of_one_file_gets_its_own_collection(slice_cache: Path, year_files: Path, tmp_path: Path, encoder):

@@ -8,7 +8,7 @@ import math
 import pandas as pd
 
 from dashboard.figures.candidate_map import candidate_map_figure
-from dashboard.tables.candidates import candidate_members, candidate_overview, candidate_papers, latest_batch
+from dashboard.tables.candidates import candidate_members, candidate_overview, candidate_papers, shown_candidates
 
 CANDIDATES = pd.DataFrame(
     {
@@ -40,8 +40,20 @@ DOCUMENTS = pd.DataFrame(
 LABELS = {4: "Food", 5: "Clothes"}
 
 
+def test_the_tab_shows_the_last_adds_candidates_and_those_its_papers_joined():
+    two_adds = [{"candidates": {}}, {"candidates": {"grown": []}}]
+    shown, batch = shown_candidates(CANDIDATES, two_adds)
+    assert batch == 2 and shown["candidate"].tolist() == [1, 2]
+    grew_one = [*two_adds, {"candidates": {"grown": [{"candidate": 0, "label": "Baking", "joined": 2, "size": 7}]}}]
+    shown, batch = shown_candidates(CANDIDATES, grew_one)
+    assert batch == 3 and shown["candidate"].tolist() == [0]  # the third add found none and grew add 1's
+    shown, batch = shown_candidates(CANDIDATES, [*two_adds, {"candidates": {"grown": []}}])
+    assert batch == 2 and shown["candidate"].tolist() == [1, 2]  # nothing found or grown: the newest that found any
+    empty, none = shown_candidates(CANDIDATES.iloc[:0], two_adds)
+    assert empty.empty and none is None
+
+
 def test_the_overview_lists_the_latest_add_largest_first():
-    assert latest_batch(CANDIDATES) == 2 and latest_batch(CANDIDATES.iloc[:0]) is None
     overview = candidate_overview(CANDIDATES, LABELS, batch=2)
     assert overview["label"].tolist() == ["Gardening", "Knitting <b>"]
     assert overview["terms"].tolist() == ["roses, compost", "wool"]

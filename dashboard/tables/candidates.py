@@ -7,7 +7,7 @@ table into what the "What changed" tab lists.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -18,9 +18,21 @@ OVERVIEW_COLUMNS = ["candidate", "label", "subtitle", "size", "terms", "nearest"
 PAPER_COLUMNS = ["doc_id", "title", "collection", "placed_in", "fit_similarity"]
 
 
-def latest_batch(candidates: pd.DataFrame) -> int | None:
-    """The add the newest candidates come from (its 1-based number in manifest["add_history"]), or None."""
-    return int(candidates["batch"].max()) if len(candidates) else None
+def shown_candidates(candidates: pd.DataFrame, history: Sequence[Mapping[str, Any]]) -> tuple[pd.DataFrame, int | None]:
+    """(the candidates the "What changed" tab lists, the add they belong to: its 1-based number in
+    manifest["add_history"], ``history``): those the last add found and those of earlier adds that its papers joined
+    (its report's ``candidates.grown``); when it did neither, those of the newest add that found any. (empty, None)
+    without candidates."""
+    if candidates.empty:
+        return candidates, None
+    last = len(history)
+    report = (history[-1].get("candidates") or {}) if history else {}
+    grown = {int(entry["candidate"]) for entry in report.get("grown", [])}
+    of_last = (candidates["batch"] == last) | candidates["candidate"].isin(grown)
+    if of_last.any():
+        return candidates[of_last], last
+    batch = int(candidates["batch"].max())
+    return candidates[candidates["batch"] == batch], batch
 
 
 def candidate_overview(candidates: pd.DataFrame, labels: Mapping[int, str], batch: int | None = None) -> pd.DataFrame:

@@ -135,13 +135,14 @@ def _count(value: object) -> str:
 
 def _candidates(atlas: TopicCache) -> dict[str, tuple[str, go.Figure]]:
     """The candidate new topics of the last add: a table, the papers of the chosen one, and the map."""
-    batch = candidate_tables.latest_batch(atlas.candidates)
+    history = atlas.manifest.get("add_history") or []
+    shown, batch = candidate_tables.shown_candidates(atlas.candidates, history)
     if atlas.manifest["lineage"].get("kind") != "add" or batch is None:
         return {}
-    history = atlas.manifest.get("add_history") or []
     rule = (history[batch - 1].get("candidates") or {}) if len(history) >= batch else {}
     labels = topic_labels(atlas.topics)
-    overview = candidate_tables.candidate_overview(atlas.candidates, labels, batch)
+    overview = candidate_tables.candidate_overview(shown, labels)
+    grown = rule.get("grown") or []
     st.subheader(f"Candidate new topics ({len(overview)})")
     st.caption(
         f"Of the papers this add placed, {_count(rule.get('n_misfits'))} fit no topic well (farther from every topic "
@@ -151,6 +152,13 @@ def _candidates(atlas: TopicCache) -> dict[str, tuple[str, go.Figure]]:
         f"that form a group of at least {rule.get('min_size', '?')} papers (the smallest group the build keeps as a "
         "topic) are listed here, each named by the build's namer and set beside the existing topic nearest it. A "
         "refit decides whether they become topics."
+        + (
+            f" {sum(int(entry['joined']) for entry in grown):,} flagged papers joined instead candidates that "
+            f"earlier adds found ({', '.join(str(entry['label']) for entry in grown)}): most of their nearest papers "
+            "are those candidates' papers."
+            if grown
+            else ""
+        )
     )
     st.dataframe(
         overview,
@@ -182,8 +190,7 @@ def _candidates(atlas: TopicCache) -> dict[str, tuple[str, go.Figure]]:
         },
         key="changes-candidate-papers",
     )
-    latest = atlas.candidates[atlas.candidates["batch"] == batch]
-    figure = candidate_map_figure(atlas.documents, latest, candidate_tables.candidate_members(latest))
+    figure = candidate_map_figure(atlas.documents, shown, candidate_tables.candidate_members(shown))
     st.plotly_chart(figure, theme=None, config=PLOTLY_CONFIG, key="changes-candidate-map")
     return {"changes-candidates": (CANDIDATE_MAP_NAME, figure)}
 

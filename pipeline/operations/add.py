@@ -465,12 +465,17 @@ def describe_topics(atlas: TopicCache, grown: Grown) -> tuple[pd.DataFrame, pd.D
 def find_candidates(atlas: TopicCache, grown: Grown, batch: int) -> tuple[pd.DataFrame, dict[str, Any]]:
     """The candidate new topics of this add (pipeline.topics.candidates) and their summary for the report: the new
     papers that fit no topic or lie in new territory, with the papers of earlier adds that no candidate holds judged
-    again beside them (pipeline.topics.candidates.waiting_rows), grouped (the atlas's min_cluster_size the smallest
-    group), named by the build's namer over every paper, each with its nearest topic. New territory, the groups and
-    the nearest topics are found in pipeline.topics.candidate_space (old and new papers represented alike), and so is
-    the fit check, which sets ``grown.check`` and the new papers' fit_similarity. Returns (this add's rows of
-    candidates.parquet, summary)."""
+    again beside them (pipeline.topics.candidates.waiting_rows). Those that lie within an earlier add's candidate
+    join it (pipeline.topics.candidate_growth); the rest are grouped (the atlas's min_cluster_size the smallest
+    group), and a group whose papers share less than those of every topic is set aside, its papers left waiting
+    (pipeline.topics.candidate_cohesion). Each candidate is named by the build's namer over every paper and set
+    beside its nearest topic. New territory, the groups and the nearest topics are found in
+    pipeline.topics.candidate_space (old and new papers represented alike), and so is the fit check, which sets
+    ``grown.check`` and the new papers' fit_similarity. Returns (candidates.parquet: the earlier adds' candidates,
+    grown, then this add's; summary)."""
     from pipeline.operations.place import query_representation
+    from pipeline.topics import candidate_cohesion as cohesion
+    from pipeline.topics import candidate_growth as growth
     from pipeline.topics import candidates as rule
     from pipeline.topics.candidate_space import candidate_space
 
@@ -487,15 +492,22 @@ def find_candidates(atlas: TopicCache, grown: Grown, batch: int) -> tuple[pd.Dat
     min_size = int(params.get("min_cluster_size") or max(3, round(np.sqrt(fitted) / 2)))
     old_rows = np.ones(n, dtype=bool)
     old_rows[waiting] = False  # the context of few flagged papers: the atlas's papers not judged again
+    earlier = growth.earlier_candidates(space[:n], atlas.documents["doc_id"].astype(str).tolist(), atlas.candidates)
+    joins = growth.joined_candidates(space, pool, misfits | territory, earlier)
     groups = rule.group_flagged(
         space[pool],
-        misfits | territory,
+        (misfits | territory) & (joins == rule.OUTLIER),
         min_size,
         params.get("min_samples"),
         int(params.get("random_state", 42)),
         float(params.get("max_cluster_share", 0.0)),
         context=space[:n][old_rows],
     )
+    added = atlas.documents["added"].fillna(False).astype(bool).to_numpy() if "added" in atlas.documents else None
+    floor = cohesion.cohesion_floor(space[:n], topics, None if added is None else ~added)
+    loose = cohesion.loose_groups(space[pool], groups.labels, floor)
+    set_aside = [{"size": int((groups.labels == group).sum()), "cohesion": value} for group, value in loose.items()]
+    groups.labels = cohesion.without_groups(groups.labels, loose)
     members = np.full(len(space), rule.OUTLIER, dtype=np.int64)
     members[pool] = groups.labels
     titles = grown.documents["title"].fillna("").astype(str).tolist() if "title" in grown.documents else None
@@ -505,9 +517,19 @@ def find_candidates(atlas: TopicCache, grown: Grown, batch: int) -> tuple[pd.Dat
     first_id = int(atlas.candidates["candidate"].max()) + 1 if len(atlas.candidates) else 0
     judged = grown.documents.iloc[pool]
     table = rule.candidate_table(groups, judged, space[pool], names, terms, nearest, batch, first_id)
+    updated, grew = growth.grown_candidates(atlas.candidates, earlier, joins, pool, space, grown.documents, topics)
     new_flags = slice(len(waiting), None)  # this add's own papers, after the waiting ones
     counts = int(misfits[new_flags].sum()), int(territory[new_flags].sum())
-    return table, rule.summary(table, groups, *counts, n_earlier=int((misfits | territory)[: len(waiting)].sum()))
+    report = rule.summary(
+        table, groups, *counts, n_earlier=int((misfits | territory)[: len(waiting)].sum()), grown=grew
+    )
+    report.update(cohesion_floor=round(floor, 4) if np.isfinite(floor) else None, set_aside=set_aside)
+    both = (
+        pd.concat([updated, table], ignore_index=True)
+        if len(updated) and len(table)
+        else (table if len(table) else updated)
+    )
+    return both, report
 
 
 def _flags(
@@ -566,7 +588,8 @@ def add_report(
     n_fitted = int(atlas.manifest.get("n_documents_fitted", atlas.manifest["n_documents"]))
     report["refit_reasons"] = refit_reasons(report, len(grown.documents) - n_fitted, n_fitted)
     sizes = atlas.topics.loc[atlas.topics["topic"] != OUTLIER_TOPIC, "size"].astype(int).tolist()
-    reason = candidate_refit_reason(pd.DataFrame(candidates["topics"], columns=["label", "size"]), sizes)
+    found_or_grown = candidates["topics"] + candidates.get("grown", [])
+    reason = candidate_refit_reason(pd.DataFrame(found_or_grown, columns=["label", "size"]), sizes)
     if reason:
         report["refit_reasons"].append(reason)
     report["refit_due"] = bool(report["refit_reasons"])
@@ -620,7 +643,7 @@ def run_add(
 @dataclass
 class GrownTables:
     """What an add writes: the grown documents, topics, per-class terms, embeddings, lineage (manifest record and
-    per-paper table) and this add's candidate topics."""
+    per-paper table) and candidates.parquet's table (the earlier adds' candidates, grown, and this add's)."""
 
     documents: pd.DataFrame
     topics: pd.DataFrame
@@ -699,17 +722,14 @@ def write_grown_atlas(
 ) -> None:
     """Write the grown atlas into a staging folder beside the old one, carry over the model and every other file,
     and swap it in atomically (pipeline.cache.staged_cache); on any failure the old atlas stays as it was.
-    candidates.parquet holds the earlier adds' candidates and this one's; dropped.parquet the atlas's dropped
-    records and ``dropped``, the ones this add's cleaning dropped (pipeline.ingest.clean.dropped_table)."""
+    candidates.parquet is ``tables.candidates``: the earlier adds' candidates and this one's; dropped.parquet the
+    atlas's dropped records and ``dropped``, the ones this add's cleaning dropped
+    (pipeline.ingest.clean.dropped_table)."""
     from pipeline.ingest.clean import joined_dropped
 
     manifest = grown_manifest(atlas, tables.documents, tables.topics, report, tables.lineage)
     if extras.keys is not None:
         record_added_collections(manifest, extras.keys)
-    earlier, now = atlas.candidates, tables.candidates
-    candidates = (
-        pd.concat([earlier, now], ignore_index=True) if len(earlier) and len(now) else (now if len(now) else earlier)
-    )
     records = joined_dropped(atlas.dropped, dropped if dropped is not None else pd.DataFrame())
     with cache.staged_cache(atlas.path) as staging:
         cache.write_tables(
@@ -723,7 +743,7 @@ def write_grown_atlas(
             tables.lineage_rows,
             copies=extras.copies,
             journeys=extras.journeys,
-            candidates=candidates,
+            candidates=tables.candidates,
             dropped=records if len(records) else None,
         )
         cache.carry_over(atlas.path, staging, skip=("metrics.json",))

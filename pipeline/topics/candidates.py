@@ -358,11 +358,17 @@ def candidate_refit_reason(candidates: pd.DataFrame, topic_sizes: Sequence[int])
 
 
 def summary(
-    candidates: pd.DataFrame, groups: CandidateGroups, n_misfits: int, n_new_territory: int, n_earlier: int = 0
+    candidates: pd.DataFrame,
+    groups: CandidateGroups,
+    n_misfits: int,
+    n_new_territory: int,
+    n_earlier: int = 0,
+    grown: Sequence[dict[str, Any]] = (),
 ) -> dict[str, Any]:
     """The add_history entry's ``candidates``: the rule's figures (this add's papers that fit no topic, its papers
     in new territory, the papers flagged: either, ``n_earlier`` of them brought by earlier adds and still in no
-    candidate) and one line per candidate."""
+    candidate), one line per candidate this add found and one per earlier candidate that flagged papers joined
+    (``grown``: {candidate, label, joined, size}, pipeline.topics.candidate_growth.grown_candidates)."""
     return {
         "min_size": groups.min_size,
         "n_misfits": n_misfits,
@@ -383,4 +389,6 @@ def summary(
             }
             for row in candidates.itertuples()
         ],
+        "n_joined": int(sum(entry["joined"] for entry in grown)),
+        "grown": [dict(entry) for entry in grown],
     }

@@ -108,6 +108,18 @@ def print_report(result: AddResult, labels: dict[int, str]) -> None:
                 else "no topic to set it beside)"
             )
         )
+    for entry in candidates.get("set_aside", []):
+        print(
+            f"    - set aside: a group of {entry['size']} papers that share less than the papers of any topic "
+            f"(cohesion {entry['cohesion']:.2f}, the loosest topic's {candidates['cohesion_floor']:.2f}); "
+            "they wait for the next add"
+        )
+    for entry in candidates.get("grown", []):
+        print(
+            f"    - {entry['label']}, a candidate of an earlier add: {entry['joined']} paper"
+            f"{'s' if entry['joined'] != 1 else ''} joined it "
+            f"({entry['size']} papers now)"
+        )
     inputs = rebuild_inputs(result.manifest)
     for reason in report["refit_reasons"]:
         print(
