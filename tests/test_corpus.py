@@ -339,3 +339,38 @@ def test_a_second_column_of_the_same_field_is_named_and_the_first_is_read(tmp_pa
     corpus = load_corpus(path)  # one name twice: pandas reads the second as "abstract.1"
     assert corpus.records["abstract"].tolist() == ["Attention over edges."]
     assert any("'abstract.1'" in warning for warning in corpus.warnings), corpus.warnings
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".json", ".jsonl", ".parquet"])
+def test_a_column_name_repeated_exactly_reads_the_first_in_every_format(tmp_path: Path, suffix: str):
+    """Two columns both named "abstract": every format reads the first and names the second as "abstract.1", as
+    pandas' CSV reader numbers it (pipeline.ingest.repeated_columns). JSON kept the last silently and Parquet was
+    refused with Arrow's "Multiple matches for FieldRef" before; so was a DataFrame given to the API."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from topic_atlas.atlas import _as_frame
+
+    path = tmp_path / f"papers{suffix}"
+    firsts, seconds = ["Attention over edges.", "Proofs for graphs."], ["old text", "older text"]
+    if suffix == ".csv":
+        path.write_text("title,abstract,abstract\nA,Attention over edges.,old text\nB,Proofs for graphs.,older text\n")
+    elif suffix == ".json":
+        path.write_text(
+            '[{"title": "A", "abstract": "Attention over edges.", "abstract": "old text"},'
+            ' {"title": "B", "abstract": "Proofs for graphs.", "abstract": "older text"}]'
+        )
+    elif suffix == ".jsonl":
+        path.write_text(
+            '{"title": "A", "abstract": "Attention over edges.", "abstract": "old text"}\n'
+            '{"title": "B", "abstract": "Proofs for graphs.", "abstract": "older text"}\n'
+        )
+    else:
+        arrays = [pa.array(["A", "B"]), pa.array(firsts), pa.array(seconds)]
+        pq.write_table(pa.Table.from_arrays(arrays, names=["title", "abstract", "abstract"]), path)
+    corpus = load_corpus(path)
+    assert corpus.records["abstract"].tolist() == firsts
+    assert any("'abstract.1'" in warning for warning in corpus.warnings), corpus.warnings
+    table = pd.DataFrame([["A", firsts[0], seconds[0]], ["B", firsts[1], seconds[1]]])
+    table.columns = ["title", "abstract", "abstract"]
+    assert _as_frame(table, canonical=True)["abstract"].tolist() == firsts

@@ -549,11 +549,13 @@ def _as_frame(data: pd.DataFrame | Sequence[str], canonical: bool = False) -> pd
     a list of texts as abstracts. Raises TypeError for a single string (or bytes), ValueError when a DataFrame has
     neither a title nor an abstract column (the message lists the names accepted)."""
     from pipeline.ingest.corpus import ignored_columns_warning, map_columns
+    from pipeline.ingest.repeated_columns import with_numbered_repeats
     from pipeline.runtime.errors import InputError
 
     if isinstance(data, (str, bytes)):
         raise TypeError("pass a list of texts or a DataFrame, not a single string (a list of one text: [text])")
     if isinstance(data, pd.DataFrame):
+        data = with_numbered_repeats(data)  # two "abstract" columns: the first is read, as from a file
         try:
             mapping = map_columns(list(data.columns), Path("the DataFrame"))
         except InputError as error:

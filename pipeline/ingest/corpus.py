@@ -71,8 +71,8 @@ from pipeline.ingest.formats import (
     read_ris,
     unknown_format_message,
 )
+from pipeline.ingest.repeated_columns import first_of_repeated_keys, read_parquet_input
 from pipeline.runtime.errors import InputError
-from pipeline.runtime.parquet import read_frame
 
 log = logging.getLogger(__name__)
 
@@ -434,7 +434,7 @@ def _count_csv_records(text: str, delimiter: str) -> tuple[int, str | None]:
 
 def _read_json(text: str, path: Path) -> pd.DataFrame:
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=first_of_repeated_keys)
     except json.JSONDecodeError as error:
         raise InputError(
             f"JSON parse error in {path.name}: {error.msg} at line {error.lineno}, column {error.colno}"
@@ -504,7 +504,7 @@ def _read_jsonl(text: str, path: Path) -> pd.DataFrame:
         if not line.strip():
             continue
         try:
-            records.append(json.loads(line))
+            records.append(json.loads(line, object_pairs_hook=first_of_repeated_keys))
         except json.JSONDecodeError as error:
             raise InputError(
                 f"JSONL parse error in {path.name}, line {line_number}: {error.msg} (column {error.colno})"
@@ -774,7 +774,7 @@ def _read_file(path: Path, encoding: str | None) -> tuple[pd.DataFrame, str, lis
         raise InputError(unknown_format_message(path, suffix, compressed, SUPPORTED_SUFFIXES))
     if suffix == ".parquet":
         try:
-            return read_frame(path), "binary", [], {}, {}
+            return read_parquet_input(path), "binary", [], {}, {}
         except Exception as error:  # pyarrow raises several types for damaged files
             raise InputError(f"{path}: not a readable Parquet file ({type(error).__name__}: {error})") from error
     if suffix in EXCEL_SUFFIXES:
