@@ -19,6 +19,7 @@ from pipeline.ingest.collections import (
     join_side_tables,
     merge_collections,
     read_collection_file,
+    same_text_links,
 )
 from pipeline.ingest.corpus import load_corpus
 from pipeline.quality.coverage import coverage_report, load_crosswalk
@@ -136,6 +137,21 @@ def test_copies_across_collections_are_kept_and_linked(two_collections: Path) ->
         assert documents.at[f"iclr2024:{doc_id}", "same_text_ids"] == [f"icml2025:{doc_id}"]
         assert documents.at[f"icml2025:{doc_id}", "collection"] == "ICML 2025"
     assert documents.index.is_unique and documents["year"].dtype == "Int64"
+
+
+def test_a_copy_under_another_title_is_linked_by_its_abstract() -> None:
+    """Copies across collections are linked as the build finds copies within one: by the abstract (or, without one,
+    the title), so a resubmission under a new title is linked and a new paper under an old title is not."""
+    abstract = "We prove that attention over the edges of a graph generalises."
+    documents = pd.DataFrame(
+        {
+            "doc_id": ["a", "b", "c", "d", "e", "f"],
+            "collection": ["ICLR 2025", "ICLR 2026", "ICLR 2026", "ICLR 2025", "ICLR 2026", "ICLR 2026"],
+            "title": ["Edge attention", "Attention on edges", "Edge attention", "Tables", "Tables", None],
+            "abstract": [abstract, abstract.upper() + "  ", "A new study of graphs.", None, None, None],
+        }
+    )
+    assert same_text_links(documents) == [["b"], ["a"], [], ["e"], ["d"], []]
 
 
 @pytest.fixture(scope="module")

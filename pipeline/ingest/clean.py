@@ -35,6 +35,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -142,6 +143,19 @@ def duplicate_key(text: str) -> str:
     if text.isascii():
         return text.lower().encode("ascii").translate(None, _ASCII_NOT_ALNUM).decode("ascii")
     return _NOT_ALNUM.sub("", text.casefold())
+
+
+def copy_key(title: Any, abstract: Any) -> str:
+    """The key under which the build counts two papers as one (``duplicate``, :func:`record_rows`): the
+    :func:`duplicate_key` of the cleaned abstract (:func:`model_text`), or for a paper without one (a titles-only
+    file) of its cleaned title, marked apart; "" when it has neither, which is no one's copy. ``add`` leaves out a
+    copy of an atlas paper by it (pipeline.operations.add_collections), and copies in different collections are
+    linked by it (pipeline.ingest.collections.same_text_links)."""
+    if isinstance(abstract, str) and abstract.strip():
+        return duplicate_key(model_text(abstract))
+    if isinstance(title, str) and title.strip():
+        return "title:" + duplicate_key(model_text(title))
+    return ""
 
 
 def is_non_latin(text: str, share: float = 0.2) -> bool:

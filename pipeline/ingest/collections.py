@@ -9,8 +9,9 @@ Each collection is read and cleaned on its own (pipeline.ingest.corpus, pipeline
 within a collection are handled as for a single file; :func:`merge_collections` then stacks the cleaned collections
 into one PreparedCorpus with the columns ``collection``, ``venue`` and ``year``. A paper that appears in two
 collections is **not** dropped: it is a paper of each, and ``same_text_ids`` links it to its other appearances
-(the same model text, by pipeline.ingest.clean.duplicate_key). An id found in more than one collection is prefixed
-with its collection's slug (``iclr2024:abc``) in every collection where it occurs, so ids stay unique.
+(the same abstract, or title without one: pipeline.ingest.clean.copy_key). An id found in more than one
+collection is prefixed with its collection's slug (``iclr2024:abc``) in every collection where it occurs, so ids
+stay unique.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from pipeline.ingest.clean import COPY_COLUMN, PreparedCorpus, duplicate_key
+from pipeline.ingest.clean import COPY_COLUMN, PreparedCorpus, copy_key
 from pipeline.ingest.corpus import RawCorpus, file_sha256
 from pipeline.ingest.decisions import normalise_decision
 from pipeline.ingest.years import year_ranges
@@ -307,14 +308,18 @@ def _prefixed(prepared: PreparedCorpus, collection: Collection, colliding: set[s
 
 
 def same_text_links(documents: pd.DataFrame) -> list[list[str]]:
-    """Per document, the ids of the documents of other collections with the same model text (``text``, compared by
-    pipeline.ingest.clean.duplicate_key), in row order; within a collection copies are already one paper."""
-    keys = [duplicate_key(text) for text in documents["text"]]
+    """Per document of ``documents`` (doc_id, collection, title, abstract), the ids of the documents of other
+    collections with the same abstract (or, without one, the same title), compared as the build compares duplicates
+    (pipeline.ingest.clean.copy_key), in row order; within a collection copies are already one paper. Until
+    2026-12-07 the title and abstract were compared together, so a resubmission under a new title with the same
+    abstract, which within one collection is a copy, was not linked across two."""
+    keys = [copy_key(title, abstract) for title, abstract in zip(documents["title"], documents["abstract"])]
     by_key: dict[str, list[int]] = {}
     for row, key in enumerate(keys):
-        by_key.setdefault(key, []).append(row)
+        if key:
+            by_key.setdefault(key, []).append(row)
     ids, names = documents["doc_id"].tolist(), documents["collection"].tolist()
-    return [[ids[other] for other in by_key[key] if names[other] != names[row]] for row, key in enumerate(keys)]
+    return [[ids[other] for other in by_key.get(key, []) if names[other] != names[row]] for row, key in enumerate(keys)]
 
 
 def _nulls_as_none(frame: pd.DataFrame) -> pd.DataFrame:

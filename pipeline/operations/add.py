@@ -430,7 +430,7 @@ def place_new(atlas: TopicCache, incoming: NewPapers, encoder: EncoderLike | Non
         documents = added_documents(atlas, new, placed, old_documents(atlas) if with_collections else None)
         texts = cache_texts(documents)
         if with_collections:
-            documents = link_same_texts(documents.drop(columns=[LINK_COLUMN], errors="ignore"), texts)
+            documents = link_same_texts(documents.drop(columns=[LINK_COLUMN], errors="ignore"))
         documents["neighbor_ids"], documents["neighbor_scores"] = merged_neighbours(
             atlas, lists, new["doc_id"].astype(str).tolist(), k
         )

@@ -5,7 +5,7 @@ pipeline.ingest.clean), so duplicates within it are handled as the build handles
 paper; its copies go to copies.parquet). A paper is *already in the atlas* only when the atlas holds a paper of
 the same collection with its id (or, for a generated ``row-N`` id, its text: pipeline.topics.align.paper_keys). A
 paper under a new id whose abstract a paper of the same collection has is a *copy of a paper in the atlas*, left
-out as the build leaves out a duplicate (:func:`copy_key`), and so are its own copies in the file; a
+out as the build leaves out a duplicate (pipeline.ingest.clean.copy_key), and so are its own copies in the file; a
 copy of a paper of another collection is a paper of its own, linked to its other appearances by ``same_text_ids``
 (the same model text) and in journeys.parquet (:func:`added_journeys`: the build's rule of pipeline.journeys.links).
 An id that a paper of another collection already holds is prefixed with the new collection's slug
@@ -27,6 +27,7 @@ import pandas as pd
 
 from pipeline.cache import TopicCache
 from pipeline.cache.manifest import CollectionEntry, JourneySummary
+from pipeline.ingest.clean import copy_key
 from pipeline.ingest.collections import LINK_COLUMN, Collection, collection_from_path
 
 log = logging.getLogger(__name__)
@@ -80,8 +81,8 @@ def split_known(atlas_documents: pd.DataFrame, new: pd.DataFrame, batch: int) ->
     (pipeline.topics.align.paper_keys: its id, or for a generated ``row-N`` id its text) is one of theirs, or its id
     is one of theirs; when its id is theirs but its title and abstract are not (pipeline.ingest.clean.duplicate_key),
     it is left out as DROP_ID_TAKEN instead (an id names one paper). A paper under a new id whose abstract an atlas
-    paper has (:func:`copy_key`; a titles-only paper's title) is a copy, left out as the build leaves out a
-    duplicate and listed as the build lists one (``copy_rows``, for copies.parquet). A generated id that an atlas
+    paper has (pipeline.ingest.clean.copy_key; a titles-only paper's title) is a copy, left out as the build leaves
+    out a duplicate and listed as the build lists one (``copy_rows``, for copies.parquet). A generated id that an atlas
     paper with other text holds is renamed ``row-N+added-K`` (K: ``batch``, this add's number) so ids stay
     unique."""
     from pipeline.ingest.clean import COPY_COLUMN
@@ -126,19 +127,6 @@ def split_known(atlas_documents: pd.DataFrame, new: pd.DataFrame, batch: int) ->
         ids[copies].tolist(),
         copy_rows.reset_index(drop=True),
     )
-
-
-def copy_key(title: Any, abstract: Any) -> str:
-    """The key under which the build counts two papers as one (pipeline.ingest.clean, ``duplicate``): the
-    duplicate_key of the cleaned abstract (pipeline.ingest.clean.model_text), or for a paper without one (a
-    titles-only file) of its cleaned title, marked apart; "" when it has neither, which is no one's copy."""
-    from pipeline.ingest.clean import duplicate_key, model_text
-
-    if isinstance(abstract, str) and abstract.strip():
-        return duplicate_key(model_text(abstract))
-    if isinstance(title, str) and title.strip():
-        return "title:" + duplicate_key(model_text(title))
-    return ""
 
 
 def own_collection(atlas: TopicCache) -> Collection:
@@ -259,16 +247,14 @@ def read_collections(atlas: TopicCache, collections: list[Collection], encoding:
     )
 
 
-def link_same_texts(documents: pd.DataFrame, texts: list[str]) -> pd.DataFrame:
-    """``documents`` (the grown atlas: doc_id, collection) with ``same_text_ids`` set: per paper the ids of the
-    papers of other collections with the same model text (``texts``, one per row; pipeline.ingest.collections
-    .same_text_links, the build's rule)."""
+def link_same_texts(documents: pd.DataFrame) -> pd.DataFrame:
+    """``documents`` (the grown atlas: doc_id, collection, title, abstract) with ``same_text_ids`` set: per paper the
+    ids of the papers of other collections with the same abstract (pipeline.ingest.collections.same_text_links, the
+    build's rule)."""
     from pipeline.ingest.collections import same_text_links
 
     linked = documents.copy()
-    linked[LINK_COLUMN] = same_text_links(
-        pd.DataFrame({"doc_id": documents["doc_id"], "text": texts, "collection": documents["collection"]})
-    )
+    linked[LINK_COLUMN] = same_text_links(documents)
     return linked
 
 
