@@ -1,13 +1,14 @@
 """The readers' blind test of names: packets of names and titles for readers, and the score of their verdicts.
 
-    python -m bench.name_packets write --cache ATLAS [--cache ATLAS ...] --level topics|themes|subtopics
+    python -m bench.name_packets write --cache ATLAS [--cache ATLAS ...] --level topics|themes|subtopics|candidates
         --out FOLDER [--previous ATLAS ...] [--changed] [--siblings] [--parents] [--stock] [--keybert] [--items N]
         [--seed S] [--force]
     python -m bench.name_packets score --key FOLDER/key.json --verdicts VERDICTS.csv
 
-``write`` makes a packet for one level (topics, themes or subtopics) of one or more atlases: each **item** is a name
-and TITLES_PER_ITEM titles drawn at random (seeded) from the papers of the topic, theme or subtopic it names (all of
-them when it has fewer). The names come from several namers:
+``write`` makes a packet for one level (topics, themes or subtopics; or ``candidates``, the candidate new topics
+that ``add`` found, candidates.parquet) of one or more atlases: each **item** is a name and TITLES_PER_ITEM titles
+drawn at random (seeded) from the papers of the topic, theme, subtopic or candidate it names (all of them when it has
+fewer). The names come from several namers:
 
 - ``ours``: the atlas's own name (topics.parquet ``label`` for topics, ``theme_label`` for themes, subtopics.parquet
   ``label`` for subtopics);
@@ -62,7 +63,7 @@ import pandas as pd
 KIND = "topic-atlas-name-packet"
 VERSION = 1
 TITLES_PER_ITEM = 8
-LEVELS = ("topics", "themes", "subtopics")
+LEVELS = ("topics", "themes", "subtopics", "candidates")
 SYSTEMS = ("ours", "previous", "stock", "keybert")
 # bench.labels.peer_names's namers, by our system ids.
 PEER_NAMES = {"stock": "stock BERTopic", "keybert": "KeyBERTInspired + MMR"}
@@ -119,12 +120,18 @@ def theme_table(topics: pd.DataFrame, hierarchy: pd.DataFrame) -> pd.DataFrame:
     return topics if has_themes(topics) else assign_themes(topics, hierarchy)
 
 
-def group_ids(documents: pd.DataFrame, topics: pd.DataFrame, level: str) -> np.ndarray:
-    """Each paper's topic (``level`` "topics"), theme ("themes") or subtopic ("subtopics") id, -1 for the outlier
-    topic (and, for subtopics, for papers of topics without subtopics or caches without them); shape n."""
+def group_ids(
+    documents: pd.DataFrame, topics: pd.DataFrame, level: str, candidates: pd.DataFrame | None = None
+) -> np.ndarray:
+    """Each paper's topic (``level`` "topics"), theme ("themes"), subtopic ("subtopics") or candidate
+    ("candidates": of ``candidates``, candidates.parquet) id, -1 for the outlier topic (and, for subtopics, for papers
+    of topics without subtopics or caches without them; for candidates, papers in none); shape n."""
     topic_of = documents["topic"].astype(int).to_numpy()
     if level == "topics":
         return topic_of
+    if level == "candidates":
+        member_of = {str(doc_id): int(row.candidate) for row in candidates.itertuples() for doc_id in row.doc_ids}
+        return np.array([member_of.get(str(doc_id), OUTLIER) for doc_id in documents["doc_id"]], dtype=np.int64)
     if level == "subtopics":
         if "subtopic" not in documents:
             return np.full(len(documents), OUTLIER, dtype=np.int64)
@@ -133,9 +140,16 @@ def group_ids(documents: pd.DataFrame, topics: pd.DataFrame, level: str) -> np.n
     return np.array([theme_of.get(topic, OUTLIER) if topic != OUTLIER else OUTLIER for topic in topic_of])
 
 
-def our_names(topics: pd.DataFrame, level: str, subtopics: pd.DataFrame | None = None) -> dict[int, str]:
-    """{topic, theme or subtopic id: the atlas's name}, the outlier topic left out; ``subtopics``: the cache's
-    subtopics table (level "subtopics")."""
+def our_names(
+    topics: pd.DataFrame,
+    level: str,
+    subtopics: pd.DataFrame | None = None,
+    candidates: pd.DataFrame | None = None,
+) -> dict[int, str]:
+    """{topic, theme, subtopic or candidate id: the atlas's name}, the outlier topic left out; ``subtopics`` and
+    ``candidates``: the cache's tables of them (levels "subtopics" and "candidates")."""
+    if level == "candidates":
+        return {int(row.candidate): str(row.label) for row in candidates.itertuples()}
     if level == "subtopics":
         if subtopics is None or subtopics.empty:
             return {}
@@ -295,12 +309,12 @@ def load_atlas(
     atlas = read_cache(folder)
     documents = atlas.documents
     topics = theme_table(atlas.topics, atlas.hierarchy)
-    groups = group_ids(documents, topics, level)
+    groups = group_ids(documents, topics, level, atlas.candidates)
     titles: dict[int, list[str]] = {}
     for group, title in zip(groups, documents["title"]):
         if group != OUTLIER and isinstance(title, str) and title.strip():
             titles.setdefault(int(group), []).append(one_line(title))
-    names = {own: our_names(topics, level, atlas.subtopics)}
+    names = {own: our_names(topics, level, atlas.subtopics, atlas.candidates)}
     peers = [system for system in systems if system in PEER_NAMES]
     if peers and own == "ours":
         names |= peer_system_names(documents, groups, atlas.embeddings(), peers)
@@ -376,6 +390,8 @@ def write_packet(
         raise ValueError("--siblings lists the groups beside a topic or a subtopic; themes have none")
     if parents and level == "themes":
         raise ValueError("--parents names the section of a topic or a subtopic; themes are the top level")
+    if (siblings or parents) and level == "candidates":
+        raise ValueError("--siblings and --parents are for the atlas's own levels; a candidate stands beside them")
     unknown = [system for system in systems if system not in SYSTEMS]
     if unknown:
         raise ValueError(f"unknown systems {unknown}")

@@ -537,3 +537,15 @@ def test_theme_grouping_command_prints_both_levels(slice_cache: Path):
     assert (rows["AMI with primary_area"] == ["n/a"] * 3) is not has_areas
     assert rows["measure"] == ["themes", "random", "themes", "topics"]
     assert len(rows["groups in 2+ map regions"]) == 3
+
+
+def test_candidates_are_a_level_of_their_own_papers_and_names():
+    """``--level candidates`` reads an add's candidates.parquet: each paper in a candidate is of that group, every
+    other paper of none; the names are the candidates' labels; siblings and parents do not apply."""
+    documents = pd.DataFrame({"doc_id": ["a", "b", "c", "d"], "topic": [0, 0, 1, -1]})
+    candidates = pd.DataFrame({"candidate": [3, 7], "label": ["Cooking", "Law"], "doc_ids": [["b", "d"], ["c"]]})
+    groups = name_packets.group_ids(documents, pd.DataFrame(), "candidates", candidates)
+    assert groups.tolist() == [-1, 3, 7, 3]
+    assert name_packets.our_names(pd.DataFrame(), "candidates", candidates=candidates) == {3: "Cooking", 7: "Law"}
+    with pytest.raises(ValueError, match="candidate"):
+        name_packets.write_packet([Path("unused")], "candidates", Path("unused"), siblings=True)
