@@ -182,3 +182,26 @@ def test_page_shows_the_journey_filters_collections_and_colours_by_year(
     app.run()
     no_failure(app)
     assert any("rejects are found again" in caption.value for caption in app.caption)
+
+
+def test_a_copy_under_another_title_is_a_journey_at_any_dimension() -> None:
+    """Two papers that ``same_text_ids`` links (the same abstract in two collections) are one work whatever their
+    titles, also where the build links by titles only (no near-neighbour candidates): found by their abstract."""
+    documents = pd.DataFrame(
+        {
+            "doc_id": ["a", "b", "c"],
+            "title": ["Edge attention for graph learning", "Attention on the edges of graphs", "Tables and trees"],
+            "collection": ["ICLR 2025", "ICML 2025", "ICML 2025"],
+            "same_text_ids": [["b"], ["a"], []],
+        }
+    )
+    embeddings = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]], dtype=np.float32)
+    empty = np.zeros(0, np.int64)
+    order = {"ICLR 2025": 0, "ICML 2025": 1}
+    links = journey_links(documents, embeddings, (empty, empty, np.zeros(0)), 0.9, order)
+    assert links[["doc_id", "other_id", "found_by", "same_title"]].values.tolist() == [
+        ["a", "b", FOUND_ABSTRACT, False]
+    ]
+    assert journey_links(
+        documents.drop(columns="same_text_ids"), embeddings, (empty, empty, np.zeros(0)), 0.9, order
+    ).empty

@@ -7,7 +7,10 @@ Two papers of different collections are linked when
   (``embeddings.npy``, unit rows) is at least ``threshold``, and each is among the other's nearest neighbours found by
   the build (pipeline.geometry.neighbors: the 15 nearest papers of every paper, exact up to 20,000 papers); of the
   neighbours in one other collection only the most similar is a candidate; or
-- their titles are the same once normalised (:func:`title_key`), whatever their abstracts.
+- their titles are the same once normalised (:func:`title_key`), whatever their abstracts; or
+- their abstracts are the same (``same_text_ids``, pipeline.ingest.collections.same_text_links: a copy across
+  collections, as the build finds copies within one), whatever their titles and the vectors' dimensions
+  (:func:`copy_pairs`).
 
 The threshold was chosen on a hand-checked sample of pairs (bench/journeys.py, docs/decisions/journeys.md), on
 tfidf-svd vectors of 512 dimensions; vectors of fewer dimensions (a small atlas) make different papers of one topic
@@ -145,6 +148,25 @@ def title_pairs(titles: Sequence[Any], collection_codes: np.ndarray) -> tuple[np
     return np.asarray(firsts, dtype=np.int64), np.asarray(seconds, dtype=np.int64)
 
 
+def copy_pairs(documents: pd.DataFrame) -> set[tuple[int, int]]:
+    """Row pairs (first, second), first < second, that ``documents``' ``same_text_ids`` links (each row's list of
+    the ids of its copies in other collections); empty without the column. A copy's vectors are its original's, so
+    such a pair is found by its abstract at any dimension; in a small atlas, which links by titles only (module
+    docstring), a copy under a new title was not linked before 2026-12-07."""
+    from pipeline.ingest.collections import LINK_COLUMN
+
+    if LINK_COLUMN not in documents.columns:
+        return set()
+    row_of = {doc_id: row for row, doc_id in enumerate(documents["doc_id"].astype(str))}
+    pairs = set()
+    for row, others in enumerate(documents[LINK_COLUMN]):
+        for other in others if others is not None else ():
+            found = row_of.get(str(other))
+            if found is not None and found != row:
+                pairs.add((min(row, found), max(row, found)))
+    return pairs
+
+
 def journey_links(
     documents: pd.DataFrame,
     embeddings: np.ndarray,
@@ -156,7 +178,8 @@ def journey_links(
 
     Parameters
     ----------
-    documents : n rows with doc_id, title and collection, in the rows of ``embeddings``.
+    documents : n rows with doc_id, title and collection (and same_text_ids, when known: :func:`copy_pairs`), in the
+        rows of ``embeddings``.
     embeddings : float32, n x dim, unit rows: a pair's similarity is the dot product of its rows.
     candidates : (rows, others, scores) of near neighbours in other collections (:func:`best_in_each_collection`
         on the build's lists); those with a score of at least ``threshold`` are linked.
@@ -172,7 +195,7 @@ def journey_links(
     pairs = {(min(a, b), max(a, b)) for a, b in zip(rows[near].tolist(), others[near].tolist())}
     same_first, same_second = title_pairs(documents["title"].tolist(), codes)
     titled = set(zip(same_first.tolist(), same_second.tolist()))
-    pairs |= titled
+    pairs |= titled | copy_pairs(documents)
     if not pairs:
         return pd.DataFrame({column: pd.Series(dtype=_DTYPES[column]) for column in JOURNEY_COLUMNS})
     first = np.asarray([pair[0] for pair in sorted(pairs)], dtype=np.int64)
