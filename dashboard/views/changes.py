@@ -153,9 +153,9 @@ def _candidates(atlas: TopicCache) -> dict[str, tuple[str, go.Figure]]:
         "topic) are listed here, each named by the build's namer and set beside the existing topic nearest it. A "
         "refit decides whether they become topics."
         + (
-            f" {sum(int(entry['joined']) for entry in grown):,} flagged papers joined instead candidates that "
-            f"earlier adds found ({', '.join(str(entry['label']) for entry in grown)}): most of their nearest papers "
-            "are those candidates' papers."
+            f" Instead of forming groups of their own, {sum(int(entry['joined']) for entry in grown):,} flagged "
+            f"papers joined candidates that earlier adds found ({', '.join(str(entry['label']) for entry in grown)}): "
+            "most of their nearest papers are those candidates' papers."
             if grown
             else ""
         )
