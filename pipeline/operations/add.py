@@ -512,9 +512,10 @@ def find_candidates(atlas: TopicCache, grown: Grown, batch: int) -> tuple[pd.Dat
     members[pool] = groups.labels
     titles = grown.documents["title"].fillna("").astype(str).tolist() if "title" in grown.documents else None
     existing = atlas.topics["label"].astype(str).tolist()
-    names, terms = rule.candidate_names(grown.texts, titles, members.tolist(), existing, {})
-    nearest = rule.nearest_topics(space[pool], groups.labels, space[:n], topics)
     first_id = int(atlas.candidates["candidate"].max()) + 1 if len(atlas.candidates) else 0
+    unnamed = {group: f"Candidate {first_id + group}" for group in set(groups.labels.tolist()) - {rule.OUTLIER}}
+    names, terms = rule.candidate_names(grown.texts, titles, members.tolist(), existing, unnamed)
+    nearest = rule.nearest_topics(space[pool], groups.labels, space[:n], topics)
     judged = grown.documents.iloc[pool]
     table = rule.candidate_table(groups, judged, space[pool], names, terms, nearest, batch, first_id)
     updated, grew = growth.grown_candidates(atlas.candidates, earlier, joins, pool, space, grown.documents, topics)

@@ -69,6 +69,11 @@ CONTEXT_PER_FLAGGED = 4
 NEW_TERRITORY_ODDS = 3.0
 REPRESENTATIVES = 5
 TERMS = 10
+# A candidate's name is written by at least this share of its papers, as a subtopic's (pipeline.topics.subtopics
+# .MIN_NAME_COVERAGE): at the namer's default 3%, "Model context protocol (MCP) and agents" named 391 agent
+# benchmark papers, one of 8 of whose titles wrote MCP (FIT 2); at 15% it is "LLM agents" (FIT 4). Of 17 candidates
+# 4 were renamed, FIT 2.00 -> 2.75, no loss (round 40, docs/decisions/candidate-topics.md).
+NAME_COVERAGE = 0.15
 
 
 @dataclass
@@ -278,8 +283,9 @@ def candidate_names(
 ) -> tuple[dict[int, Any], dict[int, list[list[Any]]]]:
     """({candidate: pipeline.topics.naming.names.Name}, {candidate: its TERMS best phrases as written, with their
     scores}): the build's phrase namer over every paper of the grown atlas (``texts``, ``titles`` one per paper;
-    ``members`` the candidate of each paper, -1 for the rest, which count in each phrase's precision), never one of
-    ``taken`` (the existing topics' labels); ``fallback`` where no phrase qualifies. The terms are the phrases the
+    ``members`` the candidate of each paper, -1 for the rest, which count in each phrase's precision), written by at
+    least NAME_COVERAGE of its papers, never one of ``taken`` (the existing topics' labels); ``fallback`` where no
+    phrase qualifies. The terms are the phrases the
     namer ranks (its documents in the candidate times the share of all its documents there), so they can hold words
     the atlas's saved vocabulary lacks."""
     from pipeline.topics.naming.names import choose_names, ranked_phrases
@@ -289,7 +295,7 @@ def candidate_names(
     if not any(member != OUTLIER for member in wanted):
         return {}, {}
     counts = count_phrases(list(texts), list(titles) if titles is not None else None)
-    names = choose_names(counts, wanted, taken=list(taken), fallback=fallback)
+    names = choose_names(counts, wanted, taken=list(taken), fallback=fallback, min_coverage=NAME_COVERAGE)
     terms = {
         group: [[counts.written.get(key, key), round(score, 4)] for key, score, _ in ranked[:TERMS]]
         for group, ranked in ranked_phrases(counts, wanted).items()
