@@ -285,9 +285,8 @@ def candidate_names(
     scores}): the build's phrase namer over every paper of the grown atlas (``texts``, ``titles`` one per paper;
     ``members`` the candidate of each paper, -1 for the rest, which count in each phrase's precision), written by at
     least NAME_COVERAGE of its papers, never one of ``taken`` (the existing topics' labels); ``fallback`` where no
-    phrase qualifies. The terms are the phrases the
-    namer ranks (its documents in the candidate times the share of all its documents there), so they can hold words
-    the atlas's saved vocabulary lacks."""
+    phrase qualifies. The terms are the phrases the namer ranks (its documents in the candidate times the share of
+    all its documents there), so they can hold words the atlas's saved vocabulary lacks."""
     from pipeline.topics.naming.names import choose_names, ranked_phrases
     from pipeline.topics.naming.phrase_counts import count_phrases
 
