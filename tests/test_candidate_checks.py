@@ -10,6 +10,7 @@ import pandas as pd
 
 from pipeline.topics.candidate_cohesion import cohesion_floor, loose_groups, without_groups
 from pipeline.topics.candidate_growth import earlier_candidates, grown_candidates, joined_candidates
+from pipeline.topics.candidate_space import new_paper_neighbours
 from tests.test_candidate_groups import DIMENSIONS, atlas_papers, unit_rows
 
 
@@ -56,7 +57,8 @@ def test_flagged_papers_among_an_earlier_candidates_papers_join_it_and_others_do
     )
     earlier = earlier_candidates(space[:n], doc_ids[:n], candidates)
     pool = np.arange(n, len(space))
-    joins = joined_candidates(space, pool, np.ones(len(pool), dtype=bool), earlier)
+    nearest, _ = new_paper_neighbours(space, n, 10, rows=pool)  # as the add's new territory finds them
+    joins = joined_candidates(space[pool], nearest, np.ones(len(pool), dtype=bool), earlier)
     assert joins.tolist() == [5] * 4 + [-1] * 6
     documents = pd.DataFrame({"doc_id": doc_ids, "x": np.arange(len(space), dtype=float), "y": 0.0})
     atlas_topics = np.concatenate([topics, np.full(len(cooking), -1)])
@@ -65,5 +67,5 @@ def test_flagged_papers_among_an_earlier_candidates_papers_join_it_and_others_do
     assert table.loc[0, "size"] == 16 and set(table.loc[0, "doc_ids"]) == set(doc_ids[len(atlas) : n + 4])
     assert table.loc[0, "label"] == "Cooking" and table.loc[0, "batch"] == 1
     assert candidates.loc[0, "size"] == 12  # the earlier table itself is not changed
-    none = joined_candidates(space, pool, np.zeros(len(pool), dtype=bool), earlier)
+    none = joined_candidates(space[pool], nearest, np.zeros(len(pool), dtype=bool), earlier)
     assert (none == -1).all()  # only flagged papers join

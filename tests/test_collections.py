@@ -23,6 +23,7 @@ from pipeline.ingest.collections import (
 )
 from pipeline.ingest.corpus import load_corpus
 from pipeline.quality.coverage import coverage_report, load_crosswalk
+from pipeline.quality.evaluation import cache_texts
 from pipeline.runtime.errors import InputError
 from pipeline.runtime.parquet import read_frame
 from tests.conftest import ICLR2024, ICLR2024_DECISIONS, ICML2025, SHARED, needs_shared
@@ -151,6 +152,7 @@ def test_a_copy_under_another_title_is_linked_by_its_abstract() -> None:
             "abstract": [abstract, abstract.upper() + "  ", "A new study of graphs.", None, None, None],
         }
     )
+    documents["text"] = cache_texts(documents)  # the model texts the build and add read the keys off
     assert same_text_links(documents) == [["b"], ["a"], [], ["e"], ["d"], []]
 
 

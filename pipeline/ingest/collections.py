@@ -9,7 +9,7 @@ Each collection is read and cleaned on its own (pipeline.ingest.corpus, pipeline
 within a collection are handled as for a single file; :func:`merge_collections` then stacks the cleaned collections
 into one PreparedCorpus with the columns ``collection``, ``venue`` and ``year``. A paper that appears in two
 collections is **not** dropped: it is a paper of each, and ``same_text_ids`` links it to its other appearances
-(the same abstract, or title without one: pipeline.ingest.clean.copy_key). An id found in more than one
+(the same abstract, or title without one: pipeline.ingest.clean.copy_keys). An id found in more than one
 collection is prefixed with its collection's slug (``iclr2024:abc``) in every collection where it occurs, so ids
 stay unique.
 """
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from pipeline.ingest.clean import COPY_COLUMN, PreparedCorpus, copy_key
+from pipeline.ingest.clean import COPY_COLUMN, PreparedCorpus, copy_keys
 from pipeline.ingest.corpus import RawCorpus, file_sha256
 from pipeline.ingest.decisions import normalise_decision
 from pipeline.ingest.years import year_ranges
@@ -308,12 +308,12 @@ def _prefixed(prepared: PreparedCorpus, collection: Collection, colliding: set[s
 
 
 def same_text_links(documents: pd.DataFrame) -> list[list[str]]:
-    """Per document of ``documents`` (doc_id, collection, title, abstract), the ids of the documents of other
-    collections with the same abstract (or, without one, the same title), compared as the build compares duplicates
-    (pipeline.ingest.clean.copy_key), in row order; within a collection copies are already one paper. Until
-    2026-12-07 the title and abstract were compared together, so a resubmission under a new title with the same
-    abstract, which within one collection is a copy, was not linked across two."""
-    keys = [copy_key(title, abstract) for title, abstract in zip(documents["title"], documents["abstract"])]
+    """Per document of ``documents`` (doc_id, collection, title, abstract and ``text``, its model text), the ids of
+    the documents of other collections with the same abstract (or, without one, the same title), compared as the
+    build compares duplicates (pipeline.ingest.clean.copy_keys), in row order; within a collection copies are already
+    one paper. Until 2026-12-07 the title and abstract were compared together, so a resubmission under a new title
+    with the same abstract, which within one collection is a copy, was not linked across two."""
+    keys = copy_keys(documents["title"].tolist(), documents["abstract"].tolist(), documents["text"].tolist())
     by_key: dict[str, list[int]] = {}
     for row, key in enumerate(keys):
         if key:

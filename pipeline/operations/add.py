@@ -430,7 +430,7 @@ def place_new(atlas: TopicCache, incoming: NewPapers, encoder: EncoderLike | Non
         documents = added_documents(atlas, new, placed, old_documents(atlas) if with_collections else None)
         texts = cache_texts(documents)
         if with_collections:
-            documents = link_same_texts(documents.drop(columns=[LINK_COLUMN], errors="ignore"))
+            documents = link_same_texts(documents.drop(columns=[LINK_COLUMN], errors="ignore"), texts)
         documents["neighbor_ids"], documents["neighbor_scores"] = merged_neighbours(
             atlas, lists, new["doc_id"].astype(str).tolist(), k
         )
@@ -487,13 +487,13 @@ def find_candidates(atlas: TopicCache, grown: Grown, batch: int) -> tuple[pd.Dat
         grown.documents.loc[grown.documents.index[n:], FIT_SIMILARITY_COLUMN] = grown.check["similarity"]
     waiting = rule.waiting_rows(atlas.documents, atlas.candidates)
     pool = np.concatenate([waiting, np.arange(n, len(space), dtype=np.int64)])  # the papers judged, their rows
-    misfits, territory = _flags(space, n, grown, waiting, topics)
+    misfits, territory, nearest_papers = _flags(space, n, grown, waiting, topics)
     fitted = atlas.manifest.get("n_documents_fitted", n)
     min_size = int(params.get("min_cluster_size") or max(3, round(np.sqrt(fitted) / 2)))
     old_rows = np.ones(n, dtype=bool)
     old_rows[waiting] = False  # the context of few flagged papers: the atlas's papers not judged again
     earlier = growth.earlier_candidates(space[:n], atlas.documents["doc_id"].astype(str).tolist(), atlas.candidates)
-    joins = growth.joined_candidates(space, pool, misfits | territory, earlier)
+    joins = growth.joined_candidates(space[pool], nearest_papers, misfits | territory, earlier)
     groups = rule.group_flagged(
         space[pool],
         (misfits | territory) & (joins == rule.OUTLIER),
@@ -535,11 +535,13 @@ def find_candidates(atlas: TopicCache, grown: Grown, batch: int) -> tuple[pd.Dat
 
 def _flags(
     space: np.ndarray, n: int, grown: Grown, waiting: np.ndarray, topics: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """(fit no topic, in new territory): bool arrays over the papers an add judges, the earlier adds' ``waiting``
-    rows (fit checked again in ``space`` against the same centroids) then this add's (``grown.check``). New
-    territory counts the waiting papers as new as well; without any, the rows from ``n`` on are the new ones and the
-    nearest lists are ``grown.lists`` when ``space`` is the atlas's own vectors."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(fit no topic, in new territory, nearest papers): bool arrays over the papers an add judges, the earlier adds'
+    ``waiting`` rows (fit checked again in ``space`` against the same centroids) then this add's (``grown.check``),
+    and each one's nearest papers of the grown atlas (int64, rows of ``space``, best first), which new territory
+    reads and pipeline.topics.candidate_growth reads again. New territory counts the waiting papers as new as well;
+    without any, the rows from ``n`` on are the new ones and the nearest lists are ``grown.lists`` when ``space`` is
+    the atlas's own vectors."""
     from pipeline.topics import candidates as rule
     from pipeline.topics.candidate_space import new_paper_neighbours
 
@@ -550,14 +552,15 @@ def _flags(
             nearest_new = grown.lists.new_indices, grown.lists.new_scores
         else:
             nearest_new = new_paper_neighbours(space, n, k)
-        return new_misfits, rule.in_new_territory(*nearest_new, n)
+        return new_misfits, rule.in_new_territory(*nearest_new, n), nearest_new[0]
     earlier = fit_check(space[:n], topics, space[waiting], topics[waiting])
     is_new = np.zeros(len(space), dtype=bool)
     is_new[waiting] = True
     is_new[n:] = True
     rows = np.flatnonzero(is_new)  # the waiting rows, then the new ones: pool's order
-    territory = rule.in_new_territory(*new_paper_neighbours(space, n, k, rows=rows), n, is_new=is_new)
-    return np.concatenate([~np.asarray(earlier["fits"], dtype=bool), new_misfits]), territory
+    nearest = new_paper_neighbours(space, n, k, rows=rows)
+    territory = rule.in_new_territory(*nearest, n, is_new=is_new)
+    return np.concatenate([~np.asarray(earlier["fits"], dtype=bool), new_misfits]), territory, nearest[0]
 
 
 def add_report(

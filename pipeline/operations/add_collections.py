@@ -247,14 +247,14 @@ def read_collections(atlas: TopicCache, collections: list[Collection], encoding:
     )
 
 
-def link_same_texts(documents: pd.DataFrame) -> pd.DataFrame:
+def link_same_texts(documents: pd.DataFrame, texts: list[str]) -> pd.DataFrame:
     """``documents`` (the grown atlas: doc_id, collection, title, abstract) with ``same_text_ids`` set: per paper the
     ids of the papers of other collections with the same abstract (pipeline.ingest.collections.same_text_links, the
-    build's rule)."""
+    build's rule, read off ``texts``: their model texts, one per row)."""
     from pipeline.ingest.collections import same_text_links
 
     linked = documents.copy()
-    linked[LINK_COLUMN] = same_text_links(documents)
+    linked[LINK_COLUMN] = same_text_links(documents.assign(text=texts))
     return linked
 
 

@@ -42,6 +42,9 @@ MIN_MEMBERS = 2
 # join a cooking candidate of 28 (both far from every ICLR topic, so near each other's centroids).
 JOIN_NEIGHBOURS = 10
 JOIN_SHARE = 0.5
+# A grown candidate's columns of candidates.parquet that its papers give (pipeline.schema.CANDIDATE_COLUMNS); the
+# others (candidate, batch, label, subtitle, top_terms) are the earlier add's.
+REMADE_COLUMNS = ("size", "doc_ids", "representative_doc_ids", "nearest_topic", "nearest_similarity", "x", "y")
 
 
 @dataclass
@@ -83,29 +86,28 @@ def earlier_candidates(vectors: np.ndarray, doc_ids: Sequence[str], candidates: 
 
 
 def joined_candidates(
-    space: np.ndarray, pool: np.ndarray, flagged: np.ndarray, earlier: EarlierCandidates
+    vectors: np.ndarray, nearest: np.ndarray, flagged: np.ndarray, earlier: EarlierCandidates
 ) -> np.ndarray:
     """The earlier candidate each flagged paper joins (module docstring), or -1: int64, m.
 
-    ``space`` (N x dim, unit rows) is the grown atlas in the add's candidate space, the earlier candidates' papers
-    among its rows; ``pool`` (int64, m) the rows of the papers the add judges, ``flagged`` (bool, m) those it flagged.
-    A paper's nearest papers are found among all N (pipeline.topics.candidate_space.new_paper_neighbours)."""
-    from pipeline.topics.candidate_space import new_paper_neighbours
-
-    joins = np.full(len(pool), OUTLIER, dtype=np.int64)
+    ``vectors`` (m x dim, unit rows) are the papers an add judges, in its candidate space; ``nearest`` (int64, m x k,
+    best first) their nearest papers of the grown atlas as rows of that space (the lists new territory reads,
+    pipeline.operations.add._flags; the earlier candidates' papers, ``earlier.members``, are among those rows);
+    ``flagged`` (bool, m) the papers the add flagged."""
+    joins = np.full(len(vectors), OUTLIER, dtype=np.int64)
     chosen = np.flatnonzero(np.asarray(flagged, dtype=bool))
     if not len(earlier.ids) or not len(chosen):
         return joins
-    to_centroids = space[pool[chosen]] @ earlier.centroids.T
+    to_centroids = vectors[chosen] @ earlier.centroids.T
     best = to_centroids.argmax(axis=1)
     within = to_centroids[np.arange(len(chosen)), best] >= earlier.thresholds[best]
-    member_of = np.full(len(space), OUTLIER, dtype=np.int64)
+    member_of = np.full(int(nearest.max(initial=0)) + 1, OUTLIER, dtype=np.int64)
     for number, rows in enumerate(earlier.members):
-        member_of[rows] = number
-    nearest, _ = new_paper_neighbours(space, len(space), JOIN_NEIGHBOURS, rows=pool[chosen])
+        member_of[rows[rows < len(member_of)]] = number
+    lists = nearest[chosen, :JOIN_NEIGHBOURS]
     sizes = np.array([len(rows) for rows in earlier.members])
-    looked = np.minimum(nearest.shape[1], sizes[best])  # a candidate of 4 papers can be 4 of 10 neighbours at most
-    among = np.array([(member_of[row[:count]] == group).sum() for row, count, group in zip(nearest, looked, best)])
+    looked = np.minimum(lists.shape[1], sizes[best])  # a candidate of 4 papers can be 4 of 10 neighbours at most
+    among = np.array([(member_of[row[:count]] == group).sum() for row, count, group in zip(lists, looked, best)])
     joining = within & (among >= JOIN_SHARE * looked)
     joins[chosen[joining]] = np.asarray(earlier.ids, dtype=np.int64)[best[joining]]
     return joins
@@ -125,10 +127,10 @@ def grown_candidates(
 
     ``joins`` (int64, m: :func:`joined_candidates`) is over the judged papers, whose rows of the grown atlas are
     ``pool`` (m); ``vectors`` (N x dim) and ``documents`` (N rows: doc_id, x, y) are the grown atlas's, its first n
-    rows the atlas's own with ``topics`` (n). A grown row's papers are ordered most typical first, its
-    representatives, nearest topic and median map position found again over all its papers (as
-    pipeline.topics.candidates.candidate_table finds them); its name, subtitle, terms and batch are kept."""
-    from pipeline.topics.candidates import REPRESENTATIVES, nearest_topics
+    rows the atlas's own with ``topics`` (n). A grown row's papers, representatives, nearest topic and map position
+    are made again over all its papers by pipeline.topics.candidates.candidate_table, as for a new candidate; its
+    name, subtitle, terms and batch are kept."""
+    from pipeline.topics.candidates import CandidateGroups, candidate_table, nearest_topics
 
     table = candidates.copy()
     grown: list[dict[str, Any]] = []
@@ -138,19 +140,12 @@ def grown_candidates(
         if not len(joined):
             continue
         members = np.concatenate([rows, joined])
-        labels = np.zeros(len(members), dtype=np.int64)
-        centroid = topic_centroids(vectors[members], labels, [0])[0]
-        typical = members[np.argsort(-(vectors[members] @ centroid), kind="stable")]
-        ids = documents["doc_id"].astype(str).to_numpy()[typical].tolist()
-        nearest, similarity = nearest_topics(vectors[members], labels, vectors[:n], topics)
+        whole = CandidateGroups(np.zeros(len(members), dtype=np.int64), 0, len(members), "")
+        nearest = nearest_topics(vectors[members], whole.labels, vectors[:n], topics)
+        remade = candidate_table(whole, documents.iloc[members], vectors[members], {}, {}, nearest, batch=0).iloc[0]
         at = table.index[table["candidate"] == candidate][0]
-        table.at[at, "size"] = len(members)
-        table.at[at, "doc_ids"] = ids
-        table.at[at, "representative_doc_ids"] = ids[:REPRESENTATIVES]
-        table.at[at, "nearest_topic"] = nearest.get(0, OUTLIER)
-        table.at[at, "nearest_similarity"] = similarity.get(0, float("nan"))
-        table.at[at, "x"] = float(np.median(documents["x"].to_numpy(dtype=float)[members]))
-        table.at[at, "y"] = float(np.median(documents["y"].to_numpy(dtype=float)[members]))
+        for column in REMADE_COLUMNS:
+            table.at[at, column] = remade[column]
         grown.append(
             {"candidate": candidate, "label": str(table.at[at, "label"]), "joined": len(joined), "size": len(members)}
         )
