@@ -9,7 +9,7 @@ the map's metrics (stage map_metrics), measured by the function the build passes
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -56,6 +56,16 @@ def cached_map_refinement(
     return layouts.cached(map_refinement_key(embeddings_key, coordinates, params), run)["layout"].astype(np.float32)
 
 
+class MapSteps(NamedTuple):
+    """The map thread's two steps, run one after the other in that thread (pipeline.operations.build
+    .fit_topics_and_map): ``draw()`` gives the map (float32 n x 2); ``measure(coordinates)`` its metrics (stage
+    map_metrics). The main thread takes the map as soon as it is drawn and the metrics only where it writes them, so
+    what it does between (the topics' table, the themes, the subtopics) runs beside the metrics."""
+
+    draw: Callable[[], np.ndarray]
+    measure: Callable[[np.ndarray], dict[str, float | None]]
+
+
 def map_drawer(
     n: int,
     embeddings: np.ndarray,
@@ -66,16 +76,16 @@ def map_drawer(
     timer: StageTimer,
     measure: Callable[[np.ndarray, Neighbours], dict[str, float | None]],
     landmarks: Landmarks | None = None,
-) -> Callable[[], tuple[np.ndarray, dict[str, float | None]]]:
-    """The function the map thread runs: UMAP to 2D then NeRV refinement for small corpora, or PCA below
+) -> MapSteps:
+    """The steps the map thread runs: UMAP to 2D then NeRV refinement for small corpora, or PCA below
     MIN_DOCUMENTS_FOR_UMAP documents; then the map's metrics (stage map_metrics): ``measure(coordinates, knn)``
     (pipeline.quality.build_metrics.map_metrics_measurer). They need the map, the embeddings, the neighbour lists
     and the documents' reference columns, not the topics, so the map thread measures them while the main thread
-    still fits the topics. ``neighbour_lists()`` gives every document's neighbour lists, waiting for them if
-    another thread still searches them. With ``landmarks`` UMAP maps the landmarks (their own neighbour lists, so it
-    starts before every document's lists are known) and the other documents are placed from theirs (stage map_place;
-    pipeline.geometry.landmarks.place_rest) before every document is refined from there with its own lists.
-    Returns (float32 n x 2 coordinates, the map metrics)."""
+    still fits the topics or, once it has the map, makes the tables that need it. ``neighbour_lists()`` gives every
+    document's neighbour lists, waiting for them if another thread still searches them. With ``landmarks`` UMAP maps
+    the landmarks (their own neighbour lists, so it starts before every document's lists are known) and the other
+    documents are placed from theirs (stage map_place; pipeline.geometry.landmarks.place_rest) before every document
+    is refined from there with its own lists."""
     from pipeline.geometry.umap_layout import cached_umap_layout, pca_layout
 
     def draw() -> np.ndarray:
@@ -120,11 +130,9 @@ def map_drawer(
                 layout = cached_map_refinement(layouts, embeddings_key, embeddings, layout, config)
         return layout
 
-    def draw_and_measure() -> tuple[np.ndarray, dict[str, float | None]]:
-        layout = draw()
+    def measure_map(layout: np.ndarray) -> dict[str, float | None]:
         knn = neighbour_lists()
         with timer.stage("map_metrics"):
-            figures = measure(layout, knn)
-        return layout, figures
+            return measure(layout, knn)
 
-    return draw_and_measure
+    return MapSteps(draw, measure_map)

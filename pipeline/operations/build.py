@@ -298,7 +298,9 @@ def fit_topics_and_map(
     """Clustering, BERTopic, hierarchy and topics per class in this thread while the 2D map is drawn in a second one
     (pipeline.geometry.umap_layout: UMAP's SGD releases the GIL); the map is joined where the topics' positions are
     needed. Its stages (map_2d, map_refine) are timed in that thread; map_wait is how long this thread waited for it,
-    after measuring the terms' coherence and diversity (stage evaluate_terms), which need no map.
+    after measuring the terms' coherence and diversity (stage evaluate_terms), which need no map. The map thread then
+    measures the map (stage map_metrics) while this thread goes on: the returned Fitted's ``map_figures`` is that
+    future, which :func:`run_build` joins where it writes the metrics (stage map_metrics_wait).
     ``phrases``: the corpus's phrase counts under way (pipeline.topics.naming.stored), for the topics' names.
     ``handed_tokens``: the texts' tokens, taken by the topics' vectorizer, which lets them go once its sentence
     presence is made; the rest it remembers of the corpus is let go once the topics, hierarchy and per-class topics
@@ -318,21 +320,22 @@ def fit_topics_and_map(
         )
         corpus.warnings.append(note)
         log.warning(note)
+    steps = map_drawer(
+        n,
+        embeddings,
+        embeddings_key,
+        neighbour_lists,
+        config,
+        layouts,
+        timer,
+        map_metrics_measurer(layouts, embeddings_key, embeddings, corpus.documents),
+        landmarks,
+    )
     mapper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="atlas-map")
+    finished = False
     try:
-        drawn_map = mapper.submit(
-            map_drawer(
-                n,
-                embeddings,
-                embeddings_key,
-                neighbour_lists,
-                config,
-                layouts,
-                timer,
-                map_metrics_measurer(layouts, embeddings_key, embeddings, corpus.documents),
-                landmarks,
-            )
-        )
+        drawn_map = mapper.submit(steps.draw)
+        measured_map = mapper.submit(lambda: steps.measure(drawn_map.result()))  # the same thread, after the map
         if landmarks is not None:
             # The clustering waits for every document's lists, which the map's refinement (the longer branch) needs
             # first: run beside their search it slows it (290k: lists found 5 min 8 s into the build, not 5:38).
@@ -372,12 +375,12 @@ def fit_topics_and_map(
                 corpus.texts, {topic: [term for term, _ in pairs] for topic, pairs in fit.topic_terms.items()}, layouts
             )
         with timer.stage("map_wait"):
-            coordinates, map_figures = drawn_map.result()
-    finally:
-        mapper.shutdown(wait=True)
-    return Fitted(
-        cluster_labels, probabilities, fit, hierarchy, per_class, coordinates, neighbour_lists(), map_figures, coherence
-    )
+            coordinates = drawn_map.result()
+        finished = True
+    finally:  # on success the map thread goes on measuring the map; on an error nothing new starts in it
+        mapper.shutdown(wait=not finished, cancel_futures=not finished)
+    knn = neighbour_lists()
+    return Fitted(cluster_labels, probabilities, fit, hierarchy, per_class, coordinates, knn, measured_map, coherence)
 
 
 def completed(value: Neighbours) -> Future[Neighbours]:
@@ -460,6 +463,7 @@ def run_build(
     with cleaning_worker(input_files) as worker:  # started first: its start overlaps the imports and reading below
         from pipeline.geometry.neighbors import cached_cosine_knn
         from pipeline.journeys.links import journey_summary
+        from pipeline.quality.evaluation import with_map_figures
         from pipeline.runtime.threads import limit_threads
         from pipeline.topics.field_themes import grouped_themes
         from pipeline.topics.model import representative_documents, save_topic_model, topic_table
@@ -593,7 +597,7 @@ def run_build(
                 if by_abstract
                 else f"titles only ({embeddings.shape[1]} dimensions, fewer than {config.journey_min_dims})",
             )
-    with timer.stage("evaluate"):
+    with timer.stage("evaluate"):  # the map's figures are filled in below, once the map thread has measured them
         manifest["metrics"] = evaluate_build(
             corpus.documents,
             corpus.texts,
@@ -604,7 +608,7 @@ def run_build(
             fitted.coordinates,
             knn,
             layouts,
-            fitted.map_figures,
+            {},
             fitted.coherence_figures,
         )
     with locking.held(cache_dir):  # from reading the previous atlas (align) to the swap: no writer in between
@@ -632,7 +636,10 @@ def run_build(
             with timer.stage("save_model"):
                 save_topic_model(fitted.fit.topic_model, staging / cache.MODEL_DIR, represented.representation.name)
                 represented.representation.save(staging / cache.REPRESENTATION_DIR)
+            with timer.stage("map_metrics_wait"):  # the map thread measured the map while this thread went on
+                map_figures = fitted.map_figures.result() if fitted.map_figures is not None else {}
             manifest = aligned.manifest
+            manifest["metrics"] = with_map_figures(manifest["metrics"], map_figures)
             manifest["layout_cache"] = layouts.manifest_entry()  # every stage's hit, the map metrics' included
             record_run(manifest, timer)
             restore = np.argsort(corpus.order)  # back to input order

@@ -7,6 +7,7 @@ from __future__ import annotations
 import shutil
 import weakref
 from collections.abc import Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -129,7 +130,7 @@ class Fitted:
     per_class: pd.DataFrame | None
     coordinates: np.ndarray
     knn: Neighbours  # every document's neighbour lists (pipeline.geometry.neighbors)
-    map_figures: dict[str, float | None] | None = None  # the map metrics, measured in the map thread
+    map_figures: Future[dict[str, float | None]] | None = None  # the map metrics, still measured in the map thread
     coherence_figures: dict[str, Any] | None = None  # the terms' metrics, measured while the map thread works
 
 

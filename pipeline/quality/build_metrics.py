@@ -123,7 +123,8 @@ def evaluate_build(
     weight), ...]}), the embeddings (float32 n x dim) and their fingerprint, the map (float32 n x 2) and the neighbour
     lists. Those that depend only on the embeddings, the map and the reference columns are the map thread's
     (``map_figures``), else from the layout store when it has them; ``coherence_figures``: the terms' metrics
-    measured while the map thread worked (stage evaluate_terms)."""
+    measured while the map thread worked (stage evaluate_terms). ``map_figures`` ``{}``: every map figure None, for
+    pipeline.quality.evaluation.with_map_figures to fill in once the map thread has measured them."""
     from pipeline.quality.agreement import agreement_references, reference_column
     from pipeline.quality.evaluation import evaluate_topics
     from pipeline.quality.map_metrics import map_metrics

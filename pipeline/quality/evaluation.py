@@ -44,6 +44,12 @@ if TYPE_CHECKING:  # evaluate_cache's argument: the metrics need no cache readin
 METRICS_FILE = "metrics.json"
 
 
+# The metrics map_metrics measures, as evaluate_topics' flat keys (the last two only with a reference column) and as
+# each reference block's keys.
+FLAT_MAP_FIGURES = ("trustworthiness_2d", "knn_recall_2d", "knn_accuracy_embedding", "knn_accuracy_2d")
+REFERENCE_MAP_FIGURES = ("knn_accuracy_embedding", "knn_accuracy_2d")
+
+
 def _rounded(value: Any) -> Any:
     if isinstance(value, float):
         return None if math.isnan(value) else round(value, 4)
@@ -102,35 +108,47 @@ def evaluate_topics(
     references = {name: values for name, values in (references or {}).items() if has_reference(values)}
     if map_figures is None:
         map_figures = map_metrics(embeddings, coordinates, reference, k, knn_indices, references)
-    metrics["trustworthiness_2d"] = map_figures.get("trustworthiness_2d")
-    metrics["knn_recall_2d"] = map_figures.get("knn_recall_2d")
+    metrics |= dict.fromkeys(FLAT_MAP_FIGURES[:2])  # the map's figures, filled in by with_map_figures
     if has_reference(reference):
         metrics["reference_column"] = reference_name
         metrics.update(
             {key: value for key, value in reference_agreement(topics, reference).items() if key != "ami_reference"}
         )
-        metrics["knn_accuracy_embedding"] = map_figures.get("knn_accuracy_embedding")
-        metrics["knn_accuracy_2d"] = map_figures.get("knn_accuracy_2d")
+        metrics |= dict.fromkeys(FLAT_MAP_FIGURES[2:])
         metrics["reference_majority_share"] = majority_share(reference)
     metrics = {key: _rounded(value) for key, value in metrics.items()}
     if references:
-        metrics["references"] = {
-            name: reference_block(topics, values, name, map_figures) for name, values in references.items()
+        metrics["references"] = {name: reference_block(topics, values) for name, values in references.items()}
+    return with_map_figures(metrics, map_figures)
+
+
+def with_map_figures(metrics: dict[str, Any], map_figures: Mapping[str, float | None]) -> dict[str, Any]:
+    """``metrics`` (:func:`evaluate_topics`' output) with the map's figures (:func:`map_metrics`' output) in their
+    places, rounded: the flat FLAT_MAP_FIGURES that ``metrics`` has, and each reference block's two kNN accuracies
+    (``"<column>:knn_accuracy_embedding"`` and ``"<column>:knn_accuracy_2d"``). A figure ``map_figures`` lacks is
+    None. The build evaluates the topics while the map thread still measures the map, and fills them in once it has
+    (pipeline.operations.build.run_build). Returns a new dict; ``metrics`` is not changed."""
+    filled = dict(metrics)
+    for key in FLAT_MAP_FIGURES:
+        if key in filled:
+            filled[key] = _rounded(map_figures.get(key))
+    if isinstance(filled.get("references"), dict):
+        filled["references"] = {
+            name: block | {key: _rounded(map_figures.get(f"{name}:{key}")) for key in REFERENCE_MAP_FIGURES}
+            for name, block in filled["references"].items()
         }
-    return metrics
+    return filled
 
 
-def reference_block(
-    topics: np.ndarray, values: Sequence[Any], name: str, map_figures: Mapping[str, float | None]
-) -> dict[str, Any]:
-    """One column's agreement figures (see evaluate_topics' ``references``), rounded, None where not computable."""
+def reference_block(topics: np.ndarray, values: Sequence[Any]) -> dict[str, Any]:
+    """One column's agreement figures (see evaluate_topics' ``references``), rounded, None where not computable;
+    its kNN accuracies None until :func:`with_map_figures` fills them in."""
     agreement = reference_agreement(topics, values)
     block = {
         "nmi": agreement["nmi_reference"],
         "ami": agreement["ami_reference"],
         "ari": agreement["ari_reference"],
-        "knn_accuracy_embedding": map_figures.get(f"{name}:knn_accuracy_embedding"),
-        "knn_accuracy_2d": map_figures.get(f"{name}:knn_accuracy_2d"),
+        **dict.fromkeys(REFERENCE_MAP_FIGURES),
         "majority_share": majority_share(values),
         "n_classes": int(pd.Series(list(values), dtype=object).dropna().nunique()),
     }
