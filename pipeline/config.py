@@ -15,6 +15,15 @@ from typing import Any
 from pipeline.runtime.errors import AtlasError
 from pipeline.runtime.settings import settings
 
+# Above this many documents, fitted whole (not a large corpus's fit sample), both UMAP fits run fewer SGD epochs than
+# UMAP's 200, which are most of such a build's CPU: the clustering space CLUSTER_SPACE_EPOCHS, the map MAP_EPOCHS. On
+# the six collections (49,805 papers) the topics moved less than another seed moves them, the map's trustworthiness
+# fell 0.0014 and its kNN recall 3%, and the two fits took 23.5 CPU s less, about 12% of the build
+# (bench/build_epochs.py, docs/decisions/map-umap-settings.md).
+FEWER_EPOCHS_ABOVE = 20_000
+CLUSTER_SPACE_EPOCHS = 100
+MAP_EPOCHS = 150
+
 
 def default_seed() -> int:
     """The seed a build uses unless it is given one: ``ATLAS_SEED`` when set to an integer, else 42
@@ -65,6 +74,10 @@ class BuildConfig:
     umap_n_neighbors: int = 15
     umap_n_components: int = 5
     umap_min_dist: float = 0.0
+    # SGD epochs of the clustering space's fit and of the map's. None: chosen by resolved_for, UMAP's own (500 up to
+    # 10,000 documents, 200 above) up to FEWER_EPOCHS_ABOVE fitted documents, then CLUSTER_SPACE_EPOCHS and MAP_EPOCHS.
+    umap_n_epochs: int | None = None
+    map_n_epochs: int | None = None
     # UMAP to 2D for the map. negative_sample_rate 15 (UMAP's default is 5) and min_dist 0.0 raised the map's
     # trustworthiness (k=10) from 0.91 to 0.94 (951 abstracts) and 0.96 (titles) with MiniLM
     # (pipeline.quality.neighbour_metrics).
@@ -186,6 +199,9 @@ class BuildConfig:
           that risk.
         - ``min_df``: 2 from 50 documents on, else 1 (a term seen once cannot describe a topic of many).
         - UMAP ``n_neighbors`` <= n - 1 and ``n_components`` <= n - 2 (UMAP's spectral layout needs k < N).
+        - ``umap_n_epochs`` and ``map_n_epochs``: CLUSTER_SPACE_EPOCHS and MAP_EPOCHS above FEWER_EPOCHS_ABOVE
+          documents fitted whole; else None (UMAP's own), a fit sample's included (measured apart:
+          docs/decisions/sample-fit.md).
         Every change to a value the user set is listed in ``adaptations``.
         """
         notes: list[str] = list(self.adaptations)
@@ -204,6 +220,12 @@ class BuildConfig:
             )
         if self.min_samples is None:
             changes["min_samples"] = max(1, round(min_cluster_size / 3))
+        sampled = 0 < self.fit_sample_size < n_documents  # landmarks (pipeline.geometry.landmarks) keep UMAP's own
+        if FEWER_EPOCHS_ABOVE < n_documents and not sampled:  # both fits' SGD: most of such a build's CPU
+            if self.umap_n_epochs is None:
+                changes["umap_n_epochs"] = CLUSTER_SPACE_EPOCHS
+            if self.map_n_epochs is None:
+                changes["map_n_epochs"] = MAP_EPOCHS
         if self.min_df is None:
             changes["min_df"] = 2 if n_documents >= 50 else 1
         if self.umap_n_neighbors > n_documents - 1:

@@ -88,6 +88,34 @@ def test_same_input_gives_identical_topics(build_cache, papers_slice: Path, slic
     assert np.allclose(first[["x", "y"]].to_numpy(), second[["x", "y"]].to_numpy())
 
 
+def test_fewer_map_epochs_draw_another_map_from_the_same_clustering_space(
+    build_cache, papers_slice: Path, slice_cache: Path
+):
+    """``--map-epochs`` (BuildConfig.map_n_epochs) is the map's alone: a rebuild with it reads the clustering space
+    the default build stored, draws a map of its own, and records the epochs."""
+    fewer = build_cache(papers_slice, "slice300-map-epochs", config=BuildConfig(map_n_epochs=20))
+    manifest = cache.read_manifest(fewer)
+    assert manifest["params"]["map_n_epochs"] == 20 and manifest["params"]["umap_n_epochs"] is None
+    assert manifest["layout_cache"]["hits"]["umap_cluster_space"] and not manifest["layout_cache"]["hits"]["map_2d"]
+    first, second = cache.read_cache(slice_cache).documents, cache.read_cache(fewer).documents
+    assert first["topic"].tolist() == second["topic"].tolist()
+    assert not np.allclose(first[["x", "y"]].to_numpy(), second[["x", "y"]].to_numpy())
+
+
+def test_above_twenty_thousand_documents_fitted_whole_both_umap_fits_run_fewer_epochs():
+    from pipeline.config import CLUSTER_SPACE_EPOCHS, FEWER_EPOCHS_ABOVE, MAP_EPOCHS
+
+    def epochs(config: BuildConfig, n: int) -> tuple[int | None, int | None]:
+        resolved = config.resolved_for(n)
+        return resolved.umap_n_epochs, resolved.map_n_epochs
+
+    assert epochs(BuildConfig(), FEWER_EPOCHS_ABOVE) == (None, None)  # UMAP's own: 200 above 10,000 documents
+    assert epochs(BuildConfig(), FEWER_EPOCHS_ABOVE + 1) == (CLUSTER_SPACE_EPOCHS, MAP_EPOCHS)
+    assert epochs(BuildConfig(), 285_717) == (None, None)  # a fit sample of 50,000 keeps UMAP's own
+    assert epochs(BuildConfig(fit_sample_size=0), 285_717) == (CLUSTER_SPACE_EPOCHS, MAP_EPOCHS)  # fitted whole
+    assert epochs(BuildConfig(umap_n_epochs=200, map_n_epochs=300), 49_805) == (200, 300)  # the user's, kept
+
+
 def test_failed_build_leaves_the_previous_cache_readable(build_cache, tmp_path: Path, seed_cache: Path):
     target = tmp_path / "cache"
     shutil.copytree(seed_cache, target)

@@ -76,6 +76,16 @@ def test_bad_csv_is_one_line_error_without_traceback(tmp_path: Path, embedding_s
     assert not (tmp_path / "cache").exists()
 
 
+@pytest.mark.parametrize("flag", ["--umap-epochs", "--map-epochs", "--fit-sample-map-epochs"])
+def test_no_epochs_is_a_one_line_error(tmp_path: Path, embedding_store: Path, flag: str):
+    result = run_cli(
+        "build", "--input", str(SEED), "--cache", str(tmp_path / "cache"), flag, "0", env_store=embedding_store
+    )
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert f"{flag} 0: give 1 or more epochs" in result.stderr
+    assert not (tmp_path / "cache").exists()
+
+
 def test_tiny_corpus_cli_adapts_without_scipy_errors(tmp_path: Path, embedding_store: Path):
     """Case 01 through the command line: 5 documents build; the log records the adapted UMAP settings."""
     path = CASES / "01-tiny-corpus" / "abstracts_5.txt"

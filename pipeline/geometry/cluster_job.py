@@ -55,6 +55,7 @@ def cluster(
             config.umap_n_neighbors,
             config.umap_min_dist,
             config.random_state,
+            n_epochs=config.umap_n_epochs,
         )
     with timer.stage("hdbscan"):
         labels, strengths = hdbscan_clusters(

@@ -105,6 +105,7 @@ def map_drawer(
                 config.map_min_dist,
                 config.random_state,
                 config.map_negative_sample_rate,
+                n_epochs=config.map_n_epochs,
             )
         if landmarks is not None:
             with timer.stage("map_place"):

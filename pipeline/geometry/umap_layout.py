@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import logging
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -148,7 +149,9 @@ def umap_key(
     (:func:`init_method`, or ``start``: the fingerprint of a starting layout) and the epochs (None: UMAP's), this
     module's code (with pipeline.adapters.umap_kernels), umap-learn, numba, numpy and scipy (the spectral
     initialisation's eigensolver)."""
-    extra = {} if start is None else {"start": start, "n_epochs": n_epochs}
+    extra: dict[str, Any] = {} if start is None else {"start": start}
+    if start is not None or n_epochs is not None:  # UMAP's default epochs keep the key they always had
+        extra["n_epochs"] = n_epochs
     return stage_key(
         stage,
         inputs={"embeddings": embeddings_key, "neighbours": neighbours},

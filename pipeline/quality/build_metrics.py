@@ -16,8 +16,8 @@ from pipeline.store.keys import StageKey, fingerprint, stage_key, texts_fingerpr
 from pipeline.store.layouts import StageStore
 
 # The map's metrics (their kNN accuracies and trustworthiness blocks) run in this many threads
-# (pipeline.quality.map_metrics.map_metrics): the map thread measures them last, while the main thread soon waits for it
-# (map_wait), so a second core is free (docs/decisions/map-metrics-threads.md).
+# (pipeline.quality.map_metrics.map_metrics): the map thread measures them last, while the main thread makes the
+# tables and then waits for them (map_metrics_wait), so a second core is free (docs/decisions/map-metrics-threads.md).
 MAP_METRICS_THREADS = 2
 
 

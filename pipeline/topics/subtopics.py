@@ -56,8 +56,8 @@ MAX_SUBTOPICS = 10
 # so a large topic is not cut into crumbs nor a small one into halves.
 PAPERS_SCALE = 8.0
 KMEANS_RESTARTS = 4
-# Threads that cut the topics: k-means releases the GIL, and by the subtopics stage the map thread has finished, so
-# the second core is free; the 290k atlas's 59 topics took 22.9 s in one.
+# Threads that cut the topics: k-means releases the GIL; the 290k atlas's 59 topics took 22.9 s in one. (The map
+# thread may still be measuring the map beside them: pipeline.operations.build.fit_topics_and_map.)
 CUT_THREADS = 2
 # A subtopic holds at least this share of its topic's papers, and this many papers.
 MIN_PART_SHARE = 0.06

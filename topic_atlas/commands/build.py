@@ -112,6 +112,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             f"(default: {defaults.fit_sample_map_epochs}; docs/decisions/sample-fit.md)"
         ),
     )
+    for flag, what in (("--umap-epochs", "the clustering space's"), ("--map-epochs", "the map's")):
+        parser.add_argument(
+            flag,
+            type=int,
+            default=None,
+            help=(
+                f"SGD epochs of {what} UMAP fit (default: UMAP's own, 500 up to 10,000 documents and 200 above; "
+                "fewer are faster and coarser: docs/decisions/map-umap-settings.md)"
+            ),
+        )
     parser.add_argument(
         "--theme-grouping",
         choices=("fields", "map"),
@@ -174,10 +184,11 @@ def checked_representation(name: str) -> str:
     return name
 
 
-def checked_epochs(epochs: int) -> int:
-    """``--fit-sample-map-epochs``, at least 1. Raises InputError otherwise."""
+def checked_epochs(epochs: int, flag: str) -> int:
+    """An epochs option ``flag`` (``--fit-sample-map-epochs``, ``--umap-epochs``, ``--map-epochs``), at least 1.
+    Raises InputError otherwise."""
     if epochs < 1:
-        raise InputError(f"--fit-sample-map-epochs {epochs}: give 1 or more epochs")
+        raise InputError(f"{flag} {epochs}: give 1 or more epochs")
     return epochs
 
 
@@ -194,7 +205,9 @@ def _handle_build(args: argparse.Namespace) -> int:
         outlier_threshold=args.outlier_threshold,
         map_refine_max_documents=args.map_refine_max_documents,
         fit_sample_size=args.fit_sample_size,
-        fit_sample_map_epochs=checked_epochs(args.fit_sample_map_epochs),
+        fit_sample_map_epochs=checked_epochs(args.fit_sample_map_epochs, "--fit-sample-map-epochs"),
+        umap_n_epochs=None if args.umap_epochs is None else checked_epochs(args.umap_epochs, "--umap-epochs"),
+        map_n_epochs=None if args.map_epochs is None else checked_epochs(args.map_epochs, "--map-epochs"),
         dask_scheduler=args.dask_scheduler,
         theme_grouping=args.theme_grouping,
         random_state=args.seed,
