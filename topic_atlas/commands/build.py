@@ -6,7 +6,7 @@ import argparse
 from dataclasses import replace
 from pathlib import Path
 
-from pipeline.config import BuildConfig
+from pipeline.config import CLUSTER_SPACE_EPOCHS, FEWER_EPOCHS_ABOVE, MAP_EPOCHS, BuildConfig
 from pipeline.operations.build import default_input
 from pipeline.represent.embedding_store import default_store
 from pipeline.represent.encoder_registry import ENCODER_NAMES, is_known_encoder
@@ -112,14 +112,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             f"(default: {defaults.fit_sample_map_epochs}; docs/decisions/sample-fit.md)"
         ),
     )
-    for flag, what in (("--umap-epochs", "the clustering space's"), ("--map-epochs", "the map's")):
+    for flag, what, above in (
+        ("--umap-epochs", "the clustering space's", CLUSTER_SPACE_EPOCHS),
+        ("--map-epochs", "the map's", MAP_EPOCHS),
+    ):
         parser.add_argument(
             flag,
             type=int,
             default=None,
             help=(
-                f"SGD epochs of {what} UMAP fit (default: UMAP's own, 500 up to 10,000 documents and 200 above; "
-                "fewer are faster and coarser: docs/decisions/map-umap-settings.md)"
+                f"SGD epochs of {what} UMAP fit (default: UMAP's own, 500 up to 10,000 documents and 200 above, "
+                f"but {above} above {FEWER_EPOCHS_ABOVE:,} documents fitted whole; fewer are faster and coarser: "
+                "docs/decisions/map-umap-settings.md)"
             ),
         )
     parser.add_argument(
