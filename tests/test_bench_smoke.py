@@ -40,6 +40,7 @@ SMOKE_RUNS = {
     "add_year_rules": "test_add_year_adds_a_year_and_refits",
     "atlas_agreement": "test_atlas_agreement_compares_each_year_with_the_combined_atlas",
     "build": "test_build_compares_stock_bertopic_with_ours",
+    "build_epochs": "test_build_epochs_builds_each_variant_cold",
     "compare_caches": "test_compare_caches_tells_same_from_different",
     "corpus_read": "test_corpus_read_times_both_readers",
     "crosswalk": "test_crosswalk_checks_the_areas",
@@ -443,6 +444,25 @@ def test_partitions_times_both_paths(bench_env: dict[str, str]) -> None:
         env=bench_env,
     )
     assert_printed(output, "every stage gave the same result both ways", "| landmarks |", "peak memory")
+
+
+def test_build_epochs_builds_each_variant_cold(papers_slice: Path, tmp_path: Path, bench_env: dict[str, str]) -> None:
+    """bench.build_epochs builds the 300 papers with UMAP's own epochs and with fewer, each cold, and prints a row
+    for each (and for the first again with another seed)."""
+    output = run_bench(
+        "build_epochs",
+        "--input",
+        papers_slice,
+        "--work",
+        tmp_path / "work",
+        "--variants",
+        "default",
+        "50:30",
+        "--seeds",
+        7,
+        env=bench_env,
+    )
+    assert_printed(output, "| default |", "| 50:30 |", "| default, seed 7 |", "AMI vs first")
 
 
 def test_sample_fit_compares_a_sampled_build_with_a_full_fit(

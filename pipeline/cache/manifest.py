@@ -55,6 +55,8 @@ class BuildParams(TypedDict):
     umap_n_neighbors: int
     umap_n_components: int
     umap_min_dist: float
+    umap_n_epochs: int | None
+    map_n_epochs: int | None
     map_min_dist: float
     map_negative_sample_rate: int
     map_refine_max_documents: int
