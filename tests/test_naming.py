@@ -267,6 +267,20 @@ def test_a_theme_whose_topics_share_no_phrase_is_named_by_its_two_largest_subjec
     assert members_name(counts, ["Diffusion models"]) is None
 
 
+def test_two_subjects_of_one_head_noun_share_it_in_the_themes_name():
+    from pipeline.topics.naming.assign import members_name
+
+    texts = [f"continual learning (CL) keeps old tasks while learning stream {i}" for i in range(4)]
+    texts += [f"multimodal learning aligns images and text in corpus {i}" for i in range(4)]
+    texts += [f"graph neural networks and spiking neural networks on chips {i}" for i in range(4)]
+    counts = count_phrases(texts)
+    assert members_name(counts, ["Continual learning (CL)", "Multimodal learning"]) == (
+        "Continual and multimodal learning"  # before: "CL and multimodal learning"
+    )
+    # a subject of three words is one compound: not "Graph neural and spiking neural networks"
+    assert members_name(counts, ["Graph neural networks", "Spiking neural networks"]) is None
+
+
 def test_a_long_phrase_ending_in_words_the_corpus_always_continues_is_cut_off():
     from pipeline.topics.naming.names import _cut_off
 

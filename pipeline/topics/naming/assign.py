@@ -404,8 +404,10 @@ def members_name(counts: PhraseCounts, labels: Sequence[str]) -> str | None:
     time series forecasting", from "Diffusion models (DMs)" and "Time series forecasting (TSF) and ..."), each the
     first phrase of the topic's name as the corpus writes it, an abbreviation in place of a phrase when the pair
     would pass MAX_NAME_WORDS words (one the corpus knows first, names.known_short; any other rather than a bare
-    word: "Forecasting" over diffusion and forecasting); a session that holds two subjects is printed so. None when
-    no form fits."""
+    word: "Forecasting" over diffusion and forecasting); a session that holds two subjects is printed so. Two
+    subjects of two words each and one head noun share it, written once: "Continual and multimodal learning", not
+    "CL and multimodal learning" (not "Large language and diffusion models": a longer subject is one compound).
+    None when no form fits."""
     subjects = [name_phrases(label)[0] for label in labels[:2] if name_phrases(label)]
     if len(subjects) < 2 or phrase_key(subjects[0]) == phrase_key(subjects[1]):
         return None
@@ -414,6 +416,9 @@ def members_name(counts: PhraseCounts, labels: Sequence[str]) -> str | None:
     known = [known_short(key, counts) or written[i] for i, key in enumerate(keys)]
     shorts = [counts.abbreviations.get(key) or written[i] for i, key in enumerate(keys)]
     forms = [(written[0], written[1]), (written[0], known[1]), (known[0], written[1]), tuple(known)]
+    words = [phrase.split() for phrase in written]
+    if [len(each) for each in words] == [2, 2] and words[0][-1].casefold() == words[1][-1].casefold():
+        forms.insert(1, (words[0][0], written[1]))  # one head noun, once: "Continual and multimodal learning"
     abbreviated = [(written[0], shorts[1]), (shorts[0], written[1])]  # the longer phrase abbreviated first
     if len(written[0].split()) > len(written[1].split()):
         abbreviated.reverse()
