@@ -22,12 +22,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
+from bench.build import run_child
 from bench.sample_fit import topic_agreement
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,21 +49,17 @@ def epochs_arguments(variant: str) -> list[str]:
 
 def timed_cold_build(source: list[str], cache_dir: Path, extra: list[str]) -> dict[str, Any]:
     """One cold ``topic-atlas build`` child (``source``: its --input or --collections options; an empty store beside
-    ``cache_dir``): {wall_s, cpu_s, peak_rss_mb, manifest}. Raises RuntimeError when it fails."""
+    ``cache_dir``), timed by bench.build.run_child: {wall_s, cpu_s, peak_rss_mb, manifest}. Raises RuntimeError when
+    it fails."""
     store = cache_dir.parent / f"{cache_dir.name}-store"
     store.mkdir(parents=True, exist_ok=False)
     env = dict(os.environ, ATLAS_EMBEDDING_CACHE=str(store / "embeddings.sqlite"), HF_HUB_OFFLINE="1")
     command = [str(ROOT / ".venv" / "bin" / "topic-atlas"), "build", *source, "--cache", str(cache_dir), *extra]
-    start = time.perf_counter()
-    with open(cache_dir.parent / f"{cache_dir.name}.log", "w") as log:
-        child = subprocess.Popen(command + ["--force", "--no-align"], stdout=log, stderr=subprocess.STDOUT, env=env)
-        _, status, usage = os.wait4(child.pid, 0)
-    if status != 0:
-        raise RuntimeError(f"build {' '.join(extra) or 'default'} failed: see {cache_dir}.log")
+    usage = run_child(command + ["--force", "--no-align"], env, cache_dir.parent / f"{cache_dir.name}.log")
     return {
-        "wall_s": time.perf_counter() - start,
-        "cpu_s": usage.ru_utime + usage.ru_stime,
-        "peak_rss_mb": usage.ru_maxrss / 1024,
+        "wall_s": usage["wall"],
+        "cpu_s": usage["cpu"],
+        "peak_rss_mb": usage["rss_mb"],
         "manifest": json.loads((cache_dir / "manifest.json").read_text()),
     }
 

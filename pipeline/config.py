@@ -25,6 +25,12 @@ CLUSTER_SPACE_EPOCHS = 100
 MAP_EPOCHS = 150
 
 
+def use_landmarks(n_documents: int, fit_sample_size: int) -> bool:
+    """Whether a build of ``n_documents`` fits on a sample (pipeline.geometry.landmarks): ``fit_sample_size`` > 0
+    and fewer than the documents."""
+    return 0 < fit_sample_size < n_documents
+
+
 def default_seed() -> int:
     """The seed a build uses unless it is given one: ``ATLAS_SEED`` when set to an integer, else 42
     (pipeline.runtime.settings.DEFAULT_SEED).
@@ -220,8 +226,8 @@ class BuildConfig:
             )
         if self.min_samples is None:
             changes["min_samples"] = max(1, round(min_cluster_size / 3))
-        sampled = 0 < self.fit_sample_size < n_documents  # landmarks (pipeline.geometry.landmarks) keep UMAP's own
-        if FEWER_EPOCHS_ABOVE < n_documents and not sampled:  # both fits' SGD: most of such a build's CPU
+        # both fits' SGD: most of such a build's CPU; landmarks (a fit sample) keep UMAP's own
+        if FEWER_EPOCHS_ABOVE < n_documents and not use_landmarks(n_documents, self.fit_sample_size):
             if self.umap_n_epochs is None:
                 changes["umap_n_epochs"] = CLUSTER_SPACE_EPOCHS
             if self.map_n_epochs is None:

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from pipeline import cache
-from pipeline.config import BuildConfig
-from pipeline.geometry.landmarks import Landmarks, membership_weights, place_rest, use_landmarks, vote_rest
+from pipeline.config import BuildConfig, use_landmarks
+from pipeline.geometry.landmarks import Landmarks, membership_weights, place_rest, vote_rest
 from pipeline.geometry.neighbors import Neighbours
 from pipeline.runtime.parquet import read_frame
 from tests.conftest import PAPERS, needs_shared

@@ -49,11 +49,6 @@ class Landmarks(NamedTuple):
     rest_weights: np.ndarray
 
 
-def use_landmarks(n_documents: int, fit_sample_size: int) -> bool:
-    """Whether a build of ``n_documents`` fits on a sample: ``fit_sample_size`` > 0 and fewer than the documents."""
-    return 0 < fit_sample_size < n_documents
-
-
 def fitted_rows(
     embeddings: np.ndarray, neighbour_lists: Callable[[], Neighbours], landmarks: Landmarks | None
 ) -> tuple[np.ndarray, Neighbours]:

@@ -43,9 +43,9 @@ import pandas as pd
 
 from pipeline import cache
 from pipeline.adapters.bertopic_import import import_bertopic_lean
-from pipeline.config import BuildConfig
+from pipeline.config import BuildConfig, use_landmarks
 from pipeline.geometry.cluster_job import MIN_DOCUMENTS_FOR_UMAP, cluster
-from pipeline.geometry.landmarks import Landmarks, cached_landmarks, use_landmarks
+from pipeline.geometry.landmarks import Landmarks, cached_landmarks
 from pipeline.geometry.map_job import map_drawer
 from pipeline.geometry.neighbors import Neighbours
 from pipeline.ingest.clean import (
