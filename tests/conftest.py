@@ -116,6 +116,20 @@ def needs_program(path: str, package: str) -> str:
     return found
 
 
+@pytest.fixture(autouse=True)
+def browser_path_as_it_was():
+    """Each test leaves ``BROWSER_PATH`` as it found it. The export code sets it as a side effect
+    (dashboard.export.kaleido_images.ensure_browser_path), and pytest's ``monkeypatch.delenv(raising=False)`` records
+    nothing when the variable is absent, so a test that pointed it at a temporary fake browser left that path set for
+    the next tests in its worker: CI's stop 62 failed two Chromium tests on a deleted browser."""
+    before = os.environ.get("BROWSER_PATH")
+    yield
+    if before is None:
+        os.environ.pop("BROWSER_PATH", None)
+    else:
+        os.environ["BROWSER_PATH"] = before
+
+
 @pytest.fixture
 def chromium() -> str:
     """Debian's Chromium, which the browser tests and the image export drive; fails in one line when absent."""

@@ -505,7 +505,8 @@ def test_a_browser_on_path_is_found_without_choreographer(tmp_path: Path, monkey
     browser.chmod(0o755)
     monkeypatch.setattr(kaleido_images, "DEBIAN_CHROMIUM", tmp_path / "no-chromium")
     monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.delenv("BROWSER_PATH", raising=False)
+    monkeypatch.setenv("BROWSER_PATH", "")  # recorded as it was, so the undo restores it (a delenv of an absent
+    monkeypatch.delenv("BROWSER_PATH")  # variable records nothing and the undo would leave the fake browser set)
     assert kaleido_images.ensure_browser_path() == str(browser)
     assert os.environ["BROWSER_PATH"] == str(browser)
     monkeypatch.delenv("BROWSER_PATH")

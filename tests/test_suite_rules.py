@@ -10,6 +10,9 @@
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -165,3 +168,41 @@ def test_the_rules_catch_what_they_forbid():
 
 def parsed_source(source: str) -> ast.Module:
     return ast.parse(source)
+
+
+LEFT_BEHIND_PROBE = """
+import os
+from pathlib import Path
+
+
+def test_the_browser_path_left_behind_is_none_or_a_file():
+    left = os.environ.get("BROWSER_PATH")
+    assert left is None or Path(left).is_file(), left
+"""
+
+
+def test_a_test_that_points_the_export_at_a_fake_browser_leaves_no_path_behind(tmp_path: Path):
+    """The test that finds a fake browser on PATH, then a probe in the same process: the probe finds BROWSER_PATH
+    unset or naming a file. (It named the deleted fake browser, and the next Chromium tests of that xdist worker
+    found no browser: CI's stop 62, two failures that depended on which worker ran what.)"""
+    probe = tmp_path / "test_probe.py"
+    probe.write_text(LEFT_BEHIND_PROBE, encoding="utf-8")
+    environment = {key: value for key, value in os.environ.items() if key != "BROWSER_PATH"}
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:xdist",
+            "tests/test_adapters.py::test_a_browser_on_path_is_found_without_choreographer",
+            str(probe),
+        ],
+        cwd=Path(__file__).resolve().parent.parent,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0 and "2 passed" in result.stdout, result.stdout[-3000:]
