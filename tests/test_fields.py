@@ -10,6 +10,7 @@ import pytest
 from pipeline.topics.field_themes import assign_field_themes, field_groups, grouped_themes, topic_fields
 from pipeline.topics.naming.fields import (
     AREA_MARGIN,
+    NARROWER_AREA_MARGIN,
     Field,
     field_names,
     field_presence,
@@ -35,6 +36,10 @@ def test_the_shipped_fields_are_session_names_each_with_an_area_and_phrases():
     assert {"AI for science", "Trustworthy AI"} <= {found.name for found in areas}
     science = next(found for found in areas if found.name == "AI for science")
     assert {"protein", "brain", "partial differential equation"} <= set(science.keys)
+    dynamics = next(found for found in areas if found.name == "Time series and dynamical systems")
+    assert dynamics.area == "AI for science" and {"forecasting", "partial differential equation"} <= set(dynamics.keys)
+    assert "protein" not in dynamics.keys
+    assert {found.area for found in fields if found.within == dynamics.name} == {"AI for science"}
 
 
 @pytest.mark.parametrize(
@@ -43,6 +48,8 @@ def test_the_shipped_fields_are_session_names_each_with_an_area_and_phrases():
         ("field,phrases\nGenerative models,diffusion model\n", "header"),
         ("field,area,phrases\nGenerative models,Generative models,\n", "line 3"),
         ("field,area,phrases\nA,B,x\na,B,y\n", "line 4"),
+        ("field,area,phrases\nA,B > C > D,x\n", "line 3"),
+        ("field,area,phrases\nA,B > ,x\n", "line 3"),
     ],
 )
 def test_a_bad_fields_file_is_refused_naming_its_line(tmp_path, body, problem):
@@ -90,6 +97,35 @@ def test_an_area_names_a_group_only_when_it_covers_clearly_more_than_its_fields(
     clear = {0: np.array([0.5, 0.5 + AREA_MARGIN + 0.2])}
     assert field_names(close, base, fields) == {0: "Reinforcement learning"}
     assert field_names(clear, base, fields) == {0: "Decision making"}
+
+
+def test_a_narrower_area_groups_with_its_area_and_names_a_group_that_its_fields_fill(tmp_path):
+    path = tmp_path / "fields.csv"
+    path.write_text(
+        "field,area,phrases\nTime series,Science > Dynamics,ts\nPhysics,Science > Dynamics,pde\n"
+        "Molecules,Science,protein\n",
+        encoding="utf-8",
+    )
+    fields = load_fields(path)
+    assert [(found.area, found.within) for found in fields] == [("Science", "Dynamics")] * 2 + [("Science", "")]
+    named = with_areas(fields)
+    assert [(found.name, found.area, found.wide) for found in named[3:]] == [
+        ("Science", "Science", True),
+        ("Dynamics", "Science", True),
+    ]
+    base = np.array([0.04, 0.09, 0.05, 0.23, 0.12])
+    # time series and PDEs about half each: the narrower area, not the whole area nor one field
+    assert field_names({0: np.array([0.46, 0.42, 0.03, 0.90, 0.80])}, base, named) == {0: "Dynamics"}
+    # one field fills the group and the narrower area adds little: the field
+    assert field_names({0: np.array([0.9, 0.03, 0.0, 0.93, 0.93])}, base, named) == {0: "Time series"}
+    # the narrower area by NARROWER_AREA_MARGIN less than an area needs over the same field
+    assert NARROWER_AREA_MARGIN < AREA_MARGIN
+    # molecules and PDEs: the area
+    assert field_names({0: np.array([0.05, 0.45, 0.45, 0.92, 0.48])}, base, named) == {0: "Science"}
+    # beside a group the narrower area names, the area names no other: a field does, or nothing
+    both = {0: np.array([0.46, 0.42, 0.03, 0.90, 0.80]), 1: np.array([0.02, 0.3, 0.55, 0.95, 0.31])}
+    assert field_names(both, base, named) == {0: "Dynamics", 1: "Molecules"}
+    assert field_names(both, base, named, taken=["Molecules"]) == {0: "Dynamics"}
 
 
 def test_a_theme_of_one_topic_is_named_by_a_field_never_by_an_area():

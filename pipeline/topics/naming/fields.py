@@ -34,6 +34,11 @@ MIN_FIELD_LIFT = 1.5
 # An area (with_areas) names a group only when it holds this much more of its papers than a field does: a theme of
 # reinforcement and imitation learning is "Reinforcement learning", not "Decision making".
 AREA_MARGIN = 0.2
+# A narrower area inside an area ("Time series and dynamical systems" in "AI for science") names a group only when
+# it holds this much more of its papers than a field does.
+NARROWER_AREA_MARGIN = 0.05
+# Between an area and a narrower area inside it, in fields.csv's area column.
+AREA_WITHIN = ">"
 
 
 class Field(NamedTuple):
@@ -44,13 +49,22 @@ class Field(NamedTuple):
     area: str
     keys: tuple[str, ...]
     wide: bool = False  # an area made of several fields (with_areas)
+    within: str = ""  # a narrower area inside ``area`` that names the field and its kin, or ""
 
 
 def load_fields(path: Path = FIELDS_PATH) -> list[Field]:
     """The fields of ``path`` (CSV: ``field,area,phrases``, phrases separated by ";"; lines starting with "#" are
-    notes). Raises ValueError naming the file and line of a row without a name, an area or a phrase, or of a name
-    seen twice."""
-    return [found for _, found in _read_fields(path, ("field", "area", "phrases"))]
+    notes). An area may name a narrower area inside it after " > " ("AI for science > Time series and dynamical
+    systems"): the fields group by the area (pipeline.topics.field_themes) and the narrower one is one more name
+    (with_areas). Raises ValueError naming the file and line of a row without a name, an area or a phrase, of a
+    name seen twice, or of an area with more than one " > "."""
+    fields = []
+    for number, found in _read_fields(path, ("field", "area", "phrases")):
+        parts = [part.strip() for part in found.area.split(AREA_WITHIN)]
+        if len(parts) > 2 or not all(parts):
+            raise ValueError(f"{path}, line {number}: an area is 'area' or 'area > narrower area', not {found.area!r}")
+        fields.append(found._replace(area=parts[0], within=parts[1] if len(parts) == 2 else ""))
+    return fields
 
 
 def load_subfields(path: Path = SUBFIELDS_PATH, fields: Sequence[Field] | None = None) -> list[Field]:
@@ -97,14 +111,25 @@ def _read_fields(path: Path, header: tuple[str, str, str]) -> list[tuple[int, Fi
 
 def with_areas(fields: Sequence[Field]) -> list[Field]:
     """``fields`` and, after them, each area of two or more fields as a field of its own whose phrases are all of
-    theirs ("AI for science" = physics, molecules, biology, neuroscience, time series); an area named as one of
-    its fields ("Generative models") adds nothing."""
+    theirs ("AI for science" = physics, molecules, biology, neuroscience, time series), then each narrower area
+    (Field.within) of two or more ("Time series and dynamical systems" = time series, physics); an area named as
+    one of its fields ("Generative models") adds nothing."""
     names = {found.name.casefold() for found in fields}
     members: dict[str, list[Field]] = {}
     for found in fields:
         members.setdefault(found.area, []).append(found)
+    for found in fields:
+        if found.within:
+            members.setdefault(found.within, []).append(found)
+    parent = {found.within: found.area for found in fields if found.within}
     areas = [
-        Field(area, area, tuple(dict.fromkeys(key for found in group for key in found.keys)), wide=True)
+        Field(
+            area,
+            parent.get(area, area),
+            tuple(dict.fromkeys(key for found in group for key in found.keys)),
+            wide=True,
+            within=area if area in parent else "",
+        )
         for area, group in members.items()
         if len(group) > 1 and area.casefold() not in names
     ]
@@ -164,12 +189,21 @@ def field_names(
 ) -> dict[int, str]:
     """{group: field name} for the groups a field names: its coverage at least MIN_FIELD_COVERAGE and
     MIN_FIELD_LIFT times the field's corpus share. Each name once, none of ``taken`` (ignoring case): the pairs
-    (group, field) are taken best :func:`field_scores` first (an area's coverage less AREA_MARGIN), so a field goes
-    to the group it fits best. The groups of ``narrow`` (a theme of one topic) are named by a field, never an area:
-    an area is wider than one topic ("Theory and optimization" over bandits alone)."""
+    (group, field) are taken best :func:`field_scores` first (an area's coverage less AREA_MARGIN, a narrower
+    area's less NARROWER_AREA_MARGIN), so a field goes to the group it fits best; an area and the narrower areas
+    inside it name at most one group between them. The groups of ``narrow`` (a theme of one topic) are named by a
+    field, never an area: an area is wider than one topic ("Theory and optimization" over bandits alone)."""
     used = {name.casefold() for name in taken}
     wide = np.array([found.wide for found in fields], dtype=bool)
-    margin = np.where(wide, AREA_MARGIN, 0.0)
+    narrower = np.array([found.wide and bool(found.within) for found in fields], dtype=bool)
+    # an area and the narrower areas inside it name one group between them: the area's name beside a narrower
+    # area's would read as holding it ("AI for science" over medicine beside "Time series and dynamical systems")
+    one_of = {
+        found.name.casefold(): {kin.name.casefold() for kin in fields if kin.wide and kin.area == found.area}
+        for found in fields
+        if found.wide
+    }
+    margin = np.where(narrower, NARROWER_AREA_MARGIN, np.where(wide, AREA_MARGIN, 0.0))
     pairs: list[tuple[float, int, int]] = []
     for group, shares in coverage.items():
         scores = field_scores(shares - margin, base)
@@ -183,5 +217,5 @@ def field_names(
         if group in names or name.casefold() in used:
             continue
         names[group] = name
-        used.add(name.casefold())
+        used |= one_of.get(name.casefold(), {name.casefold()})
     return names
