@@ -48,6 +48,12 @@ COMMON_PHRASE_SHARE = 0.12
 # A subtopic's name is written by at least this share of its papers (a topic's by 3%): a reader judges a name by a few
 # of its titles, and a phrase of a handful of a part's papers fits none of them.
 MIN_NAME_COVERAGE = 0.15
+# A subtopic's phrase is ranked by its count x (precision above chance) ** PRECISION_POWER (a topic's: to the power 1).
+# At 1, readers found parts named by a narrower subject than their papers share: "Segment anything model (SAM)" over
+# image segmentation generally, "Markov decision processes" over reinforcement learning broadly (round 45). At 0.5,
+# 45 of 267 subtopics of ICLR 2025 and 2026 and 57 of 267 of the six collections are renamed; read blind, the 102
+# renamed fit better by +0.32 [0.14, 0.50] (rounds 46 and 48, docs/decisions/theme-measures.md section 28).
+PRECISION_POWER = 0.5
 # A topic needs this many papers to have subtopics: 3 of about 20 papers at least, a page of titles each.
 MIN_TOPIC_PAPERS = 60
 MIN_SUBTOPICS = 3
@@ -176,6 +182,7 @@ def name_subtopics(
             avoid=part_of_name(parent, common),
             vague=vague,
             min_coverage=MIN_NAME_COVERAGE,
+            precision_power=PRECISION_POWER,
         )
         names.update({int(part): (name.name, list(name.subtitle)) for part, name in chosen.items()})
     return names

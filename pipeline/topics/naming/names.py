@@ -118,13 +118,15 @@ def ranked_phrases(
     title_weight: float = TITLE_WEIGHT,
     part_share: float = MIN_COVERAGE,
     min_coverage: float = MIN_COVERAGE,
+    precision_power: float = 1.0,
 ) -> dict[int, list[tuple[str, float, int]]]:
     """{group: [(phrase key, score, documents in the group), ...]} best first, CANDIDATES per group, for
     ``members`` (group id per document, -1 left out); scores as the module docstring says (``title_weight``: the
     extra weight of a title's mention; ignored when ``counts`` has no titles). ``parts`` (a sub-group per
     document, e.g. the topic of a theme's document): each score is multiplied by the share of the group's parts
     that write the phrase in at least ``part_share`` of their documents. A phrase written by fewer than
-    ``min_coverage`` of a group's documents (or by one) is never its candidate."""
+    ``min_coverage`` of a group's documents (or by one) is never its candidate. ``precision_power``: the power the
+    precision above chance is raised to (below 1, a phrase more of the group writes counts for more)."""
     indicator, ids = group_matrix(members, members)
     # Groups x phrases stay sparse and each group's row is made dense alone (at 285,717 papers the dense arrays took
     # 0.9-1.1 GB). A mention counts 1 and a title's 1 + title_weight: every sum is a whole number (or a multiple of
@@ -144,7 +146,12 @@ def ranked_phrases(
         documents = in_group[index].toarray().ravel()
         weight = mentions[index].toarray().ravel()
         precision = above_chance(weight / frequency, sizes[index] / max(len(members), 1))
-        score = weight * precision * bonus * (spread[index].toarray().ravel() if spread is not None else 1.0)
+        score = (
+            weight
+            * precision**precision_power
+            * bonus
+            * (spread[index].toarray().ravel() if spread is not None else 1.0)
+        )
         score[(documents < 2) | (documents < min_coverage * sizes[index])] = 0.0
         best = np.argsort(-score, kind="stable")[: CANDIDATES * 3]
         ranked[group] = [(counts.keys[j], float(score[j]), int(documents[j])) for j in best if score[j] > 0]
@@ -274,6 +281,7 @@ def choose_names(
     part_share: float = MIN_COVERAGE,
     vague: Collection[str] = (),
     min_coverage: float = MIN_COVERAGE,
+    precision_power: float = 1.0,
 ) -> dict[int, Name]:
     """A :class:`Name` per group of ``members`` (group id per document; -1, the outliers, gets none), unique among
     themselves and ``taken`` (names ignoring case). A group without a candidate gets ``fallback[group]`` or
@@ -282,8 +290,9 @@ def choose_names(
     ``avoid(group, key, coverage)``:
     True for a phrase the group must not be named by (coverage: the share of the group's documents that write it).
     ``vague``: phrases that may end a paired name but never begin one nor stand alone ("Sampling", "Noise" for a
-    subtopic, where "Inverse problems and sampling" is read well). ``min_coverage``: see :func:`ranked_phrases`."""
-    ranked = ranked_phrases(counts, members, parts, title_weight, part_share, min_coverage)
+    subtopic, where "Inverse problems and sampling" is read well). ``min_coverage``, ``precision_power``: see
+    :func:`ranked_phrases`."""
+    ranked = ranked_phrases(counts, members, parts, title_weight, part_share, min_coverage, precision_power)
     rows_of = _group_rows(members)
     if avoid is not None:
         ranked = {
