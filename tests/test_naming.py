@@ -356,6 +356,9 @@ def test_a_lone_modifier_is_written_as_a_name_with_the_noun_its_group_writes_aft
 
     assert all(modifier_word(word) for word in ("Multi-agent", "non-convex", "Two-layer", "Zero-shot", "Noisy"))
     assert not any(modifier_word(word) for word in ("Self-attention", "Pre-training", "Text-to-image", "Agents"))
+    # round 48's lone names: compounds that end in a modifier, and adjectives without an adjective's ending
+    assert all(modifier_word(word) for word in ("Privacy-preserving", "Memory-efficient", "Zeroth-order", "Missing"))
+    assert not any(modifier_word(word) for word in ("Mixture-of-experts", "Fine-tuning", "Weather", "Out-of-distribution"))
     texts = [f"Multi-agent systems that coordinate by talking, case {i}." for i in range(3)]  # 3 of 8: not extended
     texts += [f"Rewards shared among multi-agent teams, in setting {i}." for i in range(2)]
     texts += [f"Cooperation is multi-agent, in study {i}." for i in range(3)]
@@ -367,3 +370,15 @@ def test_a_lone_modifier_is_written_as_a_name_with_the_noun_its_group_writes_aft
         [f"Multi-agent, in case {i}." for i in range(4)] + [f"Protein folding {i}." for i in range(4)]
     )
     assert choose_names(alone, [0] * 4 + [1] * 4)[0].name == "Multi-agent"
+
+
+def test_a_title_cased_hyphenated_word_is_written_in_lower_case_and_an_acronym_part_is_kept():
+    """A phrase is shown as the corpus most often writes it, lower-cased but for words with an inner capital (an
+    acronym, "CoT"). Titles write "Privacy-Preserving", whose second part's capital kept the whole word: "Privacy-
+    Preserving federated learning" stood mid-name. Each part of a hyphenated word is now judged on its own."""
+    from pipeline.topics.naming.phrase_tokens import written_form
+
+    assert written_form("Privacy-Preserving Federated Learning") == "privacy-preserving federated learning"
+    assert written_form("Mixture-of-Experts") == "mixture-of-experts"
+    assert written_form("LLM-as-a-Judge") == "LLM-as-a-judge"
+    assert written_form("t-SNE and CoT") == "t-SNE and CoT"
