@@ -358,7 +358,9 @@ def test_a_lone_modifier_is_written_as_a_name_with_the_noun_its_group_writes_aft
     assert not any(modifier_word(word) for word in ("Self-attention", "Pre-training", "Text-to-image", "Agents"))
     # round 48's lone names: compounds that end in a modifier, and adjectives without an adjective's ending
     assert all(modifier_word(word) for word in ("Privacy-preserving", "Memory-efficient", "Zeroth-order", "Missing"))
-    assert not any(modifier_word(word) for word in ("Mixture-of-experts", "Fine-tuning", "Weather", "Out-of-distribution"))
+    assert not any(
+        modifier_word(word) for word in ("Mixture-of-experts", "Fine-tuning", "Weather", "Out-of-distribution")
+    )
     texts = [f"Multi-agent systems that coordinate by talking, case {i}." for i in range(3)]  # 3 of 8: not extended
     texts += [f"Rewards shared among multi-agent teams, in setting {i}." for i in range(2)]
     texts += [f"Cooperation is multi-agent, in study {i}." for i in range(3)]
