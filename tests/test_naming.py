@@ -384,3 +384,19 @@ def test_a_title_cased_hyphenated_word_is_written_in_lower_case_and_an_acronym_p
     assert written_form("Mixture-of-Experts") == "mixture-of-experts"
     assert written_form("LLM-as-a-Judge") == "LLM-as-a-judge"
     assert written_form("t-SNE and CoT") == "t-SNE and CoT"
+
+
+def test_a_three_word_phrase_its_writers_nearly_always_continue_is_not_a_name():
+    """Round 50's "Privacy-preserving machine" (FORM 1): its papers write "... machine learning" or "... machine
+    unlearning", neither by enough of the part to name it, so the three words that both begin with stood as the name.
+    A phrase whose writers nearly all (FRAGMENT_SHARE) go on to some longer phrase is cut before its noun."""
+    from pipeline.topics.naming.names import continued_phrases
+
+    texts = [f"Privacy-preserving machine learning with noise, case {i}." for i in range(4)]
+    texts += [f"Privacy-preserving machine unlearning at scale, case {i}." for i in range(4)]
+    texts += [f"Word{i}a word{i}b." for i in range(36)]
+    texts += [f"Protein folding with diffusion, in family {i}." for i in range(44)]
+    counts = count_phrases(texts)
+    assert continued_phrases(counts) == {"privacy preserving machine"}
+    name = choose_names(counts, [0] * 44 + [1] * 44, min_coverage=0.15)[0].name
+    assert not name.endswith("machine"), name

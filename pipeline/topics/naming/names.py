@@ -250,7 +250,7 @@ def _cut_off(key: str, counts: PhraseCounts) -> bool:
     A phrase of two words is checked within its group's candidates (_fragment): "flow matching" is nearly always
     "flow matching models" in some corpora and still a name."""
     words = key.split()
-    return len(words) >= 3 and " ".join(words[-2:]) in dangling_pairs(counts)
+    return len(words) >= 3 and (" ".join(words[-2:]) in dangling_pairs(counts) or key in continued_phrases(counts))
 
 
 def dangling_pairs(counts: PhraseCounts) -> set[str]:
@@ -267,6 +267,40 @@ def dangling_pairs(counts: PhraseCounts) -> set[str]:
                 if head in frequency and documents >= FRAGMENT_SHARE * frequency[head]:
                     found.add(head)
         counts.dangling_pairs = found  # type: ignore[attr-defined]
+    return found
+
+
+def continued_phrases(counts: PhraseCounts) -> set[str]:
+    """The three-word phrases of ``counts`` whose documents nearly all (FRAGMENT_SHARE) write some four-word phrase
+    beginning with them, though no one of those does: "privacy preserving machine", continued by "... learning" and
+    "... unlearning" (round 50: "Privacy-preserving machine", FORM 1). Computed once and kept on ``counts`` (its
+    attribute ``continued_phrases``)."""
+    found: set[str] | None = getattr(counts, "continued_phrases", None)
+    if found is None:
+        column_of = _columns(counts)
+        frequency = counts.document_frequency
+        longer: dict[str, list[int]] = {}
+        for key, column in column_of.items():
+            words = key.split()
+            head = " ".join(words[:3])
+            if len(words) == 4 and head in column_of:
+                longer.setdefault(head, []).append(column)
+        # a head's continuations hold at most the sum of their documents: only heads that sum reaches are counted
+        heads = [
+            head
+            for head, columns in longer.items()
+            if frequency[columns].sum() >= FRAGMENT_SHARE * frequency[column_of[head]]
+        ]
+        wanted = sorted({column for head in heads for column in longer[head]})
+        block = counts.matrix[:, wanted].tocsc()
+        position = {column: index for index, column in enumerate(wanted)}
+        found = set()
+        for head in heads:
+            columns = [position[column] for column in longer[head]]
+            written = int((np.asarray(block[:, columns].sum(axis=1)).ravel() > 0).sum())
+            if written >= FRAGMENT_SHARE * frequency[column_of[head]]:
+                found.add(head)
+        counts.continued_phrases = found  # type: ignore[attr-defined]
     return found
 
 
