@@ -26,14 +26,7 @@ import pandas as pd
 from pipeline.runtime.tasks import run_tasks
 from pipeline.schema import OUTLIER_TOPIC as OUTLIER
 from pipeline.schema import SUBTOPIC_COLUMN, SUBTOPIC_COLUMNS
-from pipeline.topics.naming.names import (
-    choose_names,
-    common_phrases,
-    continued_phrases,
-    dangling_pairs,
-    name_phrases,
-    with_key_tables,
-)
+from pipeline.topics.naming.names import choose_names, common_phrases, name_phrases, with_key_tables
 from pipeline.topics.naming.phrase_counts import PhraseCounts
 from pipeline.topics.naming.phrase_tokens import phrase_key
 from pipeline.topics.themes import standardised
@@ -151,8 +144,8 @@ def _cut_rows(vectors: np.ndarray, points: np.ndarray, rows: np.ndarray, parts: 
 
 def rows_of(counts: PhraseCounts, rows: np.ndarray) -> PhraseCounts:
     """The phrase counts of some documents only (``rows``, positions in ``counts``): the same phrases, fewer rows,
-    and the whole corpus's phrases cut before their head noun (names.dangling_pairs, names.continued_phrases: judged
-    on the corpus, not a topic's few papers)."""
+    and the whole corpus's tables (names.with_key_tables: the phrases cut before their head noun judged on the
+    corpus, not a topic's few papers)."""
     part = PhraseCounts(
         counts.matrix[rows],
         counts.keys,
@@ -161,8 +154,6 @@ def rows_of(counts: PhraseCounts, rows: np.ndarray) -> PhraseCounts:
         counts.in_title[rows] if counts.in_title is not None else None,
         counts.short_share,
     )
-    part.dangling_pairs = dangling_pairs(counts)  # type: ignore[attr-defined]
-    part.continued_phrases = continued_phrases(counts)  # type: ignore[attr-defined]
     return with_key_tables(part, counts)
 
 

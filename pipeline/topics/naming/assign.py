@@ -41,6 +41,7 @@ from pipeline.topics.naming.names import (
     known_short,
     name_phrases,
     stems_overlap,
+    with_key_tables,
 )
 from pipeline.topics.naming.phrase_counts import PhraseCounts, count_phrases
 from pipeline.topics.naming.phrase_tokens import phrase_key
@@ -355,7 +356,8 @@ def name_themes(
     )
     common = common_phrases(counts, COMMON_WORD_SHARE)
     names = choose_names(
-        replace(counts, abbreviations={}),  # a theme's name is written out: "Language models", not "... (LMs)"
+        # a theme's name is written out: "Language models", not "... (LMs)"; the tables made on counts carried over
+        with_key_tables(replace(counts, abbreviations={}), counts),
         wanted,
         taken=list(label_of.values()),
         fallback=fallback,

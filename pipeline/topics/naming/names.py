@@ -456,11 +456,15 @@ def _key_words(counts: PhraseCounts) -> np.ndarray:
 
 
 def with_key_tables(part: PhraseCounts, source: PhraseCounts) -> PhraseCounts:
-    """``part`` (the counts of some of ``source``'s documents, the same keys) given ``source``'s tables that depend on
-    the keys alone ({key: column}, words per key), made once on ``source``: the 59 topics of the 290k atlas
-    remade them for each topic's subtopics, 28 of the subtopics stage's 60 s over 672,484 keys."""
+    """``part`` (the counts of some or all of ``source``'s documents, the same keys) given ``source``'s tables, made
+    once on ``source``: those that depend on the keys alone ({key: column}, words per key: the 59 topics of the 290k
+    atlas remade them for each topic's subtopics, 28 of the subtopics stage's 60 s over 672,484 keys) and the
+    phrases cut before their head noun, judged on the whole corpus, not on a topic's few papers
+    (:func:`dangling_pairs`, :func:`continued_phrases`)."""
     part.columns_of = _columns(source)  # type: ignore[attr-defined]
     part.key_words = _key_words(source)  # type: ignore[attr-defined]
+    part.dangling_pairs = dangling_pairs(source)  # type: ignore[attr-defined]
+    part.continued_phrases = continued_phrases(source)  # type: ignore[attr-defined]
     return part
 
 
